@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Runs the suite with node:test through tsx. Node 20's --test takes no globs, so files are listed here.
+// The whole suite runs on embedded PGlite; when TEST_DATABASE_URL is set, the database-backed tests
+// (http, integration) run again on PostgreSQL.
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const reliability = process.argv.includes("--reliability");
+const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+
+function listTests(dir) {
+  const full = path.join(root, dir);
+  let entries = [];
+  try {
+    entries = readdirSync(full);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const p = path.join(full, name);
+    if (statSync(p).isDirectory()) return listTests(path.join(dir, name));
+    return name.endsWith(".test.ts") ? [path.join(dir, name)] : [];
+  });
+}
+
+function run(label, files, env) {
+  if (files.length === 0) return 0;
+  console.log(`\n# ${label}: ${files.length} files`);
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--test", "--test-concurrency=3", "--test-reporter=spec", ...files],
+    { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
+  );
+  return result.status ?? 1;
+}
+
+const dbDirs = reliability ? ["test/reliability"] : ["test/http", "test/integration"];
+const unit = reliability ? [] : listTests("test/unit");
+const dbTests = dbDirs.flatMap(listTests);
+const pick = (files) => (only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files);
+
+let status = 0;
+status ||= run("unit + database tests on PGlite", pick([...unit, ...dbTests]), { TEST_DATABASE_URL: "" });
+if (process.env.TEST_DATABASE_URL) {
+  status = run("database tests on PostgreSQL", pick(dbTests), {}) || status;
+}
+process.exit(status);

@@ -1,0 +1,302 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AppError } from "../domain/errors.ts";
+import { SCOPES } from "../domain/scopes.ts";
+import { hashSecret, safeEqualHex } from "../domain/secrets.ts";
+import { keysetPage } from "../http/paging.ts";
+import { DataOf, ErrorBody, Id, Nullable, Page, Timestamp } from "../http/schemas/common.ts";
+import { createKey, createStore, getStore, presentKey, presentStore, updateStore } from "./stores.ts";
+
+const StoreSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  domain: Type.String(),
+  currency: Type.String(),
+  timezone: Type.String(),
+  owner_email: Nullable(Type.String()),
+  platform: Type.String(),
+  api_access: Type.Boolean(),
+  numbering: Type.Object({
+    purchase_order_prefix: Type.String(),
+    stock_adjustment_prefix: Type.String(),
+    next_purchase_order_number: Type.Integer(),
+    next_stock_adjustment_number: Type.Integer(),
+  }),
+  rate_limits: Type.Object({
+    per_key_per_minute: Type.Integer(),
+    per_store_per_minute: Type.Integer(),
+    writes_per_store_per_minute: Type.Integer(),
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const KeySchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  prefix: Type.String(),
+  scopes: Type.Array(Type.String()),
+  expires_at: Nullable(Timestamp),
+  last_used_at: Nullable(Timestamp),
+  revoked_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
+
+const StoreParams = Type.Object({ id: Id });
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+const adminTag = { tags: ["admin"] };
+
+/** `Authorization: Bearer <ADMIN_TOKEN>`, compared by hash in constant time. */
+export function adminAuthHook(tokenHash: string) {
+  return async (request: FastifyRequest) => {
+    const header = request.headers.authorization ?? "";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match || !safeEqualHex(hashSecret(match[1]), tokenHash)) {
+      throw new AppError("unauthorized", "Send the admin token as `Authorization: Bearer <ADMIN_TOKEN>`.");
+    }
+  };
+}
+
+/** Stores, keys, request log: the merchant's settings page, as an API (decisions section 2). */
+export async function foundationAdminRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.post(
+    "/stores",
+    {
+      schema: {
+        ...adminTag,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            domain: Type.Optional(Type.String({ minLength: 3, maxLength: 255, pattern: "^[A-Za-z0-9.-]+$" })),
+            currency: Type.String({ minLength: 3, maxLength: 3 }),
+            timezone: Type.String({ minLength: 1, maxLength: 64 }),
+            owner_email: Type.Optional(Nullable(Type.String({ format: "email" }))),
+            platform: Type.Optional(Type.Literal("simulated")),
+            seed: Type.Optional(Type.Union([Type.Literal("demo"), Type.Literal("empty")])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: DataOf(StoreSchema), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const store = await createStore(ctx, request.body);
+      return reply.code(201).send({ data: presentStore(store) });
+    },
+  );
+
+  app.get(
+    "/stores",
+    { schema: { ...adminTag, response: { 200: DataOf(Type.Array(StoreSchema)), ...errors } } },
+    async () => {
+      const rows = await ctx.db.selectFrom("stores").selectAll().orderBy("id").execute();
+      return { data: rows.map(presentStore) };
+    },
+  );
+
+  app.get(
+    "/stores/:id",
+    { schema: { ...adminTag, params: StoreParams, response: { 200: DataOf(StoreSchema), ...errors } } },
+    async (request) => ({ data: presentStore(await getStore(ctx.db, request.params.id)) }),
+  );
+
+  app.patch(
+    "/stores/:id",
+    {
+      schema: {
+        ...adminTag,
+        params: StoreParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            api_access: Type.Optional(Type.Boolean()),
+            owner_email: Type.Optional(Nullable(Type.String({ format: "email" }))),
+            numbering: Type.Optional(
+              Type.Object(
+                {
+                  purchase_order_prefix: Type.Optional(Type.String({ maxLength: 20 })),
+                  stock_adjustment_prefix: Type.Optional(Type.String({ maxLength: 20 })),
+                  next_purchase_order_number: Type.Optional(Type.Integer({ minimum: 1, maximum: 99999999 })),
+                  next_stock_adjustment_number: Type.Optional(
+                    Type.Integer({ minimum: 1, maximum: 99999999 }),
+                  ),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+            rate_limits: Type.Optional(
+              Type.Object(
+                {
+                  per_key_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+                  per_store_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+                  writes_per_store_per_minute: Type.Optional(
+                    Type.Integer({ minimum: 1, maximum: 10_000_000 }),
+                  ),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: DataOf(StoreSchema), ...errors },
+      },
+    },
+    async (request) => ({ data: presentStore(await updateStore(ctx, request.params.id, request.body)) }),
+  );
+
+  app.post(
+    "/stores/:id/keys",
+    {
+      schema: {
+        ...adminTag,
+        params: StoreParams,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { maxItems: 10 }),
+            expires_at: Type.Optional(Nullable(Timestamp)),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: DataOf(
+            Type.Object({
+              id: Type.Integer(),
+              name: Type.String(),
+              prefix: Type.String(),
+              scopes: Type.Array(Type.String()),
+              expires_at: Nullable(Timestamp),
+              key: Type.String(),
+            }),
+          ),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send({ data: await createKey(ctx, request.params.id, request.body) }),
+  );
+
+  app.get(
+    "/stores/:id/keys",
+    {
+      schema: {
+        ...adminTag,
+        params: StoreParams,
+        response: { 200: DataOf(Type.Array(KeySchema)), ...errors },
+      },
+    },
+    async (request) => {
+      await getStore(ctx.db, request.params.id);
+      await ctx.requestLog.flush();
+      const rows = await ctx.db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where("store_id", "=", request.params.id)
+        .orderBy("id")
+        .execute();
+      return { data: rows.map(presentKey) };
+    },
+  );
+
+  app.post(
+    "/stores/:id/keys/:key_id/revoke",
+    {
+      schema: {
+        ...adminTag,
+        params: Type.Object({ id: Id, key_id: Id }),
+        response: { 200: DataOf(KeySchema), ...errors },
+      },
+    },
+    async (request) => {
+      const now = ctx.clock.now();
+      const row = await ctx.db
+        .updateTable("api_keys")
+        .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
+        .where("id", "=", request.params.key_id)
+        .where("store_id", "=", request.params.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw new AppError("not_found", "No such key in this store.");
+      return { data: presentKey(row) };
+    },
+  );
+
+  app.get(
+    "/stores/:id/request_log",
+    {
+      schema: {
+        ...adminTag,
+        params: StoreParams,
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50 })),
+            cursor: Type.Optional(Type.String({ maxLength: 2048 })),
+            key_id: Type.Optional(Id),
+            status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+            created_at_min: Type.Optional(Timestamp),
+            created_at_max: Type.Optional(Timestamp),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Page(
+            Type.Object({
+              id: Type.Integer(),
+              key_id: Nullable(Type.Integer()),
+              method: Type.String(),
+              path: Type.String(),
+              status: Type.Integer(),
+              duration_ms: Type.Integer(),
+              idempotency_key: Nullable(Type.String()),
+              request_id: Type.String(),
+              created_at: Timestamp,
+            }),
+          ),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const storeId = request.params.id;
+      await getStore(ctx.db, storeId);
+      await ctx.requestLog.flush();
+      const { key_id, status } = request.query;
+      let query = ctx.db.selectFrom("request_log as r").selectAll().where("r.store_id", "=", storeId);
+      if (key_id !== undefined) query = query.where("r.key_id", "=", key_id);
+      if (status !== undefined) query = query.where("r.status", "=", status);
+      const page = await keysetPage(
+        query,
+        request.query,
+        {
+          timeColumn: "r.created_at",
+          idColumn: "r.id",
+          direction: "desc",
+          createdColumn: "r.created_at",
+          binding: { list: "request_log", store: storeId, key_id, status },
+        },
+        ctx.cursorSecret,
+        (row) => ({ time: row.created_at, id: row.id }),
+      );
+      return {
+        ...page,
+        data: page.data.map((r) => ({
+          id: r.id,
+          key_id: r.key_id,
+          method: r.method,
+          path: r.path,
+          status: r.status,
+          duration_ms: r.duration_ms,
+          idempotency_key: r.idempotency_key,
+          request_id: r.request_id,
+          created_at: r.created_at.toISOString(),
+        })),
+      };
+    },
+  );
+}

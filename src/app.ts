@@ -1,0 +1,117 @@
+import fastifySwagger from "@fastify/swagger";
+import fastifySwaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyInstance } from "fastify";
+import sjson from "secure-json-parse";
+import { adminAuthHook } from "./admin/routes.ts";
+import { AppError } from "./domain/errors.ts";
+import { randomBase62 } from "./domain/secrets.ts";
+import type { AppContext } from "./http/context.ts";
+import { registerAuth } from "./http/plugins/auth.ts";
+import { registerErrorHandling } from "./http/plugins/errors.ts";
+import { registerIdempotency } from "./http/plugins/idempotency.ts";
+import { registerRateLimits } from "./http/plugins/rate-limit.ts";
+import { registerRequestLog } from "./http/plugins/request-log.ts";
+import { validatorCompiler } from "./http/validation.ts";
+
+export interface BuildAppOptions {
+  ctx: AppContext;
+  /** SHA-256 hex of the admin token. */
+  adminTokenHash: string;
+  logger?: boolean | object;
+}
+
+const BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Builds the whole HTTP application; never listens (tests inject into the same app production runs). */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { ctx } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    requestTimeout: ctx.config.requestTimeoutMs,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: (req) => {
+      const incoming = req.headers["x-request-id"];
+      return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming)
+        ? incoming
+        : `req_${randomBase62(20)}`;
+    },
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate("ctx", ctx);
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+
+  // An empty body with a JSON content type means "no body" (action calls such as close), rather than
+  // an error; anything else must be valid JSON, parsed without prototype pollution.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(
+    "application/json",
+    { parseAs: "string", bodyLimit: BODY_LIMIT },
+    (_req, body, done) => {
+      const text = body as string;
+      if (text.trim() === "") return done(null, undefined);
+      try {
+        done(null, sjson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
+      } catch {
+        done(new AppError("bad_request", "The body is not valid JSON."), undefined);
+      }
+    },
+  );
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", String(request.id));
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Stockroom purchasing and stock control API",
+        version: "2",
+        description:
+          "Suppliers, purchase orders, receipts, payments, stock adjustments, a read-only catalog mirror and signed webhooks. Authenticate with `Authorization: Bearer <API key>`.",
+      },
+      components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: ({ schema, url }) => {
+      const hidden = !url.startsWith("/v2/") || url === "/v2/openapi.json";
+      return { schema: hidden ? { ...schema, hide: true } : schema, url };
+    },
+  });
+
+  await app.register(
+    async (v2) => {
+      registerAuth(v2);
+      registerRateLimits(v2);
+      registerIdempotency(v2);
+      registerRequestLog(v2);
+      v2.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+      for (const module of ctx.modules) if (module.routes) await v2.register(module.routes);
+    },
+    { prefix: "/v2" },
+  );
+
+  await app.register(
+    async (admin) => {
+      admin.addHook("onRequest", adminAuthHook(options.adminTokenHash));
+      for (const module of ctx.modules) if (module.adminRoutes) await admin.register(module.adminRoutes);
+    },
+    { prefix: "/admin" },
+  );
+
+  for (const module of ctx.modules) if (module.publicRoutes) await app.register(module.publicRoutes);
+
+  await app.register(fastifySwaggerUi, {
+    routePrefix: "/docs",
+    uiConfig: { docExpansion: "list", deepLinking: true },
+  });
+  app.get("/", { schema: { hide: true } }, async (_req, reply) => reply.redirect("/docs"));
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ ok: true }));
+
+  return app;
+}

@@ -1,0 +1,24 @@
+import { createKey, createStore, FULL_SCOPES } from "./admin/stores.ts";
+import type { AppContext } from "./http/context.ts";
+
+export interface DemoStore {
+  storeId: number;
+  apiKey: string;
+}
+
+/** On an empty database: a demo store on the simulated platform, seeded, with a full-scope key. */
+export async function bootstrapDemoStore(ctx: AppContext): Promise<DemoStore | null> {
+  const any = await ctx.db.selectFrom("stores").select("id").limit(1).executeTakeFirst();
+  if (any) return null;
+  const store = await createStore(ctx, {
+    name: "Demo Store",
+    domain: "demo-store.shop.test",
+    currency: "USD",
+    timezone: "UTC",
+    owner_email: "owner@demo-store.shop.test",
+    platform: "simulated",
+    seed: "demo",
+  });
+  const key = await createKey(ctx, store.id, { name: "Demo full-access key", scopes: FULL_SCOPES });
+  return { storeId: store.id, apiKey: key.key };
+}

@@ -1,0 +1,126 @@
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * The whole environment, read and validated once at start. Anything invalid stops the process with a
+ * message naming the variable, so a typo never becomes a silent default.
+ */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** `:memory:` keeps nothing; otherwise a directory holding the embedded database, outbox and state. */
+  readonly dataDir: string;
+  /** Where mail goes as .eml files when no SMTP_URL is set. */
+  readonly outboxDir: string;
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly adminToken: string | null;
+  readonly bootstrap: "demo" | "none";
+  readonly workers: "on" | "off";
+  readonly workerConcurrency: number;
+  readonly webhookAllowPrivate: boolean;
+  readonly webhookRetrySchedule: string | null;
+  readonly publicHostnames: readonly string[];
+  readonly logLevel: string;
+  readonly requestTimeoutMs: number;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (["true", "1", "yes", "on"].includes(raw.toLowerCase())) return true;
+  if (["false", "0", "no", "off"].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(" or ")}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDirRaw = env.DATA_DIR && env.DATA_DIR !== "" ? env.DATA_DIR : "./data";
+  const adminToken = env.ADMIN_TOKEN && env.ADMIN_TOKEN !== "" ? env.ADMIN_TOKEN : null;
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError("ADMIN_TOKEN must be at least 16 characters");
+  }
+  const retrySchedule =
+    env.WEBHOOK_RETRY_SCHEDULE && env.WEBHOOK_RETRY_SCHEDULE !== "" ? env.WEBHOOK_RETRY_SCHEDULE : null;
+  if (retrySchedule !== null && !/^\s*\d+[smhd](\s*,\s*\d+[smhd])*\s*$/.test(retrySchedule)) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be a comma list like 1m,5m,30m,2h,12h,1d, got "${retrySchedule}"`,
+    );
+  }
+  const host = env.HOST && env.HOST !== "" ? env.HOST : "127.0.0.1";
+  const config: Config = {
+    host,
+    port: readInt(env, "PORT", 3000, 0, 65535),
+    dataDir: dataDirRaw === ":memory:" ? ":memory:" : path.resolve(dataDirRaw),
+    outboxDir:
+      env.OUTBOX_DIR && env.OUTBOX_DIR !== ""
+        ? path.resolve(env.OUTBOX_DIR)
+        : dataDirRaw === ":memory:"
+          ? path.join(os.tmpdir(), "stockroom-outbox")
+          : path.resolve(dataDirRaw, "outbox"),
+    databaseUrl: readUrl(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    redisUrl: readUrl(env, "REDIS_URL", ["redis:", "rediss:"]),
+    smtpUrl: readUrl(env, "SMTP_URL", ["smtp:", "smtps:"]),
+    mailFrom: env.MAIL_FROM && env.MAIL_FROM !== "" ? env.MAIL_FROM : "Stockroom <no-reply@stockroom.local>",
+    adminToken,
+    bootstrap: readEnum(env, "BOOTSTRAP", ["demo", "none"] as const, "demo"),
+    workers: readEnum(env, "WORKERS", ["on", "off"] as const, "on"),
+    workerConcurrency: readInt(env, "WORKER_CONCURRENCY", 8, 1, 256),
+    webhookAllowPrivate: readBool(env, "WEBHOOK_ALLOW_PRIVATE", false),
+    webhookRetrySchedule: retrySchedule,
+    publicHostnames: (env.PUBLIC_HOSTNAMES ?? "")
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== "")
+      .concat([host.toLowerCase()]),
+    logLevel: readEnum(
+      env,
+      "LOG_LEVEL",
+      ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const,
+      "info",
+    ),
+    requestTimeoutMs: readInt(env, "REQUEST_TIMEOUT_MS", 30_000, 1_000, 600_000),
+    trustProxy: readBool(env, "TRUST_PROXY", false),
+  };
+  return Object.freeze(config);
+}

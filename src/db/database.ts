@@ -1,0 +1,81 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { PGliteDialect } from "./pglite-dialect.ts";
+import type { Database } from "./schema.ts";
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+// Ids are `integer`, counts come back as int8: read int8 as a JS number (never above 2^53 here),
+// dates as plain `YYYY-MM-DD` strings (a Date would shift them by the host's timezone), numerics as
+// strings so money never passes through a float.
+const INT8 = 20;
+const DATE = 1082;
+const NUMERIC = 1700;
+pg.types.setTypeParser(INT8, (v) => Number(v));
+pg.types.setTypeParser(DATE, (v) => v);
+pg.types.setTypeParser(NUMERIC, (v) => v);
+
+export interface OpenOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  /** PostgreSQL only: a schema to work in (tests give each file its own). Created when missing. */
+  schema?: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const schema = options.schema;
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema))
+      throw new Error(`bad schema name ${schema}`);
+    if (schema) {
+      const admin = new pg.Client({ connectionString: options.databaseUrl });
+      await admin.connect();
+      try {
+        await admin.query(`create schema if not exists ${schema}`);
+      } finally {
+        await admin.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      options: schema ? `-c search_path=${schema}` : undefined,
+      connectionTimeoutMillis: 5_000,
+      // A statement stuck behind a lock or a dead server must not hang a request forever.
+      statement_timeout: 30_000,
+    });
+    // An idle client losing its server (a restart) must not crash the process; the pool replaces it.
+    pool.on("error", () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: "postgres", close: () => db.destroy() };
+  }
+  let dataDir: string | undefined;
+  if (options.dataDir !== ":memory:") {
+    dataDir = path.join(options.dataDir, "pglite");
+    fs.mkdirSync(dataDir, { recursive: true });
+  }
+  const pglite = new PGlite({
+    dataDir,
+    parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
+  });
+  await pglite.waitReady;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: "pglite",
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}

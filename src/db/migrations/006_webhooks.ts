@@ -1,0 +1,3 @@
+import type { Statements } from "./index.ts";
+
+export const webhooksMigration: Statements = [];

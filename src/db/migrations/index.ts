@@ -1,0 +1,39 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { foundationMigration } from "./001_foundation.ts";
+import { catalogMigration } from "./002_catalog.ts";
+import { suppliersMigration } from "./003_suppliers.ts";
+import { purchaseOrdersMigration } from "./004_purchase_orders.ts";
+import { stockAdjustmentsMigration } from "./005_stock_adjustments.ts";
+import { webhooksMigration } from "./006_webhooks.ts";
+
+/** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
+export type Statements = readonly string[];
+
+export function migrationOf(statements: Statements): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      for (const statement of statements) await sql.raw(statement).execute(db);
+    },
+  };
+}
+
+const migrations: Record<string, Migration> = {
+  "001_foundation": migrationOf(foundationMigration),
+  "002_catalog": migrationOf(catalogMigration),
+  "003_suppliers": migrationOf(suppliersMigration),
+  "004_purchase_orders": migrationOf(purchaseOrdersMigration),
+  "005_stock_adjustments": migrationOf(stockAdjustmentsMigration),
+  "006_webhooks": migrationOf(webhooksMigration),
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${reason}`);
+  }
+}

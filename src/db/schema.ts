@@ -1,0 +1,16 @@
+import type { CatalogTables } from "./tables/catalog.ts";
+import type { FoundationTables } from "./tables/foundation.ts";
+import type { PurchaseOrdersTables } from "./tables/purchase_orders.ts";
+import type { StockAdjustmentsTables } from "./tables/stock_adjustments.ts";
+import type { SuppliersTables } from "./tables/suppliers.ts";
+import type { WebhooksTables } from "./tables/webhooks.ts";
+
+export type { DateOnly, Json, Numeric, Timestamp } from "./tables/foundation.ts";
+
+/** Every table, merged from the module that owns it. */
+export type Database = FoundationTables &
+  CatalogTables &
+  SuppliersTables &
+  PurchaseOrdersTables &
+  StockAdjustmentsTables &
+  WebhooksTables;

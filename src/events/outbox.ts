@@ -1,0 +1,61 @@
+import type { Db } from "../db/database.ts";
+import { randomBase62 } from "../domain/secrets.ts";
+import type { AppContext } from "../http/context.ts";
+
+export interface EmitInput {
+  storeId: number;
+  /** A catalogue name such as `purchase_order.updated`. */
+  name: string;
+  subjectType: string;
+  subjectId: number;
+  /** The full v2 object as the matching GET returns it at this moment. */
+  data: object;
+  /** Envelope fields beside `data` (e.g. `receipt` for purchase_order.receipt_recorded). */
+  extra?: Record<string, unknown>;
+}
+
+export interface EmittedEvent {
+  id: string;
+  seq: number;
+  name: string;
+  storeId: number;
+  subjectType: string;
+  subjectId: number;
+  occurredAt: Date;
+}
+
+/**
+ * The outbox: an event is a row written in the caller's transaction, so a committed change always has
+ * its event and a rolled-back one never does.
+ */
+export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<EmittedEvent> {
+  const occurredAt = ctx.clock.now();
+  const id = `evt_${randomBase62(24)}`;
+  const row = await trx
+    .insertInto("events")
+    .values({
+      id,
+      store_id: input.storeId,
+      name: input.name,
+      subject_type: input.subjectType,
+      subject_id: input.subjectId,
+      data: JSON.stringify(input.data),
+      extra: input.extra ? JSON.stringify(input.extra) : null,
+      occurred_at: occurredAt,
+    })
+    .returning("seq")
+    .executeTakeFirstOrThrow();
+  const event: EmittedEvent = {
+    id,
+    seq: row.seq,
+    name: input.name,
+    storeId: input.storeId,
+    subjectType: input.subjectType,
+    subjectId: input.subjectId,
+    occurredAt,
+  };
+  // Modules act on the event in the same transaction (webhook fan-out enqueues its deliveries here),
+  // so an event and the work that carries it onward commit together.
+  for (const module of ctx.modules) if (module.onEvent) await module.onEvent(ctx, trx, event);
+  return event;
+}

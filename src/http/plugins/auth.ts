@@ -1,0 +1,94 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AppError } from "../../domain/errors.ts";
+import { keyHasScope } from "../../domain/scopes.ts";
+import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
+import type { AppContext, Principal } from "../context.ts";
+
+const unauthorized = (message: string) => new AppError("unauthorized", message);
+
+/**
+ * One indexed lookup (key hash joined to its store) per request. No cache: a revoked key or a store
+ * whose API access was turned off must be refused on the very next request, in every process.
+ */
+export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<Principal> {
+  if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw unauthorized("The Authorization header must be `Bearer <key>`.");
+  const token = match[1];
+  if (!API_KEY_PATTERN.test(token)) throw unauthorized("The API key is malformed.");
+  const row = await ctx.db
+    .selectFrom("api_keys as k")
+    .innerJoin("stores as s", "s.id", "k.store_id")
+    .select([
+      "k.id as key_id",
+      "k.name as key_name",
+      "k.prefix",
+      "k.scopes",
+      "k.expires_at",
+      "k.revoked_at",
+      "s.id as store_id",
+      "s.name as store_name",
+      "s.domain",
+      "s.currency",
+      "s.timezone",
+      "s.api_access",
+      "s.rate_per_key_per_minute",
+      "s.rate_per_store_per_minute",
+      "s.rate_writes_per_store_per_minute",
+    ])
+    .where("k.key_hash", "=", hashSecret(token))
+    .executeTakeFirst();
+  if (!row) throw unauthorized("The API key is not recognised.");
+  if (row.revoked_at) throw unauthorized("The API key has been revoked.");
+  if (row.expires_at && row.expires_at.getTime() <= ctx.clock.now().getTime()) {
+    throw unauthorized("The API key has expired.");
+  }
+  if (!row.api_access) {
+    throw new AppError(
+      "feature_not_enabled",
+      "API access is turned off for this store; turn it on in the store's API settings.",
+    );
+  }
+  return {
+    store: {
+      id: row.store_id,
+      name: row.store_name,
+      domain: row.domain,
+      currency: row.currency,
+      timezone: row.timezone,
+      rate_per_key_per_minute: row.rate_per_key_per_minute,
+      rate_per_store_per_minute: row.rate_per_store_per_minute,
+      rate_writes_per_store_per_minute: row.rate_writes_per_store_per_minute,
+    },
+    key: {
+      id: row.key_id,
+      name: row.key_name,
+      prefix: row.prefix,
+      scopes: row.scopes,
+      expires_at: row.expires_at,
+    },
+  };
+}
+
+/** Registers authentication and scope checks for every route of the instance that declares a scope. */
+export function registerAuth(app: FastifyInstance): void {
+  app.decorateRequest("principal", null);
+  app.addHook("onRequest", async (request: FastifyRequest) => {
+    const scope = request.routeOptions.config?.scope;
+    if (!scope) return;
+    const principal = await authenticate(app.ctx, request.headers.authorization);
+    request.principal = principal;
+    if (!keyHasScope(principal.key.scopes, scope)) {
+      throw new AppError(
+        "insufficient_scope",
+        `This route needs the \`${scope}\` scope, which the key was not given.`,
+      );
+    }
+  });
+}
+
+/** The authenticated principal of a /v2 route (routes declare a scope, so it is always set). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error("route reached without authentication");
+  return request.principal;
+}

@@ -1,0 +1,228 @@
+import { createHash } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Db } from "../../db/database.ts";
+import { AppError } from "../../domain/errors.ts";
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A claim still `in_progress` after this long belongs to a process that died; another may take it. */
+export const STALE_CLAIM_MS = 60 * 1000;
+const MAX_KEY_LENGTH = 255;
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export interface IdempotencyClaim {
+  storeId: number;
+  apiKeyId: number;
+  key: string;
+  lockedAt: Date;
+  /** Set when the handler stored its response inside its own transaction. */
+  completed: boolean;
+}
+
+/** JSON with sorted keys, so key order and whitespace never make two equal bodies differ. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.keys(value as object)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(",")}}`;
+}
+
+function requestHash(request: FastifyRequest): string {
+  return createHash("sha256")
+    .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
+    .digest("hex");
+}
+
+/**
+ * Stores the response for the claim inside the caller's transaction, so the write and its
+ * idempotency record commit together: a crash either loses both (the retry runs again) or keeps
+ * both (the retry replays). Routes reach it through `writeTransaction`.
+ */
+export async function completeClaim(
+  trx: Db,
+  claim: IdempotencyClaim,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  await trx
+    .updateTable("idempotency_keys")
+    .set({
+      state: "done",
+      status_code: status,
+      response_body: body === undefined ? null : JSON.stringify(body),
+    })
+    .where("store_id", "=", claim.storeId)
+    .where("api_key_id", "=", claim.apiKeyId)
+    .where("key", "=", claim.key)
+    .execute();
+  claim.completed = true;
+}
+
+async function releaseClaim(db: Db, claim: IdempotencyClaim): Promise<void> {
+  await db
+    .deleteFrom("idempotency_keys")
+    .where("store_id", "=", claim.storeId)
+    .where("api_key_id", "=", claim.apiKeyId)
+    .where("key", "=", claim.key)
+    .where("state", "=", "in_progress")
+    .execute();
+}
+
+export function registerIdempotency(app: FastifyInstance): void {
+  app.decorateRequest("idempotencyClaim", null);
+
+  // After validation: a request refused by its schema never reached the handler and claims nothing.
+  app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = request.principal;
+    if (!principal || !WRITE_METHODS.has(request.method)) return;
+    const required = request.routeOptions.config?.idempotency === "required";
+    const header = request.headers["idempotency-key"];
+    if (header === undefined) {
+      if (required)
+        throw new AppError(
+          "idempotency_key_required",
+          "This call moves stock: send an Idempotency-Key header.",
+        );
+      return;
+    }
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key.trim() === "") {
+      if (required) throw new AppError("idempotency_key_required", "The Idempotency-Key header is empty.");
+      throw new AppError("bad_request", "The Idempotency-Key header is empty.");
+    }
+    if (key.length > MAX_KEY_LENGTH) {
+      throw new AppError(
+        "bad_request",
+        `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`,
+      );
+    }
+    const { db, clock } = app.ctx;
+    const now = clock.now();
+    const hash = requestHash(request);
+    const ids = { store_id: principal.store.id, api_key_id: principal.key.id, key };
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // The primary key makes concurrent duplicates race on the database, not on a read-then-write.
+      const inserted = await db
+        .insertInto("idempotency_keys")
+        .values({
+          ...ids,
+          request_hash: hash,
+          state: "in_progress",
+          status_code: null,
+          response_body: null,
+          locked_at: now,
+          created_at: now,
+        })
+        .onConflict((oc) => oc.columns(["store_id", "api_key_id", "key"]).doNothing())
+        .returning("key")
+        .executeTakeFirst();
+      if (inserted) {
+        request.idempotencyClaim = {
+          storeId: ids.store_id,
+          apiKeyId: ids.api_key_id,
+          key,
+          lockedAt: now,
+          completed: false,
+        };
+        return;
+      }
+      const existing = await db
+        .selectFrom("idempotency_keys")
+        .selectAll()
+        .where("store_id", "=", ids.store_id)
+        .where("api_key_id", "=", ids.api_key_id)
+        .where("key", "=", key)
+        .executeTakeFirst();
+      if (!existing) continue; // released between our insert and read: try again
+      if (existing.created_at.getTime() <= now.getTime() - IDEMPOTENCY_RETENTION_MS) {
+        await db
+          .deleteFrom("idempotency_keys")
+          .where("store_id", "=", ids.store_id)
+          .where("api_key_id", "=", ids.api_key_id)
+          .where("key", "=", key)
+          .where("created_at", "=", existing.created_at)
+          .execute();
+        continue;
+      }
+      if (existing.request_hash !== hash) {
+        throw new AppError(
+          "idempotency_key_reused",
+          "This Idempotency-Key was already used with a different request.",
+        );
+      }
+      if (existing.state === "done") {
+        reply.header("idempotent-replayed", "true");
+        reply.code(existing.status_code ?? 200);
+        if (existing.response_body === null) return reply.send();
+        return reply
+          .type("application/json; charset=utf-8")
+          .serializer((payload: unknown) => payload as string)
+          .send(existing.response_body);
+      }
+      if (existing.locked_at.getTime() > now.getTime() - STALE_CLAIM_MS) {
+        throw new AppError(
+          "idempotency_in_progress",
+          "A request with this Idempotency-Key is still running; retry shortly.",
+        );
+      }
+      // The first attempt's process died mid-request: take the claim over, atomically.
+      const taken = await db
+        .updateTable("idempotency_keys")
+        .set({ locked_at: now })
+        .where("store_id", "=", ids.store_id)
+        .where("api_key_id", "=", ids.api_key_id)
+        .where("key", "=", key)
+        .where("state", "=", "in_progress")
+        .where("locked_at", "=", existing.locked_at)
+        .returning("key")
+        .executeTakeFirst();
+      if (taken) {
+        request.idempotencyClaim = {
+          storeId: ids.store_id,
+          apiKeyId: ids.api_key_id,
+          key,
+          lockedAt: now,
+          completed: false,
+        };
+        return;
+      }
+      throw new AppError(
+        "idempotency_in_progress",
+        "A request with this Idempotency-Key is still running; retry shortly.",
+      );
+    }
+    throw new AppError(
+      "idempotency_in_progress",
+      "A request with this Idempotency-Key is still running; retry shortly.",
+    );
+  });
+
+  // Responses that did not store themselves in their transaction (refusals, reads-only writes) are
+  // stored here; 5xx and 429 give the key back so the client's retry runs for real.
+  app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const claim = request.idempotencyClaim;
+    if (!claim || claim.completed) return payload;
+    claim.completed = true;
+    const status = reply.statusCode;
+    try {
+      if (status >= 500 || status === 429) {
+        await releaseClaim(app.ctx.db, claim);
+      } else {
+        const body = typeof payload === "string" ? payload : payload == null ? null : String(payload);
+        await app.ctx.db
+          .updateTable("idempotency_keys")
+          .set({ state: "done", status_code: status, response_body: body === "" ? null : body })
+          .where("store_id", "=", claim.storeId)
+          .where("api_key_id", "=", claim.apiKeyId)
+          .where("key", "=", claim.key)
+          .where("state", "=", "in_progress")
+          .execute();
+      }
+    } catch (error) {
+      request.log.warn({ err: error }, "could not settle idempotency claim; it expires after 60 s");
+    }
+    return payload;
+  });
+}

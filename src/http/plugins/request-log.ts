@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/database.ts";
+
+interface LogRow {
+  store_id: number;
+  key_id: number | null;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  idempotency_key: string | null;
+  request_id: string;
+  created_at: Date;
+}
+
+/**
+ * Request log rows are buffered and written in one multi-row insert every few hundred milliseconds,
+ * so logging never adds a database round trip to the request itself. The same flush stamps each
+ * key's `last_used_at`. A crash loses at most the last flush interval of log rows, never data.
+ */
+export class RequestLogWriter {
+  private buffer: LogRow[] = [];
+  private lastUsed = new Map<number, Date>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly intervalMs = 250,
+    private readonly maxBuffered = 500,
+  ) {}
+
+  record(row: LogRow): void {
+    this.buffer.push(row);
+    if (row.key_id !== null) this.lastUsed.set(row.key_id, row.created_at);
+    if (this.buffer.length >= this.maxBuffered) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.flush();
+      }, this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes everything buffered so far; readers of the log call it first so they see their own requests. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writeBuffered()).catch(() => {});
+    return this.flushing;
+  }
+
+  private async writeBuffered(): Promise<void> {
+    if (this.buffer.length === 0) return;
+    const rows = this.buffer;
+    const lastUsed = this.lastUsed;
+    this.buffer = [];
+    this.lastUsed = new Map();
+    try {
+      await this.db.insertInto("request_log").values(rows).execute();
+      for (const [keyId, at] of lastUsed) {
+        await this.db
+          .updateTable("api_keys")
+          .set({ last_used_at: at })
+          .where("id", "=", keyId)
+          .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", at)]))
+          .execute();
+      }
+    } catch {
+      // The database is down: keep the rows for the next attempt, within a bound.
+      this.buffer = rows.concat(this.buffer).slice(-10_000);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+
+  now(): Date {
+    return this.clock.now();
+  }
+}
+
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = request.principal;
+    if (!principal) return;
+    const idem = request.headers["idempotency-key"];
+    app.ctx.requestLog.record({
+      store_id: principal.store.id,
+      key_id: principal.key.id,
+      method: request.method,
+      path: request.url.length > 2000 ? request.url.slice(0, 2000) : request.url,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime),
+      idempotency_key: typeof idem === "string" ? idem.slice(0, 255) : null,
+      request_id: String(request.id),
+      created_at: app.ctx.clock.now(),
+    });
+  });
+}

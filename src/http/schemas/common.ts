@@ -1,0 +1,71 @@
+import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+
+/**
+ * Building blocks shared by every route schema. One schema per shape gives validation, serialization,
+ * the TypeScript type and the OpenAPI document at once.
+ */
+
+/** `T | null`, written the OpenAPI 3.0 way (`nullable: true`) so validation errors stay one per field. */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
+export const IdParam = Type.Object({ id: Id });
+export const Timestamp = Type.String({ format: "date-time" });
+export const DateString = Type.String({ format: "date" });
+/** Money on input: a JSON number or a decimal string (the contract accepts both). */
+export const MoneyInput = Type.Unsafe<number | string>({
+  type: ["number", "string"],
+  description: "A decimal amount, as a JSON number or a decimal string.",
+});
+/** Money on output: always a decimal string. */
+export const Money = Type.String({ description: "Decimal amount", examples: ["12.50"] });
+
+export const ErrorBody = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
+    ),
+  }),
+});
+
+export const PagingQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 2048 })),
+  updated_at_min: Type.Optional(Timestamp),
+  updated_at_max: Type.Optional(Timestamp),
+  created_at_min: Type.Optional(Timestamp),
+  created_at_max: Type.Optional(Timestamp),
+};
+export const PagingOnlyQuery = Type.Object(PagingQuery, { additionalProperties: false });
+export type PagingParams = Static<typeof PagingOnlyQuery>;
+
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    next_cursor: Nullable(Type.String()),
+    has_more: Type.Boolean(),
+  });
+}
+
+export function DataOf<T extends TSchema>(item: T) {
+  return Type.Object({ data: item });
+}
+
+/** Responses every authenticated route may give; merged into each route's `response` map. */
+export const commonErrorResponses = {
+  400: ErrorBody,
+  401: ErrorBody,
+  402: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  413: ErrorBody,
+  415: ErrorBody,
+  422: ErrorBody,
+  429: ErrorBody,
+  500: ErrorBody,
+};

@@ -1,0 +1,160 @@
+import { Ajv, type ErrorObject } from "ajv";
+import ajvFormatsModule from "ajv-formats";
+
+// ajv-formats is CommonJS: its plugin sits on `default` for TypeScript and is the module at run time.
+const addFormats = ((ajvFormatsModule as unknown as { default?: unknown }).default ??
+  ajvFormatsModule) as unknown as (a: Ajv) => void;
+
+import type { FastifySchemaCompiler } from "fastify";
+import type { ErrorDetail } from "../domain/errors.ts";
+
+/**
+ * Bodies are validated strictly: unknown fields are refused and nothing is coerced (a string where an
+ * integer is due is an error). Query strings and path params are strings by nature, so they are
+ * coerced to the declared types. Two Ajv instances keep the two policies apart.
+ */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? "array" : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allowUnionTypes: true,
+    strict: false,
+  });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: "example" });
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const paramAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === "body" ? bodyAjv : paramAjv;
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+};
+
+function joinPath(instancePath: string, extra?: string): string {
+  const parts = instancePath.split("/").filter((p) => p !== "");
+  if (extra !== undefined) parts.push(extra);
+  return parts.map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
+}
+
+/** Ajv errors to the contract's `details`: one entry per problem, field paths like `lines.2.quantity`. */
+export function ajvErrorsToDetails(errors: ErrorObject[], part: string): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  const prefix = part === "querystring" || part === "params" ? "" : "";
+  for (const error of errors) {
+    let detail: ErrorDetail;
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      case "additionalProperties":
+        detail = {
+          field: joinPath(error.instancePath, String(params.additionalProperty)),
+          code: "unknown_field",
+          message: "is not a known field",
+        };
+        break;
+      case "required":
+        detail = {
+          field: joinPath(error.instancePath, String(params.missingProperty)),
+          code: "required",
+          message: "is required",
+        };
+        break;
+      case "type":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_type",
+          message: `must be ${humanType(params.type)}`,
+        };
+        break;
+      case "format":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_format",
+          message: `must be a valid ${params.format}`,
+        };
+        break;
+      case "enum":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_value",
+          message: `must be one of ${(params.allowedValues as unknown[]).join(", ")}`,
+        };
+        break;
+      case "minimum":
+      case "maximum":
+      case "exclusiveMinimum":
+      case "exclusiveMaximum":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "out_of_range",
+          message: error.message ?? "is out of range",
+        };
+        break;
+      case "minLength":
+      case "maxLength":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_length",
+          message: error.message ?? "has a bad length",
+        };
+        break;
+      case "minItems":
+      case "maxItems":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_length",
+          message: error.message ?? "has a bad length",
+        };
+        break;
+      case "pattern":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_format",
+          message: "has an invalid format",
+        };
+        break;
+      case "anyOf":
+      case "oneOf":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_value",
+          message: "does not match any allowed form",
+        };
+        break;
+      default:
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid",
+          message: error.message ?? "is invalid",
+        };
+    }
+    if (detail.field === "") detail.field = prefix || "body";
+    const key = `${detail.field}|${detail.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push(detail);
+  }
+  // A union's branches each report their own failure; keep the union's single summary instead.
+  const unionFields = new Set(
+    details
+      .filter((d) => d.code === "invalid_value" && d.message.startsWith("does not match"))
+      .map((d) => d.field),
+  );
+  return details.filter((d) => !(unionFields.has(d.field) && d.code === "invalid_type"));
+}
+
+function humanType(type: unknown): string {
+  const t = Array.isArray(type) ? type.join(" or ") : String(type);
+  return t === "integer"
+    ? "an integer"
+    : t === "object"
+      ? "an object"
+      : t === "array"
+        ? "an array"
+        : `a ${t}`;
+}

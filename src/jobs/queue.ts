@@ -1,0 +1,200 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/database.ts";
+
+export interface EnqueueOptions {
+  storeId?: number | null;
+  /** When the job may first run (default now). */
+  runAt?: Date;
+  maxAttempts?: number;
+  /**
+   * At most one queued job per dedupe key: a second enqueue while the first still waits is dropped
+   * (or, with `onDuplicate: "replace"`, replaces the waiting job's payload and run time).
+   */
+  dedupeKey?: string;
+  onDuplicate?: "ignore" | "replace";
+}
+
+export interface ClaimedJob {
+  id: number;
+  store_id: number | null;
+  type: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  max_attempts: number;
+  dedupe_key: string | null;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * The jobs table is the queue: enqueued inside the caller's transaction (so work exists iff the change
+ * committed), claimed with FOR UPDATE SKIP LOCKED under a lease, so any number of worker processes
+ * can share it and a dead worker's jobs come back when its lease runs out.
+ */
+export class JobQueue {
+  private readonly listeners = new Set<() => void>();
+  constructor(private readonly clock: Clock) {}
+
+  /** Called after an enqueue so an in-process worker can wake without waiting for its next poll. */
+  onEnqueue(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  async enqueue(
+    trx: Db,
+    type: string,
+    payload: Record<string, unknown>,
+    options: EnqueueOptions = {},
+  ): Promise<void> {
+    await this.enqueueMany(trx, [{ type, payload, options }]);
+  }
+
+  async enqueueMany(
+    trx: Db,
+    jobs: Array<{ type: string; payload: Record<string, unknown>; options?: EnqueueOptions }>,
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    const now = this.clock.now();
+    const rows = jobs.map(({ type, payload, options = {} }) => ({
+      store_id: options.storeId ?? null,
+      type,
+      payload: JSON.stringify(payload),
+      state: "queued" as const,
+      attempts: 0,
+      max_attempts: options.maxAttempts ?? 10,
+      run_at: options.runAt ?? now,
+      dedupe_key: options.dedupeKey ?? null,
+      created_at: now,
+      updated_at: now,
+    }));
+    const replace = jobs.some((j) => j.options?.onDuplicate === "replace");
+    if (jobs.every((j) => !j.options?.dedupeKey)) {
+      await trx.insertInto("jobs").values(rows).execute();
+    } else {
+      await trx
+        .insertInto("jobs")
+        .values(rows)
+        .onConflict((oc) => {
+          const target = oc.column("dedupe_key").where("state", "=", "queued");
+          return replace
+            ? target.doUpdateSet((eb) => ({
+                payload: eb.ref("excluded.payload"),
+                run_at: eb.ref("excluded.run_at"),
+                updated_at: eb.ref("excluded.updated_at"),
+              }))
+            : target.doNothing();
+        })
+        .execute();
+    }
+    // Wake local workers once the surrounding transaction had a chance to commit.
+    setImmediate(() => this.notify());
+  }
+
+  /** Claims up to `limit` due jobs (optionally of some types) for `workerId` under a lease. */
+  async claim(
+    db: Db,
+    workerId: string,
+    limit: number,
+    types?: readonly string[],
+    leaseMs = DEFAULT_LEASE_MS,
+  ): Promise<ClaimedJob[]> {
+    const now = this.clock.now();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const typeFilter = types && types.length ? sql`and type in (${sql.join(types)})` : sql``;
+    const result = await sql<ClaimedJob>`
+      update jobs set state = 'running', attempts = attempts + 1, locked_by = ${workerId},
+        locked_until = ${leaseUntil}, updated_at = ${now}
+      where id in (
+        select id from jobs
+        where ((state = 'queued' and run_at <= ${now}) or (state = 'running' and locked_until < ${now}))
+        ${typeFilter}
+        order by run_at, id
+        limit ${limit}
+        for update skip locked
+      )
+      returning id, store_id, type, payload, attempts, max_attempts, dedupe_key`.execute(db);
+    return result.rows;
+  }
+
+  async complete(db: Db, job: ClaimedJob, workerId: string): Promise<void> {
+    const now = this.clock.now();
+    await db
+      .updateTable("jobs")
+      .set({
+        state: "done",
+        finished_at: now,
+        updated_at: now,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+      })
+      .where("id", "=", job.id)
+      .where("locked_by", "=", workerId)
+      .execute();
+  }
+
+  /** Puts the job back for `retryAt`, or marks it failed when there is no retry. */
+  async fail(db: Db, job: ClaimedJob, workerId: string, error: string, retryAt: Date | null): Promise<void> {
+    const now = this.clock.now();
+    await db
+      .updateTable("jobs")
+      .set(
+        retryAt
+          ? {
+              state: "queued",
+              run_at: retryAt,
+              last_error: error,
+              updated_at: now,
+              locked_by: null,
+              locked_until: null,
+            }
+          : {
+              state: "failed",
+              finished_at: now,
+              last_error: error,
+              updated_at: now,
+              locked_by: null,
+              locked_until: null,
+            },
+      )
+      .where("id", "=", job.id)
+      .where("locked_by", "=", workerId)
+      .execute();
+  }
+
+  /** Gives back every lease a stopping worker holds, so its jobs run again at once elsewhere. */
+  async releaseLeases(db: Db, workerId: string): Promise<void> {
+    await db
+      .updateTable("jobs")
+      .set({ state: "queued", locked_by: null, locked_until: null, updated_at: this.clock.now() })
+      .where("state", "=", "running")
+      .where("locked_by", "=", workerId)
+      .execute();
+  }
+
+  /** Re-queues a failed job now with fresh attempts (admin retry). */
+  async retryFailed(db: Db, jobId: number, storeId: number): Promise<boolean> {
+    const now = this.clock.now();
+    const row = await db
+      .updateTable("jobs")
+      .set({ state: "queued", attempts: 0, run_at: now, finished_at: null, updated_at: now })
+      .where("id", "=", jobId)
+      .where("store_id", "=", storeId)
+      .where("state", "=", "failed")
+      .returning("id")
+      .executeTakeFirst();
+    if (row) setImmediate(() => this.notify());
+    return row !== undefined;
+  }
+
+  static newWorkerId(): string {
+    return `w-${process.pid}-${randomUUID().slice(0, 8)}`;
+  }
+}

@@ -1,0 +1,209 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { AppContext } from "../http/context.ts";
+import { type ClaimedJob, DEFAULT_LEASE_MS, JobQueue } from "./queue.ts";
+
+/** A failure that retrying cannot fix (e.g. the platform refused the push): fail the job now. */
+export class PermanentJobError extends Error {}
+
+export interface JobHandler {
+  type: string;
+  run(ctx: AppContext, job: ClaimedJob): Promise<void>;
+  /** Delay before attempt `attempts + 1`, or null to give up. Default: exponential with jitter. */
+  retryDelayMs?(attempts: number, job: ClaimedJob): number | null;
+  /** Called once when the job fails for good (permanent error or attempts exhausted). */
+  onFinalFailure?(ctx: AppContext, job: ClaimedJob, error: string): Promise<void>;
+}
+
+export interface PeriodicTask {
+  name: string;
+  intervalMs: number;
+  run(ctx: AppContext): Promise<void>;
+}
+
+/** Exponential backoff from 1 s, capped at 10 min, with ±20 % jitter so retries never stampede. */
+export function defaultRetryDelay(attempts: number): number {
+  const base = Math.min(600_000, 1000 * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+export interface WorkerOptions {
+  concurrency: number;
+  pollIntervalMs?: number;
+  leaseMs?: number;
+  logger?: FastifyBaseLogger;
+}
+
+/**
+ * Runs jobs from the queue. Several workers (in-process or `npm run worker`) can share one database.
+ * Tests call `drain()` to run everything due, deterministically, under the injected clock.
+ */
+export class Worker {
+  readonly id = JobQueue.newWorkerId();
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly periodic: PeriodicTask[] = [];
+  private readonly periodicTimers: NodeJS.Timeout[] = [];
+  private running = false;
+  private inFlight = 0;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: WorkerOptions,
+  ) {}
+
+  register(handler: JobHandler): this {
+    this.handlers.set(handler.type, handler);
+    return this;
+  }
+
+  every(task: PeriodicTask): this {
+    this.periodic.push(task);
+    return this;
+  }
+
+  get handledTypes(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.ctx.jobs.onEnqueue(() => this.wake?.());
+    this.loopDone = this.loop();
+    for (const task of this.periodic) {
+      const timer = setInterval(() => {
+        task
+          .run(this.ctx)
+          .catch((error) =>
+            this.options.logger?.warn({ err: error, task: task.name }, "periodic task failed"),
+          );
+      }, task.intervalMs);
+      timer.unref();
+      this.periodicTimers.push(timer);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const timer of this.periodicTimers) clearInterval(timer);
+    this.periodicTimers.length = 0;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.loopDone;
+    // In-flight jobs finish (the loop waits for them); anything still leased is handed back.
+    await this.ctx.jobs.releaseLeases(this.ctx.db, this.id).catch(() => {});
+  }
+
+  /** Runs one periodic task now (tests and the CLI). */
+  async runPeriodic(name: string): Promise<void> {
+    const task = this.periodic.find((t) => t.name === name);
+    if (!task) throw new Error(`no periodic task ${name}`);
+    await task.run(this.ctx);
+  }
+
+  /** Runs every due job until none is left (bounded). Returns how many ran. */
+  async drain(maxJobs = 10_000): Promise<number> {
+    let ran = 0;
+    while (ran < maxJobs) {
+      const jobs = await this.ctx.jobs.claim(
+        this.ctx.db,
+        this.id,
+        this.options.concurrency,
+        this.handledTypes,
+        this.leaseMs,
+      );
+      if (jobs.length === 0) break;
+      await Promise.all(jobs.map((job) => this.execute(job)));
+      ran += jobs.length;
+    }
+    return ran;
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  private async loop(): Promise<void> {
+    const pollMs = this.options.pollIntervalMs ?? 250;
+    const active = new Set<Promise<void>>();
+    while (this.running) {
+      const free = this.options.concurrency - this.inFlight;
+      let claimed: ClaimedJob[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.ctx.jobs.claim(this.ctx.db, this.id, free, this.handledTypes, this.leaseMs);
+        } catch (error) {
+          this.options.logger?.warn({ err: error }, "job claim failed; retrying");
+        }
+      }
+      for (const job of claimed) {
+        this.inFlight++;
+        const p = this.execute(job).finally(() => {
+          this.inFlight--;
+          active.delete(p);
+          this.wake?.();
+        });
+        active.add(p);
+      }
+      if (claimed.length === 0 || this.inFlight >= this.options.concurrency) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    }
+    await Promise.allSettled([...active]);
+  }
+
+  private async execute(job: ClaimedJob): Promise<void> {
+    const handler = this.handlers.get(job.type);
+    const { db, jobs, clock } = this.ctx;
+    if (!handler) {
+      await jobs.fail(db, job, this.id, `no handler for ${job.type}`, null);
+      return;
+    }
+    // Keep the lease while a long job runs, so nobody else picks it up.
+    const heartbeat = setInterval(
+      () => {
+        const until = new Date(clock.now().getTime() + this.leaseMs);
+        db.updateTable("jobs")
+          .set({ locked_until: until })
+          .where("id", "=", job.id)
+          .where("locked_by", "=", this.id)
+          .execute()
+          .catch(() => {});
+      },
+      Math.max(1000, this.leaseMs / 3),
+    );
+    heartbeat.unref();
+    try {
+      await handler.run(this.ctx, job);
+      await jobs.complete(db, job, this.id);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const permanent = error instanceof PermanentJobError;
+      const delay =
+        permanent || job.attempts >= job.max_attempts
+          ? null
+          : (handler.retryDelayMs ?? defaultRetryDelay)(job.attempts, job);
+      const retryAt = delay === null ? null : new Date(clock.now().getTime() + delay);
+      try {
+        await jobs.fail(db, job, this.id, message.slice(0, 2000), retryAt);
+        if (retryAt === null && handler.onFinalFailure) await handler.onFinalFailure(this.ctx, job, message);
+      } catch (failError) {
+        this.options.logger?.warn(
+          { err: failError, job: job.id },
+          "could not record job failure; the lease will expire",
+        );
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from "fastify";
+import type { Db } from "../db/database.ts";
+import type { EmittedEvent } from "../events/outbox.ts";
+import type { AppContext } from "../http/context.ts";
+import type { JobHandler, PeriodicTask } from "../jobs/worker.ts";
+
+export interface CreatedStore {
+  id: number;
+  name: string;
+  currency: string;
+  timezone: string;
+}
+
+/**
+ * A feature module declares what it adds; app.ts and the worker compose them. Nothing registers
+ * itself by import side effect.
+ */
+export interface Module {
+  name: string;
+  /** Routes under /v2 (each declares its scope in `config.scope`). */
+  routes?(app: FastifyInstance): Promise<void>;
+  /** Routes under /admin (admin token already checked). */
+  adminRoutes?(app: FastifyInstance): Promise<void>;
+  /** Pages or files served outside /v2 and /admin (e.g. the console). */
+  publicRoutes?(app: FastifyInstance): Promise<void>;
+  jobs?: JobHandler[];
+  periodic?: PeriodicTask[];
+  /** Runs in the store-creation transaction (e.g. seeding the simulated platform). */
+  onStoreCreated?(
+    ctx: AppContext,
+    trx: Db,
+    store: CreatedStore,
+    options: { seed: "demo" | "empty" },
+  ): Promise<void>;
+  /** Runs in the transaction of every emitted event (e.g. webhook fan-out). */
+  onEvent?(ctx: AppContext, trx: Db, event: EmittedEvent): Promise<void>;
+}
