@@ -2,12 +2,16 @@ import type { ColumnType, Generated } from "kysely";
 
 /** A timestamp column: written as a Date (from the injected clock), read back as a Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamp column with a database default: may be left out on insert. */
+export type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 /** A `numeric` column: read as a decimal string, written as a string (never a float). */
 export type Numeric = ColumnType<string, string, string>;
 /** A `date` column: `YYYY-MM-DD` both ways. */
 export type DateOnly = string;
-/** A jsonb column. */
+/** A jsonb column: written as a JSON string. */
 export type Json<T = unknown> = ColumnType<T, string, string>;
+/** A jsonb column with a database default. */
+export type GeneratedJson<T = unknown> = ColumnType<T, string | undefined, string>;
 
 export interface StoresTable {
   id: Generated<number>;

@@ -1,0 +1,126 @@
+import type { Db } from "../db/database.ts";
+import type { AppContext } from "../http/context.ts";
+
+export type SyncSubjectType = "purchase_order" | "receipt" | "stock_adjustment";
+
+export interface MovementInput {
+  inventoryItemId: number;
+  locationId: number;
+  /** Signed change of `available` (and of `on_hand` unless onHandDelta is given). */
+  availableDelta?: number;
+  onHandDelta?: number;
+  incomingDelta?: number;
+  /** Item unit cost to set on the platform (landed cost of a receipt), in `unitCostCurrency`. */
+  unitCost?: string | null;
+  unitCostCurrency?: string | null;
+  reason: string;
+}
+
+export interface SyncState {
+  state: "pending" | "synced" | "failed";
+  attempted_at: string | null;
+  error: string | null;
+}
+
+export const PUSH_JOB = "platform.push";
+
+/**
+ * The one place stock moves. Writes the movements (a signed ledger, never edited), marks the owning
+ * record's platform_sync pending, and enqueues the push, all in the caller's transaction: the record is
+ * final at once and the platform is told afterwards. The push job (platform module) sends each
+ * movement with its id as idempotency key, so a retried push never moves platform stock twice.
+ * Movements with every delta zero and no unit cost are dropped.
+ */
+export async function recordStockMovements(
+  ctx: AppContext,
+  trx: Db,
+  input: {
+    storeId: number;
+    subjectType: SyncSubjectType;
+    subjectId: number;
+    reference: string;
+    movements: MovementInput[];
+  },
+): Promise<number[]> {
+  const now = ctx.clock.now();
+  const rows = input.movements
+    .map((m) => ({
+      store_id: input.storeId,
+      subject_type: input.subjectType,
+      subject_id: input.subjectId,
+      inventory_item_id: m.inventoryItemId,
+      location_id: m.locationId,
+      available_delta: m.availableDelta ?? 0,
+      on_hand_delta: m.onHandDelta ?? m.availableDelta ?? 0,
+      incoming_delta: m.incomingDelta ?? 0,
+      unit_cost: m.unitCost ?? null,
+      unit_cost_currency: m.unitCost ? (m.unitCostCurrency ?? null) : null,
+      reason: m.reason,
+      reference: input.reference,
+      created_at: now,
+    }))
+    .filter(
+      (r) =>
+        r.available_delta !== 0 || r.on_hand_delta !== 0 || r.incoming_delta !== 0 || r.unit_cost !== null,
+    );
+  if (rows.length === 0) return [];
+  const inserted = await trx.insertInto("stock_movements").values(rows).returning("id").execute();
+  await trx
+    .insertInto("platform_sync_states")
+    .values({
+      store_id: input.storeId,
+      subject_type: input.subjectType,
+      subject_id: input.subjectId,
+      state: "pending",
+      attempted_at: null,
+      error: null,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["store_id", "subject_type", "subject_id"])
+        .doUpdateSet({ state: "pending", error: null, updated_at: now }),
+    )
+    .execute();
+  await ctx.jobs.enqueue(
+    trx,
+    PUSH_JOB,
+    {
+      store_id: input.storeId,
+      subject_type: input.subjectType,
+      subject_id: input.subjectId,
+      movement_ids: inserted.map((r) => r.id),
+    },
+    { storeId: input.storeId, maxAttempts: 6 },
+  );
+  return inserted.map((r) => r.id);
+}
+
+const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
+
+/** platform_sync for many records of one type in one query (lists must not query per row). */
+export async function platformSyncOf(
+  db: Db,
+  storeId: number,
+  subjectType: SyncSubjectType,
+  subjectIds: readonly number[],
+): Promise<Map<number, SyncState>> {
+  const result = new Map<number, SyncState>();
+  if (subjectIds.length === 0) return result;
+  const rows = await db
+    .selectFrom("platform_sync_states")
+    .select(["subject_id", "state", "attempted_at", "error"])
+    .where("store_id", "=", storeId)
+    .where("subject_type", "=", subjectType)
+    .where("subject_id", "in", [...subjectIds])
+    .execute();
+  for (const row of rows) {
+    result.set(row.subject_id, {
+      state: row.state,
+      attempted_at: row.attempted_at?.toISOString() ?? null,
+      error: row.error,
+    });
+  }
+  for (const id of subjectIds) if (!result.has(id)) result.set(id, NEVER_MOVED);
+  return result;
+}
