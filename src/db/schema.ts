@@ -1,6 +1,7 @@
 import type { CatalogTables } from "./tables/catalog.ts";
 import type { FoundationTables } from "./tables/foundation.ts";
 import type { PurchaseOrdersTables } from "./tables/purchase_orders.ts";
+import type { ReceiptsPaymentsTables } from "./tables/receipts_payments.ts";
 import type { StockAdjustmentsTables } from "./tables/stock_adjustments.ts";
 import type { SuppliersTables } from "./tables/suppliers.ts";
 import type { WebhooksTables } from "./tables/webhooks.ts";
@@ -12,5 +13,6 @@ export type Database = FoundationTables &
   CatalogTables &
   SuppliersTables &
   PurchaseOrdersTables &
+  ReceiptsPaymentsTables &
   StockAdjustmentsTables &
   WebhooksTables;

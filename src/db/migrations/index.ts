@@ -5,6 +5,7 @@ import { suppliersMigration } from "./003_suppliers.ts";
 import { purchaseOrdersMigration } from "./004_purchase_orders.ts";
 import { stockAdjustmentsMigration } from "./005_stock_adjustments.ts";
 import { webhooksMigration } from "./006_webhooks.ts";
+import { receiptsPaymentsMigration } from "./007_receipts_payments.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   "004_purchase_orders": migrationOf(purchaseOrdersMigration),
   "005_stock_adjustments": migrationOf(stockAdjustmentsMigration),
   "006_webhooks": migrationOf(webhooksMigration),
+  "007_receipts_payments": migrationOf(receiptsPaymentsMigration),
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,3 +1,141 @@
-// Tables of the purchase orders module. Each table interface is listed in PurchaseOrdersTables.
-// biome-ignore lint/complexity/noBannedTypes: filled in by the module that owns these tables
-export type PurchaseOrdersTables = {};
+import type { Generated } from "kysely";
+import type { DateOnly, GeneratedJson, GeneratedTimestamp, Json, Numeric, Timestamp } from "./foundation.ts";
+
+export type PurchaseOrderStatus = "draft" | "ordered" | "in_transit" | "partial" | "received" | "closed";
+
+export interface TaxRatesTable {
+  id: Generated<number>;
+  store_id: number;
+  name: string;
+  rate_percent: Numeric;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface ExchangeRatesTable {
+  store_id: number;
+  currency: string;
+  rate_to_base: Numeric;
+  date: DateOnly;
+}
+
+export interface PurchaseOrdersTable {
+  id: Generated<number>;
+  store_id: number;
+  sequential_id: number;
+  number: string;
+  status: Generated<PurchaseOrderStatus>;
+  type: Generated<"purchase" | "return">;
+  return_reason: string | null;
+  return_source_po_id: number | null;
+  archived: Generated<boolean>;
+  archived_at: Timestamp | null;
+  source: Generated<string>;
+  supplier_id: number;
+  currency: string;
+  exchange_rate: Generated<Numeric>;
+  exchange_rate_base_currency: string;
+  exchange_rate_date: DateOnly;
+  exchange_rate_source: Generated<"store_rates" | "manual" | "identity">;
+  reference: string | null;
+  customer_order_number: string | null;
+  supplier_order_number: string | null;
+  invoice_number: string | null;
+  account_number: string | null;
+  notes: string | null;
+  expected_at: DateOnly | null;
+  payment_due_on: DateOnly | null;
+  payment_status: Generated<"unpaid" | "partial" | "paid">;
+  paid_at: Timestamp | null;
+  location_id: number;
+  updates_stock: Generated<boolean>;
+  ships_to_customer: Generated<boolean>;
+  ship_to_override: string | null;
+  bill_to_override: string | null;
+  tax_rate_id: number | null;
+  taxes_included: Generated<boolean>;
+  charges_taxable: Generated<boolean>;
+  subtotal: Generated<Numeric>;
+  charges_total: Generated<Numeric>;
+  tax_total: Generated<Numeric>;
+  total: Generated<Numeric>;
+  sent_at: Timestamp | null;
+  ordered_at: Timestamp | null;
+  in_transit_at: Timestamp | null;
+  received_at: Timestamp | null;
+  closed_at: Timestamp | null;
+  /** Day (store timezone) of the last purchase_order.overdue event, so the scan fires once a day. */
+  last_overdue_on: DateOnly | null;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface PurchaseOrderLinesTable {
+  id: Generated<number>;
+  store_id: number;
+  purchase_order_id: number;
+  position: number;
+  product_title: string | null;
+  variant_title: string | null;
+  sku: string | null;
+  supplier_sku: string | null;
+  barcode: string | null;
+  pack_code: string | null;
+  inventory_item_id: number | null;
+  variant_id: number | null;
+  product_id: number | null;
+  location_id: number | null;
+  quantity: number;
+  cancelled_quantity: Generated<number>;
+  received_quantity: Generated<number>;
+  unit_cost: Generated<Numeric>;
+  discount_percent: Numeric | null;
+  line_total: Generated<Numeric>;
+  tax_amount: Generated<Numeric>;
+  taxable: Generated<boolean>;
+  tax_rate_id: number | null;
+  tax_rate_percent: Generated<Numeric>;
+  weight_grams: Generated<number>;
+  supplier_note: string | null;
+  internal_note: string | null;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface PurchaseOrderChargesTable {
+  id: Generated<number>;
+  store_id: number;
+  purchase_order_id: number;
+  position: number;
+  kind: Generated<"shipping" | "other">;
+  label: string | null;
+  amount: Numeric;
+  currency: string;
+  amount_in_order_currency: Numeric;
+  tax_amount: Generated<Numeric>;
+  billed_by_supplier: Generated<boolean>;
+  allocation_method: Generated<"value" | "quantity" | "weight" | "custom" | "none">;
+  custom_split: Json<Array<{ position: number; amount: string }>> | null;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface PurchaseOrderHistoryTable {
+  id: Generated<number>;
+  store_id: number;
+  purchase_order_id: number;
+  type: string;
+  at: Timestamp;
+  by_name: string;
+  via: string | null;
+  data: GeneratedJson<Record<string, unknown>>;
+}
+
+export interface PurchaseOrdersTables {
+  tax_rates: TaxRatesTable;
+  exchange_rates: ExchangeRatesTable;
+  purchase_orders: PurchaseOrdersTable;
+  purchase_order_lines: PurchaseOrderLinesTable;
+  purchase_order_charges: PurchaseOrderChargesTable;
+  purchase_order_history: PurchaseOrderHistoryTable;
+}
