@@ -48,6 +48,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // An empty body with a JSON content type means "no body" (action calls such as close), rather than
   // an error; anything else must be valid JSON, parsed without prototype pollution.
   app.removeContentTypeParser("application/json");
+  // JSON only: any other media type is 415 (the console adds its own form parser in its own scope).
+  app.removeContentTypeParser("text/plain");
   app.addContentTypeParser(
     "application/json",
     { parseAs: "string", bodyLimit: BODY_LIMIT },

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+describe("config", () => {
+  test("defaults match the decisions: 127.0.0.1:3000, ./data, demo bootstrap, workers on", () => {
+    const c = loadConfig({});
+    assert.equal(c.host, "127.0.0.1");
+    assert.equal(c.port, 3000);
+    assert.match(c.dataDir, /data$/);
+    assert.equal(c.databaseUrl, null);
+    assert.equal(c.bootstrap, "demo");
+    assert.equal(c.workers, "on");
+    assert.equal(c.webhookAllowPrivate, false);
+    assert.ok(Object.isFrozen(c));
+  });
+
+  test("bad values are refused with a message naming the variable", () => {
+    const bad: Array<[Record<string, string>, RegExp]> = [
+      [{ PORT: "70000" }, /PORT/],
+      [{ PORT: "abc" }, /PORT/],
+      [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL/],
+      [{ DATABASE_URL: "not a url" }, /DATABASE_URL/],
+      [{ WORKERS: "maybe" }, /WORKERS/],
+      [{ WEBHOOK_ALLOW_PRIVATE: "perhaps" }, /WEBHOOK_ALLOW_PRIVATE/],
+      [{ WEBHOOK_RETRY_SCHEDULE: "1m,soon" }, /WEBHOOK_RETRY_SCHEDULE/],
+      [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN/],
+      [{ REDIS_URL: "http://x" }, /REDIS_URL/],
+    ];
+    for (const [env, pattern] of bad) {
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => e instanceof ConfigError && pattern.test(e.message),
+        JSON.stringify(env),
+      );
+    }
+  });
+
+  test(":memory: keeps nothing and sends mail to a temporary outbox", () => {
+    const c = loadConfig({ DATA_DIR: ":memory:" });
+    assert.equal(c.dataDir, ":memory:");
+    assert.match(c.outboxDir, /stockroom-outbox$/);
+  });
+});
