@@ -1,5 +1,6 @@
 import { foundationModule } from "./foundation.ts";
 import type { Module } from "./module.ts";
+import { stockAdjustmentsModule } from "./stock-adjustments.ts";
 
 /** Every feature module of the service, in dependency order. */
-export const allModules: readonly Module[] = [foundationModule];
+export const allModules: readonly Module[] = [foundationModule, stockAdjustmentsModule];

@@ -1,0 +1,223 @@
+import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type {
+  StockAdjustmentLinesTable,
+  StockAdjustmentStatus,
+  StockAdjustmentsTable,
+} from "../../db/tables/stock_adjustments.ts";
+
+/** SQL for stock adjustments. Every function takes the store id; no rules here. */
+
+export type AdjustmentRow = Selectable<StockAdjustmentsTable>;
+export type AdjustmentLineRow = Selectable<StockAdjustmentLinesTable>;
+export type AdjustmentInsert = Insertable<StockAdjustmentsTable>;
+export type AdjustmentUpdate = Updateable<StockAdjustmentsTable>;
+export type AdjustmentLineInsert = Insertable<StockAdjustmentLinesTable>;
+
+/** Takes the store's next adjustment number atomically (one UPDATE … RETURNING, no read-then-write). */
+export async function takeAdjustmentNumber(
+  trx: Db,
+  storeId: number,
+): Promise<{ sequentialId: number; prefix: string }> {
+  const row = await trx
+    .updateTable("stores")
+    .set((eb) => ({ next_stock_adjustment_number: eb("next_stock_adjustment_number", "+", 1) }))
+    .where("id", "=", storeId)
+    .returning(["next_stock_adjustment_number", "stock_adjustment_prefix"])
+    .executeTakeFirstOrThrow();
+  return { sequentialId: row.next_stock_adjustment_number - 1, prefix: row.stock_adjustment_prefix };
+}
+
+export async function findAdjustment(
+  db: Db,
+  storeId: number,
+  id: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<AdjustmentRow | undefined> {
+  let query = db
+    .selectFrom("stock_adjustments")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("id", "=", id);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function insertAdjustment(trx: Db, values: AdjustmentInsert): Promise<AdjustmentRow> {
+  return trx.insertInto("stock_adjustments").values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateAdjustmentRow(
+  trx: Db,
+  storeId: number,
+  id: number,
+  set: AdjustmentUpdate,
+): Promise<AdjustmentRow> {
+  return trx
+    .updateTable("stock_adjustments")
+    .set(set)
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Replaces the whole line set of an adjustment (one DELETE, one multi-row INSERT). */
+export async function replaceLines(
+  trx: Db,
+  storeId: number,
+  adjustmentId: number,
+  lines: AdjustmentLineInsert[],
+): Promise<void> {
+  await trx
+    .deleteFrom("stock_adjustment_lines")
+    .where("store_id", "=", storeId)
+    .where("adjustment_id", "=", adjustmentId)
+    .execute();
+  if (lines.length > 0) await trx.insertInto("stock_adjustment_lines").values(lines).execute();
+}
+
+/** Lines of many adjustments in one query, in position order. */
+export async function linesOf(
+  db: Db,
+  storeId: number,
+  adjustmentIds: readonly number[],
+): Promise<AdjustmentLineRow[]> {
+  if (adjustmentIds.length === 0) return [];
+  return db
+    .selectFrom("stock_adjustment_lines")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("adjustment_id", "in", [...new Set(adjustmentIds)])
+    .orderBy("adjustment_id")
+    .orderBy("position")
+    .execute();
+}
+
+/** Current mirror names of locations (any state), in one query. */
+export async function locationNames(
+  db: Db,
+  storeId: number,
+  locationIds: readonly number[],
+): Promise<Map<number, string>> {
+  const result = new Map<number, string>();
+  if (locationIds.length === 0) return result;
+  const rows = await db
+    .selectFrom("locations")
+    .select(["id", "name"])
+    .where("store_id", "=", storeId)
+    .where("id", "in", [...new Set(locationIds)])
+    .execute();
+  for (const row of rows) result.set(Number(row.id), row.name);
+  return result;
+}
+
+/** A location the store can use: active on the platform and not hidden in the store's settings. */
+export async function findUsableLocation(
+  db: Db,
+  storeId: number,
+  locationId: number,
+): Promise<{ id: number; name: string } | undefined> {
+  return db
+    .selectFrom("locations")
+    .select(["id", "name"])
+    .where("store_id", "=", storeId)
+    .where("id", "=", locationId)
+    .where("active", "=", true)
+    .where("hidden", "=", false)
+    .executeTakeFirst();
+}
+
+export interface MirrorVariant {
+  id: number;
+  inventory_item_id: number;
+  title: string;
+  product_title: string;
+  sku: string | null;
+  barcode: string | null;
+  unit_cost: string | null;
+  unit_cost_currency: string | null;
+}
+
+/** Mirror variants of the store named by variant id or inventory item id, in one query. */
+export async function findVariants(
+  db: Db,
+  storeId: number,
+  variantIds: readonly number[],
+  inventoryItemIds: readonly number[],
+): Promise<MirrorVariant[]> {
+  if (variantIds.length === 0 && inventoryItemIds.length === 0) return [];
+  return db
+    .selectFrom("variants")
+    .select([
+      "id",
+      "inventory_item_id",
+      "title",
+      "product_title",
+      "sku",
+      "barcode",
+      "unit_cost",
+      "unit_cost_currency",
+    ])
+    .where("store_id", "=", storeId)
+    .where((eb) => {
+      const ors = [];
+      if (variantIds.length > 0) ors.push(eb("id", "in", [...new Set(variantIds)]));
+      if (inventoryItemIds.length > 0)
+        ors.push(eb("inventory_item_id", "in", [...new Set(inventoryItemIds)]));
+      return eb.or(ors);
+    })
+    .execute();
+}
+
+/**
+ * Locks the mirror levels of these items at the location (in item order, so two applies touching the
+ * same items queue instead of deadlocking) and answers each item's `available`. Items without a level
+ * row are absent from the map (their level counts as 0).
+ */
+export async function lockLevels(
+  trx: Db,
+  storeId: number,
+  locationId: number,
+  inventoryItemIds: readonly number[],
+): Promise<Map<number, number>> {
+  const result = new Map<number, number>();
+  if (inventoryItemIds.length === 0) return result;
+  const rows = await trx
+    .selectFrom("inventory_levels")
+    .select(["inventory_item_id", "available"])
+    .where("store_id", "=", storeId)
+    .where("location_id", "=", locationId)
+    .where("inventory_item_id", "in", [...new Set(inventoryItemIds)])
+    .orderBy("inventory_item_id")
+    .forUpdate()
+    .execute();
+  for (const row of rows) result.set(Number(row.inventory_item_id), row.available);
+  return result;
+}
+
+/** Writes quantity_before / quantity_after of many lines in one UPDATE … FROM (VALUES …). */
+export async function setLineQuantities(
+  trx: Db,
+  storeId: number,
+  rows: ReadonlyArray<{ id: number; before: number; after: number }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const values = sql.join(rows.map((r) => sql`(${r.id}::bigint, ${r.before}::integer, ${r.after}::integer)`));
+  await sql`update stock_adjustment_lines as l
+    set quantity_before = v.quantity_before, quantity_after = v.quantity_after
+    from (values ${values}) as v(id, quantity_before, quantity_after)
+    where l.store_id = ${storeId} and l.id = v.id`.execute(trx);
+}
+
+export function adjustmentListQuery(
+  db: Db,
+  storeId: number,
+  filters: { statuses?: readonly StockAdjustmentStatus[]; locationId?: number },
+) {
+  let query = db.selectFrom("stock_adjustments as sa").selectAll("sa").where("sa.store_id", "=", storeId);
+  if (filters.statuses && filters.statuses.length > 0)
+    query = query.where("sa.status", "in", [...filters.statuses]);
+  if (filters.locationId !== undefined) query = query.where("sa.location_id", "=", filters.locationId);
+  return query;
+}

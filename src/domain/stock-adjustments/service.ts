@@ -1,0 +1,341 @@
+import type { Db } from "../../db/database.ts";
+import { emit } from "../../events/outbox.ts";
+import type { AppContext } from "../../http/context.ts";
+import { recordStockMovements } from "../../platform/stock-pipeline.ts";
+import { DetailCollector, notFound } from "../errors.ts";
+import { presentOne, type StockAdjustmentView } from "./presenter.ts";
+import {
+  type AdjustmentLineInsert,
+  type AdjustmentRow,
+  type AdjustmentUpdate,
+  findAdjustment,
+  findUsableLocation,
+  findVariants,
+  insertAdjustment,
+  linesOf,
+  lockLevels,
+  type MirrorVariant,
+  replaceLines,
+  setLineQuantities,
+  takeAdjustmentNumber,
+  updateAdjustmentRow,
+} from "./repository.ts";
+import { type AdjustmentReason, nextAdjustmentStatus } from "./transitions.ts";
+
+/**
+ * Stock adjustments: a signed delta per line, drafted, then applied once. Applying reads each item's
+ * mirror level at the location under a row lock (quantity_before), writes one stock movement per line
+ * through the stock pipeline (which moves the mirror level and queues the platform push), and marks
+ * the adjustment applied; all in the caller's transaction.
+ */
+
+export interface AdjustmentLineInput {
+  variant_id?: number | null;
+  inventory_item_id?: number | null;
+  product_title?: string | null;
+  variant_title?: string | null;
+  sku?: string | null;
+  barcode?: string | null;
+  delta: number;
+  lot_id?: number | null;
+  lot_number?: string | null;
+  lot_units?: number | null;
+  expected_before?: number | null;
+}
+
+export interface AdjustmentInput {
+  location_id?: number;
+  reason?: AdjustmentReason;
+  note?: string | null;
+  lines?: AdjustmentLineInput[];
+}
+
+export interface StoreRef {
+  id: number;
+  currency: string;
+}
+
+const SUBJECT = "stock_adjustment";
+const INT4_MAX = 2147483647;
+
+export function formatAdjustmentNumber(prefix: string, sequentialId: number): string {
+  return `${prefix}${String(sequentialId).padStart(4, "0")}`;
+}
+
+export function adjustmentReference(id: number): string {
+  return `stockroom://stock_adjustments/${id}`;
+}
+
+async function emitAdjustment(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  name: string,
+  view: StockAdjustmentView,
+): Promise<void> {
+  await emit(ctx, trx, { storeId, name, subjectType: SUBJECT, subjectId: view.id, data: view });
+}
+
+async function checkLocation(
+  db: Db,
+  storeId: number,
+  locationId: number,
+  problems: DetailCollector,
+): Promise<{ id: number; name: string } | undefined> {
+  const location = await findUsableLocation(db, storeId, locationId);
+  if (!location) problems.add("location_id", "not_found", "is not an active location of this store");
+  return location;
+}
+
+/**
+ * Resolves input lines against the mirror (one query for every line): each names an item by
+ * `variant_id` or `inventory_item_id` (both: they must agree), has a non-zero delta, and names an item
+ * at most once. Titles, SKU and barcode come from the mirror unless the line sends its own; the unit
+ * cost is the variant's (in its cost currency, else the store's).
+ */
+async function resolveLines(
+  db: Db,
+  store: StoreRef,
+  lines: readonly AdjustmentLineInput[],
+  problems: DetailCollector,
+): Promise<Omit<AdjustmentLineInsert, "adjustment_id">[]> {
+  const variantIds: number[] = [];
+  const itemIds: number[] = [];
+  for (const line of lines) {
+    if (line.variant_id != null) variantIds.push(line.variant_id);
+    if (line.inventory_item_id != null) itemIds.push(line.inventory_item_id);
+  }
+  const variants = await findVariants(db, store.id, variantIds, itemIds);
+  const byVariant = new Map<number, MirrorVariant>();
+  const byItem = new Map<number, MirrorVariant>();
+  for (const v of variants) {
+    byVariant.set(Number(v.id), v);
+    byItem.set(Number(v.inventory_item_id), v);
+  }
+  const seenItems = new Set<number>();
+  const resolved: Omit<AdjustmentLineInsert, "adjustment_id">[] = [];
+  lines.forEach((line, index) => {
+    const at = `lines.${index}`;
+    if (line.delta === 0) problems.add(`${at}.delta`, "invalid_value", "must be a non-zero integer");
+    let variant: MirrorVariant | undefined;
+    let field = "variant_id";
+    if (line.variant_id == null && line.inventory_item_id == null) {
+      problems.add(`${at}.variant_id`, "required", "a line needs variant_id or inventory_item_id");
+      return;
+    }
+    if (line.variant_id != null) {
+      variant = byVariant.get(line.variant_id);
+      if (!variant) {
+        problems.add(`${at}.variant_id`, "not_found", "is not a variant of this store");
+        return;
+      }
+    }
+    if (line.inventory_item_id != null) {
+      const byItemId = byItem.get(line.inventory_item_id);
+      if (!byItemId) {
+        problems.add(`${at}.inventory_item_id`, "not_found", "is not an inventory item of this store");
+        return;
+      }
+      if (variant && Number(variant.inventory_item_id) !== line.inventory_item_id) {
+        problems.add(`${at}.inventory_item_id`, "mismatch", "is not the inventory item of variant_id");
+        return;
+      }
+      if (!variant) field = "inventory_item_id";
+      variant = byItemId;
+    }
+    if (!variant) return;
+    const itemId = Number(variant.inventory_item_id);
+    if (seenItems.has(itemId)) {
+      problems.add(`${at}.${field}`, "duplicate", "names an item another line already adjusts");
+      return;
+    }
+    seenItems.add(itemId);
+    resolved.push({
+      store_id: store.id,
+      position: index + 1,
+      product_title: line.product_title ?? variant.product_title,
+      variant_title: line.variant_title ?? variant.title,
+      sku: line.sku ?? variant.sku,
+      barcode: line.barcode ?? variant.barcode,
+      inventory_item_id: itemId,
+      variant_id: Number(variant.id),
+      delta: line.delta,
+      quantity_before: null,
+      quantity_after: null,
+      unit_cost: variant.unit_cost,
+      unit_cost_currency: variant.unit_cost_currency ?? store.currency,
+      lot_id: line.lot_id ?? null,
+      lot_number: line.lot_number ?? null,
+      lot_units: line.lot_units ?? null,
+      expected_before: line.expected_before ?? null,
+    });
+  });
+  return resolved;
+}
+
+async function lockedAdjustment(trx: Db, storeId: number, id: number): Promise<AdjustmentRow> {
+  const row = await findAdjustment(trx, storeId, id, { forUpdate: true });
+  if (!row) throw notFound("stock adjustment");
+  return row;
+}
+
+/** POST /stock_adjustments: a draft, numbered from the store's counter. Emits stock_adjustment.updated. */
+export async function createAdjustment(
+  ctx: AppContext,
+  trx: Db,
+  store: StoreRef,
+  input: AdjustmentInput & { location_id: number; lines: AdjustmentLineInput[] },
+): Promise<StockAdjustmentView> {
+  const problems = new DetailCollector();
+  const location = await checkLocation(trx, store.id, input.location_id, problems);
+  const lines = await resolveLines(trx, store, input.lines, problems);
+  problems.throwIfAny();
+  const { sequentialId, prefix } = await takeAdjustmentNumber(trx, store.id);
+  const now = ctx.clock.now();
+  const row = await insertAdjustment(trx, {
+    store_id: store.id,
+    sequential_id: sequentialId,
+    number: formatAdjustmentNumber(prefix, sequentialId),
+    status: "draft",
+    source: "api",
+    reason: input.reason ?? "correction",
+    note: input.note ?? null,
+    location_id: input.location_id,
+    location_name: location?.name ?? "",
+    stocktake_id: null,
+    reversal_of_id: null,
+    applied_at: null,
+    cancelled_at: null,
+    created_at: now,
+    updated_at: now,
+  });
+  await replaceLines(
+    trx,
+    store.id,
+    row.id,
+    lines.map((l) => ({ ...l, adjustment_id: row.id })),
+  );
+  const view = await presentOne(trx, store.id, row);
+  await emitAdjustment(ctx, trx, store.id, "stock_adjustment.updated", view);
+  return view;
+}
+
+/**
+ * PATCH: drafts only; only the fields sent change, `lines` replaces the set. A PATCH that changes
+ * nothing writes nothing (no updated_at bump, no event).
+ */
+export async function updateAdjustment(
+  ctx: AppContext,
+  trx: Db,
+  store: StoreRef,
+  id: number,
+  input: AdjustmentInput,
+): Promise<StockAdjustmentView> {
+  const row = await lockedAdjustment(trx, store.id, id);
+  nextAdjustmentStatus(row.status, "update");
+  const problems = new DetailCollector();
+  const set: AdjustmentUpdate = {};
+  if (input.location_id !== undefined && input.location_id !== Number(row.location_id)) {
+    const location = await checkLocation(trx, store.id, input.location_id, problems);
+    set.location_id = input.location_id;
+    if (location) set.location_name = location.name;
+  }
+  if (input.reason !== undefined && input.reason !== row.reason) set.reason = input.reason;
+  if (input.note !== undefined && input.note !== row.note) set.note = input.note;
+  const lines = input.lines !== undefined ? await resolveLines(trx, store, input.lines, problems) : null;
+  problems.throwIfAny();
+  if (Object.keys(set).length === 0 && lines === null) return presentOne(trx, store.id, row);
+  const updated = await updateAdjustmentRow(trx, store.id, id, { ...set, updated_at: ctx.clock.now() });
+  if (lines !== null)
+    await replaceLines(
+      trx,
+      store.id,
+      id,
+      lines.map((l) => ({ ...l, adjustment_id: id })),
+    );
+  const view = await presentOne(trx, store.id, updated);
+  await emitAdjustment(ctx, trx, store.id, "stock_adjustment.updated", view);
+  return view;
+}
+
+/**
+ * POST …/apply. Locks the adjustment, then the mirror levels of its items at its location (in item
+ * order); records quantity_before (the level's `available` at that moment, 0 when the mirror has no
+ * level row) and quantity_after = before + delta; refuses the whole apply when a line's
+ * `expected_before` no longer matches; writes one movement per line (available and on_hand move by the
+ * delta, reason = the adjustment's reason) through the stock pipeline; marks it applied.
+ * Reads and writes are batched: a fixed number of queries whatever the line count.
+ */
+export async function applyAdjustment(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  id: number,
+): Promise<StockAdjustmentView> {
+  const row = await lockedAdjustment(trx, storeId, id);
+  const status = nextAdjustmentStatus(row.status, "apply");
+  const locationId = Number(row.location_id);
+  const lines = await linesOf(trx, storeId, [id]);
+  const levels = await lockLevels(
+    trx,
+    storeId,
+    locationId,
+    lines.map((l) => Number(l.inventory_item_id)),
+  );
+  const problems = new DetailCollector();
+  const quantities = lines.map((line, index) => {
+    const before = levels.get(Number(line.inventory_item_id)) ?? 0;
+    const after = before + line.delta;
+    if (line.expected_before !== null && line.expected_before !== before)
+      problems.add(
+        `lines.${index}.expected_before`,
+        "stock_changed",
+        `was counted against ${line.expected_before}, but the level at this location is ${before} now`,
+      );
+    if (Math.abs(after) > INT4_MAX)
+      problems.add(`lines.${index}.delta`, "out_of_range", `would take the level to ${after}`);
+    return { id: Number(line.id), before, after };
+  });
+  problems.throwIfAny();
+  await setLineQuantities(trx, storeId, quantities);
+  await recordStockMovements(ctx, trx, {
+    storeId,
+    subjectType: SUBJECT,
+    subjectId: id,
+    reference: adjustmentReference(id),
+    movements: lines.map((line) => ({
+      inventoryItemId: Number(line.inventory_item_id),
+      locationId,
+      // `available` moves and on_hand follows, for every reason (cycle_count_available included).
+      availableDelta: line.delta,
+      reason: row.reason,
+    })),
+  });
+  const now = ctx.clock.now();
+  const updated = await updateAdjustmentRow(trx, storeId, id, { status, applied_at: now, updated_at: now });
+  const view = await presentOne(trx, storeId, updated);
+  await emitAdjustment(ctx, trx, storeId, "stock_adjustment.applied", view);
+  return view;
+}
+
+/** POST …/cancel: drafts only; nothing moves. */
+export async function cancelAdjustment(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  id: number,
+): Promise<StockAdjustmentView> {
+  const row = await lockedAdjustment(trx, storeId, id);
+  const status = nextAdjustmentStatus(row.status, "cancel");
+  const now = ctx.clock.now();
+  const updated = await updateAdjustmentRow(trx, storeId, id, { status, cancelled_at: now, updated_at: now });
+  const view = await presentOne(trx, storeId, updated);
+  await emitAdjustment(ctx, trx, storeId, "stock_adjustment.cancelled", view);
+  return view;
+}
+
+export async function getAdjustment(db: Db, storeId: number, id: number): Promise<StockAdjustmentView> {
+  const row = await findAdjustment(db, storeId, id);
+  if (!row) throw notFound("stock adjustment");
+  return presentOne(db, storeId, row);
+}
