@@ -1,5 +1,8 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { DateOnly, GeneratedJson, GeneratedTimestamp, Json, Numeric, Timestamp } from "./foundation.ts";
+
+/** A `numeric` column with a database default (Generated<Numeric> would nest two ColumnTypes). */
+export type GeneratedNumeric = ColumnType<string, string | undefined, string>;
 
 export type PurchaseOrderStatus = "draft" | "ordered" | "in_transit" | "partial" | "received" | "closed";
 
@@ -33,7 +36,7 @@ export interface PurchaseOrdersTable {
   source: Generated<string>;
   supplier_id: number;
   currency: string;
-  exchange_rate: Generated<Numeric>;
+  exchange_rate: GeneratedNumeric;
   exchange_rate_base_currency: string;
   exchange_rate_date: DateOnly;
   exchange_rate_source: Generated<"store_rates" | "manual" | "identity">;
@@ -53,12 +56,15 @@ export interface PurchaseOrdersTable {
   ship_to_override: string | null;
   bill_to_override: string | null;
   tax_rate_id: number | null;
+  /** Snapshot of the order's tax rate when it was set (the rate row may change or go later). */
+  tax_rate_name: string | null;
+  tax_rate_percent: GeneratedNumeric;
   taxes_included: Generated<boolean>;
   charges_taxable: Generated<boolean>;
-  subtotal: Generated<Numeric>;
-  charges_total: Generated<Numeric>;
-  tax_total: Generated<Numeric>;
-  total: Generated<Numeric>;
+  subtotal: GeneratedNumeric;
+  charges_total: GeneratedNumeric;
+  tax_total: GeneratedNumeric;
+  total: GeneratedNumeric;
   sent_at: Timestamp | null;
   ordered_at: Timestamp | null;
   in_transit_at: Timestamp | null;
@@ -88,18 +94,31 @@ export interface PurchaseOrderLinesTable {
   quantity: number;
   cancelled_quantity: Generated<number>;
   received_quantity: Generated<number>;
-  unit_cost: Generated<Numeric>;
+  unit_cost: GeneratedNumeric;
   discount_percent: Numeric | null;
-  line_total: Generated<Numeric>;
-  tax_amount: Generated<Numeric>;
+  line_total: GeneratedNumeric;
+  tax_amount: GeneratedNumeric;
   taxable: Generated<boolean>;
   tax_rate_id: number | null;
-  tax_rate_percent: Generated<Numeric>;
+  tax_rate_percent: GeneratedNumeric;
   weight_grams: Generated<number>;
   supplier_note: string | null;
   internal_note: string | null;
+  /** Supplier catalog warnings computed when the line was written (additive `warnings` field). */
+  warnings: GeneratedJson<LineWarning[]>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+}
+
+export interface LineWarning {
+  code: "below_min_order_qty" | "not_pack_multiple";
+  message: string;
+  suggested_quantity: number;
+}
+
+export interface PurchaseOrderCountersTable {
+  store_id: number;
+  last_sequential_id: number;
 }
 
 export interface PurchaseOrderChargesTable {
@@ -112,7 +131,9 @@ export interface PurchaseOrderChargesTable {
   amount: Numeric;
   currency: string;
   amount_in_order_currency: Numeric;
-  tax_amount: Generated<Numeric>;
+  /** 1 unit of the charge currency = this many units of the order currency, fixed when written. */
+  rate_to_order_currency: GeneratedNumeric;
+  tax_amount: GeneratedNumeric;
   billed_by_supplier: Generated<boolean>;
   allocation_method: Generated<"value" | "quantity" | "weight" | "custom" | "none">;
   custom_split: Json<Array<{ position: number; amount: string }>> | null;
@@ -134,6 +155,7 @@ export interface PurchaseOrderHistoryTable {
 export interface PurchaseOrdersTables {
   tax_rates: TaxRatesTable;
   exchange_rates: ExchangeRatesTable;
+  purchase_order_counters: PurchaseOrderCountersTable;
   purchase_orders: PurchaseOrdersTable;
   purchase_order_lines: PurchaseOrderLinesTable;
   purchase_order_charges: PurchaseOrderChargesTable;

@@ -1,0 +1,356 @@
+/**
+ * Purchase order SQL: loading an order (or many) with everything its presenter needs in a fixed
+ * number of queries, row locks, history rows. No rules here.
+ */
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import { platformSyncOf, type SyncState } from "../../platform/stock-pipeline.ts";
+import { notFound } from "../errors.ts";
+import {
+  type ChargeRow,
+  type LineRow,
+  type LocationAddress,
+  type OrderRecord,
+  type OrderRow,
+  type PaymentRow,
+  type PresentedReceipt,
+  type PurchaseOrder,
+  type PurchaseOrderSummary,
+  presentPurchaseOrder,
+  presentPurchaseOrderSummary,
+  presentReceipt,
+  type ReceiptLineRow,
+} from "./presenter.ts";
+
+const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
+
+/** The order rows (with supplier name and location) of `ids` in the store. */
+export function orderRecordQuery(db: Db, storeId: number) {
+  return db
+    .selectFrom("purchase_orders as po")
+    .leftJoin("suppliers as s", (j) => j.onRef("s.id", "=", "po.supplier_id").on("s.store_id", "=", storeId))
+    .leftJoin("locations as loc", (j) =>
+      j.onRef("loc.id", "=", "po.location_id").on("loc.store_id", "=", storeId),
+    )
+    .selectAll("po")
+    .select([
+      "s.name as supplier_name",
+      "loc.name as location_name",
+      sql<LocationAddress | null>`loc.address`.as("location_address"),
+    ])
+    .where("po.store_id", "=", storeId);
+}
+
+function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const map = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    let list = map.get(k);
+    if (!list) {
+      list = [];
+      map.set(k, list);
+    }
+    list.push(row);
+  }
+  return map;
+}
+
+async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) {
+  const [lines, charges] = await Promise.all([
+    db
+      .selectFrom("purchase_order_lines")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", [...ids])
+      .orderBy("purchase_order_id")
+      .orderBy("position")
+      .orderBy("id")
+      .execute(),
+    db
+      .selectFrom("purchase_order_charges")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", [...ids])
+      .orderBy("purchase_order_id")
+      .orderBy("position")
+      .orderBy("id")
+      .execute(),
+  ]);
+  return {
+    lines: groupBy(lines as LineRow[], (l) => l.purchase_order_id),
+    charges: groupBy(charges as ChargeRow[], (c) => c.purchase_order_id),
+  };
+}
+
+/** List rows: presents many already-loaded order records with lines, charges and sync (3 queries). */
+export async function presentSummaries(
+  db: Db,
+  storeId: number,
+  orders: readonly OrderRecord[],
+): Promise<PurchaseOrderSummary[]> {
+  if (orders.length === 0) return [];
+  const ids = orders.map((o) => o.id);
+  const [{ lines, charges }, sync] = await Promise.all([
+    linesAndCharges(db, storeId, ids),
+    platformSyncOf(db, storeId, "purchase_order", ids),
+  ]);
+  return orders.map((o) =>
+    presentPurchaseOrderSummary(
+      o,
+      lines.get(o.id) ?? [],
+      charges.get(o.id) ?? [],
+      sync.get(o.id) ?? NEVER_MOVED,
+    ),
+  );
+}
+
+/**
+ * Full PurchaseOrders (lines, charges, receipts with their lines, payments, platform_sync) for
+ * `ids`, in a fixed number of queries whatever the number of orders or lines. Missing ids are absent
+ * from the map.
+ */
+export async function loadPurchaseOrders(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<Map<number, PurchaseOrder>> {
+  const result = new Map<number, PurchaseOrder>();
+  if (ids.length === 0) return result;
+  const orders = (await orderRecordQuery(db, storeId)
+    .where("po.id", "in", [...ids])
+    .execute()) as OrderRecord[];
+  if (orders.length === 0) return result;
+  const found = orders.map((o) => o.id);
+  const [{ lines, charges }, receipts, receiptLines, payments, syncRows] = await Promise.all([
+    linesAndCharges(db, storeId, found),
+    db
+      .selectFrom("receipts as r")
+      .leftJoin("locations as loc", (j) =>
+        j.onRef("loc.id", "=", "r.location_id").on("loc.store_id", "=", storeId),
+      )
+      .selectAll("r")
+      .select("loc.name as location_name")
+      .where("r.store_id", "=", storeId)
+      .where("r.purchase_order_id", "in", found)
+      .orderBy("r.created_at")
+      .orderBy("r.id")
+      .execute(),
+    db
+      .selectFrom("receipt_lines as rl")
+      .innerJoin("receipts as r", "r.id", "rl.receipt_id")
+      .selectAll("rl")
+      .where("r.store_id", "=", storeId)
+      .where("r.purchase_order_id", "in", found)
+      .orderBy("rl.id")
+      .execute(),
+    db
+      .selectFrom("payments")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", found)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute(),
+    db
+      .selectFrom("platform_sync_states")
+      .select(["subject_type", "subject_id", "state", "attempted_at", "error"])
+      .where("store_id", "=", storeId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("subject_type", "=", "purchase_order"), eb("subject_id", "in", found)]),
+          eb.and([
+            eb("subject_type", "=", "receipt"),
+            eb(
+              "subject_id",
+              "in",
+              eb
+                .selectFrom("receipts")
+                .select("id")
+                .where("store_id", "=", storeId)
+                .where("purchase_order_id", "in", found),
+            ),
+          ]),
+        ]),
+      )
+      .execute(),
+  ]);
+  const syncByKey = new Map<string, SyncState>();
+  for (const r of syncRows)
+    syncByKey.set(`${r.subject_type}:${r.subject_id}`, {
+      state: r.state,
+      attempted_at: r.attempted_at?.toISOString() ?? null,
+      error: r.error,
+    });
+  const sync = (type: string, id: number) => syncByKey.get(`${type}:${id}`) ?? NEVER_MOVED;
+  const linesByReceipt = groupBy(receiptLines as ReceiptLineRow[], (l) => l.receipt_id);
+  const receiptsByOrder = groupBy(receipts, (r) => r.purchase_order_id);
+  const paymentsByOrder = groupBy(payments as PaymentRow[], (p) => p.purchase_order_id);
+  for (const order of orders) {
+    const presentedReceipts: PresentedReceipt[] = (receiptsByOrder.get(order.id) ?? []).map((r) => {
+      const { location_name, ...row } = r;
+      return presentReceipt(row, linesByReceipt.get(r.id) ?? [], sync("receipt", r.id), {
+        currency: order.currency,
+        storeCurrency: order.exchange_rate_base_currency,
+        locationName: location_name,
+      });
+    });
+    result.set(
+      order.id,
+      presentPurchaseOrder({
+        order,
+        lines: lines.get(order.id) ?? [],
+        charges: charges.get(order.id) ?? [],
+        sync: sync("purchase_order", order.id),
+        receipts: presentedReceipts,
+        payments: paymentsByOrder.get(order.id) ?? [],
+      }),
+    );
+  }
+  return result;
+}
+
+/** One full PurchaseOrder as GET returns it; 404 not_found when absent from the store. */
+export async function loadPurchaseOrder(db: Db, storeId: number, id: number): Promise<PurchaseOrder> {
+  const order = (await loadPurchaseOrders(db, storeId, [id])).get(id);
+  if (!order) throw notFound("purchase order");
+  return order;
+}
+
+/** `SELECT … FOR UPDATE` of the order row; 404 not_found when absent from the store. */
+export async function lockPurchaseOrder(trx: Db, storeId: number, id: number): Promise<OrderRow> {
+  const row = await trx
+    .selectFrom("purchase_orders")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw notFound("purchase order");
+  return row;
+}
+
+/** The order's lines, in position order. */
+export async function orderLines(db: Db, storeId: number, orderId: number): Promise<LineRow[]> {
+  return db
+    .selectFrom("purchase_order_lines")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("purchase_order_id", "=", orderId)
+    .orderBy("position")
+    .orderBy("id")
+    .execute();
+}
+
+export async function orderCharges(db: Db, storeId: number, orderId: number): Promise<ChargeRow[]> {
+  return db
+    .selectFrom("purchase_order_charges")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("purchase_order_id", "=", orderId)
+    .orderBy("position")
+    .orderBy("id")
+    .execute();
+}
+
+export type HistoryType =
+  | "created"
+  | "updated"
+  | "lines_added"
+  | "line_cancelled"
+  | "ordered"
+  | "sent"
+  | "in_transit"
+  | "receipt_recorded"
+  | "receipt_voided"
+  | "received"
+  | "closed"
+  | "reopened"
+  | "archived"
+  | "unarchived"
+  | "payment_added"
+  | "payment_deleted"
+  | "marked_paid"
+  | "marked_unpaid"
+  | "duplicated"
+  | "platform_sync_failed";
+
+/** Who did it: an API key (by = its name, via = its prefix), or the service itself. */
+export interface Actor {
+  by: string;
+  via: string | null;
+}
+
+export const SYSTEM_ACTOR: Actor = { by: "system", via: null };
+
+/** The actor of a /v2 request's principal. */
+export function actorOf(principal: { key: { name: string; prefix: string } } | null | undefined): Actor {
+  return principal ? { by: principal.key.name, via: principal.key.prefix } : SYSTEM_ACTOR;
+}
+
+export interface HistoryInput {
+  storeId: number;
+  orderId: number;
+  type: HistoryType;
+  /** The request's principal (`principalOf(request)`); or give `by`/`via` directly; default system. */
+  principal?: { key: { name: string; prefix: string } } | null;
+  by?: string;
+  via?: string | null;
+  data?: Record<string, unknown>;
+  at: Date;
+}
+
+/** Writes one history row (decisions §8) in the caller's transaction. */
+export async function addHistory(trx: Db, input: HistoryInput): Promise<void> {
+  const actor =
+    input.by !== undefined ? { by: input.by, via: input.via ?? null } : actorOf(input.principal ?? null);
+  await trx
+    .insertInto("purchase_order_history")
+    .values({
+      store_id: input.storeId,
+      purchase_order_id: input.orderId,
+      type: input.type,
+      at: input.at,
+      by_name: actor.by,
+      via: actor.via,
+      data: JSON.stringify(input.data ?? {}),
+    })
+    .execute();
+}
+
+/** Next sequential_id of the store's orders (one atomic upsert). */
+export async function nextSequentialIds(trx: Db, storeId: number, count = 1): Promise<number> {
+  const row = await trx
+    .insertInto("purchase_order_counters")
+    .values({ store_id: storeId, last_sequential_id: count })
+    .onConflict((oc) =>
+      oc.column("store_id").doUpdateSet((eb) => ({
+        last_sequential_id: eb("purchase_order_counters.last_sequential_id", "+", count),
+      })),
+    )
+    .returning("last_sequential_id")
+    .executeTakeFirstOrThrow();
+  return row.last_sequential_id - count + 1;
+}
+
+/**
+ * Takes `count` numbers from the store's numbering (UPDATE … RETURNING, atomic): returns the prefix
+ * and the first number taken.
+ */
+export async function takeOrderNumbers(
+  trx: Db,
+  storeId: number,
+  count = 1,
+): Promise<{ prefix: string; first: number }> {
+  const row = await trx
+    .updateTable("stores")
+    .set((eb) => ({ next_purchase_order_number: eb("next_purchase_order_number", "+", count) }))
+    .where("id", "=", storeId)
+    .returning(["purchase_order_prefix", "next_purchase_order_number"])
+    .executeTakeFirstOrThrow();
+  return { prefix: row.purchase_order_prefix, first: row.next_purchase_order_number - count };
+}
+
+/** `PO-0001`: prefix then the number padded to 4 digits (longer numbers are not cut). */
+export function formatOrderNumber(prefix: string, n: number): string {
+  return `${prefix}${String(n).padStart(4, "0")}`;
+}

@@ -1,0 +1,91 @@
+/**
+ * Incoming stock of purchase orders: every change goes through recordStockMovements (subject
+ * purchase_order), so the order's platform_sync reports it.
+ */
+import type { Db } from "../../db/database.ts";
+import type { AppContext } from "../../http/context.ts";
+import { recordStockMovements } from "../../platform/stock-pipeline.ts";
+import { isOpen, type LineQuantities, outstandingOf, type PurchaseOrderStatus } from "./transitions.ts";
+
+export interface IncomingOrder {
+  id: number;
+  store_id: number;
+  /** The order's platform location (lines without their own location go there). */
+  location_id: number;
+  updates_stock: boolean;
+}
+
+export interface IncomingLine {
+  inventory_item_id: number | null;
+  location_id: number | null;
+}
+
+export interface IncomingDelta {
+  line: IncomingLine;
+  /** Signed change of the platform's `incoming` for the line's item at its location. */
+  delta: number;
+}
+
+export function orderReference(orderId: number): string {
+  return `stockroom://purchase_orders/${orderId}`;
+}
+
+/**
+ * Pushes incoming changes for order lines: + when quantity becomes expected, − when it no longer is.
+ * Lines without an inventory item, zero deltas, and orders that do not update stock move nothing.
+ * Deltas for the same item and location are summed into one movement.
+ */
+export async function pushIncoming(
+  ctx: AppContext,
+  trx: Db,
+  order: IncomingOrder,
+  deltasByLine: readonly IncomingDelta[],
+  reason = "purchase_order_incoming",
+): Promise<number[]> {
+  if (!order.updates_stock) return [];
+  const sums = new Map<string, { item: number; location: number; delta: number }>();
+  for (const { line, delta } of deltasByLine) {
+    if (line.inventory_item_id === null || delta === 0) continue;
+    const location = line.location_id ?? order.location_id;
+    const key = `${line.inventory_item_id}:${location}`;
+    const entry = sums.get(key) ?? { item: line.inventory_item_id, location, delta: 0 };
+    entry.delta += delta;
+    sums.set(key, entry);
+  }
+  const movements = [...sums.values()]
+    .filter((s) => s.delta !== 0)
+    .map((s) => ({ inventoryItemId: s.item, locationId: s.location, incomingDelta: s.delta, reason }));
+  if (movements.length === 0) return [];
+  return recordStockMovements(ctx, trx, {
+    storeId: order.store_id,
+    subjectType: "purchase_order",
+    subjectId: order.id,
+    reference: orderReference(order.id),
+    movements,
+  });
+}
+
+/**
+ * What an order holds as incoming right now: each line's outstanding quantity while the order is open
+ * (nothing for drafts, received and closed orders, or orders that do not update stock).
+ */
+export function incomingOf(
+  order: { status: PurchaseOrderStatus; updates_stock: boolean },
+  lines: readonly (IncomingLine & LineQuantities)[],
+): IncomingDelta[] {
+  if (!order.updates_stock || !isOpen(order.status)) return [];
+  return lines.map((line) => ({ line, delta: outstandingOf(line) }));
+}
+
+/** Pushes the difference between two `incomingOf` snapshots (before − after retracted, after added). */
+export async function pushIncomingChange(
+  ctx: AppContext,
+  trx: Db,
+  order: IncomingOrder,
+  before: readonly IncomingDelta[],
+  after: readonly IncomingDelta[],
+  reason = "purchase_order_incoming",
+): Promise<number[]> {
+  const deltas: IncomingDelta[] = [...before.map((d) => ({ line: d.line, delta: -d.delta })), ...after];
+  return pushIncoming(ctx, trx, order, deltas, reason);
+}
