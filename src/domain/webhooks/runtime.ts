@@ -1,0 +1,93 @@
+/**
+ * What webhook delivery keeps per running service: one sender (its keep-alive pool is what makes
+ * hundreds of deliveries a second possible), the retry schedule, the key that opens stored secrets,
+ * and the mailer for the owner's "endpoint disabled" email. Built lazily, once per AppContext.
+ */
+import type { AppContext } from "../../http/context.ts";
+import { createMailer, type Mailer } from "../../mail/mailer.ts";
+import { createWebhookSender, type WebhookSender } from "./http-client.ts";
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.ts";
+import { decryptSecret, deriveSecretKey, encryptSecret } from "./signing.ts";
+import type { Resolver } from "./url-guard.ts";
+
+/** Test and embedding hooks; production uses the defaults. */
+export interface WebhooksOptions {
+  /**
+   * Name resolution, used both when a URL is validated (creation, PATCH) and when a delivery connects.
+   * Tests inject one to make a name resolve publicly at creation and to loopback later.
+   */
+  resolve?: Resolver;
+  /** Extra trusted CA certificates (PEM) for deliveries; NODE_EXTRA_CA_CERTS is honoured anyway. */
+  ca?: string | Buffer | ReadonlyArray<string | Buffer>;
+  /** Bound on one delivery attempt (contract: 10 s). */
+  timeoutMs?: number;
+}
+
+export const USER_AGENT = "Stockroom-Webhooks/2";
+
+export class WebhookRuntime {
+  readonly schedule: readonly number[];
+  private readonly secretKey: Buffer;
+  private senderInstance: WebhookSender | null = null;
+  private mailerInstance: Mailer | null = null;
+  private readonly secrets = new Map<string, string>();
+  /** Stores found over the hourly volume, until when (clock ms): saves the count on every event. */
+  readonly hotUntil = new Map<number, number>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    readonly options: WebhooksOptions,
+  ) {
+    this.schedule = ctx.config.webhookRetrySchedule
+      ? parseRetrySchedule(ctx.config.webhookRetrySchedule)
+      : DEFAULT_RETRY_SCHEDULE;
+    this.secretKey = deriveSecretKey(ctx.secretsKey);
+  }
+
+  get sender(): WebhookSender {
+    this.senderInstance ??= createWebhookSender({
+      allowPrivate: this.ctx.config.webhookAllowPrivate,
+      ownHostnames: this.ctx.config.publicHostnames,
+      timeoutMs: this.options.timeoutMs,
+      ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
+      ...(this.options.resolve === undefined ? {} : { lookup: this.options.resolve }),
+    });
+    return this.senderInstance;
+  }
+
+  get mailer(): Mailer {
+    this.mailerInstance ??= createMailer({
+      smtpUrl: this.ctx.config.smtpUrl ?? undefined,
+      outboxDir: this.ctx.config.outboxDir,
+    });
+    return this.mailerInstance;
+  }
+
+  encryptSecret(secret: string, storeId: number): string {
+    return encryptSecret(secret, this.secretKey, `webhook:${storeId}`);
+  }
+
+  /** Decrypts a stored secret; cached, since every attempt needs it and the value never changes. */
+  decryptSecret(stored: string, storeId: number): string {
+    const key = `${storeId}:${stored}`;
+    let plain = this.secrets.get(key);
+    if (plain === undefined) {
+      plain = decryptSecret(stored, this.secretKey, `webhook:${storeId}`);
+      if (this.secrets.size > 10_000) this.secrets.clear();
+      this.secrets.set(key, plain);
+    }
+    return plain;
+  }
+}
+
+const runtimes = new WeakMap<AppContext, WebhookRuntime>();
+
+/** The runtime of `ctx`, created on first use with `options`. */
+export function webhookRuntime(ctx: AppContext, options: WebhooksOptions = {}): WebhookRuntime {
+  let runtime = runtimes.get(ctx);
+  if (!runtime) {
+    runtime = new WebhookRuntime(ctx, options);
+    runtimes.set(ctx, runtime);
+  }
+  return runtime;
+}

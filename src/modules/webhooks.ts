@@ -1,0 +1,78 @@
+import { webhookAdminRoutes } from "../admin/webhook-routes.ts";
+import { RETENTION_MS } from "../domain/webhooks/catalogue.ts";
+import {
+  DISABLED_EMAIL_JOB,
+  FANOUT_JOB,
+  FOLD_JOB,
+  LANE_JOB,
+  routeEmittedEvent,
+  runDisabledEmail,
+  runFanout,
+  runFold,
+  runLane,
+  runSend,
+  SEND_JOB,
+  type SendPayload,
+} from "../domain/webhooks/delivery.ts";
+import { type WebhooksOptions, webhookRuntime } from "../domain/webhooks/runtime.ts";
+import { purgeOlderThan } from "../domain/webhooks/service.ts";
+import type { AppContext } from "../http/context.ts";
+import { webhookRoutes } from "../http/routes/webhooks.ts";
+import type { Module } from "./module.ts";
+
+/**
+ * Webhooks: subscriptions, signed delivery from the outbox, retries, folding, the slow lane,
+ * redelivery, and 30-day retention of events and delivery logs. `options` exist for tests (an
+ * injected resolver and CA); production uses `webhooksModule`.
+ */
+export function createWebhooksModule(options: WebhooksOptions = {}): Module {
+  const rt = (ctx: AppContext) => webhookRuntime(ctx, options);
+  return {
+    name: "webhooks",
+    routes: webhookRoutes(rt),
+    adminRoutes: webhookAdminRoutes,
+    onEvent: (ctx, trx, event) => routeEmittedEvent(ctx, rt(ctx), trx, event),
+    jobs: [
+      {
+        type: FANOUT_JOB,
+        run: (ctx, job) => runFanout(ctx, rt(ctx), Number(job.payload.seq)),
+      },
+      {
+        type: FOLD_JOB,
+        run: (ctx, job) =>
+          runFold(ctx, rt(ctx), {
+            seq: Number(job.payload.seq),
+            store_id: Number(job.payload.store_id),
+            subject_type: String(job.payload.subject_type),
+            subject_id: Number(job.payload.subject_id),
+            name: String(job.payload.name),
+          }),
+      },
+      {
+        type: SEND_JOB,
+        run: (ctx, job) => runSend(ctx, rt(ctx), job.payload as unknown as SendPayload),
+      },
+      {
+        type: LANE_JOB,
+        run: (ctx, job) => runLane(ctx, rt(ctx), Number(job.payload.store_id), job.id),
+        // A failed batch (database trouble) comes back soon; its rows are leased meanwhile anyway.
+        retryDelayMs: (attempts) => Math.min(60_000, 1000 * 2 ** Math.min(attempts, 6)),
+      },
+      {
+        type: DISABLED_EMAIL_JOB,
+        run: (ctx, job) => runDisabledEmail(ctx, rt(ctx), Number(job.payload.webhook_id)),
+      },
+    ],
+    periodic: [
+      {
+        name: "webhooks.retention",
+        intervalMs: 60 * 60 * 1000,
+        async run(ctx) {
+          await purgeOlderThan(ctx.db, new Date(ctx.clock.now().getTime() - RETENTION_MS));
+        },
+      },
+    ],
+  };
+}
+
+export const webhooksModule: Module = createWebhooksModule();
