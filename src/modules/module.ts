@@ -32,6 +32,21 @@ export interface Module {
     store: CreatedStore,
     options: { seed: "demo" | "empty" },
   ): Promise<void>;
+  /**
+   * Runs when a stock-moving record's platform_sync becomes `failed` (permanent refusal or attempts
+   * exhausted), in the transaction that marks it (e.g. a purchase order history row).
+   */
+  onPlatformSyncFailed?(
+    ctx: AppContext,
+    trx: Db,
+    failure: {
+      storeId: number;
+      subjectType: "purchase_order" | "receipt" | "stock_adjustment";
+      subjectId: number;
+      error: string;
+      jobId: number;
+    },
+  ): Promise<void>;
   /** Runs in the transaction of every emitted event (e.g. webhook fan-out). */
   onEvent?(ctx: AppContext, trx: Db, event: EmittedEvent): Promise<void>;
 }

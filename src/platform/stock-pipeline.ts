@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import { refreshLevels } from "../domain/catalog/levels.ts";
 import type { AppContext } from "../http/context.ts";
 
 export type SyncSubjectType = "purchase_order" | "receipt" | "stock_adjustment";
@@ -30,6 +31,10 @@ export const PUSH_JOB = "platform.push";
  * final at once and the platform is told afterwards. The push job (platform module) sends each
  * movement with its id as idempotency key, so a retried push never moves platform stock twice.
  * Movements with every delta zero and no unit cost are dropped.
+ *
+ * The mirror's inventory levels of the moved items change in the same transaction (a level is the
+ * platform's last report plus the movements it has not acknowledged), so GET /inventory_levels and
+ * the next quantity_before see the movement at once, and item.* alert events fire here.
  */
 export async function recordStockMovements(
   ctx: AppContext,
@@ -92,6 +97,12 @@ export async function recordStockMovements(
       movement_ids: inserted.map((r) => r.id),
     },
     { storeId: input.storeId, maxAttempts: 6 },
+  );
+  await refreshLevels(
+    ctx,
+    trx,
+    input.storeId,
+    rows.map((r) => ({ inventoryItemId: r.inventory_item_id, locationId: r.location_id })),
   );
   return inserted.map((r) => r.id);
 }

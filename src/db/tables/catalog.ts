@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { GeneratedJson, GeneratedTimestamp, Json, Numeric, Timestamp } from "./foundation.ts";
 
 export interface ProductsTable {
@@ -27,7 +27,8 @@ export interface VariantsTable {
   sku: string | null;
   barcode: string | null;
   position: Generated<number>;
-  price: Generated<Numeric>;
+  /** numeric with a default: read as a decimal string. */
+  price: ColumnType<string, string | undefined, string>;
   compare_at_price: Numeric | null;
   unit_cost: Numeric | null;
   unit_cost_currency: string | null;
@@ -67,6 +68,15 @@ export interface InventoryLevelsTable {
   platform_updated_at: Timestamp | null;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /**
+   * The level as the platform last reported it (sync or push answer), and that report's version.
+   * The visible columns above = these + the deltas of this store's movements not yet acknowledged.
+   */
+  platform_available: Generated<number>;
+  platform_on_hand: Generated<number>;
+  platform_committed: Generated<number>;
+  platform_incoming: Generated<number>;
+  platform_version: number | null;
 }
 
 export interface StockMovementsTable {
@@ -102,6 +112,111 @@ export interface PlatformSyncStatesTable {
   updated_at: GeneratedTimestamp;
 }
 
+export interface MirrorSyncStatesTable {
+  store_id: number;
+  /** The connector's opaque watermark: changes after it are still to be pulled. */
+  watermark: string | null;
+  synced_at: Timestamp | null;
+  last_error: string | null;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface AlertSettingsTable {
+  store_id: number;
+  low_stock_threshold: number | null;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface AlertItemRulesTable {
+  id: Generated<number>;
+  store_id: number;
+  inventory_item_id: number;
+  location_id: number | null;
+  reorder_point: number | null;
+  max_stock: number | null;
+}
+
+// ---- The simulated platform ("platform side") ----
+
+export interface SimStoresTable {
+  store_id: number;
+  change_seq: Generated<number>;
+  fault_mode: Generated<"ok" | "down" | "reject">;
+  fault_remaining: number | null;
+  created_at: GeneratedTimestamp;
+}
+
+export interface SimLocationsTable {
+  store_id: number;
+  id: number;
+  name: string;
+  active: Generated<boolean>;
+  fulfillment_service: Generated<string>;
+  address: GeneratedJson<Record<string, string | null>>;
+  change_seq: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SimProductsTable {
+  store_id: number;
+  id: number;
+  title: string;
+  handle: string;
+  vendor: string | null;
+  product_type: string | null;
+  status: Generated<string>;
+  tags: Generated<string[]>;
+  options: GeneratedJson<unknown[]>;
+  image_url: string | null;
+  change_seq: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SimVariantsTable {
+  store_id: number;
+  id: number;
+  product_id: number;
+  inventory_item_id: number;
+  title: string;
+  sku: string | null;
+  barcode: string | null;
+  position: number;
+  price: Numeric;
+  compare_at_price: Numeric | null;
+  weight_grams: Generated<number>;
+  inventory_policy: Generated<string>;
+  taxable: Generated<boolean>;
+  image_url: string | null;
+  tracked: Generated<boolean>;
+  unit_cost: Numeric | null;
+  unit_cost_currency: string | null;
+  change_seq: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SimInventoryLevelsTable {
+  store_id: number;
+  inventory_item_id: number;
+  location_id: number;
+  available: Generated<number>;
+  on_hand: Generated<number>;
+  committed: Generated<number>;
+  incoming: Generated<number>;
+  change_seq: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SimPushKeysTable {
+  store_id: number;
+  key: string;
+  result: Json<unknown>;
+  created_at: Timestamp;
+}
+
 export interface CatalogTables {
   products: ProductsTable;
   variants: VariantsTable;
@@ -109,4 +224,13 @@ export interface CatalogTables {
   inventory_levels: InventoryLevelsTable;
   stock_movements: StockMovementsTable;
   platform_sync_states: PlatformSyncStatesTable;
+  mirror_sync_states: MirrorSyncStatesTable;
+  alert_settings: AlertSettingsTable;
+  alert_item_rules: AlertItemRulesTable;
+  sim_stores: SimStoresTable;
+  sim_locations: SimLocationsTable;
+  sim_products: SimProductsTable;
+  sim_variants: SimVariantsTable;
+  sim_inventory_levels: SimInventoryLevelsTable;
+  sim_push_keys: SimPushKeysTable;
 }

@@ -1,0 +1,316 @@
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import { emit } from "../../events/outbox.ts";
+import type { AppContext } from "../../http/context.ts";
+import type { PlatformInventoryLevel } from "../../platform/connector.ts";
+import { crossingsFor, type ItemRuleRow, type LevelQuantities, ruleForLevel } from "./alerts.ts";
+
+/**
+ * The mirror's inventory levels, kept right at every moment:
+ *
+ *   visible level = the level the platform last reported (highest version seen, from the sync feed or
+ *                   from the answer to one of our pushes)
+ *                 + the deltas of this store's stock movements the platform has not acknowledged yet.
+ *
+ * So a receipt or an applied adjustment shows in GET /inventory_levels (and in the next
+ * quantity_before) in the same transaction that records it; a sale on the platform shows once the
+ * sync brings it; and a push acknowledged by the platform changes nothing visible (its delta moves
+ * from "pending" into the platform part). A report older than what the mirror already holds (a late
+ * sync batch, a replayed push answer) is ignored by version, so nothing is counted twice for long: a
+ * sync that reads a level the platform changed for a push not yet acknowledged counts that delta
+ * twice only until the acknowledgement, which lands within the same push job.
+ *
+ * Every refresh locks the level rows first (creating missing ones), then recomputes them in bulk and
+ * emits the item.* crossing events in the same transaction.
+ */
+
+export interface LevelKey {
+  inventoryItemId: number;
+  locationId: number;
+}
+
+const CHUNK = 1000;
+
+interface LevelRow {
+  inventory_item_id: number;
+  location_id: number;
+  available: number;
+  on_hand: number;
+  committed: number;
+  incoming: number;
+  platform_available: number;
+  platform_on_hand: number;
+  platform_committed: number;
+  platform_incoming: number;
+  platform_version: number | null;
+  platform_updated_at: Date | null;
+}
+
+const keyOf = (item: number, location: number) => `${item}:${location}`;
+
+interface Change {
+  key: LevelKey;
+  before: LevelQuantities;
+  after: LevelQuantities;
+}
+
+/**
+ * Recomputes the mirror levels of `keys` (plus those named by `reports`), adopting each report that
+ * is newer than what the mirror holds, and emits item events for the crossings.
+ */
+export async function refreshLevels(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  keys: readonly LevelKey[],
+  reports: readonly PlatformInventoryLevel[] = [],
+): Promise<void> {
+  const reportByKey = new Map<string, PlatformInventoryLevel>();
+  for (const r of reports) {
+    const k = keyOf(r.inventoryItemId, r.locationId);
+    const prev = reportByKey.get(k);
+    if (!prev || r.version > prev.version) reportByKey.set(k, r);
+  }
+  const all = new Map<string, LevelKey>();
+  for (const k of keys) all.set(keyOf(k.inventoryItemId, k.locationId), k);
+  for (const r of reportByKey.values())
+    all.set(keyOf(r.inventoryItemId, r.locationId), {
+      inventoryItemId: r.inventoryItemId,
+      locationId: r.locationId,
+    });
+  const list = [...all.values()];
+  const changes: Change[] = [];
+  for (let i = 0; i < list.length; i += CHUNK) {
+    changes.push(...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey)));
+  }
+  if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
+}
+
+async function refreshChunk(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  keys: LevelKey[],
+  reports: Map<string, PlatformInventoryLevel>,
+): Promise<Change[]> {
+  const now = ctx.clock.now();
+  // 1. Create the missing rows, straight from the platform's report when there is one.
+  const inserted = await trx
+    .insertInto("inventory_levels")
+    .values(
+      keys.map((k) => {
+        const r = reports.get(keyOf(k.inventoryItemId, k.locationId));
+        return {
+          store_id: storeId,
+          inventory_item_id: k.inventoryItemId,
+          location_id: k.locationId,
+          available: r?.available ?? 0,
+          on_hand: r?.onHand ?? 0,
+          committed: r?.committed ?? 0,
+          incoming: r?.incoming ?? 0,
+          platform_available: r?.available ?? 0,
+          platform_on_hand: r?.onHand ?? 0,
+          platform_committed: r?.committed ?? 0,
+          platform_incoming: r?.incoming ?? 0,
+          platform_version: r?.version ?? null,
+          platform_updated_at: r?.updatedAt ?? null,
+          created_at: now,
+          updated_at: now,
+        };
+      }),
+    )
+    .onConflict((oc) => oc.columns(["store_id", "inventory_item_id", "location_id"]).doNothing())
+    .returning(["inventory_item_id", "location_id"])
+    .execute();
+  const fresh = new Set(inserted.map((r) => keyOf(r.inventory_item_id, r.location_id)));
+
+  // 2. Lock and read what the mirror holds now.
+  const rows: LevelRow[] = await trx
+    .selectFrom("inventory_levels")
+    .select([
+      "inventory_item_id",
+      "location_id",
+      "available",
+      "on_hand",
+      "committed",
+      "incoming",
+      "platform_available",
+      "platform_on_hand",
+      "platform_committed",
+      "platform_incoming",
+      "platform_version",
+      "platform_updated_at",
+    ])
+    .where("store_id", "=", storeId)
+    .where((eb) =>
+      eb(
+        eb.refTuple("inventory_item_id", "location_id"),
+        "in",
+        keys.map((k) => eb.tuple(k.inventoryItemId, k.locationId)),
+      ),
+    )
+    .forUpdate()
+    .execute();
+
+  // 3. What the platform has not acknowledged yet.
+  const pendingRows = await trx
+    .selectFrom("stock_movements")
+    .select((eb) => [
+      "inventory_item_id",
+      "location_id",
+      eb.fn.sum<string>("available_delta").as("available"),
+      eb.fn.sum<string>("on_hand_delta").as("on_hand"),
+      eb.fn.sum<string>("incoming_delta").as("incoming"),
+    ])
+    .where("store_id", "=", storeId)
+    .where("pushed_at", "is", null)
+    .where((eb) =>
+      eb(
+        eb.refTuple("inventory_item_id", "location_id"),
+        "in",
+        keys.map((k) => eb.tuple(k.inventoryItemId, k.locationId)),
+      ),
+    )
+    .groupBy(["inventory_item_id", "location_id"])
+    .execute();
+  const pending = new Map(
+    pendingRows.map((p) => [
+      keyOf(p.inventory_item_id, p.location_id),
+      { available: Number(p.available), on_hand: Number(p.on_hand), incoming: Number(p.incoming) },
+    ]),
+  );
+
+  // 4. Recompute; write only what changed, in one statement.
+  const updates: Array<LevelRow & { bump: boolean }> = [];
+  const changes: Change[] = [];
+  for (const row of rows) {
+    const k = keyOf(row.inventory_item_id, row.location_id);
+    const next: LevelRow = { ...row };
+    const report = reports.get(k);
+    if (report && (row.platform_version === null || report.version > row.platform_version)) {
+      next.platform_available = report.available;
+      next.platform_on_hand = report.onHand;
+      next.platform_committed = report.committed;
+      next.platform_incoming = report.incoming;
+      next.platform_version = report.version;
+      next.platform_updated_at = report.updatedAt;
+    }
+    const p = pending.get(k) ?? { available: 0, on_hand: 0, incoming: 0 };
+    next.available = next.platform_available + p.available;
+    next.on_hand = next.platform_on_hand + p.on_hand;
+    next.committed = next.platform_committed;
+    next.incoming = next.platform_incoming + p.incoming;
+    const visibleChanged =
+      next.available !== row.available ||
+      next.on_hand !== row.on_hand ||
+      next.committed !== row.committed ||
+      next.incoming !== row.incoming;
+    const bump = visibleChanged || next.platform_updated_at?.getTime() !== row.platform_updated_at?.getTime();
+    const platformChanged = next.platform_version !== row.platform_version;
+    if (bump || platformChanged) updates.push({ ...next, bump });
+    if (visibleChanged && !fresh.has(k))
+      changes.push({
+        key: { inventoryItemId: row.inventory_item_id, locationId: row.location_id },
+        before: { available: row.available, on_hand: row.on_hand, incoming: row.incoming },
+        after: { available: next.available, on_hand: next.on_hand, incoming: next.incoming },
+      });
+  }
+  if (updates.length > 0) {
+    const values = sql.join(
+      updates.map(
+        (u) =>
+          sql`(${u.inventory_item_id}::bigint, ${u.location_id}::bigint, ${u.available}::int, ${u.on_hand}::int,
+            ${u.committed}::int, ${u.incoming}::int, ${u.platform_available}::int, ${u.platform_on_hand}::int,
+            ${u.platform_committed}::int, ${u.platform_incoming}::int, ${u.platform_version}::bigint,
+            ${u.platform_updated_at}::timestamptz, ${u.bump}::boolean)`,
+      ),
+    );
+    await sql`
+      update inventory_levels as l set
+        available = v.available, on_hand = v.on_hand, committed = v.committed, incoming = v.incoming,
+        platform_available = v.p_available, platform_on_hand = v.p_on_hand,
+        platform_committed = v.p_committed, platform_incoming = v.p_incoming,
+        platform_version = v.p_version, platform_updated_at = v.p_updated_at,
+        updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
+      from (values ${values}) as v(item, loc, available, on_hand, committed, incoming, p_available, p_on_hand,
+        p_committed, p_incoming, p_version, p_updated_at, bump)
+      where l.store_id = ${storeId} and l.inventory_item_id = v.item and l.location_id = v.loc`.execute(trx);
+  }
+  return changes;
+}
+
+/** Item events for the crossings among `changes`, with the store's rules (none: nothing fires). */
+async function emitCrossings(ctx: AppContext, trx: Db, storeId: number, changes: Change[]): Promise<void> {
+  const settings = await trx
+    .selectFrom("alert_settings")
+    .select("low_stock_threshold")
+    .where("store_id", "=", storeId)
+    .executeTakeFirst();
+  const lowStockThreshold = settings?.low_stock_threshold ?? null;
+  const anyItemRule = await trx
+    .selectFrom("alert_item_rules")
+    .select("id")
+    .where("store_id", "=", storeId)
+    .limit(1)
+    .executeTakeFirst();
+  if (lowStockThreshold === null && !anyItemRule) return;
+  const itemIds = [...new Set(changes.map((c) => c.key.inventoryItemId))];
+  const itemRules: ItemRuleRow[] = anyItemRule
+    ? await trx
+        .selectFrom("alert_item_rules")
+        .select(["inventory_item_id", "location_id", "reorder_point", "max_stock"])
+        .where("store_id", "=", storeId)
+        .where("inventory_item_id", "in", itemIds)
+        .execute()
+    : [];
+  const fired: Array<{ change: Change; event: string; threshold: number | null }> = [];
+  for (const change of changes) {
+    const rule = ruleForLevel(itemRules, change.key.inventoryItemId, change.key.locationId);
+    for (const c of crossingsFor(change.before, change.after, {
+      lowStockThreshold,
+      reorderPoint: rule?.reorder_point ?? null,
+      maxStock: rule?.max_stock ?? null,
+      outOfStock: true,
+    }))
+      fired.push({ change, event: c.event, threshold: c.threshold });
+  }
+  if (fired.length === 0) return;
+  const variants = await trx
+    .selectFrom("variants")
+    .select(["id", "product_id", "inventory_item_id", "sku", "product_title", "title", "inventory_tracked"])
+    .where("store_id", "=", storeId)
+    .where("inventory_item_id", "in", [...new Set(fired.map((f) => f.change.key.inventoryItemId))])
+    .execute();
+  const variantByItem = new Map(variants.map((v) => [v.inventory_item_id, v]));
+  const locations = await trx
+    .selectFrom("locations")
+    .select(["id", "name"])
+    .where("store_id", "=", storeId)
+    .where("id", "in", [...new Set(fired.map((f) => f.change.key.locationId))])
+    .execute();
+  const locationName = new Map(locations.map((l) => [l.id, l.name]));
+  for (const f of fired) {
+    const variant = variantByItem.get(f.change.key.inventoryItemId);
+    // An item the mirror does not know, or one the platform does not track, raises no alert.
+    if (!variant?.inventory_tracked) continue;
+    await emit(ctx, trx, {
+      storeId,
+      name: f.event,
+      subjectType: "inventory_item",
+      subjectId: variant.inventory_item_id,
+      data: {
+        inventory_item_id: variant.inventory_item_id,
+        variant_id: variant.id,
+        product_id: variant.product_id,
+        sku: variant.sku,
+        product_title: variant.product_title,
+        variant_title: variant.title,
+        location: { id: f.change.key.locationId, name: locationName.get(f.change.key.locationId) ?? "" },
+        available: f.change.after.available,
+        incoming: f.change.after.incoming,
+        on_hand: f.change.after.on_hand,
+        threshold: f.threshold,
+      },
+    });
+  }
+}

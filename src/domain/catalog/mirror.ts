@@ -1,0 +1,270 @@
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type { AppContext } from "../../http/context.ts";
+import type { CatalogChanges } from "../../platform/connector.ts";
+import { connectorForStore } from "../../platform/registry.ts";
+import { inTransaction } from "../../platform/simulated/platform.ts";
+import { refreshLevels } from "./levels.ts";
+
+/**
+ * The mirror sync: pulls the platform's changes after the store's watermark and upserts products,
+ * variants, locations and inventory levels (bulk, multi-row, in chunks). Each batch and its new
+ * watermark commit together, so a sync that dies resumes where the last batch ended, and a batch
+ * applied twice changes nothing (rows are only rewritten when a value differs).
+ */
+
+export const SYNC_JOB = "catalog.sync";
+export const SYNC_BATCH = 5000;
+const UPSERT_CHUNK = 500;
+
+function chunks<T>(items: readonly T[], size = UPSERT_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** `(t.a, t.b, …) is distinct from (excluded.a, excluded.b, …)`: rewrite a row only when it changed. */
+function changedFrom(table: string, columns: readonly string[]): RawBuilder<boolean> {
+  const current = sql.join(columns.map((c) => sql.ref(`${table}.${c}`)));
+  const incoming = sql.join(columns.map((c) => sql.ref(`excluded.${c}`)));
+  return sql<boolean>`(${current}) is distinct from (${incoming})`;
+}
+
+const LOCATION_COLUMNS = ["name", "active", "fulfillment_service", "address", "platform_updated_at"] as const;
+const PRODUCT_COLUMNS = [
+  "title",
+  "handle",
+  "vendor",
+  "product_type",
+  "status",
+  "tags",
+  "options",
+  "image_url",
+  "platform_updated_at",
+] as const;
+const VARIANT_COLUMNS = [
+  "product_id",
+  "inventory_item_id",
+  "title",
+  "product_title",
+  "sku",
+  "barcode",
+  "position",
+  "price",
+  "compare_at_price",
+  "unit_cost",
+  "unit_cost_currency",
+  "weight_grams",
+  "inventory_tracked",
+  "inventory_policy",
+  "taxable",
+  "image_url",
+  "platform_updated_at",
+] as const;
+
+/** Applies one batch of platform changes to the mirror, in the caller's transaction. */
+export async function applyCatalogChanges(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  changes: CatalogChanges,
+): Promise<void> {
+  const now = ctx.clock.now();
+
+  for (const part of chunks(changes.locations)) {
+    await trx
+      .insertInto("locations")
+      .values(
+        part.map((l) => ({
+          store_id: storeId,
+          id: l.id,
+          name: l.name,
+          active: l.active,
+          fulfillment_service: l.fulfillmentService,
+          address: JSON.stringify(l.address),
+          platform_updated_at: l.updatedAt,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(["store_id", "id"])
+          .doUpdateSet((eb) => ({
+            ...Object.fromEntries(LOCATION_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
+            updated_at: now,
+          }))
+          .where(changedFrom("locations", LOCATION_COLUMNS)),
+      )
+      .execute();
+  }
+
+  for (const part of chunks(changes.products)) {
+    await trx
+      .insertInto("products")
+      .values(
+        part.map((p) => ({
+          store_id: storeId,
+          id: p.id,
+          title: p.title,
+          handle: p.handle,
+          vendor: p.vendor,
+          product_type: p.productType,
+          status: p.status,
+          tags: p.tags,
+          options: JSON.stringify(p.options),
+          image_url: p.imageUrl,
+          platform_updated_at: p.updatedAt,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(["store_id", "id"])
+          .doUpdateSet((eb) => ({
+            ...Object.fromEntries(PRODUCT_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
+            updated_at: now,
+          }))
+          .where(changedFrom("products", PRODUCT_COLUMNS)),
+      )
+      .execute();
+  }
+  // A renamed product renames its variants' product_title.
+  if (changes.products.length > 0) {
+    for (const part of chunks(changes.products, 5000)) {
+      await sql`
+        update variants as v set product_title = p.title, updated_at = ${now}
+        from products as p
+        where v.store_id = ${storeId} and p.store_id = v.store_id and p.id = v.product_id
+          and p.id in (${sql.join(part.map((p) => p.id))})
+          and v.product_title is distinct from p.title`.execute(trx);
+    }
+  }
+
+  if (changes.variants.length > 0) {
+    const titles = new Map(changes.products.map((p) => [p.id, p.title]));
+    const missing = [...new Set(changes.variants.map((v) => v.productId))].filter((id) => !titles.has(id));
+    for (const part of chunks(missing, 5000)) {
+      const rows = await trx
+        .selectFrom("products")
+        .select(["id", "title"])
+        .where("store_id", "=", storeId)
+        .where("id", "in", part)
+        .execute();
+      for (const r of rows) titles.set(r.id, r.title);
+    }
+    for (const part of chunks(changes.variants)) {
+      await trx
+        .insertInto("variants")
+        .values(
+          part.map((v) => ({
+            store_id: storeId,
+            id: v.id,
+            product_id: v.productId,
+            inventory_item_id: v.inventoryItem.id,
+            title: v.title,
+            product_title: titles.get(v.productId) ?? "",
+            sku: v.sku,
+            barcode: v.barcode,
+            position: v.position,
+            price: v.price,
+            compare_at_price: v.compareAtPrice,
+            unit_cost: v.inventoryItem.unitCost,
+            unit_cost_currency: v.inventoryItem.unitCostCurrency,
+            weight_grams: v.weightGrams,
+            inventory_tracked: v.inventoryItem.tracked,
+            inventory_policy: v.inventoryPolicy,
+            taxable: v.taxable,
+            image_url: v.imageUrl,
+            platform_updated_at: v.updatedAt,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(["store_id", "id"])
+            .doUpdateSet((eb) => ({
+              ...Object.fromEntries(VARIANT_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
+              updated_at: now,
+            }))
+            .where(changedFrom("variants", VARIANT_COLUMNS)),
+        )
+        .execute();
+    }
+  }
+
+  if (changes.levels.length > 0) await refreshLevels(ctx, trx, storeId, [], changes.levels);
+}
+
+export interface SyncResult {
+  batches: number;
+  changes: number;
+}
+
+/**
+ * Pulls every change after the store's watermark, batch by batch. With `trx` (store creation) the
+ * whole import runs inside that transaction; otherwise each batch commits on its own. A batch is
+ * applied only if the watermark is still the one it was read from (a second worker syncing the same
+ * store at the same time loses the race and re-reads instead of applying twice).
+ */
+export async function syncCatalog(
+  ctx: AppContext,
+  storeId: number,
+  options: { trx?: Db; batchSize?: number } = {},
+): Promise<SyncResult> {
+  const db = options.trx ?? ctx.db;
+  const connector = await connectorForStore(ctx, db, storeId);
+  const result: SyncResult = { batches: 0, changes: 0 };
+  for (let round = 0; round < 100_000; round++) {
+    const state = await db
+      .selectFrom("mirror_sync_states")
+      .select("watermark")
+      .where("store_id", "=", storeId)
+      .executeTakeFirst();
+    const watermark = state?.watermark ?? null;
+    const changes = await connector.listChanges(watermark, options.batchSize ?? SYNC_BATCH);
+    const applied = await inTransaction(db, async (trx) => {
+      const now = ctx.clock.now();
+      await trx
+        .insertInto("mirror_sync_states")
+        .values({ store_id: storeId, watermark: null, updated_at: now })
+        .onConflict((oc) => oc.column("store_id").doNothing())
+        .execute();
+      const locked = await trx
+        .selectFrom("mirror_sync_states")
+        .select("watermark")
+        .where("store_id", "=", storeId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (locked.watermark !== watermark) return false;
+      await applyCatalogChanges(ctx, trx, storeId, changes);
+      await trx
+        .updateTable("mirror_sync_states")
+        .set({ watermark: changes.watermark, synced_at: now, last_error: null, updated_at: now })
+        .where("store_id", "=", storeId)
+        .execute();
+      return true;
+    });
+    if (applied) {
+      result.batches++;
+      result.changes +=
+        changes.products.length + changes.variants.length + changes.locations.length + changes.levels.length;
+      if (!changes.hasMore) break;
+    }
+  }
+  return result;
+}
+
+/** Records why the last sync attempt failed (shown by the admin sync status). */
+export async function recordSyncError(ctx: AppContext, storeId: number, error: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db
+    .insertInto("mirror_sync_states")
+    .values({ store_id: storeId, watermark: null, last_error: error.slice(0, 2000), updated_at: now })
+    .onConflict((oc) =>
+      oc.column("store_id").doUpdateSet({ last_error: error.slice(0, 2000), updated_at: now }),
+    )
+    .execute();
+}

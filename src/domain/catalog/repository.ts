@@ -1,0 +1,160 @@
+import type { Db } from "../../db/database.ts";
+import { notFound } from "../errors.ts";
+import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
+
+/**
+ * Reads of the catalog mirror, always within one store. Other modules resolve items and locations
+ * through here (variants by variant id or inventory item id, visible locations).
+ */
+
+export function productsQuery(db: Db, storeId: number) {
+  return db
+    .selectFrom("products as p")
+    .selectAll("p")
+    .select((eb) =>
+      eb
+        .selectFrom("variants as v")
+        .select(eb.fn.countAll<number>().as("n"))
+        .whereRef("v.store_id", "=", "p.store_id")
+        .whereRef("v.product_id", "=", "p.id")
+        .as("variants_count"),
+    )
+    .where("p.store_id", "=", storeId);
+}
+
+export async function getProduct(db: Db, storeId: number, id: number): Promise<ProductRow> {
+  const row = await productsQuery(db, storeId).where("p.id", "=", id).executeTakeFirst();
+  if (!row) throw notFound("product");
+  return { ...row, variants_count: Number(row.variants_count ?? 0) };
+}
+
+/** Variants of the given products, by product then position. */
+export async function variantsOfProducts(
+  db: Db,
+  storeId: number,
+  productIds: readonly number[],
+): Promise<Map<number, VariantRow[]>> {
+  const map = new Map<number, VariantRow[]>();
+  if (productIds.length === 0) return map;
+  const rows = await db
+    .selectFrom("variants")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("product_id", "in", [...productIds])
+    .orderBy("product_id")
+    .orderBy("position")
+    .orderBy("id")
+    .execute();
+  for (const id of productIds) map.set(id, []);
+  for (const row of rows) map.get(row.product_id)?.push(row);
+  return map;
+}
+
+export async function getVariant(db: Db, storeId: number, id: number): Promise<VariantRow> {
+  const row = await db
+    .selectFrom("variants")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (!row) throw notFound("variant");
+  return row;
+}
+
+/** Variants of this store by variant id and by inventory item id (one query each; missing ones absent). */
+export async function findVariants(
+  db: Db,
+  storeId: number,
+  ids: { variantIds?: readonly number[]; inventoryItemIds?: readonly number[] },
+): Promise<{ byVariantId: Map<number, VariantRow>; byInventoryItemId: Map<number, VariantRow> }> {
+  const byVariantId = new Map<number, VariantRow>();
+  const byInventoryItemId = new Map<number, VariantRow>();
+  const variantIds = [...new Set(ids.variantIds ?? [])];
+  const itemIds = [...new Set(ids.inventoryItemIds ?? [])];
+  if (variantIds.length === 0 && itemIds.length === 0) return { byVariantId, byInventoryItemId };
+  const rows = await db
+    .selectFrom("variants")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where((eb) => {
+      const ors = [];
+      if (variantIds.length > 0) ors.push(eb("id", "in", variantIds));
+      if (itemIds.length > 0) ors.push(eb("inventory_item_id", "in", itemIds));
+      return eb.or(ors);
+    })
+    .execute();
+  for (const row of rows) {
+    byVariantId.set(row.id, row);
+    byInventoryItemId.set(row.inventory_item_id, row);
+  }
+  return { byVariantId, byInventoryItemId };
+}
+
+/** A location the store offers through the API (not hidden in its settings); 404 otherwise. */
+export async function getVisibleLocation(db: Db, storeId: number, id: number): Promise<LocationRow> {
+  const row = await db
+    .selectFrom("locations")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .where("hidden", "=", false)
+    .executeTakeFirst();
+  if (!row) throw notFound("location");
+  return row;
+}
+
+/** Visible locations by id (missing or hidden ones absent). */
+export async function findVisibleLocations(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<Map<number, LocationRow>> {
+  const map = new Map<number, LocationRow>();
+  if (ids.length === 0) return map;
+  const rows = await db
+    .selectFrom("locations")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("id", "in", [...new Set(ids)])
+    .where("hidden", "=", false)
+    .execute();
+  for (const row of rows) map.set(row.id, row);
+  return map;
+}
+
+/** The store's first active visible location (a default for orders and adjustments). */
+export async function defaultLocation(db: Db, storeId: number): Promise<LocationRow | undefined> {
+  return db
+    .selectFrom("locations")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("hidden", "=", false)
+    .where("active", "=", true)
+    .orderBy("id")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Current mirror levels (available, on_hand, incoming…) for item/location pairs. */
+export async function levelsFor(
+  db: Db,
+  storeId: number,
+  keys: ReadonlyArray<{ inventoryItemId: number; locationId: number }>,
+): Promise<Map<string, { available: number; on_hand: number; committed: number; incoming: number }>> {
+  const map = new Map<string, { available: number; on_hand: number; committed: number; incoming: number }>();
+  if (keys.length === 0) return map;
+  const rows = await db
+    .selectFrom("inventory_levels")
+    .select(["inventory_item_id", "location_id", "available", "on_hand", "committed", "incoming"])
+    .where("store_id", "=", storeId)
+    .where((eb) =>
+      eb(
+        eb.refTuple("inventory_item_id", "location_id"),
+        "in",
+        keys.map((k) => eb.tuple(k.inventoryItemId, k.locationId)),
+      ),
+    )
+    .execute();
+  for (const r of rows) map.set(`${r.inventory_item_id}:${r.location_id}`, r);
+  return map;
+}

@@ -1,0 +1,28 @@
+import { platformAdminRoutes } from "../admin/platform-routes.ts";
+import { catalogRoutes } from "../http/routes/catalog.ts";
+import { pushJobHandler } from "../platform/push.ts";
+import { seedSimulatedStore } from "../platform/simulated/seed.ts";
+import { catalogSyncJobHandler, catalogSyncScanTask } from "../platform/sync-jobs.ts";
+import type { Module } from "./module.ts";
+
+/**
+ * The catalog mirror and the platform loop: read endpoints, the simulated platform (seeded when a
+ * store is created and imported into the mirror in that same transaction), the mirror sync (a scan
+ * every second enqueues per-store sync jobs), the stock push worker, and their admin controls.
+ */
+export const catalogModule: Module = {
+  name: "catalog",
+  routes: catalogRoutes,
+  adminRoutes: platformAdminRoutes,
+  jobs: [catalogSyncJobHandler, pushJobHandler],
+  periodic: [catalogSyncScanTask],
+  async onStoreCreated(ctx, trx, store, options) {
+    const row = await trx
+      .selectFrom("stores")
+      .select("platform")
+      .where("id", "=", store.id)
+      .executeTakeFirst();
+    if ((row?.platform ?? "simulated") === "simulated")
+      await seedSimulatedStore(ctx, trx, store, options.seed);
+  },
+};

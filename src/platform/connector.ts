@@ -1,0 +1,163 @@
+/**
+ * What any commerce platform must offer Stockroom. Platform-neutral, and shaped so a Shopify Admin
+ * GraphQL connector fits without change:
+ *
+ * - `listChanges(null)` is the full catalog import (Shopify: a bulk operation over products, variants,
+ *   inventory items, locations and inventory levels); `listChanges(watermark)` returns what changed
+ *   after the watermark (Shopify: change notifications / `updated_at:>` queries). The watermark is
+ *   opaque to Stockroom: it stores it and hands it back.
+ * - `adjustInventory` is one ledger document: signed deltas by quantity name (Shopify:
+ *   `inventoryAdjustQuantities` with `name` available / incoming / …, `reason`,
+ *   `referenceDocumentUri`, and the mandatory `@idempotent(key:)`), plus item unit costs (Shopify:
+ *   `inventoryItemUpdate(cost:)`, the cost lives on the inventory item). It answers the levels as they
+ *   stand after the change (Shopify: `quantityAfterChange`), each with its version.
+ * - Failures are `PlatformTransientError` (retry later: outage, timeout, throttling) or
+ *   `PlatformPermanentError` (retrying cannot help: unknown item or location, refused change).
+ */
+
+export type ProductStatus = "active" | "draft" | "archived";
+
+export interface PlatformProductOption {
+  name: string;
+  position: number;
+  values: string[];
+}
+
+export interface PlatformProduct {
+  id: number;
+  title: string;
+  handle: string | null;
+  vendor: string | null;
+  productType: string | null;
+  status: ProductStatus;
+  tags: string[];
+  options: PlatformProductOption[];
+  imageUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The platform's inventory item behind a variant: it carries the tracked flag and the unit cost. */
+export interface PlatformInventoryItem {
+  id: number;
+  tracked: boolean;
+  /** Decimal string or null. */
+  unitCost: string | null;
+  unitCostCurrency: string | null;
+}
+
+export interface PlatformVariant {
+  id: number;
+  productId: number;
+  title: string;
+  sku: string | null;
+  barcode: string | null;
+  position: number;
+  /** Decimal strings. */
+  price: string;
+  compareAtPrice: string | null;
+  weightGrams: number;
+  inventoryPolicy: string;
+  taxable: boolean;
+  imageUrl: string | null;
+  inventoryItem: PlatformInventoryItem;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PlatformAddress {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  province_code: string | null;
+  zip: string | null;
+  country: string | null;
+  country_code: string | null;
+  phone: string | null;
+}
+
+export interface PlatformLocation {
+  id: number;
+  name: string;
+  active: boolean;
+  fulfillmentService: string;
+  address: PlatformAddress;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type QuantityName = "available" | "on_hand" | "committed" | "incoming";
+
+export interface PlatformInventoryLevel {
+  inventoryItemId: number;
+  locationId: number;
+  available: number;
+  onHand: number;
+  committed: number;
+  incoming: number;
+  /**
+   * Monotonic per level: a report with a higher version is newer. (A Shopify connector uses the
+   * level's `updatedAt` in milliseconds.) Lets the mirror tell a stale report from a fresh one.
+   */
+  version: number;
+  updatedAt: Date;
+}
+
+export interface CatalogChanges {
+  products: PlatformProduct[];
+  variants: PlatformVariant[];
+  locations: PlatformLocation[];
+  levels: PlatformInventoryLevel[];
+  /** Hand back to the next `listChanges`. */
+  watermark: string;
+  /** More changes wait after this batch. */
+  hasMore: boolean;
+}
+
+export interface InventoryQuantityChange {
+  /**
+   * `available` (on_hand follows it, as a sale or a receipt does), `on_hand` (on_hand alone, the
+   * difference parked outside available), or `incoming`.
+   */
+  name: "available" | "on_hand" | "incoming";
+  inventoryItemId: number;
+  locationId: number;
+  delta: number;
+}
+
+export interface InventoryAdjustment {
+  /** Mandatory: the same key twice moves stock once (the second call answers the first result). */
+  idempotencyKey: string;
+  /** Why stock moved (received, correction, …). */
+  reason: string;
+  /** The ledger document behind the change, e.g. `stockroom://receipts/12`. */
+  referenceDocumentUri: string | null;
+  changes: InventoryQuantityChange[];
+  /** Unit costs to set on inventory items (a receipt's landed cost). */
+  itemCosts: Array<{ inventoryItemId: number; unitCost: string; currency: string | null }>;
+}
+
+export interface InventoryAdjustResult {
+  /** True when the key had been applied before and nothing moved now. */
+  replayed: boolean;
+  /** Every level the adjustment touched, as it stood right after the adjustment. */
+  levels: PlatformInventoryLevel[];
+}
+
+export interface PlatformConnector {
+  readonly platform: string;
+  /** Catalog changes after `watermark` (null: everything, the initial import), at most about `limit`. */
+  listChanges(watermark: string | null, limit: number): Promise<CatalogChanges>;
+  /** Applies one stock document; throws PlatformTransientError or PlatformPermanentError. */
+  adjustInventory(adjustment: InventoryAdjustment): Promise<InventoryAdjustResult>;
+}
+
+/** Retry later: the platform is down, timed out or throttled us. */
+export class PlatformTransientError extends Error {
+  override name = "PlatformTransientError";
+}
+
+/** Retrying cannot help: the platform refused the change (unknown item or location, rejected). */
+export class PlatformPermanentError extends Error {
+  override name = "PlatformPermanentError";
+}

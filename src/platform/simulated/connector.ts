@@ -1,0 +1,27 @@
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/database.ts";
+import type {
+  CatalogChanges,
+  InventoryAdjustment,
+  InventoryAdjustResult,
+  PlatformConnector,
+} from "../connector.ts";
+import { applySimAdjustment, listSimChanges } from "./platform.ts";
+
+/** The simulated platform behind the same connector interface a real platform uses. */
+export class SimulatedConnector implements PlatformConnector {
+  readonly platform = "simulated";
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly storeId: number,
+  ) {}
+
+  listChanges(watermark: string | null, limit: number): Promise<CatalogChanges> {
+    return listSimChanges(this.db, this.storeId, watermark, limit);
+  }
+
+  adjustInventory(adjustment: InventoryAdjustment): Promise<InventoryAdjustResult> {
+    return applySimAdjustment(this.db, this.clock, this.storeId, adjustment);
+  }
+}
