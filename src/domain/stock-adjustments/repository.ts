@@ -196,6 +196,34 @@ export async function lockLevels(
   return result;
 }
 
+/**
+ * Creates zero level rows for items the mirror has no level for at the location (as the mirror itself
+ * does before recomputing a level), so they can be locked too: two applies on a never-stocked item
+ * then queue on the row instead of both reading 0.
+ */
+export async function ensureLevelRows(
+  trx: Db,
+  storeId: number,
+  locationId: number,
+  inventoryItemIds: readonly number[],
+  now: Date,
+): Promise<void> {
+  if (inventoryItemIds.length === 0) return;
+  await trx
+    .insertInto("inventory_levels")
+    .values(
+      [...new Set(inventoryItemIds)].map((itemId) => ({
+        store_id: storeId,
+        inventory_item_id: itemId,
+        location_id: locationId,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(["store_id", "inventory_item_id", "location_id"]).doNothing())
+    .execute();
+}
+
 /** Writes quantity_before / quantity_after of many lines in one UPDATE … FROM (VALUES …). */
 export async function setLineQuantities(
   trx: Db,

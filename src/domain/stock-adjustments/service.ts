@@ -8,6 +8,7 @@ import {
   type AdjustmentLineInsert,
   type AdjustmentRow,
   type AdjustmentUpdate,
+  ensureLevelRows,
   findAdjustment,
   findUsableLocation,
   findVariants,
@@ -260,7 +261,7 @@ export async function updateAdjustment(
 
 /**
  * POST …/apply. Locks the adjustment, then the mirror levels of its items at its location (in item
- * order); records quantity_before (the level's `available` at that moment, 0 when the mirror has no
+ * order; a missing level row is created at 0 first so it can be locked too); records quantity_before (the level's `available` at that moment, 0 when the mirror has no
  * level row) and quantity_after = before + delta; refuses the whole apply when a line's
  * `expected_before` no longer matches; writes one movement per line (available and on_hand move by the
  * delta, reason = the adjustment's reason) through the stock pipeline; marks it applied.
@@ -276,12 +277,14 @@ export async function applyAdjustment(
   const status = nextAdjustmentStatus(row.status, "apply");
   const locationId = Number(row.location_id);
   const lines = await linesOf(trx, storeId, [id]);
-  const levels = await lockLevels(
-    trx,
-    storeId,
-    locationId,
-    lines.map((l) => Number(l.inventory_item_id)),
-  );
+  const itemIds = lines.map((l) => Number(l.inventory_item_id));
+  const levels = await lockLevels(trx, storeId, locationId, itemIds);
+  const missing = itemIds.filter((item) => !levels.has(item));
+  if (missing.length > 0) {
+    await ensureLevelRows(trx, storeId, locationId, missing, ctx.clock.now());
+    for (const [item, available] of await lockLevels(trx, storeId, locationId, missing))
+      levels.set(item, available);
+  }
   const problems = new DetailCollector();
   const quantities = lines.map((line, index) => {
     const before = levels.get(Number(line.inventory_item_id)) ?? 0;
