@@ -262,7 +262,7 @@ export async function runSend(ctx: AppContext, rt: WebhookRuntime, payload: Send
     .where("id", "=", payload.webhook_id)
     .executeTakeFirst();
   // Paused, disabled or deleted endpoints get nothing; the chain ends here (redeliver resumes it).
-  if (!webhook || webhook.status !== "active") return;
+  if (webhook?.status !== "active") return;
   const events = new Map(
     (
       await loadEvents(
@@ -362,7 +362,7 @@ export async function runDisabledEmail(
     ])
     .where("webhooks.id", "=", webhookId)
     .executeTakeFirst();
-  if (!row || !row.owner_email) return; // deleted meanwhile, or nobody to tell
+  if (!row?.owner_email) return; // deleted meanwhile, or nobody to tell
   const when = row.disabled_at?.toISOString() ?? ctx.clock.now().toISOString();
   const reason = row.disabled_reason ?? "deliveries kept failing";
   const text = [
@@ -699,7 +699,7 @@ async function addLaneItems(
     .values(items.map((i) => ({ ...i, store_id: storeId })))
     .execute();
   if (schedule) {
-    const earliest = items.reduce((min, i) => (i.run_at < min ? i.run_at : min), items[0].run_at);
+    const earliest = new Date(Math.min(...items.map((i) => i.run_at.getTime())));
     await ensureLaneJob(ctx, trx, storeId, earliest);
   }
 }
