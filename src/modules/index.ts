@@ -1,8 +1,9 @@
 import { catalogModule } from "./catalog.ts";
+import { consoleModule } from "./console.ts";
 import { foundationModule } from "./foundation.ts";
 import type { Module } from "./module.ts";
 import { stockAdjustmentsModule } from "./stock-adjustments.ts";
 import { suppliersModule } from "./suppliers.ts";
 
 /** Every feature module of the service, in dependency order. */
-export const allModules: readonly Module[] = [foundationModule, catalogModule, suppliersModule, stockAdjustmentsModule];
+export const allModules: readonly Module[] = [foundationModule, catalogModule, suppliersModule, stockAdjustmentsModule, consoleModule];

@@ -1,0 +1,180 @@
+import type { ErrorDetail } from "./admin.ts";
+import { consoleCss, consoleIcon, consoleJs } from "./assets.ts";
+import { html, SafeHtml } from "./html.ts";
+import type { Flash, Session } from "./session.ts";
+
+/** The frame of every console page, and the small building blocks pages share. */
+
+export interface StoreRef {
+  id: number;
+  name: string;
+}
+
+export type StoreTab =
+  | "overview"
+  | "keys"
+  | "request_log"
+  | "webhooks"
+  | "sync"
+  | "alert_rules"
+  | "purchase_orders";
+
+const STORE_TABS: { tab: StoreTab; label: string; path: string }[] = [
+  { tab: "overview", label: "Overview", path: "" },
+  { tab: "keys", label: "API keys", path: "/keys" },
+  { tab: "request_log", label: "Request log", path: "/request_log" },
+  { tab: "webhooks", label: "Webhooks", path: "/webhooks" },
+  { tab: "sync", label: "Platform sync", path: "/sync" },
+  { tab: "alert_rules", label: "Alert rules", path: "/alert_rules" },
+  { tab: "purchase_orders", label: "Purchase orders", path: "/purchase_orders" },
+];
+
+export interface PageOptions {
+  title: string;
+  session: Session | null;
+  body: SafeHtml;
+  store?: StoreRef;
+  tab?: StoreTab;
+  /** One-shot messages to show above the content. */
+  flash?: Flash[];
+}
+
+export function csrfField(session: Session): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${session.csrf}">`;
+}
+
+export function storePath(storeId: number, rest = ""): string {
+  return `/console/stores/${storeId}${rest}`;
+}
+
+export function page(options: PageOptions): string {
+  const { session, store, tab } = options;
+  const title = store ? `${options.title} · ${store.name}` : options.title;
+  const header = html`<header class="top">
+  <a class="brand" href="/console/stores">Stockroom console</a>
+  ${
+    session
+      ? html`<nav aria-label="Main"><a href="/console/stores"${!store && options.title === "Stores" ? html` aria-current="page"` : ""}>Stores</a></nav>
+  <form method="post" action="/console/logout" class="logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
+      : ""
+  }
+</header>`;
+  const storeNav = store
+    ? html`<nav class="tabs" aria-label="Store ${store.name}">
+  <p class="store-name">Store <strong>${store.name}</strong> <span class="muted">#${store.id}</span></p>
+  <ul>${STORE_TABS.map(
+    (t) =>
+      html`<li><a href="${storePath(store.id, t.path)}"${t.tab === tab ? html` aria-current="page"` : ""}>${t.label}</a></li>`,
+  )}</ul>
+</nav>`
+    : "";
+  const flashes = (options.flash ?? []).map((f) =>
+    f.kind === "error"
+      ? html`<div class="flash flash-error" role="alert">${f.text}</div>`
+      : html`<div class="flash flash-ok" role="status">${f.text}</div>`,
+  );
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Stockroom</title>
+<link rel="icon" type="image/svg+xml" href="${consoleIcon.href}">
+<link rel="stylesheet" href="${consoleCss.href}">
+<script src="${consoleJs.href}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+${header}
+${storeNav}
+<main id="main" tabindex="-1">
+<h1>${options.title}</h1>
+${flashes}
+${options.body}
+</main>
+</body>
+</html>
+`.value;
+}
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => SafeHtml | string | number | boolean | readonly string[] | null | undefined;
+  numeric?: boolean;
+}
+
+/** A semantic table: caption, header cells with scope, an empty-state row. */
+export function table<T>(
+  caption: string,
+  columns: Column<T>[],
+  rows: readonly T[],
+  empty = "Nothing yet.",
+): SafeHtml {
+  return html`<div class="table-wrap"><table>
+<caption>${caption}</caption>
+<thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ""}>${c.header}</th>`)}</tr></thead>
+<tbody>${
+    rows.length === 0
+      ? html`<tr><td colspan="${columns.length}" class="empty">${empty}</td></tr>`
+      : rows.map(
+          (row) =>
+            html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ""}>${valueHtml(c.cell(row))}</td>`)}</tr>`,
+        )
+  }</tbody>
+</table></div>`;
+}
+
+/** A value for a cell: null as a dash, timestamps as <time>, booleans as Yes/No, arrays joined. */
+export function valueHtml(value: unknown): SafeHtml | string {
+  if (value === null || value === undefined || value === "")
+    return html`<span class="muted" aria-label="none">–</span>`;
+  if (value instanceof SafeHtml) return value;
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  if (Array.isArray(value))
+    return value.length === 0 ? html`<span class="muted">–</span>` : value.map(String).join(", ");
+  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value))
+    return timeHtml(value);
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+export function timeHtml(iso: string | null | undefined): SafeHtml {
+  if (!iso) return html`<span class="muted">–</span>`;
+  const shown = iso
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z")
+    .replace(/Z$/, " UTC");
+  return html`<time datetime="${iso}">${shown}</time>`;
+}
+
+/** A POST button form carrying the CSRF token (e.g. revoke, retry, redeliver). */
+export function actionButton(
+  session: Session,
+  action: string,
+  label: string,
+  extra?: { name: string; value: string },
+): SafeHtml {
+  return html`<form method="post" action="${action}" class="inline">${csrfField(session)}${
+    extra ? html`<input type="hidden" name="${extra.name}" value="${extra.value}">` : ""
+  }<button type="submit">${label}</button></form>`;
+}
+
+/** The admin API's 422 details as an alert listing every field problem. */
+export function errorSummary(message: string, details: ErrorDetail[]): SafeHtml {
+  return html`<div class="flash flash-error" role="alert"><p>${message}</p>${
+    details.length > 0
+      ? html`<ul>${details.map((d) => html`<li><strong>${d.field}</strong>: ${d.message}</li>`)}</ul>`
+      : ""
+  }</div>`;
+}
+
+export function notAvailable(feature: string): SafeHtml {
+  return html`<div class="notice" role="status"><p><strong>${feature} is not available yet.</strong></p>
+<p>This build of the service does not include the part of the admin API behind this page. It appears here as soon as the feature is deployed; nothing is wrong with your store.</p></div>`;
+}
+
+export function dl(
+  pairs: [string, SafeHtml | string | number | boolean | readonly string[] | null | undefined][],
+): SafeHtml {
+  return html`<dl class="pairs">${pairs.map(([k, v]) => html`<div><dt>${k}</dt><dd>${valueHtml(v)}</dd></div>`)}</dl>`;
+}
