@@ -4,6 +4,7 @@ import { foundationModule } from "./foundation.ts";
 import type { Module } from "./module.ts";
 import { stockAdjustmentsModule } from "./stock-adjustments.ts";
 import { suppliersModule } from "./suppliers.ts";
+import { webhooksModule } from "./webhooks.ts";
 
 /** Every feature module of the service, in dependency order. */
-export const allModules: readonly Module[] = [foundationModule, catalogModule, suppliersModule, stockAdjustmentsModule, consoleModule];
+export const allModules: readonly Module[] = [foundationModule, catalogModule, suppliersModule, stockAdjustmentsModule, webhooksModule, consoleModule];
