@@ -33,6 +33,8 @@ export const receiptsPaymentsMigration: Statements = [
     rejected_quantity integer not null default 0,
     rejected jsonb not null default '[]',
     outstanding_before integer not null default 0,
+    cancelled_added integer not null default 0,
+    unordered boolean not null default false,
     unit_cost numeric(20, 8) not null,
     landed_unit_cost numeric(20, 8) not null,
     allocated_charge_amount numeric(20, 4) not null default 0,

@@ -34,6 +34,10 @@ export interface ReceiptLinesTable {
   rejected: GeneratedJson<Array<{ quantity: number; reason: string | null }>>;
   /** The line's outstanding quantity just before this receipt (what incoming was reduced by). */
   outstanding_before: Generated<number>;
+  /** Units this receipt line added to the order line's cancelled_quantity (`rejected_disposition: remove`). */
+  cancelled_added: Generated<number>;
+  /** The order line was added by this receipt (an `unordered` entry). */
+  unordered: Generated<boolean>;
   unit_cost: Numeric;
   landed_unit_cost: Numeric;
   allocated_charge_amount: Generated<Numeric>;
