@@ -670,6 +670,21 @@ describe("webhook delivery", () => {
       .where("store_id", "=", busy.id)
       .execute();
     assert.deepEqual(left, []);
+
+    // A lane worker that dies mid-batch: its rows stay leased, then come back and are delivered.
+    const lost = await emitEvent(busy.id, "supplier.created", 999, { id: 999 });
+    const ctx = t.runtime.ctx;
+    assert.equal((await ctx.jobs.claim(ctx.db, "lane-worker-that-dies", 10, ["webhooks.lane"])).length, 1);
+    await db
+      .updateTable("webhook_lane_items")
+      .set({ locked_by: "lane-worker-that-dies", locked_until: new Date(clock.now().getTime() + 5 * 60_000) })
+      .where("store_id", "=", busy.id)
+      .execute();
+    await t.drain();
+    assert.ok(!receiver.at(p).some((r) => r.json.id === lost.id));
+    clock.advance(5 * 60_000 + 1);
+    await t.drain();
+    assert.equal(receiver.at(p).filter((r) => r.json.id === lost.id).length, 1);
   });
 
   test("events and delivery logs older than 30 days are purged", async () => {

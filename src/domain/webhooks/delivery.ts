@@ -12,10 +12,11 @@
  *    a 5 s window (the job's run time); later updates within it only repoint the job at the newest
  *    event, so the window's changes become one delivery carrying the latest state.
  *  - Stores over 1,000 events in the last hour: their events wait as rows of `webhook_lane_items` and
- *    are sent by that store's lane job (`webhooks.lane`) in batches. A store has at most one queued
- *    lane job (a dedupe key), and a batch re-queues the job behind every other due job, so a busy
- *    store takes at most two worker slots at a time and other stores' jobs always interleave; nothing
- *    is dropped, it is only paced. Retries of lane deliveries stay in the lane.
+ *    are sent by that store's lane job (`webhooks.lane`) in batches (100 rows, 50 sends at a time).
+ *    A store has at most one queued lane job (a dedupe key) and one batch in flight (a batch starts
+ *    only when none of the store's rows is leased), and a batch re-queues the job behind every job
+ *    already due, so a busy store holds one worker slot while other stores' jobs keep flowing in
+ *    run_at order; nothing is dropped, it is only paced. Retries of lane deliveries stay in the lane.
  *  - Retries, redeliveries and test events: `webhooks.send` jobs for one endpoint.
  *
  * At-least-once: a job (or a lane row) is finished only by the transaction that records its attempts;
@@ -52,7 +53,7 @@ export const DISABLED_EMAIL_JOB = "webhooks.disabled_email";
 const JOB_CONCURRENCY = 16;
 /** Lane rows taken per lane job run, and parallel sends within it. */
 export const LANE_BATCH = 100;
-const LANE_CONCURRENCY = 32;
+const LANE_CONCURRENCY = 50;
 /** How long a lane job holds its rows; long enough for a batch of timeouts (rows come back after). */
 const LANE_LEASE_MS = 5 * 60 * 1000;
 /** How long a store found over the hourly volume stays in the slow lane before it is counted again. */
@@ -303,6 +304,9 @@ export async function runLane(
       select id from webhook_lane_items
       where store_id = ${storeId} and run_at <= ${now}
         and (locked_until is null or locked_until < ${now})
+        and not exists (
+          select 1 from webhook_lane_items busy
+          where busy.store_id = ${storeId} and busy.locked_until >= ${now})
       order by run_at, id
       limit ${LANE_BATCH}
       for update skip locked
