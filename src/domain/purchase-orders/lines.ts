@@ -1,0 +1,412 @@
+/**
+ * Order lines from input: catalog mirror lookup, supplier pricing, warnings, field checks. All lookups
+ * for a whole request are done up front, one query per table, never one per line.
+ */
+import Big from "big.js";
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type { VariantsTable } from "../../db/tables/catalog.ts";
+import type { LineWarning } from "../../db/tables/purchase_orders.ts";
+import type { SupplierCatalogItemsTable } from "../../db/tables/suppliers.ts";
+import type { DetailCollector } from "../errors.ts";
+import { parseDecimalInput } from "../money.ts";
+import { tierFor, tierSetsOn } from "../suppliers/pricing.ts";
+import type { LineRow } from "./presenter.ts";
+
+export interface LineInput {
+  id?: number;
+  variant_id?: number;
+  inventory_item_id?: number;
+  product_title?: string | null;
+  variant_title?: string | null;
+  sku?: string | null;
+  supplier_sku?: string | null;
+  barcode?: string | null;
+  pack_code?: string | null;
+  location_id?: number | null;
+  quantity?: number;
+  unit_cost?: number | string;
+  discount_percent?: number | null;
+  weight_grams?: number;
+  taxable?: boolean;
+  tax_rate_id?: number | null;
+  supplier_note?: string | null;
+  internal_note?: string | null;
+}
+
+type VariantRow = Selectable<VariantsTable>;
+type CatalogItemRow = Selectable<SupplierCatalogItemsTable>;
+
+export interface TaxRateRef {
+  id: number;
+  name: string;
+  rate_percent: string;
+}
+
+export interface Lookups {
+  variantsById: Map<number, VariantRow>;
+  variantsByItem: Map<number, VariantRow>;
+  catalogByItem: Map<number, CatalogItemRow>;
+  /** Locations of the store the API shows (active, not hidden). */
+  locations: Map<number, { id: number; name: string }>;
+  taxRates: Map<number, TaxRateRef>;
+}
+
+export interface LookupRequest {
+  supplierId: number;
+  variantIds: Iterable<number>;
+  itemIds: Iterable<number>;
+  locationIds: Iterable<number>;
+  taxRateIds: Iterable<number>;
+}
+
+/** Everything the lines (and the order) of one request refer to, one query per table. */
+export async function fetchLookups(db: Db, storeId: number, req: LookupRequest): Promise<Lookups> {
+  const variantIds = [...new Set(req.variantIds)];
+  const itemIds = [...new Set(req.itemIds)];
+  const locationIds = [...new Set(req.locationIds)];
+  const taxRateIds = [...new Set(req.taxRateIds)];
+  const anyItems = variantIds.length > 0 || itemIds.length > 0;
+  const [variants, catalog, locations, taxRates] = await Promise.all([
+    anyItems
+      ? db
+          .selectFrom("variants")
+          .selectAll()
+          .where("store_id", "=", storeId)
+          .where((eb) => {
+            const ors = [];
+            if (variantIds.length > 0) ors.push(eb("id", "in", variantIds));
+            if (itemIds.length > 0) ors.push(eb("inventory_item_id", "in", itemIds));
+            return eb.or(ors);
+          })
+          .execute()
+      : Promise.resolve([] as VariantRow[]),
+    anyItems
+      ? db
+          .selectFrom("supplier_catalog_items")
+          .selectAll()
+          .where("store_id", "=", storeId)
+          .where("supplier_id", "=", req.supplierId)
+          .where((eb) => {
+            const ors = [];
+            if (itemIds.length > 0) ors.push(eb("inventory_item_id", "in", itemIds));
+            if (variantIds.length > 0)
+              ors.push(
+                eb(
+                  "inventory_item_id",
+                  "in",
+                  eb
+                    .selectFrom("variants")
+                    .select("inventory_item_id")
+                    .where("store_id", "=", storeId)
+                    .where("id", "in", variantIds),
+                ),
+              );
+            return eb.or(ors);
+          })
+          .execute()
+      : Promise.resolve([] as CatalogItemRow[]),
+    locationIds.length > 0
+      ? db
+          .selectFrom("locations")
+          .select(["id", "name"])
+          .where("store_id", "=", storeId)
+          .where("id", "in", locationIds)
+          .where("active", "=", true)
+          .where("hidden", "=", false)
+          .execute()
+      : Promise.resolve([]),
+    taxRateIds.length > 0
+      ? db
+          .selectFrom("tax_rates")
+          .select(["id", "name", "rate_percent"])
+          .where("store_id", "=", storeId)
+          .where("id", "in", taxRateIds)
+          .execute()
+      : Promise.resolve([]),
+  ]);
+  const lookups: Lookups = {
+    variantsById: new Map(),
+    variantsByItem: new Map(),
+    catalogByItem: new Map(),
+    locations: new Map(),
+    taxRates: new Map(),
+  };
+  for (const v of variants) {
+    lookups.variantsById.set(Number(v.id), v);
+    lookups.variantsByItem.set(Number(v.inventory_item_id), v);
+  }
+  for (const c of catalog) lookups.catalogByItem.set(Number(c.inventory_item_id), c);
+  for (const l of locations) lookups.locations.set(Number(l.id), { id: Number(l.id), name: l.name });
+  for (const t of taxRates) lookups.taxRates.set(t.id, t);
+  return lookups;
+}
+
+/** Warnings against the supplier catalog row: below its minimum, or not a whole number of packs. */
+export function lineWarnings(
+  quantity: number,
+  terms: { min_order_qty: number; pack_size: number; pack_unit: string } | undefined,
+): LineWarning[] {
+  if (!terms) return [];
+  const pack = Math.max(1, terms.pack_size);
+  const min = Math.max(1, terms.min_order_qty);
+  const suggested = Math.ceil(Math.max(quantity, min) / pack) * pack;
+  const warnings: LineWarning[] = [];
+  if (quantity < min) {
+    warnings.push({
+      code: "below_min_order_qty",
+      message: `The quantity is below the supplier's minimum order quantity of ${min}.`,
+      suggested_quantity: suggested,
+    });
+  }
+  if (pack > 1 && quantity % pack !== 0) {
+    warnings.push({
+      code: "not_pack_multiple",
+      message: `The quantity is not a multiple of the supplier's pack size of ${pack} (${terms.pack_unit}).`,
+      suggested_quantity: suggested,
+    });
+  }
+  return warnings;
+}
+
+/** Everything of a line that is stored, except the money computed from it and the order. */
+export interface LineDraft {
+  /** Kept line's id (PATCH); absent for a new line. */
+  id?: number;
+  position: number;
+  product_title: string | null;
+  variant_title: string | null;
+  sku: string | null;
+  supplier_sku: string | null;
+  barcode: string | null;
+  pack_code: string | null;
+  inventory_item_id: number | null;
+  variant_id: number | null;
+  product_id: number | null;
+  location_id: number | null;
+  quantity: number;
+  cancelled_quantity: number;
+  received_quantity: number;
+  unit_cost: string;
+  discount_percent: string | null;
+  taxable: boolean;
+  tax_rate_id: number | null;
+  /** The line's own rate snapshot (meaningful when tax_rate_id is set). */
+  tax_rate_percent: string;
+  weight_grams: number;
+  supplier_note: string | null;
+  internal_note: string | null;
+  warnings: LineWarning[];
+  created_at?: Date;
+}
+
+export interface ResolveContext {
+  currency: string;
+  /** Store currency: a variant's unit cost without a currency is in it. */
+  storeCurrency: string;
+  /** Today in the store's timezone (which supplier price set is in force). */
+  today: string;
+  lookups: Lookups;
+  /** Field path prefix of the lines (`lines`). */
+  path: string;
+  /** First position for these lines (1 for a full set, after the last line when appending). */
+  firstPosition: number;
+  /** Current lines by id, when `id` may keep a line (PATCH). */
+  existing?: Map<number, LineRow>;
+  problems: DetailCollector;
+}
+
+const pick = <T>(given: T | undefined, fallback: T): T => (given === undefined ? fallback : given);
+
+function priceFor(
+  ctx: ResolveContext,
+  itemId: number,
+  variant: VariantRow | undefined,
+  quantity: number,
+): string {
+  const row = ctx.lookups.catalogByItem.get(itemId);
+  if (row) {
+    const { effective } = tierSetsOn(row, ctx.today);
+    if (effective && effective.currency === ctx.currency) {
+      const tier = tierFor(effective.tiers, quantity);
+      if (tier) return new Big(tier.price).toString();
+    }
+  }
+  if (variant?.unit_cost != null && (variant.unit_cost_currency ?? ctx.storeCurrency) === ctx.currency)
+    return new Big(variant.unit_cost).toString();
+  return "0";
+}
+
+/**
+ * Resolves line inputs into line drafts, adding every field problem to `ctx.problems` (paths like
+ * `lines.1.variant_id`). Drafts of lines with problems are still returned (callers throw first).
+ */
+export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]): LineDraft[] {
+  const { lookups, problems, path } = ctx;
+  const seenIds = new Set<number>();
+  return inputs.map((input, index) => {
+    const at = `${path}.${index}`;
+    let base: LineRow | undefined;
+    if (input.id !== undefined) {
+      if (!ctx.existing) {
+        problems.add(`${at}.id`, "not_allowed", "a new line cannot name an id");
+      } else if (seenIds.has(input.id)) {
+        problems.add(`${at}.id`, "duplicate", "names a line already named in this request");
+      } else {
+        base = ctx.existing.get(input.id);
+        if (!base) problems.add(`${at}.id`, "not_found", "is not a line of this purchase order");
+        seenIds.add(input.id);
+      }
+    }
+
+    // The item: by variant_id, inventory_item_id, or the kept line's.
+    let variant: VariantRow | undefined;
+    let itemId: number | null = base ? base.inventory_item_id : null;
+    let variantId: number | null = base ? base.variant_id : null;
+    let itemChanged = false;
+    if (input.variant_id !== undefined) {
+      variant = lookups.variantsById.get(input.variant_id);
+      if (!variant) problems.add(`${at}.variant_id`, "not_found", "is not a variant of this store");
+      else if (
+        input.inventory_item_id !== undefined &&
+        Number(variant.inventory_item_id) !== input.inventory_item_id
+      )
+        problems.add(`${at}.inventory_item_id`, "mismatch", "is not the inventory item of the given variant");
+    } else if (input.inventory_item_id !== undefined) {
+      variant = lookups.variantsByItem.get(input.inventory_item_id);
+      if (!variant)
+        problems.add(`${at}.inventory_item_id`, "not_found", "is not an inventory item of this store");
+    }
+    if (variant) {
+      const newItem = Number(variant.inventory_item_id);
+      itemChanged = !base || base.inventory_item_id !== newItem;
+      itemId = newItem;
+      variantId = Number(variant.id);
+      if (itemChanged && base && base.received_quantity > 0) {
+        problems.add(
+          `${at}.${input.variant_id !== undefined ? "variant_id" : "inventory_item_id"}`,
+          "line_received",
+          "the line has received units: its item cannot change",
+        );
+      }
+    }
+    const mirror = itemChanged && variant ? variant : null;
+    const fromMirror = mirror !== null;
+
+    const quantity = pick(input.quantity, base?.quantity);
+    if (quantity === undefined) problems.add(`${at}.quantity`, "required", "is required");
+    const qty = quantity ?? 0;
+    if (base && input.quantity !== undefined && qty < base.received_quantity + base.cancelled_quantity) {
+      problems.add(
+        `${at}.quantity`,
+        "below_received",
+        `cannot be below received + cancelled (${base.received_quantity + base.cancelled_quantity})`,
+      );
+    }
+
+    const productTitle = pick(
+      input.product_title,
+      mirror ? mirror.product_title : (base?.product_title ?? null),
+    );
+    if (itemId === null && (productTitle === null || productTitle.trim() === "")) {
+      problems.add(
+        `${at}.product_title`,
+        "required",
+        "is required on a custom line (no variant_id or inventory_item_id)",
+      );
+    }
+
+    const locationId = pick(input.location_id, base?.location_id ?? null);
+    if (
+      input.location_id !== undefined &&
+      input.location_id !== null &&
+      !lookups.locations.has(input.location_id)
+    )
+      problems.add(`${at}.location_id`, "not_found", "is not a location of this store");
+
+    const taxRateId = pick(input.tax_rate_id, base?.tax_rate_id ?? null);
+    let taxRatePercent =
+      base?.tax_rate_id != null && taxRateId === base.tax_rate_id ? base.tax_rate_percent : "0";
+    if (input.tax_rate_id !== undefined && input.tax_rate_id !== null) {
+      const rate = lookups.taxRates.get(input.tax_rate_id);
+      if (!rate) problems.add(`${at}.tax_rate_id`, "not_found", "is not a tax rate of this store");
+      else taxRatePercent = rate.rate_percent;
+    }
+
+    let unitCost: string;
+    if (input.unit_cost !== undefined) {
+      const parsed = parseDecimalInput(input.unit_cost, { maxPlaces: 8 });
+      if (!parsed.ok) {
+        problems.add(`${at}.unit_cost`, parsed.code, parsed.message);
+        unitCost = "0";
+      } else unitCost = parsed.value.toString();
+    } else if (base && !itemChanged) {
+      unitCost = base.unit_cost;
+    } else if (itemId !== null) {
+      unitCost = priceFor(ctx, itemId, variant, qty);
+    } else {
+      unitCost = "0";
+    }
+
+    let discount: string | null = base ? base.discount_percent : null;
+    if (input.discount_percent !== undefined) {
+      if (input.discount_percent === null) discount = null;
+      else {
+        const parsed = parseDecimalInput(input.discount_percent, { maxPlaces: 4 });
+        if (!parsed.ok) problems.add(`${at}.discount_percent`, parsed.code, parsed.message);
+        else if (parsed.value.gt(100))
+          problems.add(`${at}.discount_percent`, "out_of_range", "must be at most 100");
+        else discount = parsed.value.toString();
+      }
+    }
+
+    const catalogRow = itemId !== null ? lookups.catalogByItem.get(itemId) : undefined;
+    const supplierSku = pick(
+      input.supplier_sku,
+      fromMirror ? (catalogRow?.supplier_sku ?? null) : (base?.supplier_sku ?? null),
+    );
+
+    return {
+      ...(base && { id: base.id, created_at: base.created_at }),
+      position: ctx.firstPosition + index,
+      product_title: productTitle,
+      variant_title: pick(input.variant_title, mirror ? mirror.title : (base?.variant_title ?? null)),
+      sku: pick(input.sku, mirror ? mirror.sku : (base?.sku ?? null)),
+      supplier_sku: supplierSku,
+      barcode: pick(input.barcode, mirror ? mirror.barcode : (base?.barcode ?? null)),
+      pack_code: pick(input.pack_code, base?.pack_code ?? null),
+      inventory_item_id: itemId,
+      variant_id: variantId,
+      product_id: mirror ? Number(mirror.product_id) : (base?.product_id ?? null),
+      location_id: locationId,
+      quantity: qty,
+      cancelled_quantity: base?.cancelled_quantity ?? 0,
+      received_quantity: base?.received_quantity ?? 0,
+      unit_cost: unitCost,
+      discount_percent: discount,
+      taxable: pick(input.taxable, base?.taxable ?? true),
+      tax_rate_id: taxRateId,
+      tax_rate_percent: taxRatePercent,
+      weight_grams: pick(input.weight_grams, mirror ? mirror.weight_grams : (base?.weight_grams ?? 0)),
+      supplier_note: pick(input.supplier_note, base?.supplier_note ?? null),
+      internal_note: pick(input.internal_note, base?.internal_note ?? null),
+      warnings: lineWarnings(qty, catalogRow),
+    };
+  });
+}
+
+/** Ids the lines refer to, for `fetchLookups`. */
+export function referencesOf(inputs: readonly LineInput[], existing: readonly LineRow[] = []) {
+  const variantIds: number[] = [];
+  const itemIds: number[] = [];
+  const locationIds: number[] = [];
+  const taxRateIds: number[] = [];
+  for (const l of inputs) {
+    if (l.variant_id !== undefined) variantIds.push(l.variant_id);
+    if (l.inventory_item_id !== undefined) itemIds.push(l.inventory_item_id);
+    if (l.location_id != null) locationIds.push(l.location_id);
+    if (l.tax_rate_id != null) taxRateIds.push(l.tax_rate_id);
+  }
+  for (const l of existing) if (l.inventory_item_id !== null) itemIds.push(l.inventory_item_id);
+  return { variantIds, itemIds, locationIds, taxRateIds };
+}

@@ -1,0 +1,124 @@
+/** Purchase order lists: orders (keyset, oldest update first) and history (newest first). */
+import type { Db } from "../../db/database.ts";
+import type { AppContext } from "../../http/context.ts";
+import { keysetPage, type Page, type PageRequest } from "../../http/paging.ts";
+import { AppError, notFound } from "../errors.ts";
+import type { OrderRecord, PurchaseOrderSummary } from "./presenter.ts";
+import { orderRecordQuery, presentSummaries } from "./repository.ts";
+import { type PurchaseOrderStatus, STATUSES } from "./transitions.ts";
+
+/** `status=ordered,partial` → statuses; an unknown one is 400 invalid_filter. */
+export function parseStatusFilter(value: string | undefined): PurchaseOrderStatus[] | undefined {
+  if (value === undefined) return undefined;
+  const parts = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const unknown = parts.filter((p) => !STATUSES.includes(p as PurchaseOrderStatus));
+  if (unknown.length > 0 || parts.length === 0) {
+    throw new AppError(
+      "invalid_filter",
+      `Unknown purchase order status in the status filter: ${unknown.join(", ") || "(empty)"}. Known: ${STATUSES.join(", ")}.`,
+    );
+  }
+  return [...new Set(parts)].sort() as PurchaseOrderStatus[];
+}
+
+export interface OrderListFilters extends PageRequest {
+  statuses?: PurchaseOrderStatus[];
+  supplier_id?: number;
+  location_id?: number;
+  type?: "purchase" | "return";
+  archived?: "true" | "false" | "all";
+}
+
+export async function listPurchaseOrders(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  filters: OrderListFilters,
+  listName = "purchase_orders",
+): Promise<Page<PurchaseOrderSummary>> {
+  let query = orderRecordQuery(db, storeId);
+  const archived = filters.archived ?? "false";
+  if (archived === "true") query = query.where("po.archived", "=", true);
+  else if (archived === "false") query = query.where("po.archived", "=", false);
+  if (filters.statuses) query = query.where("po.status", "in", filters.statuses);
+  if (filters.supplier_id !== undefined) query = query.where("po.supplier_id", "=", filters.supplier_id);
+  if (filters.location_id !== undefined) query = query.where("po.location_id", "=", filters.location_id);
+  if (filters.type !== undefined) query = query.where("po.type", "=", filters.type);
+  const page = await keysetPage(
+    query,
+    filters,
+    {
+      timeColumn: "po.updated_at",
+      idColumn: "po.id",
+      direction: "asc",
+      binding: {
+        list: listName,
+        store: storeId,
+        status: filters.statuses?.join(","),
+        supplier_id: filters.supplier_id,
+        location_id: filters.location_id,
+        type: filters.type,
+        archived,
+      },
+    },
+    ctx.cursorSecret,
+    (row) => ({ time: row.updated_at, id: row.id }),
+  );
+  return { ...page, data: await presentSummaries(db, storeId, page.data as OrderRecord[]) };
+}
+
+export interface HistoryRowView {
+  type: string;
+  at: string;
+  by: string;
+  via: string | null;
+  data: Record<string, unknown>;
+}
+
+export async function listHistory(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  orderId: number,
+  params: PageRequest,
+): Promise<Page<HistoryRowView>> {
+  const exists = await db
+    .selectFrom("purchase_orders")
+    .select("id")
+    .where("store_id", "=", storeId)
+    .where("id", "=", orderId)
+    .executeTakeFirst();
+  if (!exists) throw notFound("purchase order");
+  const query = db
+    .selectFrom("purchase_order_history as h")
+    .selectAll("h")
+    .where("h.store_id", "=", storeId)
+    .where("h.purchase_order_id", "=", orderId);
+  const page = await keysetPage(
+    query,
+    params,
+    {
+      timeColumn: "h.at",
+      idColumn: "h.id",
+      direction: "desc",
+      updatedColumn: "h.at",
+      createdColumn: "h.at",
+      binding: { list: "purchase_order_history", store: storeId, order: orderId },
+    },
+    ctx.cursorSecret,
+    (row) => ({ time: row.at, id: row.id }),
+  );
+  return {
+    ...page,
+    data: page.data.map((h) => ({
+      type: h.type,
+      at: h.at.toISOString(),
+      by: h.by_name,
+      via: h.via,
+      data: h.data ?? {},
+    })),
+  };
+}

@@ -1,0 +1,339 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import {
+  listHistory,
+  listPurchaseOrders,
+  parseStatusFilter,
+} from "../../../domain/purchase-orders/queries.ts";
+import { actorOf, loadPurchaseOrder } from "../../../domain/purchase-orders/repository.ts";
+import {
+  addLines,
+  archiveOrder,
+  cancelRemaining,
+  closeOrder,
+  createPurchaseOrder,
+  deletePurchaseOrder,
+  duplicateOrder,
+  markInTransit,
+  markOrdered,
+  reopenOrder,
+  unarchiveOrder,
+  updatePurchaseOrder,
+} from "../../../domain/purchase-orders/service.ts";
+import { principalOf } from "../../plugins/auth.ts";
+import {
+  commonErrorResponses,
+  DataOf,
+  DateString,
+  Id,
+  IdParam,
+  Page,
+  PagingQuery,
+  Timestamp,
+} from "../../schemas/common.ts";
+import { sendWrite } from "../../write.ts";
+import {
+  AddLinesSchema,
+  HistoryRowSchema,
+  OptionalBody,
+  OrderCreateSchema,
+  OrderPatchSchema,
+  PurchaseOrderSchema,
+  PurchaseOrderSummarySchema,
+} from "./schemas.ts";
+
+const tags = ["purchase orders"];
+const one = DataOf(PurchaseOrderSchema);
+const write = { scope: "write:purchase_orders" as const };
+
+export const PurchaseOrderListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    status: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: "Comma-separated: draft, ordered, in_transit, partial, received, closed.",
+      }),
+    ),
+    supplier_id: Type.Optional(Id),
+    location_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    type: Type.Optional(Type.Unsafe<"purchase" | "return">({ type: "string", enum: ["purchase", "return"] })),
+    archived: Type.Optional(
+      Type.Unsafe<"true" | "false" | "all">({
+        type: "string",
+        enum: ["true", "false", "all"],
+        description: "true: archived only; all: both; left out (or false): archived orders are left out.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function callerOf(request: FastifyRequest) {
+  const principal = principalOf(request);
+  return { store: principal.store, actor: actorOf(principal) };
+}
+
+export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.get(
+    "/purchase_orders",
+    {
+      config: { scope: "read" },
+      schema: {
+        tags,
+        summary: "List purchase orders, oldest update first",
+        querystring: PurchaseOrderListQuery,
+        response: { 200: Page(PurchaseOrderSummarySchema), ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const { store } = principalOf(request);
+      const statuses = parseStatusFilter(request.query.status);
+      return listPurchaseOrders(ctx, ctx.db, store.id, { ...request.query, statuses });
+    },
+  );
+
+  app.post(
+    "/purchase_orders",
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: "Create a draft purchase order",
+        body: OrderCreateSchema,
+        response: { 201: one, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { store, actor } = callerOf(request);
+      return sendWrite(request, reply, async (trx) => ({
+        status: 201,
+        body: { data: await createPurchaseOrder(ctx, trx, store, actor, request.body) },
+      }));
+    },
+  );
+
+  app.get(
+    "/purchase_orders/:id",
+    {
+      config: { scope: "read" },
+      schema: {
+        tags,
+        summary: "One purchase order with lines, charges, receipts and payments",
+        params: IdParam,
+        response: { 200: one, ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const { store } = principalOf(request);
+      return { data: await loadPurchaseOrder(ctx.db, store.id, request.params.id) };
+    },
+  );
+
+  app.patch(
+    "/purchase_orders/:id",
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: "Change a purchase order (what may change depends on its status)",
+        params: IdParam,
+        body: OrderPatchSchema,
+        response: { 200: one, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { store, actor } = callerOf(request);
+      return sendWrite(request, reply, async (trx) => ({
+        status: 200,
+        body: { data: await updatePurchaseOrder(ctx, trx, store, actor, request.params.id, request.body) },
+      }));
+    },
+  );
+
+  app.delete(
+    "/purchase_orders/:id",
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: "Delete a draft",
+        params: IdParam,
+        response: { 204: Type.Null(), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { store, actor } = callerOf(request);
+      return sendWrite(request, reply, async (trx) => {
+        await deletePurchaseOrder(ctx, trx, store, actor, request.params.id);
+        return { status: 204, body: undefined };
+      });
+    },
+  );
+
+  app.get(
+    "/purchase_orders/:id/history",
+    {
+      config: { scope: "read" },
+      schema: {
+        tags,
+        summary: "The order's history, newest first",
+        params: IdParam,
+        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
+        response: { 200: Page(HistoryRowSchema), ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const { store } = principalOf(request);
+      return listHistory(ctx, ctx.db, store.id, request.params.id, request.query);
+    },
+  );
+
+  const action = <B>(
+    path: string,
+    summary: string,
+    body: unknown,
+    run: (
+      trx: Parameters<Parameters<typeof sendWrite>[2]>[0],
+      request: FastifyRequest,
+      b: B,
+    ) => Promise<unknown>,
+    status = 200,
+  ) => {
+    app.post(
+      `/purchase_orders/:id/${path}`,
+      {
+        config: write,
+        schema: {
+          tags,
+          summary,
+          params: IdParam,
+          body: body as never,
+          response: { [status]: one, ...commonErrorResponses },
+        },
+      },
+      async (request, reply) =>
+        sendWrite(request, reply, async (trx) => ({
+          status,
+          body: { data: await run(trx, request, (request.body ?? {}) as B) },
+        })),
+    );
+  };
+
+  const ids = (request: FastifyRequest) => {
+    const { store, actor } = callerOf(request);
+    return { store, actor, id: (request.params as { id: number }).id };
+  };
+
+  action<{ ordered_at?: string }>(
+    "mark_ordered",
+    "Mark a draft ordered (pushes incoming stock)",
+    OptionalBody({ ordered_at: Type.Optional(Timestamp) }),
+    (trx, request, body) => {
+      const { store, actor, id } = ids(request);
+      return markOrdered(ctx, trx, store, actor, id, body);
+    },
+  );
+
+  action<{ expected_at?: string; note?: string }>(
+    "mark_in_transit",
+    "Record that the order is on its way",
+    OptionalBody({
+      expected_at: Type.Optional(DateString),
+      note: Type.Optional(Type.String({ maxLength: 5000 })),
+    }),
+    (trx, request, body) => {
+      const { store, actor, id } = ids(request);
+      return markInTransit(ctx, trx, store, actor, id, body);
+    },
+  );
+
+  action(
+    "close",
+    "Close the order (retracts outstanding incoming stock)",
+    OptionalBody({}),
+    (trx, request) => {
+      const { store, actor, id } = ids(request);
+      return closeOrder(ctx, trx, store, actor, id);
+    },
+  );
+
+  action("reopen", "Reopen a closed order", OptionalBody({}), (trx, request) => {
+    const { store, actor, id } = ids(request);
+    return reopenOrder(ctx, trx, store, actor, id);
+  });
+
+  action<{ close?: boolean }>(
+    "archive",
+    "Archive the order (close: true closes an open order first)",
+    OptionalBody({ close: Type.Optional(Type.Boolean()) }),
+    (trx, request, body) => {
+      const { store, actor, id } = ids(request);
+      return archiveOrder(ctx, trx, store, actor, id, body);
+    },
+  );
+
+  action("unarchive", "Unarchive the order", OptionalBody({}), (trx, request) => {
+    const { store, actor, id } = ids(request);
+    return unarchiveOrder(ctx, trx, store, actor, id);
+  });
+
+  action(
+    "duplicate",
+    "Copy the order into a new draft",
+    OptionalBody({}),
+    (trx, request) => {
+      const { store, actor, id } = ids(request);
+      return duplicateOrder(ctx, trx, store, actor, id);
+    },
+    201,
+  );
+
+  app.post(
+    "/purchase_orders/:id/lines",
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: "Add lines to an open order (pushes their incoming stock)",
+        params: IdParam,
+        body: AddLinesSchema,
+        response: { 200: one, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { store, actor } = callerOf(request);
+      return sendWrite(request, reply, async (trx) => ({
+        status: 200,
+        body: { data: await addLines(ctx, trx, store, actor, request.params.id, request.body.lines) },
+      }));
+    },
+  );
+
+  app.post(
+    "/purchase_orders/:id/lines/:line_id/cancel_remaining",
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: "Cancel a line's unreceived quantity (retracts its incoming stock)",
+        params: Type.Object({ id: Id, line_id: Id }),
+        body: OptionalBody({}),
+        response: { 200: one, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { store, actor } = callerOf(request);
+      return sendWrite(request, reply, async (trx) => ({
+        status: 200,
+        body: {
+          data: await cancelRemaining(ctx, trx, store, actor, request.params.id, request.params.line_id),
+        },
+      }));
+    },
+  );
+}
