@@ -249,6 +249,21 @@ describe("suppliers", () => {
       assert.ok(!list.body.data.some((s: { name: string }) => ["Bad", "Money", "Cur"].includes(s.name)));
     });
 
+    test("an Idempotency-Key replays the creation instead of creating twice", async () => {
+      const body = { name: "Once only", email: "once@x.test" };
+      const first = await api.post("/v2/suppliers", body, { "idempotency-key": "create-once" });
+      const replay = await api.post("/v2/suppliers", body, { "idempotency-key": "create-once" });
+      assert.equal(first.status, 201);
+      assert.equal(replay.status, 201);
+      assert.equal(replay.headers["idempotent-replayed"], "true");
+      assert.deepEqual(replay.body, first.body);
+      const reused = await api.post("/v2/suppliers", { name: "Other" }, { "idempotency-key": "create-once" });
+      assert.equal(reused.status, 409);
+      assert.equal(reused.body.error.code, "idempotency_key_reused");
+      const all = await api.get("/v2/suppliers?limit=250");
+      assert.equal(all.body.data.filter((x: { name: string }) => x.name === "Once only").length, 1);
+    });
+
     test("403 without write:suppliers; reads work with read only", async () => {
       const reader = await store.keyWithScopes(["read"]);
       const res = await reader.post("/v2/suppliers", { name: "Nope" });
