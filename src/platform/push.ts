@@ -12,6 +12,7 @@ import {
 } from "./connector.ts";
 import { connectorForStore } from "./registry.ts";
 import { PUSH_JOB, type SyncSubjectType } from "./stock-pipeline.ts";
+import { requestCatalogSync } from "./sync-jobs.ts";
 
 /**
  * The stock push worker (decisions §7). A `platform.push` job carries the movements one stock-moving
@@ -99,6 +100,7 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
     .execute();
   if (movements.length === 0) return;
   const connector = await connectorForStore(ctx, ctx.db, storeId);
+  let costsPushed = false;
   for (const movement of movements) {
     const result = await connector.adjustInventory(adjustmentFor(movement));
     await pushTestHooks.afterPush?.(movement.id);
@@ -111,6 +113,11 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
         .returning("id")
         .executeTakeFirst();
       if (!acked) return;
+      if (movement.unit_cost !== null && !costsPushed) {
+        // The item's new unit cost comes back into the mirror's variant through the sync.
+        costsPushed = true;
+        await requestCatalogSync(ctx, trx, storeId);
+      }
       await refreshLevels(
         ctx,
         trx,

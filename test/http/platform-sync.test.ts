@@ -1,0 +1,568 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type ManualClock, systemClock } from "../../src/clock.ts";
+import { syncCatalog } from "../../src/domain/catalog/mirror.ts";
+import { PlatformPermanentError, PlatformTransientError } from "../../src/platform/connector.ts";
+import { movementIdempotencyKey, pushTestHooks } from "../../src/platform/push.ts";
+import { connectorForStore } from "../../src/platform/registry.ts";
+import { changeSimInventory } from "../../src/platform/simulated/platform.ts";
+import {
+  type MovementInput,
+  platformSyncOf,
+  recordStockMovements,
+} from "../../src/platform/stock-pipeline.ts";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+
+/**
+ * The platform loop on the simulated platform: admin controls, the mirror sync (platform changes reach
+ * GET /inventory_levels), and the stock push queue (pending → synced, retries under outages with the
+ * decisions §7 backoff, failure on refusal or after 6 attempts, admin retry, exactly-once stock moves
+ * even when a worker dies between the push and its acknowledgement).
+ */
+
+const SEC = 1000;
+
+describe("platform sync", () => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let store: TestStore;
+  let variants: any[];
+  let locationIds: number[];
+  let hiddenLocationId: number;
+  let subjectCounter = 100;
+
+  const level = async (itemId: number, locationId: number) => {
+    const res = await store.api.get(
+      `/v2/inventory_levels?inventory_item_id=${itemId}&location_id=${locationId}`,
+    );
+    assert.equal(res.status, 200);
+    return res.body.data[0];
+  };
+  const platformLevel = async (itemId: number, locationId: number) => {
+    const res = await t.admin.get(
+      `/admin/stores/${store.id}/platform/inventory?inventory_item_id=${itemId}&location_id=${locationId}`,
+    );
+    assert.equal(res.status, 200);
+    return res.body.data[0];
+  };
+  const move = async (movements: MovementInput[], subjectId = ++subjectCounter) => {
+    const ctx = t.runtime.ctx;
+    await ctx.db.transaction().execute((trx) =>
+      recordStockMovements(ctx, trx, {
+        storeId: store.id,
+        subjectType: "stock_adjustment",
+        subjectId,
+        reference: `stockroom://stock_adjustments/${subjectId}`,
+        movements,
+      }),
+    );
+    return subjectId;
+  };
+  const syncOf = async (subjectId: number) =>
+    (await platformSyncOf(t.runtime.ctx.db, store.id, "stock_adjustment", [subjectId])).get(subjectId)!;
+  const tracked = (i: number) => variants.filter((v) => v.inventory_tracked)[i];
+
+  before(async () => {
+    t = await startTestApp();
+    clock = t.clock as ManualClock;
+    store = await t.createStore({ seed: "demo" });
+    variants = (await store.api.get("/v2/variants?limit=250")).body.data;
+    const locations = (await t.admin.get(`/admin/stores/${store.id}/locations`)).body.data;
+    locationIds = locations.filter((l: any) => !l.hidden).map((l: any) => l.id);
+    hiddenLocationId = locations.find((l: any) => l.hidden).id;
+  });
+  after(() => t.close());
+
+  test("POST platform/products creates products with variants, levels at 0; the mirror pulls them", async () => {
+    const res = await t.admin.post(`/admin/stores/${store.id}/platform/products`, {
+      products: [
+        {
+          title: "Field Notebook",
+          vendor: "Paper Mill",
+          product_type: "Stationery",
+          tags: ["paper"],
+          variants: [
+            { title: "Dot", sku: "NB-DOT", barcode: "4006381333931", price: 12.5, unit_cost: "3.2" },
+            { title: "Blank", sku: "NB-BLANK", price: "12.50", inventory_tracked: false },
+          ],
+        },
+      ],
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.data.length, 1);
+    const product = res.body.data[0];
+    assert.equal(product.title, "Field Notebook");
+    assert.equal(product.status, "active");
+    assert.equal(product.variants_count, 2);
+    assert.deepEqual(product.options, [{ name: "Title", position: 1, values: ["Dot", "Blank"] }]);
+    assert.deepEqual(
+      product.variants.map((v: any) => [v.sku, v.price, v.unit_cost, v.inventory_tracked, v.position]),
+      [
+        ["NB-DOT", "12.50", "3.20", true, 1],
+        ["NB-BLANK", "12.50", null, false, 2],
+      ],
+    );
+    const item = product.variants[0].inventory_item_id;
+    const platform = await t.admin.get(
+      `/admin/stores/${store.id}/platform/inventory?inventory_item_id=${item}`,
+    );
+    assert.deepEqual(
+      platform.body.data.map((l: any) => [l.location_id, l.available, l.on_hand, l.incoming, l.unit_cost]),
+      [...locationIds, hiddenLocationId].map((id) => [id, 0, 0, 0, "3.20000000"]),
+    );
+
+    // Not in the mirror until the sync runs (the platform's change notification queued it).
+    assert.equal((await store.api.get(`/v2/products/${product.id}`)).status, 404);
+    await t.drain();
+    const mirrored = await store.api.get(`/v2/products/${product.id}`);
+    assert.equal(mirrored.status, 200);
+    assert.deepEqual(
+      mirrored.body.data.variants.map((v: any) => v.sku),
+      ["NB-DOT", "NB-BLANK"],
+    );
+    assert.equal(mirrored.body.data.variants[0].product_title, "Field Notebook");
+    assert.equal((await level(item, locationIds[0])).available, 0);
+  });
+
+  test("POST platform/products refuses bad input and writes nothing", async () => {
+    const before = (await t.admin.get(`/admin/stores/${store.id}/platform/inventory`)).body.data.length;
+    const noVariants = await t.admin.post(`/admin/stores/${store.id}/platform/products`, {
+      products: [{ title: "Nothing", variants: [] }],
+    });
+    assert.equal(noVariants.status, 422);
+    assert.equal(noVariants.body.error.code, "validation_failed");
+    const badPrice = await t.admin.post(`/admin/stores/${store.id}/platform/products`, {
+      products: [{ title: "Bad", variants: [{ title: "A", price: "12.5.0" }] }],
+    });
+    assert.equal(badPrice.status, 422);
+    assert.deepEqual(
+      badPrice.body.error.details.map((d: any) => d.field),
+      ["products.0.variants.0.price"],
+    );
+    const unknown = await t.admin.post(`/admin/stores/${store.id}/platform/products`, {
+      products: [{ title: "X", colour: "red", variants: [{ title: "A", price: 1 }] }],
+    });
+    assert.equal(unknown.status, 422);
+    assert.equal(
+      (await t.admin.get(`/admin/stores/${store.id}/platform/inventory`)).body.data.length,
+      before,
+    );
+    const noStore = await t.admin.post("/admin/stores/999999/platform/products", {
+      products: [{ title: "X", variants: [{ title: "A", price: 1 }] }],
+    });
+    assert.equal(noStore.status, 404);
+  });
+
+  test("POST platform/inventory sets and adjusts platform-side quantities; a sale reaches the mirror", async () => {
+    const v = tracked(0);
+    const loc = locationIds[0];
+    const start = await platformLevel(v.inventory_item_id, loc);
+    assert.equal((await level(v.inventory_item_id, loc)).available, start.available);
+
+    const sale = await t.admin.post(`/admin/stores/${store.id}/platform/inventory`, {
+      changes: [{ inventory_item_id: v.inventory_item_id, location_id: loc, adjust: -3 }],
+    });
+    assert.equal(sale.status, 200);
+    assert.deepEqual(sale.body.data, [
+      {
+        inventory_item_id: v.inventory_item_id,
+        location_id: loc,
+        available: start.available - 3,
+        on_hand: start.on_hand - 3,
+        committed: start.committed,
+        incoming: start.incoming,
+        unit_cost: "8.50000000",
+      },
+    ]);
+    await t.drain();
+    const mirrored = await level(v.inventory_item_id, loc);
+    assert.equal(mirrored.available, start.available - 3);
+    assert.equal(mirrored.on_hand, start.on_hand - 3);
+
+    const more = await t.admin.post(`/admin/stores/${store.id}/platform/inventory`, {
+      changes: [
+        { inventory_item_id: v.inventory_item_id, location_id: loc, name: "incoming", set: 12 },
+        { inventory_item_id: v.inventory_item_id, location_id: loc, name: "on_hand", set: 40 },
+        { inventory_item_id: v.inventory_item_id, location_id: loc, name: "available", adjust: 2 },
+      ],
+    });
+    assert.equal(more.status, 200);
+    assert.equal(more.body.data.length, 1);
+    assert.deepEqual(
+      [more.body.data[0].available, more.body.data[0].on_hand, more.body.data[0].incoming],
+      [40 - start.committed + 2, 42, 12],
+    );
+    await t.drain();
+    const after = await level(v.inventory_item_id, loc);
+    assert.deepEqual([after.available, after.on_hand, after.incoming], [40 - start.committed + 2, 42, 12]);
+  });
+
+  test("POST platform/inventory refuses unknown items, foreign locations and ambiguous changes", async () => {
+    const other = await t.createStore({ seed: "empty" });
+    const foreignLocation = (await t.admin.get(`/admin/stores/${other.id}/locations`)).body.data[0].id;
+    const v = tracked(1);
+    const before = await platformLevel(v.inventory_item_id, locationIds[0]);
+    const cases: Array<[unknown, string, string]> = [
+      [
+        { inventory_item_id: 424242, location_id: locationIds[0], adjust: 1 },
+        "changes.0.inventory_item_id",
+        "not_found",
+      ],
+      [
+        { inventory_item_id: v.inventory_item_id, location_id: foreignLocation, adjust: 1 },
+        "changes.0.location_id",
+        "not_found",
+      ],
+      [
+        { inventory_item_id: v.inventory_item_id, location_id: locationIds[0], adjust: 1, set: 3 },
+        "changes.0",
+        "invalid_value",
+      ],
+      [{ inventory_item_id: v.inventory_item_id, location_id: locationIds[0] }, "changes.0", "invalid_value"],
+    ];
+    for (const [change, field, code] of cases) {
+      const res = await t.admin.post(`/admin/stores/${store.id}/platform/inventory`, { changes: [change] });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, "validation_failed");
+      assert.deepEqual(
+        res.body.error.details.map((d: any) => [d.field, d.code]),
+        [[field, code]],
+      );
+    }
+    const badName = await t.admin.post(`/admin/stores/${store.id}/platform/inventory`, {
+      changes: [
+        { inventory_item_id: v.inventory_item_id, location_id: locationIds[0], name: "committed", set: 1 },
+      ],
+    });
+    assert.equal(badName.status, 422);
+    assert.deepEqual(await platformLevel(v.inventory_item_id, locationIds[0]), before);
+  });
+
+  test("a movement shows in the mirror at once, reaches the platform once, and the record ends synced", async () => {
+    const v = tracked(2);
+    const loc = locationIds[1];
+    const start = await platformLevel(v.inventory_item_id, loc);
+    const subject = await move([
+      {
+        inventoryItemId: v.inventory_item_id,
+        locationId: loc,
+        availableDelta: 5,
+        incomingDelta: -5,
+        unitCost: "9.12345678",
+        unitCostCurrency: "USD",
+        reason: "received",
+      },
+    ]);
+    // The record is final at once: the mirror already counts it; the platform does not yet.
+    const mirrored = await level(v.inventory_item_id, loc);
+    assert.deepEqual(
+      [mirrored.available, mirrored.on_hand, mirrored.incoming],
+      [start.available + 5, start.on_hand + 5, start.incoming - 5],
+    );
+    assert.deepEqual(await syncOf(subject), { state: "pending", attempted_at: null, error: null });
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available);
+
+    await t.drain();
+    const pushed = await platformLevel(v.inventory_item_id, loc);
+    assert.deepEqual(
+      [pushed.available, pushed.on_hand, pushed.incoming, pushed.unit_cost],
+      [start.available + 5, start.on_hand + 5, start.incoming - 5, "9.12345678"],
+    );
+    const state = await syncOf(subject);
+    assert.equal(state.state, "synced");
+    assert.equal(state.error, null);
+    assert.equal(state.attempted_at, clock.now().toISOString());
+    // Acknowledged: the mirror still shows the same numbers (now as the platform's own report).
+    const after = await level(v.inventory_item_id, loc);
+    assert.deepEqual(
+      [after.available, after.on_hand, after.incoming],
+      [mirrored.available, mirrored.on_hand, mirrored.incoming],
+    );
+    // The new item unit cost comes back through the sync.
+    const variant = await store.api.get(`/v2/variants/${v.id}`);
+    assert.equal(variant.body.data.unit_cost, "9.12345678");
+    // Draining again moves nothing twice.
+    await t.drain();
+    assert.deepEqual(await platformLevel(v.inventory_item_id, loc), pushed);
+  });
+
+  test("mirror = platform report + unacknowledged movements, whatever the order", async () => {
+    const v = tracked(3);
+    const loc = locationIds[0];
+    const start = (await level(v.inventory_item_id, loc)).available;
+    await move([
+      { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: 7, reason: "correction" },
+    ]);
+    // A sale on the platform while the movement waits: the sync adds the pending +7 to the report.
+    await changeSimInventory(t.runtime.ctx.db, clock, store.id, [
+      { inventory_item_id: v.inventory_item_id, location_id: loc, adjust: -2 },
+    ]);
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.equal((await level(v.inventory_item_id, loc)).available, start + 7 - 2);
+    await t.drain();
+    assert.equal((await level(v.inventory_item_id, loc)).available, start + 5);
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start + 5);
+  });
+
+  test("a push under `down` faults is retried on the decisions §7 schedule and ends synced", async () => {
+    const v = tracked(4);
+    const loc = locationIds[0];
+    const start = await platformLevel(v.inventory_item_id, loc);
+    const faults = await t.admin.post(`/admin/stores/${store.id}/platform/faults`, {
+      mode: "down",
+      count: 2,
+    });
+    assert.deepEqual(faults.body, { data: { mode: "down", remaining: 2 } });
+    const subject = await move([
+      { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: -4, reason: "damaged" },
+    ]);
+    await t.drain();
+    const first = await syncOf(subject);
+    assert.equal(first.state, "pending");
+    assert.equal(first.attempted_at, clock.now().toISOString());
+    assert.match(first.error ?? "", /unavailable/);
+    clock.advance(9 * SEC);
+    assert.equal(await t.drain(), 0, "not before 10 s");
+    clock.advance(1 * SEC);
+    await t.drain();
+    assert.equal((await syncOf(subject)).state, "pending");
+    clock.advance(29 * SEC);
+    assert.equal(await t.drain(), 0, "not before 30 s more");
+    clock.advance(1 * SEC);
+    await t.drain();
+    assert.deepEqual(await syncOf(subject), {
+      state: "synced",
+      attempted_at: clock.now().toISOString(),
+      error: null,
+    });
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available - 4);
+    assert.deepEqual((await t.admin.get(`/admin/stores/${store.id}/platform/faults`)).body.data, {
+      mode: "ok",
+      remaining: null,
+    });
+  });
+
+  test("a push under `reject` ends failed with the error; the admin sees it and can retry it", async () => {
+    const v = tracked(5);
+    const loc = locationIds[1];
+    const start = await platformLevel(v.inventory_item_id, loc);
+    await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "reject", count: 1 });
+    const subject = await move([
+      { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: 3, reason: "restock" },
+    ]);
+    await t.drain();
+    const failed = await syncOf(subject);
+    assert.equal(failed.state, "failed");
+    assert.equal(failed.attempted_at, clock.now().toISOString());
+    assert.equal(failed.error, "rejected by the platform (simulated refusal)");
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available);
+    // The service's record stands: the mirror keeps counting the movement.
+    assert.equal((await level(v.inventory_item_id, loc)).available, start.available + 3);
+
+    const status = await t.admin.get(`/admin/stores/${store.id}/sync`);
+    assert.equal(status.status, 200);
+    assert.deepEqual(Object.keys(status.body.data).sort(), ["counts", "failed", "mirror"]);
+    assert.ok(status.body.data.counts.failed >= 1);
+    assert.ok(status.body.data.counts.synced >= 1);
+    const row = status.body.data.failed.find((f: any) => f.subject_id === subject);
+    assert.deepEqual(Object.keys(row).sort(), [
+      "attempted_at",
+      "attempts",
+      "error",
+      "job_id",
+      "subject_id",
+      "subject_type",
+    ]);
+    assert.equal(row.subject_type, "stock_adjustment");
+    assert.equal(row.error, "rejected by the platform (simulated refusal)");
+    assert.equal(row.attempts, 1);
+    assert.equal(typeof status.body.data.mirror.watermark, "string");
+
+    const retry = await t.admin.post(`/admin/stores/${store.id}/sync/${row.job_id}/retry`);
+    assert.equal(retry.status, 200);
+    assert.deepEqual(retry.body.data, {
+      job_id: row.job_id,
+      state: "queued",
+      subject_type: "stock_adjustment",
+      subject_id: subject,
+    });
+    assert.equal((await syncOf(subject)).state, "pending");
+    const again = await t.admin.post(`/admin/stores/${store.id}/sync/${row.job_id}/retry`);
+    assert.equal(again.status, 422);
+    assert.equal(again.body.error.code, "invalid_transition");
+    await t.drain();
+    assert.deepEqual(await syncOf(subject), {
+      state: "synced",
+      attempted_at: clock.now().toISOString(),
+      error: null,
+    });
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available + 3);
+    assert.equal((await level(v.inventory_item_id, loc)).available, start.available + 3);
+    const missing = await t.admin.post(`/admin/stores/${store.id}/sync/99999999/retry`);
+    assert.equal(missing.status, 404);
+  });
+
+  test("an unknown item on the platform is a permanent refusal", async () => {
+    const subject = await move([
+      { inventoryItemId: 77777777, locationId: locationIds[0], availableDelta: 1, reason: "correction" },
+    ]);
+    await t.drain();
+    const state = await syncOf(subject);
+    assert.equal(state.state, "failed");
+    assert.equal(state.error, "unknown inventory item 77777777");
+  });
+
+  test("after 6 failed attempts the record is failed", async () => {
+    const v = tracked(6);
+    const loc = locationIds[0];
+    await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "down" });
+    const subject = await move([
+      { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: 1, reason: "correction" },
+    ]);
+    await t.drain();
+    for (const delay of [10, 30, 120, 600, 3600]) {
+      assert.equal((await syncOf(subject)).state, "pending");
+      clock.advance(delay * SEC - 1);
+      assert.equal(await t.drain(), 0);
+      clock.advance(1);
+      assert.equal(await t.drain(), 1);
+    }
+    const state = await syncOf(subject);
+    assert.equal(state.state, "failed");
+    assert.equal(state.attempted_at, clock.now().toISOString());
+    assert.equal(state.error, "platform unavailable (simulated outage)");
+    const status = await t.admin.get(`/admin/stores/${store.id}/sync`);
+    assert.equal(status.body.data.failed.find((f: any) => f.subject_id === subject).attempts, 6);
+    await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "ok" });
+  });
+
+  test("a worker dying between push and acknowledgement never moves platform stock twice", async () => {
+    const v = tracked(7);
+    const loc = locationIds[1];
+    const start = await platformLevel(v.inventory_item_id, loc);
+    let crashes = 0;
+    pushTestHooks.afterPush = () => {
+      crashes++;
+      pushTestHooks.afterPush = null;
+      throw new Error("worker died after the push");
+    };
+    const subject = await move([
+      { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: 6, reason: "received" },
+      { inventoryItemId: v.inventory_item_id, locationId: loc, incomingDelta: 4, reason: "incoming" },
+    ]);
+    try {
+      await t.drain();
+    } finally {
+      pushTestHooks.afterPush = null;
+    }
+    assert.equal(crashes, 1);
+    // The platform took the first movement; it was never acknowledged.
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available + 6);
+    assert.equal((await syncOf(subject)).state, "pending");
+    clock.advance(10 * SEC);
+    await t.drain();
+    const after = await platformLevel(v.inventory_item_id, loc);
+    assert.equal(after.available, start.available + 6, "moved once");
+    assert.equal(after.incoming, start.incoming + 4);
+    assert.equal((await syncOf(subject)).state, "synced");
+    const mirrored = await level(v.inventory_item_id, loc);
+    assert.deepEqual([mirrored.available, mirrored.incoming], [after.available, after.incoming]);
+  });
+
+  test("the platform honours idempotency keys: the same key twice moves stock once", async () => {
+    const v = tracked(8);
+    const loc = locationIds[0];
+    const start = await platformLevel(v.inventory_item_id, loc);
+    const connector = await connectorForStore(t.runtime.ctx, t.runtime.ctx.db, store.id);
+    const adjustment = {
+      idempotencyKey: movementIdempotencyKey(store.id, 987654),
+      reason: "correction",
+      referenceDocumentUri: "stockroom://stock_adjustments/1",
+      changes: [
+        { name: "available" as const, inventoryItemId: v.inventory_item_id, locationId: loc, delta: 2 },
+      ],
+      itemCosts: [],
+    };
+    const first = await connector.adjustInventory(adjustment);
+    const second = await connector.adjustInventory(adjustment);
+    assert.equal(first.replayed, false);
+    assert.equal(second.replayed, true);
+    assert.deepEqual(second.levels, first.levels);
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available + 2);
+    await assert.rejects(
+      connector.adjustInventory({ ...adjustment, idempotencyKey: "" }),
+      (e) => e instanceof PlatformPermanentError,
+    );
+    await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "down", count: 1 });
+    await assert.rejects(
+      connector.adjustInventory({ ...adjustment, idempotencyKey: "another" }),
+      (e) => e instanceof PlatformTransientError,
+    );
+    await t.drain();
+  });
+
+  test("the sync is idempotent: pulling everything again rewrites nothing", async () => {
+    await syncCatalog(t.runtime.ctx, store.id);
+    const before = (await store.api.get("/v2/inventory_levels?limit=250")).body.data;
+    const products = (await store.api.get("/v2/products?limit=250")).body.data;
+    clock.advance(60 * SEC);
+    await t.runtime.ctx.db
+      .updateTable("mirror_sync_states")
+      .set({ watermark: null })
+      .where("store_id", "=", store.id)
+      .execute();
+    const result = await syncCatalog(t.runtime.ctx, store.id, { batchSize: 50 });
+    assert.ok(result.batches > 3);
+    assert.deepEqual((await store.api.get("/v2/inventory_levels?limit=250")).body.data, before);
+    assert.deepEqual((await store.api.get("/v2/products?limit=250")).body.data, products);
+  });
+
+  test("the periodic scan queues a sync for a store whose platform changed", async () => {
+    const v = tracked(9);
+    const loc = locationIds[0];
+    const start = (await level(v.inventory_item_id, loc)).available;
+    await changeSimInventory(t.runtime.ctx.db, clock, store.id, [
+      { inventory_item_id: v.inventory_item_id, location_id: loc, adjust: -1 },
+    ]);
+    assert.equal(await t.drain(), 0, "no notification, nothing queued yet");
+    await t.runtime.worker.runPeriodic("catalog.sync-scan");
+    assert.equal(await t.drain(), 1);
+    assert.equal((await level(v.inventory_item_id, loc)).available, start - 1);
+    await t.runtime.worker.runPeriodic("catalog.sync-scan");
+    assert.equal(await t.drain(), 0, "nothing new to pull");
+  });
+
+  // Its own app with real workers and the system clock (started inside a test: on PostgreSQL two apps
+  // must not run their migrations at the same moment).
+  test("with real workers, a sale set on the platform shows in GET /inventory_levels within 3 s", async () => {
+    const live = await startTestApp({ workers: true, clock: systemClock });
+    try {
+      const liveStore = await live.createStore({ seed: "demo" });
+      const waitFor = async (check: () => Promise<boolean>, ms: number) => {
+        const started = Date.now();
+        while (Date.now() - started < ms) {
+          if (await check()) return;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assert.fail(`not within ${ms} ms`);
+      };
+      const variant = (await liveStore.api.get("/v2/variants?sku=MUG-SAGE")).body.data[0];
+      const loc = (await liveStore.api.get("/v2/locations")).body.data[1].id;
+      const url = `/v2/inventory_levels?inventory_item_id=${variant.inventory_item_id}&location_id=${loc}`;
+      const start = (await liveStore.api.get(url)).body.data[0].available;
+      const sale = await live.admin.post(`/admin/stores/${liveStore.id}/platform/inventory`, {
+        changes: [{ inventory_item_id: variant.inventory_item_id, location_id: loc, adjust: -2 }],
+      });
+      assert.equal(sale.status, 200);
+      await waitFor(async () => (await liveStore.api.get(url)).body.data[0].available === start - 2, 3000);
+
+      // Without a change notification, the once-a-second scan finds the change.
+      await changeSimInventory(live.runtime.ctx.db, systemClock, liveStore.id, [
+        { inventory_item_id: variant.inventory_item_id, location_id: loc, set: 1 },
+      ]);
+      await waitFor(async () => (await liveStore.api.get(url)).body.data[0].available === 1, 3000);
+    } finally {
+      await live.close();
+    }
+  });
+});
