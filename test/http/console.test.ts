@@ -1,0 +1,747 @@
+/**
+ * The merchant console (/console) through HTTP: sign-in and the session cookie, refusals without a
+ * session or without the CSRF token (which change nothing), and each page and action against the admin
+ * API it drives. A second app built without the feature modules shows the "not available yet" pages.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { ManualClock } from "../../src/clock.ts";
+import { consoleModule } from "../../src/modules/console.ts";
+import { foundationModule } from "../../src/modules/foundation.ts";
+import { allModules } from "../../src/modules/index.ts";
+import { createWebhooksModule } from "../../src/modules/webhooks.ts";
+import { recordStockMovements } from "../../src/platform/stock-pipeline.ts";
+import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+
+// Nothing listens on port 9 of loopback: every webhook attempt fails fast.
+const DEAD_URL = "https://hooks.test:9/receiver";
+
+interface Page {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | number | undefined>;
+  location: string | undefined;
+  setCookies: string[];
+}
+
+/** A cookie-keeping client of one app, as a browser would be. */
+class Agent {
+  readonly cookies = new Map<string, string>();
+  constructor(private readonly t: TestApp) {}
+
+  async request(
+    method: "GET" | "POST",
+    url: string,
+    form?: Record<string, string | string[]>,
+  ): Promise<Page> {
+    const headers: Record<string, string> = {};
+    if (this.cookies.size > 0)
+      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+    let payload: string | undefined;
+    if (form) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(form))
+        for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+      payload = params.toString();
+      headers["content-type"] = "application/x-www-form-urlencoded";
+    }
+    const res = await this.t.runtime.app.inject({ method, url, headers, payload });
+    const raw = res.headers["set-cookie"];
+    const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)];
+    for (const cookie of setCookies) {
+      const [pair] = cookie.split(";");
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq);
+      const value = decodeURIComponent(pair.slice(eq + 1));
+      if (/Max-Age=0/.test(cookie)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return {
+      status: res.statusCode,
+      body: res.body,
+      headers: res.headers,
+      location: res.headers.location as string | undefined,
+      setCookies,
+    };
+  }
+  get(url: string) {
+    return this.request("GET", url);
+  }
+  post(url: string, form: Record<string, string | string[]>) {
+    return this.request("POST", url, form);
+  }
+
+  async login(token = ADMIN_TOKEN): Promise<Page> {
+    const form = await this.get("/console/login");
+    return this.post("/console/login", {
+      _csrf: hiddenValue(form.body, "_csrf"),
+      token,
+      next: "/console/stores",
+    });
+  }
+
+  /** The CSRF token the forms of a signed-in page carry. */
+  async csrf(): Promise<string> {
+    return hiddenValue((await this.get("/console/stores")).body, "_csrf");
+  }
+}
+
+function hiddenValue(html: string, name: string): string {
+  const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)"`).exec(html);
+  assert.ok(match, `no hidden ${name} in the page`);
+  return match[1];
+}
+
+/** The text of a page without tags (assertions about what a person reads). */
+function text(html: string): string {
+  return html
+    .replace(/<\/?(strong|span|code|em|b|a|time)\b[^>]*>/g, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&amp;/g, "&")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/\s+/g, " ");
+}
+
+describe("console", () => {
+  let t: TestApp;
+  let store: TestStore;
+
+  before(async () => {
+    // The full service, with webhook addresses resolving to loopback (nothing is really sent).
+    const modules = allModules.map((m) =>
+      m.name === "webhooks" ? createWebhooksModule({ resolve: async () => ["127.0.0.1"] }) : m,
+    );
+    t = await startTestApp({ modules });
+    store = await t.createStore({ name: "Console Store", seed: "demo" });
+    await t.drain();
+  });
+  after(() => t.close());
+
+  const storeCount = async () => (await t.admin.get("/admin/stores")).body.data.length as number;
+
+  test("without a session: pages redirect to sign-in, POSTs are 401 and change nothing", async () => {
+    const agent = new Agent(t);
+    const page = await agent.get("/console/stores");
+    assert.equal(page.status, 303);
+    assert.equal(page.location, "/console/login?next=%2Fconsole%2Fstores");
+    const root = await agent.get("/console");
+    assert.equal(root.status, 303);
+    assert.equal(root.location, "/console/login");
+    const keys = await agent.get(`/console/stores/${store.id}/keys`);
+    assert.equal(keys.status, 303);
+    assert.equal(
+      keys.location,
+      `/console/login?next=${encodeURIComponent(`/console/stores/${store.id}/keys`)}`,
+    );
+
+    const before = await storeCount();
+    const post = await agent.post("/console/stores", { name: "Sneaky", currency: "USD", timezone: "UTC" });
+    assert.equal(post.status, 401);
+    assert.match(text(post.body), /Your session has ended/);
+    assert.equal(await storeCount(), before);
+
+    // A cookie that was not signed by this console is no session.
+    agent.cookies.set("stockroom_session", "forged-session-id.c2lnbmF0dXJl");
+    assert.equal((await agent.get("/console/stores")).status, 303);
+    assert.equal(
+      (await agent.post(`/console/stores/${store.id}/api_access`, { api_access: "off" })).status,
+      401,
+    );
+    assert.equal((await t.admin.get(`/admin/stores/${store.id}`)).body.data.api_access, true);
+  });
+
+  test("sign-in: wrong token refused, form token required, right token gives a strict HttpOnly cookie", async () => {
+    const agent = new Agent(t);
+    const form = await agent.get("/console/login");
+    assert.equal(form.status, 200);
+    assert.match(String(form.headers["content-type"]), /^text\/html/);
+    assert.match(form.body, /<label for="admin-token">Admin token/);
+    assert.match(form.body, /<input type="password" id="admin-token" name="token"/);
+    const loginCookie = form.setCookies.find((c) => c.startsWith("stockroom_login="));
+    assert.ok(loginCookie);
+    assert.match(loginCookie, /; Path=\/console\/login; Max-Age=600; HttpOnly; SameSite=Strict$/);
+    const nonce = hiddenValue(form.body, "_csrf");
+
+    const wrong = await agent.post("/console/login", { _csrf: nonce, token: "not-the-admin-token-at-all" });
+    assert.equal(wrong.status, 401);
+    assert.match(text(wrong.body), /That is not the admin token/);
+    assert.equal(
+      wrong.setCookies.some((c) => c.startsWith("stockroom_session=")),
+      false,
+    );
+
+    const noNonce = await new Agent(t).post("/console/login", { token: ADMIN_TOKEN });
+    assert.equal(noNonce.status, 403);
+    assert.equal(
+      noNonce.setCookies.some((c) => c.startsWith("stockroom_session=")),
+      false,
+    );
+
+    const fresh = await agent.get("/console/login?next=%2Fconsole%2Fstores%2F1%2Fkeys");
+    assert.equal(hiddenValue(fresh.body, "next"), "/console/stores/1/keys");
+    const ok = await agent.post("/console/login", {
+      _csrf: hiddenValue(fresh.body, "_csrf"),
+      token: ADMIN_TOKEN,
+      next: "/console/stores/1/keys",
+    });
+    assert.equal(ok.status, 303);
+    assert.equal(ok.location, "/console/stores/1/keys");
+    const session = ok.setCookies.find((c) => c.startsWith("stockroom_session="));
+    assert.ok(session);
+    assert.match(
+      session,
+      /^stockroom_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; Path=\/console; Max-Age=28800; HttpOnly; SameSite=Strict$/,
+    );
+    // The admin token itself never goes into a cookie.
+    assert.equal(ok.setCookies.join(";").includes(ADMIN_TOKEN), false);
+
+    const page = await agent.get("/console/stores");
+    assert.equal(page.status, 200);
+    assert.match(
+      String(page.headers["content-security-policy"]),
+      /default-src 'none'; style-src 'self'; script-src 'self'/,
+    );
+    assert.equal(page.headers["cache-control"], "no-store");
+    assert.equal(page.headers["x-frame-options"], "DENY");
+    assert.match(text(page.body), /Console Store/);
+
+    // Only console paths are accepted as the place to go after signing in.
+    const other = await new Agent(t).get("/console/login?next=https%3A%2F%2Fevil.test%2F");
+    assert.equal(hiddenValue(other.body, "next"), "/console/stores");
+  });
+
+  test("a POST without the session's CSRF token is 403 and changes nothing; with it the store is made", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const before = await storeCount();
+    const form = { name: "CSRF Shop", currency: "EUR", timezone: "Europe/Berlin", seed: "empty" };
+    const missing = await agent.post("/console/stores", form);
+    assert.equal(missing.status, 403);
+    assert.match(text(missing.body), /Nothing was changed/);
+    const wrong = await agent.post("/console/stores", { ...form, _csrf: "x".repeat(43) });
+    assert.equal(wrong.status, 403);
+    // Another session's token is no good either.
+    const other = new Agent(t);
+    await other.login();
+    const foreign = await agent.post("/console/stores", { ...form, _csrf: await other.csrf() });
+    assert.equal(foreign.status, 403);
+    assert.equal(await storeCount(), before);
+
+    const ok = await agent.post("/console/stores", { ...form, _csrf: await agent.csrf() });
+    assert.equal(ok.status, 303);
+    const id = Number(/^\/console\/stores\/(\d+)$/.exec(ok.location ?? "")?.[1]);
+    const created = (await t.admin.get(`/admin/stores/${id}`)).body.data;
+    assert.deepEqual(
+      [created.name, created.currency, created.timezone, created.api_access],
+      ["CSRF Shop", "EUR", "Europe/Berlin", true],
+    );
+    const detail = await agent.get(ok.location!);
+    assert.match(text(detail.body), /Store “CSRF Shop” created\./);
+    // The one-shot message is gone on the next view.
+    assert.doesNotMatch(text((await agent.get(ok.location!)).body), /created\./);
+  });
+
+  test("store creation refused by the admin API shows every problem and keeps the form", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const before = await storeCount();
+    const res = await agent.post("/console/stores", {
+      _csrf: await agent.csrf(),
+      name: "Bad <b>Shop</b>",
+      currency: "XXQ",
+      timezone: "Mars/Base",
+    });
+    assert.equal(res.status, 422);
+    const shown = text(res.body);
+    assert.match(shown, /currency: is not a known ISO 4217 currency code/);
+    assert.match(shown, /timezone: is not a known IANA time zone/);
+    // Typed values come back, escaped.
+    assert.match(res.body, /value="Bad &lt;b&gt;Shop&lt;\/b&gt;"/);
+    assert.match(res.body, /id="store-currency" name="currency"[^>]*aria-invalid="true"/);
+    assert.equal(await storeCount(), before);
+  });
+
+  test("user data is escaped on every page", async () => {
+    const created = await t.admin.post("/admin/stores", {
+      name: `<script>alert("x")</script>`,
+      currency: "USD",
+      timezone: "UTC",
+    });
+    const agent = new Agent(t);
+    await agent.login();
+    for (const url of ["/console/stores", `/console/stores/${created.body.data.id}`]) {
+      const page = await agent.get(url);
+      assert.equal(page.body.includes("<script>alert"), false, url);
+      assert.ok(page.body.includes("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), url);
+    }
+  });
+
+  test("the API access switch turns the store's keys off (402) and on again", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const csrf = await agent.csrf();
+    const page = await agent.get(`/console/stores/${store.id}`);
+    assert.match(text(page.body), /API access is on\./);
+    assert.match(page.body, /<button type="submit" class="danger">Turn API access off<\/button>/);
+
+    const off = await agent.post(`/console/stores/${store.id}/api_access`, {
+      _csrf: csrf,
+      api_access: "off",
+    });
+    assert.equal(off.status, 303);
+    assert.equal(off.location, `/console/stores/${store.id}`);
+    assert.equal((await t.admin.get(`/admin/stores/${store.id}`)).body.data.api_access, false);
+    const refused = await store.api.get("/v2/whoami");
+    assert.equal(refused.status, 402);
+    assert.equal(refused.body.error.code, "feature_not_enabled");
+    const shown = text((await agent.get(`/console/stores/${store.id}`)).body);
+    assert.match(shown, /API access turned off\./);
+    assert.match(shown, /API access is off\. Every key of this store answers 402 feature_not_enabled\./);
+
+    const bogus = await agent.post(`/console/stores/${store.id}/api_access`, {
+      _csrf: csrf,
+      api_access: "maybe",
+    });
+    assert.equal(bogus.status, 303);
+    assert.equal((await t.admin.get(`/admin/stores/${store.id}`)).body.data.api_access, false);
+
+    await agent.post(`/console/stores/${store.id}/api_access`, { _csrf: csrf, api_access: "on" });
+    assert.equal((await t.admin.get(`/admin/stores/${store.id}`)).body.data.api_access, true);
+    assert.equal((await store.api.get("/v2/whoami")).status, 200);
+  });
+
+  test("keys: created with scopes and expiry, secret shown once, listed, revoked", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const csrf = await agent.csrf();
+    const keysUrl = `/console/stores/${store.id}/keys`;
+    const form = await agent.get(keysUrl);
+    for (const scope of ["read", "write:purchase_orders", "write:suppliers", "write:inventory", "webhooks"])
+      assert.match(form.body, new RegExp(`<input type="checkbox" name="scopes" value="${scope}"`));
+    assert.match(form.body, /<label for="key-expires">Expires at/);
+
+    const expires = new Date(t.clock.now().getTime() + 30 * 86_400_000);
+    const local = expires.toISOString().slice(0, 16);
+    const created = await agent.post(keysUrl, {
+      _csrf: csrf,
+      name: "Warehouse app",
+      scopes: ["read", "webhooks"],
+      expires_at: local,
+    });
+    assert.equal(created.status, 303);
+    assert.equal(created.location, keysUrl);
+    const listed = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data;
+    const key = listed.find((k: any) => k.name === "Warehouse app");
+    assert.deepEqual(key.scopes, ["read", "webhooks"]);
+    assert.equal(key.expires_at, `${local}:00.000Z`);
+    assert.equal(key.revoked_at, null);
+
+    const shown = await agent.get(keysUrl);
+    const secret = /<input type="text" id="new-key-secret" readonly value="(sr2_[A-Za-z0-9]{40})"/.exec(
+      shown.body,
+    )?.[1];
+    assert.ok(secret, "the secret is shown");
+    assert.equal(secret.slice(0, 12), key.prefix);
+    assert.match(shown.body, /data-copy-target="new-key-secret"/);
+    assert.match(text(shown.body), new RegExp(`Warehouse app ${key.prefix} read, webhooks Active`));
+    // Once only.
+    const again = await agent.get(keysUrl);
+    assert.equal(again.body.includes(secret), false);
+    assert.equal(again.body.includes("new-key-secret"), false);
+
+    const whoami = await t.client(`Bearer ${secret}`).get("/v2/whoami");
+    assert.equal(whoami.status, 200);
+    assert.deepEqual(whoami.body.key.scopes, ["read", "webhooks"]);
+
+    const revoked = await agent.post(`${keysUrl}/${key.id}/revoke`, { _csrf: csrf });
+    assert.equal(revoked.status, 303);
+    assert.notEqual(
+      (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.find((k: any) => k.id === key.id)
+        .revoked_at,
+      null,
+    );
+    assert.equal((await t.client(`Bearer ${secret}`).get("/v2/whoami")).status, 401);
+    const after = text((await agent.get(keysUrl)).body);
+    assert.match(after, new RegExp(`Key “Warehouse app” \\(${key.prefix}\\) revoked\\.`));
+    assert.match(after, new RegExp(`Warehouse app ${key.prefix} read, webhooks Revoked`));
+
+    // Refusals keep the form and create nothing.
+    const count = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.length;
+    const noName = await agent.post(keysUrl, { _csrf: csrf, name: "", scopes: ["read"] });
+    assert.equal(noName.status, 422);
+    assert.match(text(noName.body), /name/);
+    const past = await agent.post(keysUrl, {
+      _csrf: csrf,
+      name: "Old",
+      scopes: ["read"],
+      expires_at: "2001-01-01T00:00",
+    });
+    assert.equal(past.status, 422);
+    assert.match(text(past.body), /expires_at: must be in the future/);
+    assert.match(past.body, /id="key-name" name="name" required maxlength="200" value="Old"/);
+    const badDate = await agent.post(keysUrl, {
+      _csrf: csrf,
+      name: "Odd",
+      scopes: ["read"],
+      expires_at: "soon",
+    });
+    assert.equal(badDate.status, 422);
+    assert.equal((await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.length, count);
+    const missingKey = await agent.post(`${keysUrl}/999999/revoke`, { _csrf: csrf });
+    assert.equal(missingKey.status, 404);
+  });
+
+  test("request log: filtered by key and status, paged with a next link", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const made = await t.admin.post(`/admin/stores/${store.id}/keys`, { name: "Logger", scopes: ["read"] });
+    const client = t.client(`Bearer ${made.body.data.key}`);
+    await client.get("/v2/whoami");
+    (t.clock as ManualClock).advance(1000);
+    await client.get("/v2/whoami");
+    (t.clock as ManualClock).advance(1000);
+    await client.get("/v2/suppliers/999999");
+    (t.clock as ManualClock).advance(1000);
+    await store.api.get("/v2/whoami");
+
+    const base = `/console/stores/${store.id}/request_log`;
+    const all = await agent.get(`${base}?key_id=${made.body.data.id}`);
+    assert.equal(all.status, 200);
+    const rows = (html: string) =>
+      [
+        ...html.matchAll(
+          /<tr><td><time[^>]*>[^<]*<\/time><\/td><td>(\w+)<\/td><td><code>([^<]*)<\/code><\/td><td class="num">(\d+)<\/td><td>([^<]*)<\/td>/g,
+        ),
+      ].map((m) => [m[1], m[2], Number(m[3]), m[4]]);
+    const label = `Logger (${made.body.data.prefix})`;
+    assert.deepEqual(rows(all.body), [
+      ["GET", "/v2/suppliers/999999", 404, label],
+      ["GET", "/v2/whoami", 200, label],
+      ["GET", "/v2/whoami", 200, label],
+    ]);
+    assert.match(all.body, new RegExp(`<option value="${made.body.data.id}" selected>Logger`));
+
+    const ok = await agent.get(`${base}?key_id=${made.body.data.id}&status=200`);
+    assert.deepEqual(rows(ok.body), [
+      ["GET", "/v2/whoami", 200, label],
+      ["GET", "/v2/whoami", 200, label],
+    ]);
+    assert.match(
+      ok.body,
+      /id="log-status" name="status" min="100" max="599" inputmode="numeric" value="200"/,
+    );
+
+    const first = await agent.get(`${base}?key_id=${made.body.data.id}&limit=2`);
+    assert.equal(rows(first.body).length, 2);
+    const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.body)?.[1];
+    assert.ok(next);
+    const second = await agent.get(next.replace(/&amp;/g, "&"));
+    assert.deepEqual(rows(second.body), [["GET", "/v2/whoami", 200, label]]);
+    assert.doesNotMatch(second.body, /rel="next"/);
+    assert.match(second.body, />First page<\/a>/);
+
+    const bad = await agent.get(`${base}?status=abc`);
+    assert.equal(bad.status, 200);
+    assert.match(text(bad.body), /status/);
+    assert.match(bad.body, /role="alert"/);
+  });
+
+  test("webhooks: endpoints, their delivery log, and redeliver", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const hook = (await store.api.post("/v2/webhooks", { url: DEAD_URL, events: ["*"], description: "ERP" }))
+      .body.data;
+    const list = await agent.get(`/console/stores/${store.id}/webhooks`);
+    assert.equal(list.status, 200);
+    assert.match(text(list.body), new RegExp(`${hook.id} ${DEAD_URL} active \\*`));
+    assert.match(list.body, new RegExp(`href="/console/stores/${store.id}/webhooks/${hook.id}"`));
+
+    const tested = await store.api.post(`/v2/webhooks/${hook.id}/test`);
+    assert.equal(tested.status, 202);
+    await t.drain();
+    const deliveries = (await t.admin.get(`/admin/stores/${store.id}/webhooks/${hook.id}/deliveries`)).body
+      .data;
+    assert.equal(deliveries.length, 1);
+    const page = await agent.get(`/console/stores/${store.id}/webhooks/${hook.id}`);
+    assert.equal(page.status, 200);
+    const shown = text(page.body);
+    assert.match(
+      shown,
+      new RegExp(`${deliveries[0].id} .* webhook.test ${tested.body.data.event_id} 1 failed`),
+    );
+    assert.match(page.body, /Redeliver \d+<\/button>/);
+
+    const redeliver = await agent.post(
+      `/console/stores/${store.id}/webhooks/${hook.id}/deliveries/${deliveries[0].id}/redeliver`,
+      { _csrf: await agent.csrf() },
+    );
+    assert.equal(redeliver.status, 303);
+    assert.equal(redeliver.location, `/console/stores/${store.id}/webhooks/${hook.id}`);
+    assert.match(
+      text((await agent.get(redeliver.location!)).body),
+      new RegExp(`Queued 1 event for redelivery \\(${tested.body.data.event_id}\\)`),
+    );
+    await t.drain();
+    assert.equal(
+      (await t.admin.get(`/admin/stores/${store.id}/webhooks/${hook.id}/deliveries`)).body.data.length,
+      2,
+    );
+
+    const failedOnly = await agent.get(
+      `/console/stores/${store.id}/webhooks/${hook.id}?status=failed&limit=1`,
+    );
+    assert.match(failedOnly.body, /rel="next"/);
+    assert.equal((await agent.get(`/console/stores/${store.id}/webhooks/999999`)).status, 404);
+    const noCsrf = await agent.post(
+      `/console/stores/${store.id}/webhooks/${hook.id}/deliveries/${deliveries[0].id}/redeliver`,
+      {},
+    );
+    assert.equal(noCsrf.status, 403);
+    await t.drain();
+    assert.equal(
+      (await t.admin.get(`/admin/stores/${store.id}/webhooks/${hook.id}/deliveries`)).body.data.length,
+      2,
+    );
+  });
+
+  test("platform sync: counts, a failed push with its job, and retry", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const variant = (await store.api.get("/v2/variants?limit=50")).body.data.find(
+      (v: any) => v.inventory_tracked,
+    );
+    const location = (await store.api.get("/v2/locations")).body.data[0];
+    await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "reject", count: 1 });
+    const ctx = t.runtime.ctx;
+    await ctx.db.transaction().execute((trx) =>
+      recordStockMovements(ctx, trx, {
+        storeId: store.id,
+        subjectType: "stock_adjustment",
+        subjectId: 424242,
+        reference: "stockroom://stock_adjustments/424242",
+        movements: [
+          {
+            inventoryItemId: variant.inventory_item_id,
+            locationId: location.id,
+            availableDelta: 2,
+            reason: "restock",
+          },
+        ],
+      }),
+    );
+    await t.drain();
+    const status = (await t.admin.get(`/admin/stores/${store.id}/sync`)).body.data;
+    const failed = status.failed.find((f: any) => f.subject_id === 424242);
+    assert.ok(failed);
+
+    const page = await agent.get(`/console/stores/${store.id}/sync`);
+    assert.equal(page.status, 200);
+    const shown = text(page.body);
+    assert.match(shown, new RegExp(`failed ${status.counts.failed}`));
+    assert.match(
+      shown,
+      new RegExp(
+        `${failed.job_id} stock adjustment 424242 1 .* rejected by the platform \\(simulated refusal\\)`,
+      ),
+    );
+    const retry = await agent.post(`/console/stores/${store.id}/sync/${failed.job_id}/retry`, {
+      _csrf: await agent.csrf(),
+    });
+    assert.equal(retry.status, 303);
+    assert.match(
+      text((await agent.get(`/console/stores/${store.id}/sync`)).body),
+      new RegExp(`Job ${failed.job_id} queued again\\.`),
+    );
+    const again = await agent.post(`/console/stores/${store.id}/sync/${failed.job_id}/retry`, {
+      _csrf: await agent.csrf(),
+    });
+    assert.equal(again.status, 303);
+    assert.match(
+      text((await agent.get(`/console/stores/${store.id}/sync`)).body),
+      /not retried: the push is \w+, not failed/,
+    );
+    await t.drain();
+    const after = (await t.admin.get(`/admin/stores/${store.id}/sync`)).body.data;
+    assert.equal(
+      after.failed.some((f: any) => f.subject_id === 424242),
+      false,
+    );
+  });
+
+  test("alert rules: shown, saved, refused with the row named, rows removed", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const csrf = await agent.csrf();
+    const variants = (await store.api.get("/v2/variants?limit=10")).body.data;
+    const location = (await store.api.get("/v2/locations")).body.data[0];
+    const url = `/console/stores/${store.id}/alert_rules`;
+    const empty = await agent.get(url);
+    assert.equal(empty.status, 200);
+    assert.match(empty.body, /<label for="low-stock">Low stock threshold/);
+    assert.match(empty.body, /<input type="hidden" name="rows" value="3">/);
+
+    const saved = await agent.post(url, {
+      _csrf: csrf,
+      rows: "3",
+      low_stock_threshold: "5",
+      "items.0.inventory_item_id": String(variants[0].inventory_item_id),
+      "items.0.location_id": String(location.id),
+      "items.0.reorder_point": "10",
+      "items.0.max_stock": "100",
+      "items.1.inventory_item_id": "",
+      "items.2.inventory_item_id": String(variants[1].inventory_item_id),
+      "items.2.reorder_point": "3",
+    });
+    assert.equal(saved.status, 303);
+    const rules = (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data;
+    assert.equal(rules.low_stock_threshold, 5);
+    assert.deepEqual(
+      [...rules.items].sort((a: any, b: any) => a.inventory_item_id - b.inventory_item_id),
+      [
+        {
+          inventory_item_id: variants[0].inventory_item_id,
+          location_id: location.id,
+          reorder_point: 10,
+          max_stock: 100,
+        },
+        {
+          inventory_item_id: variants[1].inventory_item_id,
+          location_id: null,
+          reorder_point: 3,
+          max_stock: null,
+        },
+      ].sort((a, b) => a.inventory_item_id - b.inventory_item_id),
+    );
+    const page = await agent.get(url);
+    assert.match(text(page.body), /Alert rules saved\./);
+    assert.match(page.body, /name="low_stock_threshold" min="0" step="1" value="5"/);
+    assert.match(page.body, /<input type="hidden" name="rows" value="5">/);
+
+    const unknown = await agent.post(url, {
+      _csrf: csrf,
+      rows: "2",
+      low_stock_threshold: "",
+      "items.0.inventory_item_id": "987654321",
+      "items.1.inventory_item_id": String(variants[2].inventory_item_id),
+      "items.1.max_stock": "-4",
+    });
+    assert.equal(unknown.status, 422);
+    assert.match(text(unknown.body), /items\.1\.max_stock: must be a whole number of 0 or more/);
+    const notFound = await agent.post(url, {
+      _csrf: csrf,
+      rows: "1",
+      low_stock_threshold: "",
+      "items.0.inventory_item_id": "987654321",
+    });
+    assert.equal(notFound.status, 422);
+    assert.match(text(notFound.body), /items\.0\.inventory_item_id: no such inventory item in this store/);
+    assert.match(
+      notFound.body,
+      /name="items\.0\.inventory_item_id" value="987654321"[^>]*aria-invalid="true"/,
+    );
+    assert.equal(
+      (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data.low_stock_threshold,
+      5,
+    );
+
+    const removed = await agent.post(url, {
+      _csrf: csrf,
+      rows: "2",
+      low_stock_threshold: "",
+      "items.0.inventory_item_id": String(variants[0].inventory_item_id),
+      "items.0.location_id": String(location.id),
+      "items.0.reorder_point": "10",
+      "items.0.remove": "1",
+      "items.1.inventory_item_id": String(variants[1].inventory_item_id),
+      "items.1.reorder_point": "4",
+    });
+    assert.equal(removed.status, 303);
+    assert.deepEqual((await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data, {
+      low_stock_threshold: null,
+      items: [
+        {
+          inventory_item_id: variants[1].inventory_item_id,
+          location_id: null,
+          reorder_point: 4,
+          max_stock: null,
+        },
+      ],
+    });
+  });
+
+  test("sign-out ends the session: the old cookie no longer opens pages", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const cookie = agent.cookies.get("stockroom_session")!;
+    const noCsrf = await agent.post("/console/logout", {});
+    assert.equal(noCsrf.status, 403);
+    const out = await agent.post("/console/logout", { _csrf: await agent.csrf() });
+    assert.equal(out.status, 303);
+    assert.equal(out.location, "/console/login");
+    assert.ok(
+      out.setCookies.some((c) =>
+        /^stockroom_session=; Path=\/console; Max-Age=0; HttpOnly; SameSite=Strict$/.test(c),
+      ),
+    );
+    const replay = new Agent(t);
+    replay.cookies.set("stockroom_session", cookie);
+    assert.equal((await replay.get("/console/stores")).status, 303);
+  });
+
+  test("unknown pages and stores are 404 pages; assets are served", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    for (const url of ["/console/stores/999999", "/console/stores/abc/keys", "/console/nowhere"]) {
+      const res = await agent.get(url);
+      assert.equal(res.status, 404, url);
+      assert.match(String(res.headers["content-type"]), /^text\/html/);
+    }
+    const page = await agent.get("/console/stores");
+    const css = /<link rel="stylesheet" href="([^"]+)">/.exec(page.body)![1];
+    const js = /<script src="([^"]+)" defer><\/script>/.exec(page.body)![1];
+    const cssRes = await new Agent(t).get(css);
+    assert.equal(cssRes.status, 200);
+    assert.match(String(cssRes.headers["content-type"]), /^text\/css/);
+    assert.match(cssRes.body, /:focus-visible/);
+    const jsRes = await new Agent(t).get(js);
+    assert.equal(jsRes.status, 200);
+    assert.match(jsRes.body, /data-copy-target/);
+  });
+});
+
+describe("console without the feature modules", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ modules: [foundationModule, consoleModule] });
+  });
+  after(() => t.close());
+
+  test("pages whose admin routes are missing say they are not available yet", async () => {
+    const store = await t.createStore();
+    const agent = new Agent(t);
+    await agent.login();
+    const pages: [string, string][] = [
+      ["webhooks", "Webhooks is not available yet."],
+      ["webhooks/1", "The webhook delivery log is not available yet."],
+      ["sync", "Platform sync status is not available yet."],
+      ["alert_rules", "Alert rules is not available yet."],
+      ["purchase_orders", "The purchase order viewer is not available yet."],
+      ["purchase_orders/1", "The purchase order viewer is not available yet."],
+    ];
+    for (const [path, message] of pages) {
+      const res = await agent.get(`/console/stores/${store.id}/${path}`);
+      assert.equal(res.status, 200, path);
+      assert.ok(text(res.body).includes(message), path);
+    }
+    const csrf = await agent.csrf();
+    const retry = await agent.post(`/console/stores/${store.id}/sync/1/retry`, { _csrf: csrf });
+    assert.equal(retry.status, 501);
+    assert.match(text(retry.body), /Sync retry is not available yet\./);
+    // The pages that need only the foundation work.
+    assert.equal((await agent.get(`/console/stores/${store.id}/keys`)).status, 200);
+    assert.equal((await agent.get(`/console/stores/${store.id}/request_log`)).status, 200);
+  });
+});
