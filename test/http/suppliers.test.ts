@@ -644,6 +644,35 @@ describe("suppliers", () => {
           orders.map((o) => o.supplier_id),
           [target.id, target.id, target.id, target.id],
         );
+        // Each moved order has its history row and a purchase_order.updated event; the target's own doesn't.
+        const history = await t.runtime.ctx.db
+          .selectFrom("purchase_order_history")
+          .select(["purchase_order_id", "type", "by_name", "data"])
+          .where("purchase_order_id", "in", orderIds)
+          .orderBy("purchase_order_id")
+          .execute();
+        assert.deepEqual(
+          history.map((h) => [h.purchase_order_id, h.type, h.data]),
+          [
+            [orderIds[0], "updated", { changes: { supplier_id: [a.id, target.id] }, merge: true }],
+            [orderIds[1], "updated", { changes: { supplier_id: [a.id, target.id] }, merge: true }],
+            [orderIds[2], "updated", { changes: { supplier_id: [b.id, target.id] }, merge: true }],
+          ],
+        );
+        const orderEvents = await t.runtime.ctx.db
+          .selectFrom("events")
+          .select(["subject_id", "name", "data"])
+          .where("store_id", "=", shop.id)
+          .where("subject_type", "=", "purchase_order")
+          .orderBy("seq")
+          .execute();
+        assert.deepEqual(
+          orderEvents.map((e) => [e.subject_id, e.name]),
+          orderIds.slice(0, 3).map((id) => [id, "purchase_order.updated"]),
+        );
+        const shown = await shop.api.get(`/v2/purchase_orders/${orderIds[0]}`);
+        assert.equal(shown.status, 200);
+        assert.deepEqual(orderEvents[0].data, shown.body.data);
       }
 
       const targetEvents = await eventsFor(t, shop.id, target.id);

@@ -5,6 +5,7 @@ import { emit } from "../../events/outbox.ts";
 import type { AppContext } from "../../http/context.ts";
 import { AppError, DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import { isKnownCurrency, minorUnits, parseDecimalInput } from "../money.ts";
+import { type Actor, addHistory, loadPurchaseOrders } from "../purchase-orders/index.ts";
 import { presentSupplier, type SupplierRow } from "./presenter.ts";
 import { type CatalogRow, localDate, promoteDue } from "./pricing.ts";
 import {
@@ -349,14 +350,16 @@ function fillFromSources(target: SupplierRow, sources: readonly SupplierRow[]): 
  * POST /suppliers/merge. Sources are archived with `merged_into_id`; their purchase orders and catalog
  * rows move to the target (an item the target already has keeps the target's row; the source's is
  * dropped, and a primary pin it held passes to the row kept); the target's null fields are filled from
- * the sources. Events: supplier.archived (or supplier.updated for an already archived source) per
- * source, then supplier.merged with the survivor.
+ * the sources. Each moved order gets an `updated` history row (`changes.supplier_id`) by `actor`.
+ * Events: supplier.archived (or supplier.updated for an already archived source) per source, then
+ * supplier.merged with the survivor, then purchase_order.updated per moved order.
  */
 export async function mergeSuppliers(
   ctx: AppContext,
   trx: Db,
   storeId: number,
   input: { target_id: number; source_ids: number[] },
+  actor: Actor,
 ): Promise<MergeResult> {
   const { target_id: targetId, source_ids: sourceIds } = input;
   const locked = await lockSuppliers(trx, storeId, [targetId, ...sourceIds]);
@@ -390,7 +393,18 @@ export async function mergeSuppliers(
   }
 
   const now = ctx.clock.now();
-  const purchaseOrders = await movePurchaseOrders(trx, storeId, sourceIds, targetId, now);
+  const movedOrders = await movePurchaseOrders(trx, storeId, sourceIds, targetId, now);
+  for (const order of movedOrders) {
+    await addHistory(trx, {
+      storeId,
+      orderId: order.id,
+      type: "updated",
+      by: actor.by,
+      via: actor.via,
+      at: now,
+      data: { changes: { supplier_id: [order.supplier_id, targetId] }, merge: true },
+    });
+  }
 
   // Catalog rows: the target's rows win; then the first source (in source_ids order) with the item.
   const rows = await catalogRowsFor(trx, storeId, [targetId, ...sourceIds], { forUpdate: true });
@@ -438,9 +452,24 @@ export async function mergeSuppliers(
     await emitSupplier(ctx, trx, source.archived ? "supplier.updated" : "supplier.archived", after);
   }
   await emitSupplier(ctx, trx, "supplier.merged", merged);
+  // Each moved order changed supplier: purchase_order.updated with the order as GET now returns it.
+  const orders = await loadPurchaseOrders(
+    trx,
+    storeId,
+    movedOrders.map((o) => o.id),
+  );
+  for (const [id, order] of orders) {
+    await emit(ctx, trx, {
+      storeId,
+      name: "purchase_order.updated",
+      subjectType: "purchase_order",
+      subjectId: id,
+      data: order,
+    });
+  }
   return {
     survivor: merged,
-    moved: { purchase_orders: purchaseOrders, items: moveIds.length, suppliers: sources.length },
+    moved: { purchase_orders: movedOrders.length, items: moveIds.length, suppliers: sources.length },
   };
 }
 

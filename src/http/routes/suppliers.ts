@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound, validationFailed } from "../../domain/errors.ts";
+import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { presentCatalogRow, presentSupplier } from "../../domain/suppliers/presenter.ts";
 import { localDate } from "../../domain/suppliers/pricing.ts";
 import { catalogListQuery, findSupplier, supplierListQuery } from "../../domain/suppliers/repository.ts";
@@ -289,7 +290,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { store } = principalOf(request);
       return sendWrite(request, reply, async (trx) => {
-        const result = await mergeSuppliers(ctx, trx, store.id, request.body);
+        const result = await mergeSuppliers(ctx, trx, store.id, request.body, actorOf(principalOf(request)));
         return { status: 200, body: { data: presentSupplier(result.survivor), moved: result.moved } };
       });
     },
