@@ -143,3 +143,16 @@ export async function presentOne(db: Db, storeId: number, row: AdjustmentRow): P
   const [view] = await presentAdjustments(db, storeId, [row]);
   return view;
 }
+
+/** One adjustment whose lines the caller already holds (apply): no lines query. */
+export async function presentWithLines(
+  db: Db,
+  storeId: number,
+  row: AdjustmentRow,
+  lines: readonly AdjustmentLineRow[],
+): Promise<StockAdjustmentView> {
+  const locationId = Number(row.location_id);
+  const names = await locationNames(db, storeId, [locationId]);
+  const syncs = await platformSyncOf(db, storeId, "stock_adjustment", [row.id]);
+  return presentAdjustment(row, lines, names.get(locationId), syncs.get(row.id)!);
+}

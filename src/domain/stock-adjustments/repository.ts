@@ -224,17 +224,17 @@ export async function ensureLevelRows(
     .execute();
 }
 
-/** Writes quantity_before / quantity_after of many lines in one UPDATE … FROM (VALUES …). */
+/** Writes quantity_before / quantity_after of many lines in one UPDATE … FROM unnest(three arrays). */
 export async function setLineQuantities(
   trx: Db,
   storeId: number,
   rows: ReadonlyArray<{ id: number; before: number; after: number }>,
 ): Promise<void> {
   if (rows.length === 0) return;
-  const values = sql.join(rows.map((r) => sql`(${r.id}::bigint, ${r.before}::integer, ${r.after}::integer)`));
   await sql`update stock_adjustment_lines as l
     set quantity_before = v.quantity_before, quantity_after = v.quantity_after
-    from (values ${values}) as v(id, quantity_before, quantity_after)
+    from unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.before)}::integer[],
+      ${rows.map((r) => r.after)}::integer[]) as v(id, quantity_before, quantity_after)
     where l.store_id = ${storeId} and l.id = v.id`.execute(trx);
 }
 

@@ -3,7 +3,7 @@ import { emit } from "../../events/outbox.ts";
 import type { AppContext } from "../../http/context.ts";
 import { recordStockMovements } from "../../platform/stock-pipeline.ts";
 import { DetailCollector, notFound } from "../errors.ts";
-import { presentOne, type StockAdjustmentView } from "./presenter.ts";
+import { presentOne, presentWithLines, type StockAdjustmentView } from "./presenter.ts";
 import {
   type AdjustmentLineInsert,
   type AdjustmentRow,
@@ -316,7 +316,13 @@ export async function applyAdjustment(
   });
   const now = ctx.clock.now();
   const updated = await updateAdjustmentRow(trx, storeId, id, { status, applied_at: now, updated_at: now });
-  const view = await presentOne(trx, storeId, updated);
+  // The lines as now stored, without reading them back.
+  const appliedLines = lines.map((line, index) => ({
+    ...line,
+    quantity_before: quantities[index].before,
+    quantity_after: quantities[index].after,
+  }));
+  const view = await presentWithLines(trx, storeId, updated, appliedLines);
   await emitAdjustment(ctx, trx, storeId, "stock_adjustment.applied", view);
   return view;
 }
