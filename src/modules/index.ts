@@ -3,9 +3,10 @@ import { consoleModule } from "./console.ts";
 import { foundationModule } from "./foundation.ts";
 import type { Module } from "./module.ts";
 import { purchaseOrdersModule } from "./purchase-orders.ts";
+import { receiptsModule } from "./receipts.ts";
 import { stockAdjustmentsModule } from "./stock-adjustments.ts";
 import { suppliersModule } from "./suppliers.ts";
 import { webhooksModule } from "./webhooks.ts";
 
 /** Every feature module of the service, in dependency order. */
-export const allModules: readonly Module[] = [foundationModule, catalogModule, suppliersModule, purchaseOrdersModule, stockAdjustmentsModule, webhooksModule, consoleModule];
+export const allModules: readonly Module[] = [foundationModule, catalogModule, suppliersModule, purchaseOrdersModule, receiptsModule, stockAdjustmentsModule, webhooksModule, consoleModule];

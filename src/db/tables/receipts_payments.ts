@@ -1,5 +1,6 @@
 import type { Generated } from "kysely";
 import type { DateOnly, GeneratedJson, GeneratedTimestamp, Numeric, Timestamp } from "./foundation.ts";
+import type { GeneratedNumeric } from "./purchase_orders.ts";
 
 export interface ReceiptsTable {
   id: Generated<number>;
@@ -40,7 +41,7 @@ export interface ReceiptLinesTable {
   unordered: Generated<boolean>;
   unit_cost: Numeric;
   landed_unit_cost: Numeric;
-  allocated_charge_amount: Generated<Numeric>;
+  allocated_charge_amount: GeneratedNumeric;
   bin_location: string | null;
   lot_number: string | null;
   lot_expiry: DateOnly | null;

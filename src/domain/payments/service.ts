@@ -1,0 +1,210 @@
+/**
+ * Payments of a purchase order: list, add, delete, mark paid, mark unpaid. Each change locks the
+ * order, writes its history row, refreshes payment_status/paid_at and emits purchase_order.updated,
+ * all in the caller's transaction. A draft takes payments (deposits); so does every other state.
+ */
+import Big from "big.js";
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type { PaymentsTable } from "../../db/tables/receipts_payments.ts";
+import { emit } from "../../events/outbox.ts";
+import type { AppContext } from "../../http/context.ts";
+import { notFound } from "../errors.ts";
+import {
+  type Actor,
+  addHistory,
+  type HistoryType,
+  loadPurchaseOrder,
+  lockPurchaseOrder,
+  type PresentedPayment,
+  type PurchaseOrder,
+  presentPayment,
+  refreshPaymentStatus,
+} from "../purchase-orders/index.ts";
+import { localDate } from "../suppliers/pricing.ts";
+import { assertCanMarkUnpaid, markPaidAmount, type PaymentBody, paymentValues } from "./rules.ts";
+
+export interface PaymentsCall {
+  ctx: AppContext;
+  trx: Db;
+  store: { id: number; timezone: string };
+  actor: Actor;
+}
+
+type PaymentRow = Selectable<PaymentsTable>;
+
+/** The order's payments, oldest first; 404 when the order is not in the store. */
+export async function listPayments(db: Db, storeId: number, orderId: number): Promise<PresentedPayment[]> {
+  const order = await db
+    .selectFrom("purchase_orders")
+    .select("id")
+    .where("store_id", "=", storeId)
+    .where("id", "=", orderId)
+    .executeTakeFirst();
+  if (!order) throw notFound("purchase order");
+  const rows = await paymentRows(db, storeId, orderId);
+  return rows.map(presentPayment);
+}
+
+function paymentRows(db: Db, storeId: number, orderId: number): Promise<PaymentRow[]> {
+  return db
+    .selectFrom("payments")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("purchase_order_id", "=", orderId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+}
+
+async function finish(
+  call: PaymentsCall,
+  orderId: number,
+  type: HistoryType,
+  data: Record<string, unknown>,
+  now: Date,
+): Promise<PurchaseOrder> {
+  const { ctx, trx, store, actor } = call;
+  await refreshPaymentStatus(trx, store.id, orderId);
+  await trx
+    .updateTable("purchase_orders")
+    .set({ updated_at: now })
+    .where("store_id", "=", store.id)
+    .where("id", "=", orderId)
+    .execute();
+  await addHistory(trx, { storeId: store.id, orderId, type, by: actor.by, via: actor.via, data, at: now });
+  const order = await loadPurchaseOrder(trx, store.id, orderId);
+  await emit(ctx, trx, {
+    storeId: store.id,
+    name: "purchase_order.updated",
+    subjectType: "purchase_order",
+    subjectId: orderId,
+    data: order,
+  });
+  return order;
+}
+
+async function insertPayment(
+  call: PaymentsCall,
+  orderId: number,
+  values: {
+    amount: Big;
+    currency: string;
+    paid_on: string;
+    method: string;
+    reference: string | null;
+    note: string | null;
+  },
+  now: Date,
+): Promise<PaymentRow> {
+  return call.trx
+    .insertInto("payments")
+    .values({
+      store_id: call.store.id,
+      purchase_order_id: orderId,
+      amount: values.amount.toString(),
+      currency: values.currency,
+      paid_on: values.paid_on,
+      method: values.method,
+      reference: values.reference,
+      note: values.note,
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function addPayment(
+  call: PaymentsCall,
+  orderId: number,
+  body: PaymentBody,
+): Promise<{ payment: PresentedPayment; order: PurchaseOrder }> {
+  const order = await lockPurchaseOrder(call.trx, call.store.id, orderId);
+  const now = call.ctx.clock.now();
+  const values = paymentValues(body, order.currency, localDate(now, call.store.timezone));
+  const row = await insertPayment(call, orderId, values, now);
+  const payment = presentPayment(row);
+  const presented = await finish(
+    call,
+    orderId,
+    "payment_added",
+    {
+      payment_id: row.id,
+      amount: payment.amount,
+      currency: row.currency,
+      paid_on: row.paid_on,
+      method: row.method,
+    },
+    now,
+  );
+  return { payment, order: presented };
+}
+
+export async function deletePayment(
+  call: PaymentsCall,
+  orderId: number,
+  paymentId: number,
+): Promise<{ order: PurchaseOrder }> {
+  await lockPurchaseOrder(call.trx, call.store.id, orderId);
+  const row = await call.trx
+    .deleteFrom("payments")
+    .where("store_id", "=", call.store.id)
+    .where("purchase_order_id", "=", orderId)
+    .where("id", "=", paymentId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound("payment on this purchase order");
+  const now = call.ctx.clock.now();
+  const order = await finish(
+    call,
+    orderId,
+    "payment_deleted",
+    { payment_id: row.id, amount: presentPayment(row).amount, currency: row.currency },
+    now,
+  );
+  return { order };
+}
+
+export async function markPaid(
+  call: PaymentsCall,
+  orderId: number,
+  body: { paid_on?: string; method?: string },
+): Promise<PurchaseOrder> {
+  const order = await lockPurchaseOrder(call.trx, call.store.id, orderId);
+  const payments = await paymentRows(call.trx, call.store.id, orderId);
+  const amount = markPaidAmount(new Big(order.total), order.currency, payments);
+  const now = call.ctx.clock.now();
+  const row = await insertPayment(
+    call,
+    orderId,
+    {
+      amount,
+      currency: order.currency,
+      paid_on: body.paid_on ?? localDate(now, call.store.timezone),
+      method: body.method ?? "other",
+      reference: null,
+      note: null,
+    },
+    now,
+  );
+  return finish(
+    call,
+    orderId,
+    "marked_paid",
+    { payment_id: row.id, amount: presentPayment(row).amount, currency: row.currency },
+    now,
+  );
+}
+
+export async function markUnpaid(call: PaymentsCall, orderId: number): Promise<PurchaseOrder> {
+  const order = await lockPurchaseOrder(call.trx, call.store.id, orderId);
+  const payments = await paymentRows(call.trx, call.store.id, orderId);
+  assertCanMarkUnpaid(new Big(order.total), payments);
+  await call.trx
+    .deleteFrom("payments")
+    .where("store_id", "=", call.store.id)
+    .where("purchase_order_id", "=", orderId)
+    .execute();
+  const now = call.ctx.clock.now();
+  return finish(call, orderId, "marked_unpaid", { deleted_payment_ids: payments.map((p) => p.id) }, now);
+}

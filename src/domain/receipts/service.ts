@@ -1,0 +1,768 @@
+/**
+ * Receipts: record (and preview), void. A receipt locks its order row (FOR UPDATE) first, so two
+ * receipts for the same order run one after the other and the second sees what the first booked; the
+ * rest is a fixed number of statements whatever the number of lines (multi-row inserts, one UPDATE …
+ * FROM VALUES for the lines), then the stock movements, history, events and the platform push job,
+ * all in the caller's transaction.
+ */
+import Big from "big.js";
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import { emit } from "../../events/outbox.ts";
+import type { AppContext } from "../../http/context.ts";
+import { type MovementInput, recordStockMovements } from "../../platform/stock-pipeline.ts";
+import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
+import type { AllocatableCharge, AllocationMethod } from "../landed-cost.ts";
+import { formatMoney, formatUnitCost, minorUnits, parseDecimalInput } from "../money.ts";
+import {
+  type Actor,
+  addHistory,
+  assertCan,
+  deriveStatusAfterReceiving,
+  incomingOf,
+  loadPurchaseOrder,
+  locationRef,
+  lockPurchaseOrder,
+  orderCharges,
+  orderLines,
+  type PresentedReceipt,
+  type PurchaseOrder,
+  recomputeTotals,
+} from "../purchase-orders/index.ts";
+import { fetchLookups, type LineDraft, resolveLines } from "../purchase-orders/lines.ts";
+import type { LineRow, OrderRow } from "../purchase-orders/presenter.ts";
+import { localDate } from "../suppliers/pricing.ts";
+import {
+  type ComputedReceipt,
+  computeReceipt,
+  type ReceiptLineRequest,
+  type ReceiptOrderLine,
+  type UnorderedRequest,
+} from "./compute.ts";
+
+export interface ReceiptLineBody {
+  line_id: number;
+  quantity: number;
+  rejected?: { quantity: number; reason?: string | null }[];
+  unit_cost?: number | string;
+  bin_location?: string | null;
+  lot_number?: string | null;
+  lot_expiry?: string | null;
+  lot_manufactured?: string | null;
+  lot_id?: number | null;
+}
+
+export interface UnorderedBody {
+  variant_id?: number;
+  inventory_item_id?: number;
+  product_title?: string;
+  sku?: string | null;
+  quantity: number;
+  unit_cost?: number | string;
+  location_id?: number | null;
+}
+
+export interface ReceiptBody {
+  location_id?: number;
+  received_at?: string;
+  note?: string | null;
+  invoice_reference?: string | null;
+  invoice_total?: number | string | null;
+  invoice_date?: string | null;
+  exchange_rate?: number;
+  route_to_destinations?: boolean;
+  rejected_disposition?: "replace" | "remove";
+  lines?: ReceiptLineBody[];
+  unordered?: UnorderedBody[];
+}
+
+export interface StoreRef {
+  id: number;
+  currency: string;
+  timezone: string;
+}
+
+export interface ReceiptCall {
+  ctx: AppContext;
+  trx: Db;
+  store: StoreRef;
+  actor: Actor;
+}
+
+const RECEIPT_REASON = "receipt";
+const VOID_REASON = "receipt_void";
+
+export function receiptReference(orderId: number, receiptId: number): string {
+  return `stockroom://purchase_orders/${orderId}/receipts/${receiptId}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Preparing: everything read and checked before anything is written (shared with the preview)
+
+interface Prepared {
+  order: OrderRow;
+  lines: LineRow[];
+  computed: ComputedReceipt;
+  /** New order lines for the `unordered` entries, positions after the last line. */
+  newLines: LineDraft[];
+  locationName: string | null;
+  receivedAt: Date;
+  invoiceTotal: string | null;
+}
+
+async function prepare(
+  ctx: AppContext,
+  db: Db,
+  store: StoreRef,
+  order: OrderRow,
+  body: ReceiptBody,
+): Promise<Prepared> {
+  const problems = new DetailCollector();
+  const now = ctx.clock.now();
+  const today = localDate(now, store.timezone);
+  const unordered = body.unordered ?? [];
+  const [lines, charges, history, lookups] = await Promise.all([
+    orderLines(db, store.id, order.id),
+    orderCharges(db, store.id, order.id),
+    receiptHistory(db, store.id, order.id),
+    fetchLookups(db, store.id, {
+      supplierId: order.supplier_id,
+      variantIds: unordered.flatMap((u) => (u.variant_id !== undefined ? [u.variant_id] : [])),
+      itemIds: unordered.flatMap((u) => (u.inventory_item_id !== undefined ? [u.inventory_item_id] : [])),
+      locationIds: [
+        order.location_id,
+        ...(body.location_id !== undefined ? [body.location_id] : []),
+        ...unordered.flatMap((u) => (u.location_id != null ? [u.location_id] : [])),
+      ],
+      taxRateIds: [],
+    }),
+  ]);
+
+  if (body.location_id !== undefined && !lookups.locations.has(body.location_id))
+    problems.add("location_id", "not_found", "is not a location of this store");
+
+  const lastPosition = lines.reduce((m, l) => Math.max(m, l.position), 0);
+  const newLines = resolveLines(
+    {
+      currency: order.currency,
+      storeCurrency: store.currency,
+      today,
+      lookups,
+      path: "unordered",
+      firstPosition: lastPosition + 1,
+      problems,
+    },
+    unordered.map((u) => ({
+      ...(u.variant_id !== undefined && { variant_id: u.variant_id }),
+      ...(u.inventory_item_id !== undefined && { inventory_item_id: u.inventory_item_id }),
+      ...(u.product_title !== undefined && { product_title: u.product_title }),
+      ...(u.sku !== undefined && { sku: u.sku }),
+      ...(u.unit_cost !== undefined && { unit_cost: u.unit_cost }),
+      ...(u.location_id !== undefined && { location_id: u.location_id }),
+      quantity: u.quantity,
+    })),
+  ).map((draft) => ({ ...draft, received_quantity: draft.quantity, warnings: [] }));
+
+  const requestLines: ReceiptLineRequest[] = (body.lines ?? []).map((l, index) => {
+    let unitCost: Big | null = null;
+    if (l.unit_cost !== undefined) {
+      const parsed = parseDecimalInput(l.unit_cost, { maxPlaces: 8 });
+      if (parsed.ok) unitCost = parsed.value;
+      else problems.add(`lines.${index}.unit_cost`, parsed.code, parsed.message);
+    }
+    return {
+      lineId: l.line_id,
+      quantity: l.quantity,
+      rejected: (l.rejected ?? []).map((r) => ({ quantity: r.quantity, reason: r.reason ?? null })),
+      unitCost,
+    };
+  });
+
+  let invoiceTotal: string | null = null;
+  if (body.invoice_total !== undefined && body.invoice_total !== null) {
+    const parsed = parseDecimalInput(body.invoice_total, { maxPlaces: minorUnits(order.currency) });
+    if (parsed.ok) invoiceTotal = parsed.value.toString();
+    else problems.add("invoice_total", parsed.code, parsed.message);
+  }
+
+  const orderLinesForReceipt: ReceiptOrderLine[] = lines.map((l) => {
+    const h = history.get(l.id);
+    return {
+      id: l.id,
+      position: l.position,
+      quantity: l.quantity,
+      cancelled_quantity: l.cancelled_quantity,
+      received_quantity: l.received_quantity,
+      unit_cost: l.unit_cost,
+      discount_percent: l.discount_percent,
+      weight_grams: l.weight_grams,
+      inventory_item_id: l.inventory_item_id,
+      location_id: l.location_id,
+      allocated: h?.allocated ?? new Big(0),
+      unordered: h?.unordered ?? false,
+    };
+  });
+  const unorderedRequests: UnorderedRequest[] = newLines.map((d) => ({
+    quantity: d.quantity,
+    unitCost: new Big(d.unit_cost),
+    inventoryItemId: d.inventory_item_id,
+    locationId: d.location_id,
+  }));
+  const computed = computeReceipt(
+    {
+      status: order.status,
+      currency: order.currency,
+      exchangeRate: new Big(order.exchange_rate),
+      locationId: order.location_id,
+      updatesStock: order.updates_stock,
+      lines: orderLinesForReceipt,
+      charges: charges.map(
+        (c): AllocatableCharge => ({
+          amountInOrderCurrency: new Big(c.amount_in_order_currency),
+          method: c.allocation_method as AllocationMethod,
+          customSplit:
+            c.custom_split?.map((s) => ({ position: s.position, amount: new Big(s.amount) })) ?? null,
+        }),
+      ),
+    },
+    {
+      exchangeRate: body.exchange_rate !== undefined ? new Big(String(body.exchange_rate)) : null,
+      locationId: body.location_id ?? null,
+      routeToDestinations: body.route_to_destinations ?? false,
+      rejectedDisposition: body.rejected_disposition ?? "replace",
+      lines: requestLines,
+      unordered: unorderedRequests,
+    },
+    problems,
+  );
+  problems.throwIfAny();
+
+  const receiptLocation = computed.locationId;
+  const locationName =
+    lookups.locations.get(receiptLocation)?.name ?? (await findLocationName(db, store.id, receiptLocation));
+  const receivedAt =
+    body.received_at === undefined || body.received_at === today
+      ? now
+      : startOfDay(body.received_at, store.timezone);
+  return { order, lines, computed, newLines, locationName, receivedAt, invoiceTotal };
+}
+
+/** Per order line: charges allocated by non-voided receipts, and whether a receipt added the line. */
+async function receiptHistory(
+  db: Db,
+  storeId: number,
+  orderId: number,
+): Promise<Map<number, { allocated: Big; unordered: boolean }>> {
+  const rows = await db
+    .selectFrom("receipt_lines as rl")
+    .innerJoin("receipts as r", "r.id", "rl.receipt_id")
+    .select([
+      "rl.line_id",
+      sql<string>`coalesce(sum(rl.allocated_charge_amount) filter (where r.voided_at is null), 0)`.as(
+        "allocated",
+      ),
+      sql<boolean>`bool_or(rl.unordered)`.as("unordered"),
+    ])
+    .where("r.store_id", "=", storeId)
+    .where("r.purchase_order_id", "=", orderId)
+    .groupBy("rl.line_id")
+    .execute();
+  return new Map(rows.map((r) => [r.line_id, { allocated: new Big(r.allocated), unordered: r.unordered }]));
+}
+
+async function findLocationName(db: Db, storeId: number, id: number): Promise<string | null> {
+  const row = await db
+    .selectFrom("locations")
+    .select("name")
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row?.name ?? null;
+}
+
+/** 00:00 of a date in a timezone, as an instant. */
+export function startOfDay(date: string, timeZone: string): Date {
+  const utcMidnight = Date.parse(`${date}T00:00:00Z`);
+  let at = utcMidnight - offsetMs(new Date(utcMidnight), timeZone);
+  // Around a DST change the offset at the guess can differ from the one at UTC midnight.
+  const second = utcMidnight - offsetMs(new Date(at), timeZone);
+  if (second !== at) at = second;
+  return new Date(at);
+}
+
+function offsetMs(at: Date, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(at);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const local = Date.UTC(
+    get("year"),
+    get("month") - 1,
+    get("day"),
+    get("hour"),
+    get("minute"),
+    get("second"),
+  );
+  return local - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Preview
+
+export interface ReceiptPreview {
+  data: ReturnType<typeof previewReceipt>;
+  purchase_order_status_after: string;
+  stock_movements: {
+    inventory_item_id: number;
+    location_id: number;
+    available_delta: number;
+    on_hand_delta: number;
+    incoming_delta: number;
+    unit_cost: string | null;
+  }[];
+}
+
+/** What POST …/receipts would book, written nowhere. Same refusals as the real call. */
+export async function previewReceiptFor(
+  ctx: AppContext,
+  store: StoreRef,
+  orderId: number,
+  body: ReceiptBody,
+): Promise<ReceiptPreview> {
+  const order = await ctx.db
+    .selectFrom("purchase_orders")
+    .selectAll()
+    .where("store_id", "=", store.id)
+    .where("id", "=", orderId)
+    .executeTakeFirst();
+  if (!order) throw notFound("purchase order");
+  assertCan("receipt", order.status);
+  const prepared = await prepare(ctx, ctx.db, store, order, body);
+  const { computed } = prepared;
+  return {
+    data: previewReceipt(prepared, store, body),
+    purchase_order_status_after: computed.statusAfter,
+    stock_movements: computed.movements.map((m) => ({
+      inventory_item_id: m.inventoryItemId,
+      location_id: m.locationId,
+      available_delta: m.availableDelta,
+      on_hand_delta: m.availableDelta,
+      incoming_delta: m.incomingDelta,
+      unit_cost: m.unitCost === null ? null : formatUnitCost(m.unitCost, store.currency),
+    })),
+  };
+}
+
+function previewReceipt(prepared: Prepared, store: StoreRef, body: ReceiptBody) {
+  const { order, computed } = prepared;
+  const currency = order.currency;
+  return {
+    id: null,
+    purchase_order_id: order.id,
+    received_at: prepared.receivedAt.toISOString(),
+    voided_at: null,
+    source: "api",
+    location: locationRef(computed.locationId, prepared.locationName),
+    invoice: {
+      reference: body.invoice_reference ?? null,
+      date: body.invoice_date ?? null,
+      total: prepared.invoiceTotal === null ? null : formatMoney(new Big(prepared.invoiceTotal), currency),
+    },
+    exchange_rate: Number(computed.exchangeRate.toString()),
+    rejected_disposition: body.rejected_disposition ?? "replace",
+    note: body.note ?? null,
+    lines: computed.lines.map((l) => ({
+      id: null,
+      line_id: l.lineId,
+      quantity: l.quantity,
+      surplus_quantity: l.surplusQuantity,
+      rejected_quantity: l.rejectedQuantity,
+      unit_cost: formatUnitCost(l.unitCost, currency),
+      landed_unit_cost: formatUnitCost(l.landedUnitCost, store.currency),
+      allocated_charge_amount: formatMoney(l.allocatedChargeAmount, currency),
+      // preview only: where the entry came from and what it does to the order line
+      unordered: l.source.kind === "unordered",
+      location_id: l.locationId,
+      outstanding_before: l.source.kind === "unordered" ? 0 : l.outstandingBefore,
+      cancelled_quantity_added: l.cancelledAdded,
+    })),
+    platform_sync: null,
+    created_at: null,
+    updated_at: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Recording
+
+export async function recordReceipt(
+  call: ReceiptCall,
+  orderId: number,
+  body: ReceiptBody,
+): Promise<{ receipt: PresentedReceipt; order: PurchaseOrder }> {
+  const { ctx, trx, store, actor } = call;
+  const order = await lockPurchaseOrder(trx, store.id, orderId);
+  assertCan("receipt", order.status);
+  const prepared = await prepare(ctx, trx, store, order, body);
+  const { computed, newLines } = prepared;
+  const now = ctx.clock.now();
+
+  // Unordered entries become order lines, fully received.
+  const newLineIds: number[] = [];
+  if (newLines.length > 0) {
+    const inserted = await trx
+      .insertInto("purchase_order_lines")
+      .values(
+        newLines.map((l) => ({
+          store_id: store.id,
+          purchase_order_id: orderId,
+          position: l.position,
+          product_title: l.product_title,
+          variant_title: l.variant_title,
+          sku: l.sku,
+          supplier_sku: l.supplier_sku,
+          barcode: l.barcode,
+          pack_code: l.pack_code,
+          inventory_item_id: l.inventory_item_id,
+          variant_id: l.variant_id,
+          product_id: l.product_id,
+          location_id: l.location_id,
+          quantity: l.quantity,
+          cancelled_quantity: 0,
+          received_quantity: l.quantity,
+          unit_cost: l.unit_cost,
+          discount_percent: null,
+          taxable: l.taxable,
+          tax_rate_id: l.tax_rate_id,
+          tax_rate_percent: l.tax_rate_percent,
+          weight_grams: l.weight_grams,
+          supplier_note: null,
+          internal_note: null,
+          warnings: "[]",
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .returning(["id", "position"])
+      .execute();
+    const byPosition = new Map(inserted.map((r) => [r.position, r.id]));
+    for (const l of newLines) newLineIds.push(byPosition.get(l.position)!);
+  }
+
+  const receipt = await trx
+    .insertInto("receipts")
+    .values({
+      store_id: store.id,
+      purchase_order_id: orderId,
+      received_at: prepared.receivedAt,
+      voided_at: null,
+      source: "api",
+      location_id: computed.locationId,
+      route_to_destinations: body.route_to_destinations ?? false,
+      invoice_reference: body.invoice_reference ?? null,
+      invoice_date: body.invoice_date ?? null,
+      invoice_total: prepared.invoiceTotal,
+      exchange_rate: computed.exchangeRate.toString(),
+      rejected_disposition: body.rejected_disposition ?? "replace",
+      note: body.note ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+
+  const bodyLines = body.lines ?? [];
+  await trx
+    .insertInto("receipt_lines")
+    .values(
+      computed.lines.map((l) => {
+        const entry = l.source.kind === "line" ? bodyLines[l.source.index] : undefined;
+        return {
+          store_id: store.id,
+          receipt_id: receipt.id,
+          line_id: l.lineId ?? newLineIds[l.source.index],
+          location_id: l.locationId,
+          quantity: l.quantity,
+          surplus_quantity: l.surplusQuantity,
+          rejected_quantity: l.rejectedQuantity,
+          rejected: JSON.stringify(l.rejected),
+          outstanding_before: l.source.kind === "unordered" ? 0 : l.outstandingBefore,
+          cancelled_added: l.cancelledAdded,
+          unordered: l.source.kind === "unordered",
+          unit_cost: l.unitCost.toString(),
+          landed_unit_cost: l.landedUnitCost.toString(),
+          allocated_charge_amount: l.allocatedChargeAmount.toString(),
+          bin_location: entry?.bin_location ?? null,
+          lot_number: entry?.lot_number ?? null,
+          lot_expiry: entry?.lot_expiry ?? null,
+          lot_manufactured: entry?.lot_manufactured ?? null,
+          lot_id: entry?.lot_id ?? null,
+          created_at: now,
+        };
+      }),
+    )
+    .execute();
+
+  await updateLineQuantities(
+    trx,
+    store.id,
+    computed.lineChanges.map((c) => ({
+      id: c.lineId,
+      received: c.receivedAfter,
+      cancelled: c.cancelledAfter,
+    })),
+    now,
+  );
+
+  const becameReceived = computed.statusAfter === "received" && order.status !== "received";
+  await trx
+    .updateTable("purchase_orders")
+    .set({ status: computed.statusAfter, ...(becameReceived && { received_at: now }), updated_at: now })
+    .where("store_id", "=", store.id)
+    .where("id", "=", orderId)
+    .execute();
+  if (newLines.length > 0) await recomputeTotals(trx, store.id, orderId);
+
+  await recordStockMovements(ctx, trx, {
+    storeId: store.id,
+    subjectType: "receipt",
+    subjectId: receipt.id,
+    reference: receiptReference(orderId, receipt.id),
+    movements: computed.movements.map(
+      (m): MovementInput => ({
+        inventoryItemId: m.inventoryItemId,
+        locationId: m.locationId,
+        availableDelta: m.availableDelta,
+        incomingDelta: m.incomingDelta,
+        unitCost: m.unitCost === null ? null : m.unitCost.toString(),
+        unitCostCurrency: m.unitCost === null ? null : store.currency,
+        reason: RECEIPT_REASON,
+      }),
+    ),
+  });
+
+  const linesData = computed.lines.map((l) => ({
+    line_id: l.lineId ?? newLineIds[l.source.index],
+    quantity: l.quantity,
+    surplus_quantity: l.surplusQuantity,
+    rejected_quantity: l.rejectedQuantity,
+    ...(l.source.kind === "unordered" && { unordered: true }),
+  }));
+  await addHistory(trx, {
+    storeId: store.id,
+    orderId,
+    type: "receipt_recorded",
+    by: actor.by,
+    via: actor.via,
+    at: now,
+    data: {
+      receipt_id: receipt.id,
+      lines: linesData,
+      status: { from: order.status, to: computed.statusAfter },
+    },
+  });
+  if (becameReceived) {
+    await addHistory(trx, {
+      storeId: store.id,
+      orderId,
+      type: "received",
+      by: actor.by,
+      via: actor.via,
+      at: now,
+      data: { receipt_id: receipt.id },
+    });
+  }
+
+  const presented = await loadPurchaseOrder(trx, store.id, orderId);
+  const presentedReceipt = presented.receipts.find((r) => r.id === receipt.id)!;
+  await emit(ctx, trx, {
+    storeId: store.id,
+    name: "purchase_order.receipt_recorded",
+    subjectType: "purchase_order",
+    subjectId: orderId,
+    data: presented,
+    extra: { receipt: presentedReceipt },
+  });
+  if (becameReceived) {
+    await emit(ctx, trx, {
+      storeId: store.id,
+      name: "purchase_order.received",
+      subjectType: "purchase_order",
+      subjectId: orderId,
+      data: presented,
+    });
+  }
+  return { receipt: presentedReceipt, order: presented };
+}
+
+async function updateLineQuantities(
+  trx: Db,
+  storeId: number,
+  changes: readonly { id: number; received: number; cancelled: number }[],
+  now: Date,
+): Promise<void> {
+  if (changes.length === 0) return;
+  const values = sql.join(
+    changes.map((c) => sql`(${c.id}::integer, ${c.received}::integer, ${c.cancelled}::integer)`),
+  );
+  await sql`update purchase_order_lines as l
+    set received_quantity = v.received, cancelled_quantity = v.cancelled, updated_at = ${now}
+    from (values ${values}) as v(id, received, cancelled)
+    where l.id = v.id and l.store_id = ${storeId}`.execute(trx);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Voiding
+
+export async function voidReceipt(
+  call: ReceiptCall,
+  orderId: number,
+  receiptId: number,
+  body: { note?: string | null },
+): Promise<{ receipt: PresentedReceipt; order: PurchaseOrder }> {
+  const { ctx, trx, store, actor } = call;
+  const order = await lockPurchaseOrder(trx, store.id, orderId);
+  const receipt = await trx
+    .selectFrom("receipts")
+    .selectAll()
+    .where("store_id", "=", store.id)
+    .where("purchase_order_id", "=", orderId)
+    .where("id", "=", receiptId)
+    .executeTakeFirst();
+  if (!receipt) throw notFound("receipt on this purchase order");
+  assertCan("void_receipt", order.status);
+  if (receipt.voided_at !== null)
+    throw invalidTransition("The receipt is voided: it cannot be voided again.");
+
+  const [lines, receiptLines, movements] = await Promise.all([
+    orderLines(trx, store.id, orderId),
+    trx
+      .selectFrom("receipt_lines")
+      .selectAll()
+      .where("store_id", "=", store.id)
+      .where("receipt_id", "=", receiptId)
+      .orderBy("id")
+      .execute(),
+    trx
+      .selectFrom("stock_movements")
+      .select(["inventory_item_id", "location_id", "available_delta", "on_hand_delta"])
+      .where("store_id", "=", store.id)
+      .where("subject_type", "=", "receipt")
+      .where("subject_id", "=", receiptId)
+      .where("reason", "=", RECEIPT_REASON)
+      .execute(),
+  ]);
+
+  // The lines as they are without this receipt. A line the receipt added (unordered) is cancelled
+  // instead of left expecting units that were never ordered.
+  const after = new Map(lines.map((l) => [l.id, { ...l }]));
+  for (const rl of receiptLines) {
+    const l = after.get(rl.line_id);
+    if (!l) continue;
+    l.received_quantity = Math.max(0, l.received_quantity - rl.quantity);
+    l.cancelled_quantity = Math.max(0, l.cancelled_quantity - rl.cancelled_added);
+    if (rl.unordered) l.cancelled_quantity = Math.min(l.quantity, l.cancelled_quantity + rl.quantity);
+  }
+  const linesAfter = lines.map((l) => after.get(l.id)!);
+  const statusAfter = deriveStatusAfterReceiving(linesAfter);
+  const now = ctx.clock.now();
+
+  await trx
+    .updateTable("receipts")
+    .set({ voided_at: now, updated_at: now })
+    .where("store_id", "=", store.id)
+    .where("id", "=", receiptId)
+    .execute();
+  await updateLineQuantities(
+    trx,
+    store.id,
+    linesAfter
+      .filter(
+        (l, i) =>
+          l.received_quantity !== lines[i].received_quantity ||
+          l.cancelled_quantity !== lines[i].cancelled_quantity,
+      )
+      .map((l) => ({ id: l.id, received: l.received_quantity, cancelled: l.cancelled_quantity })),
+    now,
+  );
+  await trx
+    .updateTable("purchase_orders")
+    .set({ status: statusAfter, ...(statusAfter !== "received" && { received_at: null }), updated_at: now })
+    .where("store_id", "=", store.id)
+    .where("id", "=", orderId)
+    .execute();
+
+  // Stock: take back exactly the units the receipt put in; incoming follows the lines' outstanding
+  // quantity (what the receipt took off, unless later receipts took it since).
+  const byKey = new Map<string, MovementInput>();
+  const at = (item: number, location: number) => {
+    const key = `${item}:${location}`;
+    let m = byKey.get(key);
+    if (!m) {
+      m = {
+        inventoryItemId: item,
+        locationId: location,
+        availableDelta: 0,
+        onHandDelta: 0,
+        incomingDelta: 0,
+        reason: VOID_REASON,
+      };
+      byKey.set(key, m);
+    }
+    return m;
+  };
+  for (const m of movements) {
+    const v = at(m.inventory_item_id, m.location_id);
+    v.availableDelta = (v.availableDelta ?? 0) - m.available_delta;
+    v.onHandDelta = (v.onHandDelta ?? 0) - m.on_hand_delta;
+  }
+  const incomingBefore = incomingOf(order, lines);
+  const incomingAfter = incomingOf({ status: statusAfter, updates_stock: order.updates_stock }, linesAfter);
+  for (const d of [...incomingBefore.map((d) => ({ ...d, delta: -d.delta })), ...incomingAfter]) {
+    if (d.line.inventory_item_id === null || d.delta === 0) continue;
+    const v = at(d.line.inventory_item_id, d.line.location_id ?? order.location_id);
+    v.incomingDelta = (v.incomingDelta ?? 0) + d.delta;
+  }
+  await recordStockMovements(ctx, trx, {
+    storeId: store.id,
+    subjectType: "receipt",
+    subjectId: receiptId,
+    reference: receiptReference(orderId, receiptId),
+    movements: [...byKey.values()],
+  });
+
+  await addHistory(trx, {
+    storeId: store.id,
+    orderId,
+    type: "receipt_voided",
+    by: actor.by,
+    via: actor.via,
+    at: now,
+    data: { receipt_id: receiptId, note: body.note ?? null, status: { from: order.status, to: statusAfter } },
+  });
+
+  const presented = await loadPurchaseOrder(trx, store.id, orderId);
+  const presentedReceipt = presented.receipts.find((r) => r.id === receiptId)!;
+  await emit(ctx, trx, {
+    storeId: store.id,
+    name: "receipt.voided",
+    subjectType: "receipt",
+    subjectId: receiptId,
+    data: { ...presentedReceipt, purchase_order: presented },
+  });
+  await emit(ctx, trx, {
+    storeId: store.id,
+    name: "purchase_order.updated",
+    subjectType: "purchase_order",
+    subjectId: orderId,
+    data: presented,
+  });
+  return { receipt: presentedReceipt, order: presented };
+}

@@ -1,0 +1,1075 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { ManualClock } from "../../src/clock.ts";
+import { type Client, type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+
+/**
+ * Receipts through HTTP on the demo store: every refusal (changing nothing), worked landed costs with
+ * partial receipts, surplus and rejections, unordered lines, replays, voids restoring platform-side
+ * levels exactly, the list and one receipt, and the preview.
+ */
+
+const START = "2030-05-04T09:30:00.000Z";
+const TODAY = "2030-05-04";
+
+interface Variant {
+  id: number;
+  inventory_item_id: number;
+  inventory_tracked: boolean;
+  sku: string | null;
+  title: string;
+  product_title: string;
+}
+
+let t: TestApp;
+let clock: ManualClock;
+let store: TestStore;
+let other: TestStore;
+let variants: Variant[];
+let locations: { id: number; name: string }[];
+let supplierId: number;
+let eurSupplierId: number;
+let keyCounter = 0;
+
+const RECEIPT_FIELDS = [
+  "created_at",
+  "exchange_rate",
+  "id",
+  "invoice",
+  "lines",
+  "location",
+  "note",
+  "platform_sync",
+  "purchase_order_id",
+  "received_at",
+  "rejected_disposition",
+  "source",
+  "updated_at",
+  "voided_at",
+];
+const RECEIPT_LINE_FIELDS = [
+  "allocated_charge_amount",
+  "id",
+  "landed_unit_cost",
+  "line_id",
+  "quantity",
+  "rejected_quantity",
+  "surplus_quantity",
+  "unit_cost",
+];
+
+const key = () => ({ "idempotency-key": `receipt-${++keyCounter}` });
+const tick = () => clock.advance(1000);
+
+function expect(res: HttpResult, status: number): void {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+}
+
+function expectDetails(res: HttpResult, details: [string, string][]): void {
+  expect(res, 422);
+  assert.equal(res.body.error.code, "validation_failed");
+  const got = res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]);
+  assert.deepEqual(got.sort(), [...details].sort());
+}
+
+function expectInvalidTransition(res: HttpResult, state: string): void {
+  expect(res, 422);
+  assert.equal(res.body.error.code, "invalid_transition");
+  assert.match(res.body.error.message, new RegExp(`\\b${state}\\b`));
+}
+
+let nextVariant = 0;
+function freshVariant(): Variant {
+  const v = variants[nextVariant++];
+  assert.ok(v, "the demo catalog ran out of tracked variants");
+  return v;
+}
+
+interface OrderOptions {
+  lines: Record<string, unknown>[];
+  charges?: Record<string, unknown>[];
+  supplier_id?: number;
+  location_id?: number;
+  updates_stock?: boolean;
+  ordered?: boolean;
+}
+
+async function newOrder(options: OrderOptions, api: Client = store.api) {
+  const { ordered = true, ...body } = options;
+  const created = await api.post("/v2/purchase_orders", { supplier_id: supplierId, ...body });
+  expect(created, 201);
+  if (!ordered) return created.body.data;
+  const res = await api.post(`/v2/purchase_orders/${created.body.data.id}/mark_ordered`, {});
+  expect(res, 200);
+  tick();
+  return res.body.data;
+}
+
+async function receive(
+  orderId: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = key(),
+) {
+  const res = await store.api.post(`/v2/purchase_orders/${orderId}/receipts`, body, headers);
+  tick();
+  return res;
+}
+
+async function platform(itemId: number, locationId: number) {
+  const res = await t.admin.get(
+    `/admin/stores/${store.id}/platform/inventory?inventory_item_id=${itemId}&location_id=${locationId}`,
+  );
+  expect(res, 200);
+  const row = res.body.data[0];
+  return {
+    available: row?.available ?? 0,
+    on_hand: row?.on_hand ?? 0,
+    incoming: row?.incoming ?? 0,
+    unit_cost: row?.unit_cost ?? null,
+  };
+}
+
+async function eventsOf(subjectType: string, id: number) {
+  return t.runtime.ctx.db
+    .selectFrom("events")
+    .select(["name", "data", "extra"])
+    .where("store_id", "=", store.id)
+    .where("subject_type", "=", subjectType)
+    .where("subject_id", "=", id)
+    .orderBy("seq")
+    .execute();
+}
+
+async function historyTypes(orderId: number) {
+  const res = await store.api.get(`/v2/purchase_orders/${orderId}/history?limit=250`);
+  expect(res, 200);
+  return (res.body.data as { type: string; data: Record<string, unknown> }[]).reverse();
+}
+
+async function counts(orderId: number) {
+  const db = t.runtime.ctx.db;
+  const receipts = await db
+    .selectFrom("receipts")
+    .select("id")
+    .where("purchase_order_id", "=", orderId)
+    .execute();
+  const movements = await db
+    .selectFrom("stock_movements")
+    .select("id")
+    .where("store_id", "=", store.id)
+    .where("subject_type", "=", "receipt")
+    .where("subject_id", "in", receipts.length > 0 ? receipts.map((r) => r.id) : [0])
+    .execute();
+  return { receipts: receipts.length, movements: movements.length };
+}
+
+async function getOrder(id: number) {
+  const res = await store.api.get(`/v2/purchase_orders/${id}`);
+  expect(res, 200);
+  return res.body.data;
+}
+
+before(async () => {
+  clock = new ManualClock(START);
+  t = await startTestApp({ clock });
+  store = await t.createStore({ seed: "demo" });
+  other = await t.createStore({ seed: "demo" });
+  await t.drain();
+  const v = await store.api.get("/v2/variants?limit=250");
+  expect(v, 200);
+  variants = (v.body.data as Variant[]).filter((x) => x.inventory_tracked);
+  const l = await store.api.get("/v2/locations");
+  locations = l.body.data.sort((a: { id: number }, b: { id: number }) => a.id - b.id);
+  assert.ok(locations.length >= 2);
+  const s = await store.api.post("/v2/suppliers", { name: "Acme Supply", currency: "USD" });
+  expect(s, 201);
+  supplierId = s.body.data.id;
+  expect(
+    await t.admin.put(`/admin/stores/${store.id}/exchange_rates`, {
+      rates: [{ currency: "EUR", rate_to_base: "1.2", date: TODAY }],
+    }),
+    200,
+  );
+  const eur = await store.api.post("/v2/suppliers", { name: "Euro Parts", currency: "EUR" });
+  expect(eur, 201);
+  eurSupplierId = eur.body.data.id;
+});
+after(() => t.close());
+
+describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () => {
+  test("key required, scope, states, unknown lines and locations, nothing received, other stores", async () => {
+    const v = freshVariant();
+    const order = await newOrder({ lines: [{ variant_id: v.id, quantity: 5, unit_cost: 2 }] });
+    const lineId = order.lines[0].id;
+    const ok = { lines: [{ line_id: lineId, quantity: 1 }] };
+
+    const noKey = await store.api.post(`/v2/purchase_orders/${order.id}/receipts`, ok);
+    expect(noKey, 400);
+    assert.equal(noKey.body.error.code, "idempotency_key_required");
+
+    const readOnly = await store.keyWithScopes(["read"]);
+    const forbidden = await readOnly.post(`/v2/purchase_orders/${order.id}/receipts`, ok, key());
+    expect(forbidden, 403);
+    assert.equal(forbidden.body.error.code, "insufficient_scope");
+
+    expectDetails(await receive(order.id, { lines: [{ line_id: 999999, quantity: 1 }] }), [
+      ["lines.0.line_id", "not_found"],
+    ]);
+    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: 0 }] }), [
+      ["lines", "nothing_received"],
+    ]);
+    expectDetails(await receive(order.id, {}), [["lines", "nothing_received"]]);
+    expectDetails(await receive(order.id, { ...ok, location_id: 424242 }), [["location_id", "not_found"]]);
+    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: -1 }] }), [
+      ["lines.0.quantity", "out_of_range"],
+    ]);
+    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: 1.5 }] }), [
+      ["lines.0.quantity", "invalid_type"],
+    ]);
+    expectDetails(
+      await receive(order.id, { lines: [{ line_id: lineId, quantity: 1, rejected: [{ quantity: 0 }] }] }),
+      [["lines.0.rejected.0.quantity", "out_of_range"]],
+    );
+    expectDetails(
+      await receive(order.id, { lines: [{ line_id: lineId, quantity: 1, unit_cost: "1.123456789" }] }),
+      [["lines.0.unit_cost", "too_many_decimals"]],
+    );
+    expectDetails(await receive(order.id, { ...ok, exchange_rate: 0 }), [["exchange_rate", "out_of_range"]]);
+    expectDetails(await receive(order.id, { ...ok, invoice_total: "12.345" }), [
+      ["invoice_total", "too_many_decimals"],
+    ]);
+    expectDetails(await receive(order.id, { ...ok, surprise: true }), [["surprise", "unknown_field"]]);
+    expectDetails(await receive(order.id, { unordered: [{ quantity: 1 }] }), [
+      ["unordered.0.product_title", "required"],
+    ]);
+    expectDetails(await receive(order.id, { unordered: [{ variant_id: 999999999, quantity: 1 }] }), [
+      ["unordered.0.variant_id", "not_found"],
+    ]);
+    // another store's line, location and order
+    const foreign = await newOrder(
+      {
+        supplier_id: (await other.api.post("/v2/suppliers", { name: "Theirs" })).body.data.id,
+        lines: [{ product_title: "Theirs", quantity: 1 }],
+      },
+      other.api,
+    );
+    expectDetails(await receive(order.id, { lines: [{ line_id: foreign.lines[0].id, quantity: 1 }] }), [
+      ["lines.0.line_id", "not_found"],
+    ]);
+    expectDetails(await receive(order.id, { ...ok, location_id: foreign.location.id }), [
+      ["location_id", "not_found"],
+    ]);
+    const notOurs = await receive(foreign.id, ok);
+    expect(notOurs, 404);
+    assert.equal(notOurs.body.error.code, "not_found");
+
+    // a draft was never placed
+    const draft = await newOrder({ lines: [{ variant_id: v.id, quantity: 1 }], ordered: false });
+    expectInvalidTransition(
+      await receive(draft.id, { lines: [{ line_id: draft.lines[0].id, quantity: 1 }] }),
+      "draft",
+    );
+
+    assert.deepEqual(await counts(order.id), { receipts: 0, movements: 0 });
+    const after = await getOrder(order.id);
+    assert.equal(after.status, "ordered");
+    assert.deepEqual(after.lines, order.lines);
+    assert.deepEqual(after.receipts, []);
+    assert.equal(after.updated_at, order.updated_at);
+
+    // received and closed orders are refused too
+    expect(await receive(order.id, { lines: [{ line_id: lineId, quantity: 5 }] }), 201);
+    expectInvalidTransition(await receive(order.id, ok), "received");
+    expect(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
+    expectInvalidTransition(await receive(order.id, ok), "closed");
+    assert.equal((await counts(order.id)).receipts, 1);
+  });
+});
+
+describe("landed costs and stock", () => {
+  test("partial then final receipt: value-allocated charges sum exactly, stock and costs reach the platform", async () => {
+    const a = freshVariant();
+    const b = freshVariant();
+    const loc = locations[0].id;
+    const before = {
+      a: await platform(a.inventory_item_id, loc),
+      b: await platform(b.inventory_item_id, loc),
+    };
+    const order = await newOrder({
+      location_id: loc,
+      lines: [
+        { variant_id: a.id, quantity: 10, unit_cost: 10 },
+        { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10 },
+      ],
+      charges: [
+        { kind: "shipping", label: "Freight", amount: 19, allocation_method: "value" },
+        { kind: "other", label: "Handling", amount: 5, allocation_method: "none" },
+      ],
+    });
+    await t.drain();
+    assert.equal((await platform(a.inventory_item_id, loc)).incoming, before.a.incoming + 10);
+    const [la, lb] = order.lines;
+
+    // Line values 100.00 and 90.00: the freight splits 10.00 / 9.00; handling is not allocated.
+    const first = await receive(order.id, {
+      lines: [
+        { line_id: la.id, quantity: 4 },
+        { line_id: lb.id, quantity: 5 },
+      ],
+      invoice_reference: "INV-1",
+      invoice_total: "63.00",
+      invoice_date: "2030-05-01",
+      note: "first pallet",
+    });
+    expect(first, 201);
+    assert.deepEqual(Object.keys(first.body).sort(), ["data", "purchase_order"]);
+    const r1 = first.body.data;
+    assert.deepEqual(Object.keys(r1).sort(), RECEIPT_FIELDS);
+    for (const l of r1.lines) assert.deepEqual(Object.keys(l).sort(), RECEIPT_LINE_FIELDS);
+    assert.equal(r1.purchase_order_id, order.id);
+    assert.equal(r1.received_at, new Date(clock.now().getTime() - 1000).toISOString());
+    assert.equal(r1.voided_at, null);
+    assert.equal(r1.source, "api");
+    assert.deepEqual(r1.location, { id: loc, name: locations[0].name });
+    assert.deepEqual(r1.invoice, { reference: "INV-1", date: "2030-05-01", total: "63.00" });
+    assert.equal(r1.exchange_rate, 1);
+    assert.equal(r1.rejected_disposition, "replace");
+    assert.equal(r1.note, "first pallet");
+    assert.equal(r1.platform_sync.state, "pending");
+    // a: 10.00 × 4/10 = 4.00 → landed 10 + 1 = 11; b: 9.00 → landed 18 + 1.80 = 19.80
+    assert.deepEqual(
+      r1.lines.map((l: Record<string, unknown>) => [
+        l.line_id,
+        l.quantity,
+        l.surplus_quantity,
+        l.rejected_quantity,
+        l.unit_cost,
+        l.allocated_charge_amount,
+        l.landed_unit_cost,
+      ]),
+      [
+        [la.id, 4, 0, 0, "10.00", "4.00", "11.00"],
+        [lb.id, 5, 0, 0, "18.00", "9.00", "19.80"],
+      ],
+    );
+    const po1 = first.body.purchase_order;
+    assert.equal(po1.status, "partial");
+    assert.equal(po1.received_at, null);
+    assert.deepEqual(
+      po1.lines.map((l: Record<string, unknown>) => [
+        l.received_quantity,
+        l.cancelled_quantity,
+        l.outstanding_quantity,
+      ]),
+      [
+        [4, 0, 6],
+        [5, 0, 0],
+      ],
+    );
+    assert.deepEqual(po1.receipts, [r1]);
+
+    const second = await receive(order.id, { lines: [{ line_id: la.id, quantity: 6 }] });
+    expect(second, 201);
+    const r2 = second.body.data;
+    assert.deepEqual(
+      r2.lines.map((l: Record<string, unknown>) => [
+        l.quantity,
+        l.allocated_charge_amount,
+        l.landed_unit_cost,
+      ]),
+      [[6, "6.00", "11.00"]],
+    );
+    const po2 = second.body.purchase_order;
+    assert.equal(po2.status, "received");
+    assert.equal(po2.received_at, new Date(clock.now().getTime() - 1000).toISOString());
+    const allocated = [...r1.lines, ...r2.lines].reduce(
+      (s: number, l: { allocated_charge_amount: string }) =>
+        s + Math.round(Number(l.allocated_charge_amount) * 100),
+      0,
+    );
+    assert.equal(allocated, 1900);
+
+    // history and events: receipt_recorded twice (the order with the receipt beside it), received once
+    const history = await historyTypes(order.id);
+    assert.deepEqual(
+      history.map((h) => h.type).filter((x) => x !== "created"),
+      ["ordered", "receipt_recorded", "receipt_recorded", "received"],
+    );
+    assert.deepEqual(history[2].data, {
+      receipt_id: r1.id,
+      lines: [
+        { line_id: la.id, quantity: 4, surplus_quantity: 0, rejected_quantity: 0 },
+        { line_id: lb.id, quantity: 5, surplus_quantity: 0, rejected_quantity: 0 },
+      ],
+      status: { from: "ordered", to: "partial" },
+    });
+    const events = await eventsOf("purchase_order", order.id);
+    const names = events.map((e) => e.name);
+    assert.deepEqual(
+      names.filter((n) => n !== "purchase_order.created"),
+      [
+        "purchase_order.ordered",
+        "purchase_order.receipt_recorded",
+        "purchase_order.receipt_recorded",
+        "purchase_order.received",
+      ],
+    );
+    const recorded = events.filter((e) => e.name === "purchase_order.receipt_recorded");
+    assert.equal((recorded[0].data as { status: string }).status, "partial");
+    assert.deepEqual(recorded[0].extra, { receipt: r1 });
+    assert.deepEqual(recorded[1].extra, { receipt: r2 });
+    assert.deepEqual(events.at(-1)?.data, po2);
+
+    // the platform: available/on_hand up by good units, incoming back to where it was, landed cost set
+    await t.drain();
+    const nowA = await platform(a.inventory_item_id, loc);
+    const nowB = await platform(b.inventory_item_id, loc);
+    assert.deepEqual(
+      [nowA.available, nowA.on_hand, nowA.incoming],
+      [before.a.available + 10, before.a.on_hand + 10, before.a.incoming],
+    );
+    assert.deepEqual(
+      [nowB.available, nowB.on_hand, nowB.incoming],
+      [before.b.available + 5, before.b.on_hand + 5, before.b.incoming],
+    );
+    assert.equal(Number(nowA.unit_cost), 11);
+    assert.equal(Number(nowB.unit_cost), 19.8);
+    const synced = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${r1.id}`);
+    expect(synced, 200);
+    assert.equal(synced.body.data.platform_sync.state, "synced");
+    // the selling price is never touched
+    const variant = await store.api.get(`/v2/variants/${a.id}`);
+    const platformVariant = variants.find((x) => x.id === a.id) as unknown as { price: string };
+    assert.equal(variant.body.data.price, platformVariant.price);
+  });
+
+  test("each allocation method through HTTP, in a foreign currency converted into the store's", async () => {
+    const [a, b, c] = [freshVariant(), freshVariant(), freshVariant()];
+    // EUR order at the store's rate 1.2. Lines: a 10 × 10.00 (200 g), b 5 × 20.00 −10 % (100 g), c 2 × 5.00 (1000 g)
+    const order = await newOrder({
+      supplier_id: eurSupplierId,
+      lines: [
+        { variant_id: a.id, quantity: 10, unit_cost: 10, weight_grams: 200 },
+        { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10, weight_grams: 100 },
+        { variant_id: c.id, quantity: 2, unit_cost: 5, weight_grams: 1000 },
+      ],
+      charges: [
+        { kind: "shipping", amount: 20, allocation_method: "value" }, // 100/90/10 of 200 → 10.00 / 9.00 / 1.00
+        { kind: "other", amount: 17, allocation_method: "quantity" }, // 10/5/2 → 10.00 / 5.00 / 2.00
+        { kind: "other", amount: 45, allocation_method: "weight" }, // 2000/500/2000 → 20.00 / 5.00 / 20.00
+        {
+          kind: "other",
+          amount: 10,
+          allocation_method: "custom",
+          custom_split: [
+            { position: 1, amount: 7 },
+            { position: 3, amount: 3 },
+          ],
+        }, // 7.00 / 0 / 3.00
+        { kind: "other", amount: 99, allocation_method: "none" },
+      ],
+    });
+    assert.equal(order.currency, "EUR");
+    assert.equal(order.exchange_rate.rate, 1.2);
+    const res = await receive(order.id, {
+      lines: order.lines.map((l: { id: number; quantity: number }) => ({
+        line_id: l.id,
+        quantity: l.quantity,
+      })),
+    });
+    expect(res, 201);
+    // a: 10 + 10 + 20 + 7 = 47.00 over 10 → (10 + 4.70) × 1.2 = 17.64
+    // b: 9 + 5 + 5 + 0 = 19.00 over 5 → (18 + 3.80) × 1.2 = 26.16
+    // c: 1 + 2 + 20 + 3 = 26.00 over 2 → (5 + 13) × 1.2 = 21.60
+    assert.deepEqual(
+      res.body.data.lines.map((l: Record<string, unknown>) => [
+        l.unit_cost,
+        l.allocated_charge_amount,
+        l.landed_unit_cost,
+      ]),
+      [
+        ["10.00", "47.00", "17.64"],
+        ["18.00", "19.00", "26.16"],
+        ["5.00", "26.00", "21.60"],
+      ],
+    );
+    assert.equal(res.body.data.exchange_rate, 1.2);
+    await t.drain();
+    const pushed = await platform(c.inventory_item_id, order.location.id);
+    assert.equal(Number(pushed.unit_cost), 21.6);
+
+    // a receipt's own exchange rate and unit cost override: (9 + 4.70) × 1.5 = 20.55 (share still 47.00)
+    const again = await newOrder({
+      supplier_id: eurSupplierId,
+      lines: [{ variant_id: a.id, quantity: 10, unit_cost: 10 }],
+      charges: [{ kind: "shipping", amount: 47, allocation_method: "value" }],
+    });
+    const own = await receive(again.id, {
+      exchange_rate: 1.5,
+      lines: [{ line_id: again.lines[0].id, quantity: 10, unit_cost: 9 }],
+    });
+    expect(own, 201);
+    assert.deepEqual(
+      own.body.data.lines.map((l: Record<string, unknown>) => [
+        l.unit_cost,
+        l.allocated_charge_amount,
+        l.landed_unit_cost,
+      ]),
+      [["9.00", "47.00", "20.55"]],
+    );
+    assert.equal(own.body.data.exchange_rate, 1.5);
+  });
+
+  test("surplus and both rejected dispositions", async () => {
+    const [a, b, c] = [freshVariant(), freshVariant(), freshVariant()];
+    const loc = locations[0].id;
+    const before = {
+      a: await platform(a.inventory_item_id, loc),
+      b: await platform(b.inventory_item_id, loc),
+      c: await platform(c.inventory_item_id, loc),
+    };
+    const order = await newOrder({
+      location_id: loc,
+      lines: [
+        { variant_id: a.id, quantity: 10, unit_cost: 3 },
+        { variant_id: b.id, quantity: 10, unit_cost: 3 },
+        { variant_id: c.id, quantity: 10, unit_cost: 3 },
+      ],
+    });
+    const [la, lb, lc] = order.lines;
+    // a: 12 good (2 surplus); b: 6 good, 3 rejected, replaced (still outstanding)
+    const replace = await receive(order.id, {
+      lines: [
+        { line_id: la.id, quantity: 12 },
+        { line_id: lb.id, quantity: 6, rejected: [{ quantity: 2, reason: "crushed" }, { quantity: 1 }] },
+      ],
+    });
+    expect(replace, 201);
+    assert.deepEqual(
+      replace.body.data.lines.map((l: Record<string, number>) => [
+        l.quantity,
+        l.surplus_quantity,
+        l.rejected_quantity,
+      ]),
+      [
+        [12, 2, 0],
+        [6, 0, 3],
+      ],
+    );
+    assert.deepEqual(
+      replace.body.purchase_order.lines.map((l: Record<string, number>) => [
+        l.received_quantity,
+        l.cancelled_quantity,
+        l.outstanding_quantity,
+      ]),
+      [
+        [12, 0, 0],
+        [6, 0, 4],
+        [0, 0, 10],
+      ],
+    );
+    const stored = await t.runtime.ctx.db
+      .selectFrom("receipt_lines")
+      .select(["rejected", "outstanding_before"])
+      .where("receipt_id", "=", replace.body.data.id)
+      .orderBy("id")
+      .execute();
+    assert.deepEqual(stored[1], {
+      rejected: [
+        { quantity: 2, reason: "crushed" },
+        { quantity: 1, reason: null },
+      ],
+      outstanding_before: 10,
+    });
+    // c: 5 good, 4 rejected and removed → cancelled 4, outstanding 1; b: 4 rejected removed → completes it
+    const remove = await receive(order.id, {
+      rejected_disposition: "remove",
+      lines: [
+        { line_id: lc.id, quantity: 5, rejected: [{ quantity: 4, reason: "wrong colour" }] },
+        { line_id: lb.id, quantity: 0, rejected: [{ quantity: 4, reason: null }] },
+      ],
+    });
+    expect(remove, 201);
+    assert.equal(remove.body.data.rejected_disposition, "remove");
+    assert.deepEqual(
+      remove.body.purchase_order.lines.map((l: Record<string, number>) => [
+        l.received_quantity,
+        l.cancelled_quantity,
+        l.outstanding_quantity,
+      ]),
+      [
+        [12, 0, 0],
+        [6, 4, 0],
+        [5, 4, 1],
+      ],
+    );
+    assert.equal(remove.body.purchase_order.status, "partial");
+    await t.drain();
+    const now = {
+      a: await platform(a.inventory_item_id, loc),
+      b: await platform(b.inventory_item_id, loc),
+      c: await platform(c.inventory_item_id, loc),
+    };
+    // surplus goes to stock; incoming only came off by what was outstanding
+    assert.equal(now.a.available, before.a.available + 12);
+    assert.equal(now.a.incoming, before.a.incoming);
+    // b: 6 received and 4 removed → nothing incoming left; c: 5 received, 4 removed, 1 still incoming
+    assert.deepEqual([now.b.available, now.b.incoming], [before.b.available + 6, before.b.incoming]);
+    assert.deepEqual([now.c.available, now.c.incoming], [before.c.available + 5, before.c.incoming + 1]);
+  });
+
+  test("unordered lines, route_to_destinations, received_at, lot fields; an order not updating stock moves nothing", async () => {
+    const [a, b, extra] = [freshVariant(), freshVariant(), freshVariant()];
+    const [home, away] = [locations[0].id, locations[1].id];
+    const before = {
+      aAway: await platform(a.inventory_item_id, away),
+      bHome: await platform(b.inventory_item_id, home),
+      extraHome: await platform(extra.inventory_item_id, home),
+    };
+    const order = await newOrder({
+      location_id: home,
+      lines: [
+        { variant_id: a.id, quantity: 4, unit_cost: 2, location_id: away },
+        { variant_id: b.id, quantity: 4, unit_cost: 2 },
+      ],
+    });
+    const res = await receive(order.id, {
+      route_to_destinations: true,
+      received_at: "2030-05-02",
+      lines: [
+        {
+          line_id: order.lines[0].id,
+          quantity: 4,
+          bin_location: "A-1",
+          lot_number: "LOT-9",
+          lot_expiry: "2031-01-31",
+          lot_manufactured: "2030-01-01",
+          lot_id: 77,
+        },
+        { line_id: order.lines[1].id, quantity: 2 },
+      ],
+      unordered: [
+        { variant_id: extra.id, quantity: 3, unit_cost: 1.5 },
+        { product_title: "Free sample", sku: "FS-1", quantity: 1 },
+      ],
+    });
+    expect(res, 201);
+    const po = res.body.purchase_order;
+    assert.equal(po.lines.length, 4);
+    const [, , added, sample] = po.lines;
+    assert.deepEqual(
+      [
+        added.position,
+        added.variant_id,
+        added.quantity,
+        added.received_quantity,
+        added.outstanding_quantity,
+        added.unit_cost,
+      ],
+      [3, extra.id, 3, 3, 0, "1.50"],
+    );
+    assert.deepEqual(
+      [sample.product_title, sample.sku, sample.inventory_item_id, sample.unit_cost],
+      ["Free sample", "FS-1", null, "0.00"],
+    );
+    assert.equal(po.totals.subtotal, "20.50");
+    assert.deepEqual(
+      res.body.data.lines.map((l: Record<string, unknown>) => [
+        l.line_id,
+        l.quantity,
+        l.surplus_quantity,
+        l.landed_unit_cost,
+      ]),
+      [
+        [order.lines[0].id, 4, 0, "2.00"],
+        [order.lines[1].id, 2, 0, "2.00"],
+        [added.id, 3, 0, "1.50"],
+        [sample.id, 1, 0, "0.00"],
+      ],
+    );
+    // received_at given as a date: the start of that day in the store's timezone (UTC here)
+    assert.equal(res.body.data.received_at, "2030-05-02T00:00:00.000Z");
+    assert.equal(po.status, "partial");
+    const stored = await t.runtime.ctx.db
+      .selectFrom("receipt_lines")
+      .select([
+        "bin_location",
+        "lot_number",
+        "lot_expiry",
+        "lot_manufactured",
+        "lot_id",
+        "location_id",
+        "unordered",
+      ])
+      .where("receipt_id", "=", res.body.data.id)
+      .orderBy("id")
+      .execute();
+    assert.deepEqual(stored[0], {
+      bin_location: "A-1",
+      lot_number: "LOT-9",
+      lot_expiry: "2031-01-31",
+      lot_manufactured: "2030-01-01",
+      lot_id: 77,
+      location_id: away,
+      unordered: false,
+    });
+    assert.deepEqual(
+      stored.map((s) => [s.location_id, s.unordered]),
+      [
+        [away, false],
+        [home, false],
+        [home, true],
+        [home, true],
+      ],
+    );
+    await t.drain();
+    assert.equal((await platform(a.inventory_item_id, away)).available, before.aAway.available + 4);
+    assert.equal((await platform(b.inventory_item_id, home)).available, before.bHome.available + 2);
+    assert.equal((await platform(extra.inventory_item_id, home)).available, before.extraHome.available + 3);
+
+    // updates_stock false: the receipt is booked, nothing moves
+    const quiet = await newOrder({
+      updates_stock: false,
+      lines: [{ variant_id: a.id, quantity: 2, unit_cost: 1 }],
+    });
+    const booked = await receive(quiet.id, { lines: [{ line_id: quiet.lines[0].id, quantity: 2 }] });
+    expect(booked, 201);
+    assert.equal(booked.body.purchase_order.status, "received");
+    assert.deepEqual(booked.body.data.platform_sync, { state: "synced", attempted_at: null, error: null });
+    assert.equal((await counts(quiet.id)).movements, 0);
+  });
+});
+
+describe("replays", () => {
+  test("the same key replays the first response, creates nothing and moves no stock", async () => {
+    const a = freshVariant();
+    const loc = locations[0].id;
+    const order = await newOrder({
+      location_id: loc,
+      lines: [{ variant_id: a.id, quantity: 6, unit_cost: 4 }],
+    });
+    const body = { lines: [{ line_id: order.lines[0].id, quantity: 2 }] };
+    const headers = key();
+    const first = await receive(order.id, body, headers);
+    expect(first, 201);
+    await t.drain();
+    const level = await platform(a.inventory_item_id, loc);
+    const replay = await receive(order.id, body, headers);
+    expect(replay, 201);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    assert.deepEqual(replay.body, first.body);
+    const reused = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 3 }] }, headers);
+    expect(reused, 409);
+    assert.equal(reused.body.error.code, "idempotency_key_reused");
+    await t.drain();
+    assert.deepEqual(await platform(a.inventory_item_id, loc), level);
+    assert.deepEqual(await counts(order.id), { receipts: 1, movements: 1 });
+    assert.equal((await getOrder(order.id)).lines[0].received_quantity, 2);
+    const recorded = (await eventsOf("purchase_order", order.id)).filter(
+      (e) => e.name === "purchase_order.receipt_recorded",
+    );
+    assert.equal(recorded.length, 1);
+  });
+});
+
+describe("void", () => {
+  test("reverses the receipt's stock exactly, re-derives the status, emits receipt.voided; refusals", async () => {
+    const [a, b] = [freshVariant(), freshVariant()];
+    const loc = locations[1].id;
+    const start = {
+      a: await platform(a.inventory_item_id, loc),
+      b: await platform(b.inventory_item_id, loc),
+    };
+    const order = await newOrder({
+      location_id: loc,
+      lines: [
+        { variant_id: a.id, quantity: 5, unit_cost: 2 },
+        { variant_id: b.id, quantity: 3, unit_cost: 2 },
+      ],
+      charges: [{ amount: 8, allocation_method: "quantity" }],
+    });
+    await t.drain();
+    const placed = {
+      a: await platform(a.inventory_item_id, loc),
+      b: await platform(b.inventory_item_id, loc),
+    };
+    assert.equal(placed.a.incoming, start.a.incoming + 5);
+
+    const r1 = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 2 }] });
+    const r2 = await receive(order.id, {
+      lines: [
+        { line_id: order.lines[0].id, quantity: 4 }, // 3 outstanding + 1 surplus
+        { line_id: order.lines[1].id, quantity: 3 },
+      ],
+    });
+    expect(r2, 201);
+    assert.equal(r2.body.purchase_order.status, "received");
+    await t.drain();
+    const received = {
+      a: await platform(a.inventory_item_id, loc),
+      b: await platform(b.inventory_item_id, loc),
+    };
+    assert.equal(received.a.available, placed.a.available + 6);
+    assert.equal(received.a.incoming, start.a.incoming);
+
+    const voided = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r2.body.data.id}/void`, {
+      note: "wrong order",
+    });
+    tick();
+    expect(voided, 200);
+    assert.deepEqual(Object.keys(voided.body).sort(), ["data", "purchase_order"]);
+    const v = voided.body.data;
+    assert.equal(v.voided_at, new Date(clock.now().getTime() - 1000).toISOString());
+    assert.deepEqual(v.lines, r2.body.data.lines);
+    assert.equal(v.platform_sync.state, "pending");
+    const po = voided.body.purchase_order;
+    assert.equal(po.status, "partial");
+    assert.equal(po.received_at, null);
+    assert.deepEqual(
+      po.lines.map((l: Record<string, number>) => [l.received_quantity, l.outstanding_quantity]),
+      [
+        [2, 3],
+        [0, 3],
+      ],
+    );
+    await t.drain();
+    const after = {
+      a: await platform(a.inventory_item_id, loc),
+      b: await platform(b.inventory_item_id, loc),
+    };
+    // exactly as after the first receipt: 2 of a in stock, 3 of a and 3 of b incoming again
+    assert.deepEqual(
+      [after.a.available, after.a.on_hand, after.a.incoming],
+      [placed.a.available + 2, placed.a.on_hand + 2, placed.a.incoming - 2],
+    );
+    assert.deepEqual(
+      [after.b.available, after.b.on_hand, after.b.incoming],
+      [placed.b.available, placed.b.on_hand, placed.b.incoming],
+    );
+
+    const events = await eventsOf("receipt", r2.body.data.id);
+    assert.deepEqual(
+      events.map((e) => e.name),
+      ["receipt.voided"],
+    );
+    assert.deepEqual(events[0].data, { ...v, purchase_order: po });
+    const orderEvents = (await eventsOf("purchase_order", order.id)).map((e) => e.name);
+    assert.equal(orderEvents.at(-1), "purchase_order.updated");
+    const history = await historyTypes(order.id);
+    assert.deepEqual(history.at(-1), {
+      ...history.at(-1),
+      type: "receipt_voided",
+      data: { receipt_id: r2.body.data.id, note: "wrong order", status: { from: "received", to: "partial" } },
+    });
+
+    // again: refused; unknown receipt: 404
+    const again = await store.api.post(
+      `/v2/purchase_orders/${order.id}/receipts/${r2.body.data.id}/void`,
+      {},
+    );
+    expectInvalidTransition(again, "voided");
+    expect(await store.api.post(`/v2/purchase_orders/${order.id}/receipts/999999/void`, {}), 404);
+    expect(await other.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`, {}), 404);
+
+    // re-receiving after the void allocates the charges again, exactly
+    const r3 = await receive(order.id, {
+      lines: [
+        { line_id: order.lines[0].id, quantity: 3 },
+        { line_id: order.lines[1].id, quantity: 3 },
+      ],
+    });
+    expect(r3, 201);
+    assert.equal(r3.body.purchase_order.status, "received");
+    const live = [r1.body.data, r3.body.data].flatMap((r) => r.lines);
+    assert.equal(
+      live.reduce(
+        (s: number, l: { allocated_charge_amount: string }) => s + Number(l.allocated_charge_amount) * 100,
+        0,
+      ),
+      800,
+    );
+
+    // a closed order must be reopened first; voiding the first receipt of all goes back to ordered
+    expect(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
+    expectInvalidTransition(
+      await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`),
+      "closed",
+    );
+    expect(await store.api.post(`/v2/purchase_orders/${order.id}/reopen`, {}), 200);
+    expect(await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r3.body.data.id}/void`), 200);
+    const last = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`);
+    expect(last, 200);
+    assert.equal(last.body.purchase_order.status, "ordered");
+    await t.drain();
+    const end = { a: await platform(a.inventory_item_id, loc), b: await platform(b.inventory_item_id, loc) };
+    assert.deepEqual(end, {
+      a: { ...placed.a, unit_cost: end.a.unit_cost },
+      b: { ...placed.b, unit_cost: end.b.unit_cost },
+    });
+  });
+
+  test("voiding a receipt that added unordered lines cancels them and restores the removed rejects", async () => {
+    const [a, extra] = [freshVariant(), freshVariant()];
+    const order = await newOrder({ lines: [{ variant_id: a.id, quantity: 5, unit_cost: 2 }] });
+    const res = await receive(order.id, {
+      rejected_disposition: "remove",
+      lines: [{ line_id: order.lines[0].id, quantity: 2, rejected: [{ quantity: 1, reason: "bent" }] }],
+      unordered: [{ variant_id: extra.id, quantity: 2 }],
+    });
+    expect(res, 201);
+    assert.deepEqual(
+      res.body.purchase_order.lines.map((l: Record<string, number>) => [
+        l.quantity,
+        l.received_quantity,
+        l.cancelled_quantity,
+      ]),
+      [
+        [5, 2, 1],
+        [2, 2, 0],
+      ],
+    );
+    const voided = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}/void`);
+    expect(voided, 200);
+    assert.equal(voided.body.purchase_order.status, "ordered");
+    assert.deepEqual(
+      voided.body.purchase_order.lines.map((l: Record<string, number>) => [
+        l.quantity,
+        l.received_quantity,
+        l.cancelled_quantity,
+        l.outstanding_quantity,
+      ]),
+      [
+        [5, 0, 0, 5],
+        [2, 0, 2, 0],
+      ],
+    );
+  });
+});
+
+describe("GET receipts", () => {
+  test("the list pages oldest first; one receipt; 404s", async () => {
+    const a = freshVariant();
+    const order = await newOrder({ lines: [{ variant_id: a.id, quantity: 9, unit_cost: 1 }] });
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 1 }] });
+      expect(r, 201);
+      ids.push(r.body.data.id);
+    }
+    const page1 = await store.api.get(`/v2/purchase_orders/${order.id}/receipts?limit=2`);
+    expect(page1, 200);
+    assert.deepEqual(Object.keys(page1.body).sort(), ["data", "has_more", "next_cursor"]);
+    assert.deepEqual(
+      page1.body.data.map((r: { id: number }) => r.id),
+      ids.slice(0, 2),
+    );
+    assert.equal(page1.body.has_more, true);
+    const page2 = await store.api.get(
+      `/v2/purchase_orders/${order.id}/receipts?limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`,
+    );
+    expect(page2, 200);
+    assert.deepEqual(
+      page2.body.data.map((r: { id: number }) => r.id),
+      ids.slice(2),
+    );
+    assert.deepEqual(page2.body, { data: page2.body.data, has_more: false, next_cursor: null });
+    const one = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${ids[1]}`);
+    expect(one, 200);
+    assert.deepEqual(one.body, { data: page1.body.data[1] });
+    assert.deepEqual((await getOrder(order.id)).receipts, [...page1.body.data, ...page2.body.data]);
+    expect(await store.api.get(`/v2/purchase_orders/${order.id}/receipts/999999`), 404);
+    expect(await other.api.get(`/v2/purchase_orders/${order.id}/receipts`), 404);
+    expect(await other.api.get(`/v2/purchase_orders/${order.id}/receipts/${ids[0]}`), 404);
+    const bad = await store.api.get(`/v2/purchase_orders/${order.id}/receipts?cursor=nope`);
+    expect(bad, 400);
+    assert.equal(bad.body.error.code, "invalid_cursor");
+  });
+});
+
+describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
+  test("shows what would be booked, writes nothing, needs no key", async () => {
+    const [a, b] = [freshVariant(), freshVariant()];
+    const order = await newOrder({
+      lines: [
+        { variant_id: a.id, quantity: 10, unit_cost: 10 },
+        { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10 },
+      ],
+      charges: [{ amount: 19, allocation_method: "value" }],
+    });
+    const body = {
+      rejected_disposition: "remove",
+      lines: [
+        { line_id: order.lines[0].id, quantity: 12 },
+        { line_id: order.lines[1].id, quantity: 3, rejected: [{ quantity: 1, reason: "torn" }] },
+      ],
+      unordered: [{ product_title: "Bonus", quantity: 1, unit_cost: 1 }],
+    };
+    const preview = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, body);
+    expect(preview, 200);
+    assert.equal(preview.body.purchase_order_status_after, "partial");
+    const p = preview.body.data;
+    assert.equal(p.id, null);
+    assert.equal(p.purchase_order_id, order.id);
+    // b expects 4 now: values 100 / 72 → 19 × 100/172 = 11.05, 19 × 72/172 = 7.95; b: 3 of 4 → 5.96
+    assert.deepEqual(
+      p.lines.map((l: Record<string, unknown>) => [
+        l.line_id,
+        l.quantity,
+        l.surplus_quantity,
+        l.rejected_quantity,
+        l.allocated_charge_amount,
+        l.landed_unit_cost,
+        l.unordered,
+        l.cancelled_quantity_added,
+      ]),
+      [
+        [order.lines[0].id, 12, 2, 0, "11.05", "10.92083333", false, 0],
+        [order.lines[1].id, 3, 0, 1, "5.96", "19.98666667", false, 1],
+        [null, 1, 0, 0, "0.00", "1.00", true, 0],
+      ],
+    );
+    assert.deepEqual(
+      preview.body.stock_movements.map((m: Record<string, unknown>) => [
+        m.inventory_item_id,
+        m.available_delta,
+        m.incoming_delta,
+      ]),
+      [
+        [a.inventory_item_id, 12, -10],
+        [b.inventory_item_id, 3, -4],
+      ],
+    );
+    assert.deepEqual(await counts(order.id), { receipts: 0, movements: 0 });
+    assert.deepEqual((await getOrder(order.id)).lines, order.lines);
+
+    // the real receipt books the same numbers
+    const real = await receive(order.id, body);
+    expect(real, 201);
+    assert.deepEqual(
+      real.body.data.lines.map((l: Record<string, unknown>) => [
+        l.quantity,
+        l.allocated_charge_amount,
+        l.landed_unit_cost,
+      ]),
+      p.lines.map((l: Record<string, unknown>) => [
+        l.quantity,
+        l.allocated_charge_amount,
+        l.landed_unit_cost,
+      ]),
+    );
+    // refusals are the real call's
+    const draft = await newOrder({ lines: [{ variant_id: a.id, quantity: 1 }], ordered: false });
+    expectInvalidTransition(
+      await store.api.post(`/v2/purchase_orders/${draft.id}/receipts/preview`, {
+        lines: [{ line_id: draft.lines[0].id, quantity: 1 }],
+      }),
+      "draft",
+    );
+    expectDetails(
+      await store.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, {
+        lines: [{ line_id: 1, quantity: 1 }],
+      }),
+      [["lines.0.line_id", "not_found"]],
+    );
+  });
+});
