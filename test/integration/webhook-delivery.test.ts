@@ -20,6 +20,7 @@ import { ManualClock } from "../../src/clock.ts";
 import { DEFAULT_RETRY_SCHEDULE } from "../../src/domain/webhooks/retry-schedule.ts";
 import { emit } from "../../src/events/outbox.ts";
 import { foundationModule } from "../../src/modules/foundation.ts";
+import { suppliersModule } from "../../src/modules/suppliers.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 
@@ -183,6 +184,7 @@ describe("webhook delivery", () => {
       env: { OUTBOX_DIR: outbox },
       modules: [
         foundationModule,
+        suppliersModule,
         createWebhooksModule({
           ca: pki.ca,
           resolve: async (host) => (host === "hooks.test" ? ["127.0.0.1"] : []),
@@ -488,6 +490,35 @@ describe("webhook delivery", () => {
     );
   });
 
+  test("supplier API: created is delivered at once; three quick PATCHes become one delivery equal to GET", async () => {
+    const s = await t.createStore();
+    const p = "/suppliers";
+    const h = await hook(s, p, ["supplier.created", "supplier.updated"]);
+    const created = await s.api.post("/v2/suppliers", { name: "Fold & Sons", currency: "USD" });
+    assert.equal(created.status, 201);
+    const id = created.body.data.id;
+    await t.drain();
+    assert.equal(receiver.at(p).length, 1);
+    assert.equal(receiver.at(p)[0].json.event, "supplier.created");
+    assert.deepEqual(receiver.at(p)[0].json.data, created.body.data);
+
+    for (const name of ["Fold & Sons 2", "Fold & Sons 3", "Fold & Sons 4"]) {
+      const res = await s.api.patch(`/v2/suppliers/${id}`, { name });
+      assert.equal(res.status, 200);
+      clock.advance(1000);
+      await t.drain();
+    }
+    assert.equal(receiver.at(p).length, 1, "still folding");
+    clock.advance(2000);
+    await t.drain();
+    const updates = receiver.at(p).filter((r) => r.json.event === "supplier.updated");
+    assert.equal(updates.length, 1);
+    const current = await s.api.get(`/v2/suppliers/${id}`);
+    assert.deepEqual(updates[0].json.data, current.body.data);
+    assert.equal(updates[0].json.data.name, "Fold & Sons 4");
+    assert.equal(verify(h.secret, updates[0].headers, updates[0].raw, nowSeconds()), true);
+  });
+
   test("redeliver by delivery id, by event id and by since", async () => {
     const s = await t.createStore();
     const p = "/redeliver";
@@ -742,6 +773,7 @@ describe("webhook address guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
       env: { WEBHOOK_ALLOW_PRIVATE: "false", PUBLIC_HOSTNAMES: "api.stockroom.test" },
       modules: [
         foundationModule,
+        suppliersModule,
         createWebhooksModule({ ca: pki.ca, resolve: async (h) => answers[h] ?? [] }),
       ],
     });
