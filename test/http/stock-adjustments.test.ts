@@ -266,6 +266,17 @@ describe("POST /v2/stock_adjustments", () => {
     const first = await createDraft({ location_id: loc, lines: [{ variant_id: v.id, delta: 1 }] }, shop.api);
     const second = await createDraft({ location_id: loc, lines: [{ variant_id: v.id, delta: 1 }] }, shop.api);
     assert.deepEqual([first.number, second.number], ["ADJ-0001", "ADJ-0002"]);
+    // The counter set forward skips numbers; set back below an issued one, it never repeats one.
+    await t.admin.patch(`/admin/stores/${shop.id}`, { numbering: { next_stock_adjustment_number: 120 } });
+    const third = await createDraft({ location_id: loc, lines: [{ variant_id: v.id, delta: 1 }] }, shop.api);
+    assert.equal(third.number, "ADJ-0120");
+    await t.admin.patch(`/admin/stores/${shop.id}`, {
+      numbering: { stock_adjustment_prefix: "SA-", next_stock_adjustment_number: 2 },
+    });
+    const fourth = await createDraft({ location_id: loc, lines: [{ variant_id: v.id, delta: 1 }] }, shop.api);
+    assert.deepEqual([fourth.sequential_id, fourth.number], [121, "SA-0121"]);
+    const store2 = await t.admin.get(`/admin/stores/${shop.id}`);
+    assert.equal(store2.body.data.numbering.next_stock_adjustment_number, 122);
   });
 
   test("refuses bad requests with exact codes and writes nothing", async () => {
