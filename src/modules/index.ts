@@ -1,5 +1,6 @@
 import { catalogModule } from "./catalog.ts";
 import { consoleModule } from "./console.ts";
+import { documentsModule } from "./documents.ts";
 import { foundationModule } from "./foundation.ts";
 import type { Module } from "./module.ts";
 import { purchaseOrdersModule } from "./purchase-orders.ts";
@@ -9,4 +10,14 @@ import { suppliersModule } from "./suppliers.ts";
 import { webhooksModule } from "./webhooks.ts";
 
 /** Every feature module of the service, in dependency order. */
-export const allModules: readonly Module[] = [foundationModule, catalogModule, suppliersModule, purchaseOrdersModule, receiptsModule, stockAdjustmentsModule, webhooksModule, consoleModule];
+export const allModules: readonly Module[] = [
+  foundationModule,
+  catalogModule,
+  suppliersModule,
+  purchaseOrdersModule,
+  documentsModule,
+  receiptsModule,
+  stockAdjustmentsModule,
+  webhooksModule,
+  consoleModule,
+];

@@ -272,7 +272,9 @@ export type HistoryType =
   | "marked_paid"
   | "marked_unpaid"
   | "duplicated"
-  | "platform_sync_failed";
+  | "platform_sync_failed"
+  /** Additive: the emailed order could not be delivered after its retries (documents module). */
+  | "send_failed";
 
 /** Who did it: an API key (by = its name, via = its prefix), or the service itself. */
 export interface Actor {

@@ -1,0 +1,192 @@
+import type { Db } from "../../db/database.ts";
+import { emit } from "../../events/outbox.ts";
+import type { AppContext } from "../../http/context.ts";
+import type { ClaimedJob } from "../../jobs/queue.ts";
+import { type JobHandler, PermanentJobError } from "../../jobs/worker.ts";
+import { classifySendError } from "../../mail/mailer.ts";
+import { mailerFor } from "../../mail/service-mailer.ts";
+import { DetailCollector } from "../errors.ts";
+import {
+  type Actor,
+  addHistory,
+  assertCan,
+  loadPurchaseOrder,
+  lockPurchaseOrder,
+  type PurchaseOrder,
+} from "../purchase-orders/index.ts";
+import { markOrdered, type StoreInfo } from "../purchase-orders/service.ts";
+import { loadPurchaseOrderDocument } from "./document-data.ts";
+import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
+
+export const SEND_EMAIL_JOB = "purchase_order.send_email";
+/** Mail retries: 30 s, 2 min, 10 min, 30 min, then the send is given up and recorded in the history. */
+const SEND_RETRY_MS = [30_000, 120_000, 600_000, 1_800_000];
+
+export interface SendInput {
+  to?: string[];
+  cc?: string[];
+  subject?: string;
+  message?: string;
+}
+
+interface SendPayload {
+  store_id: number;
+  order_id: number;
+  to: string[];
+  cc: string[];
+  subject: string | null;
+  message: string | null;
+  by: string;
+  via: string | null;
+}
+
+/**
+ * POST …/send: records the send (a draft becomes ordered, as mark_ordered does; an open order just
+ * gets a new sent_at) and enqueues the email in the same transaction. The email itself goes out after
+ * commit, from the job queue, with retries, so a slow or failing mail server never holds the request.
+ */
+export async function sendPurchaseOrder(
+  ctx: AppContext,
+  trx: Db,
+  store: StoreInfo,
+  actor: Actor,
+  id: number,
+  input: SendInput,
+): Promise<PurchaseOrder> {
+  const order = await lockPurchaseOrder(trx, store.id, id);
+  assertCan("send", order.status);
+  const supplier = await trx
+    .selectFrom("suppliers")
+    .select(["email", "email_cc"])
+    .where("store_id", "=", store.id)
+    .where("id", "=", order.supplier_id)
+    .executeTakeFirstOrThrow();
+  const to = input.to ?? (supplier.email ? [supplier.email] : []);
+  const cc = input.cc ?? supplier.email_cc ?? [];
+  const problems = new DetailCollector();
+  if (to.length === 0)
+    problems.add("to", "required", "has no recipient: the supplier has no email; send `to`");
+  problems.throwIfAny();
+
+  const now = ctx.clock.now();
+  await trx
+    .updateTable("purchase_orders")
+    .set({ sent_at: now, updated_at: now })
+    .where("store_id", "=", store.id)
+    .where("id", "=", id)
+    .execute();
+  await addHistory(trx, {
+    storeId: store.id,
+    orderId: id,
+    type: "sent",
+    by: actor.by,
+    via: actor.via,
+    data: { to, cc },
+    at: now,
+  });
+  let presented: PurchaseOrder;
+  if (order.status === "draft") {
+    // Placing by sending is ordering: same status change, incoming push, history and event.
+    presented = await markOrdered(ctx, trx, store, actor, id, { ordered_at: now.toISOString() });
+  } else {
+    presented = await loadPurchaseOrder(trx, store.id, id);
+    await emit(ctx, trx, {
+      storeId: store.id,
+      name: "purchase_order.updated",
+      subjectType: "purchase_order",
+      subjectId: id,
+      data: presented,
+    });
+  }
+  const payload: SendPayload = {
+    store_id: store.id,
+    order_id: id,
+    to,
+    cc,
+    subject: input.subject ?? null,
+    message: input.message ?? null,
+    by: actor.by,
+    via: actor.via,
+  };
+  await ctx.jobs.enqueue(
+    trx,
+    SEND_EMAIL_JOB,
+    { ...payload },
+    { storeId: store.id, maxAttempts: SEND_RETRY_MS.length + 1 },
+  );
+  return presented;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
+}
+
+export const sendEmailJob: JobHandler = {
+  type: SEND_EMAIL_JOB,
+  retryDelayMs: (attempts) => SEND_RETRY_MS[attempts - 1] ?? null,
+  async run(ctx, job) {
+    const p = job.payload as unknown as SendPayload;
+    const document = await loadPurchaseOrderDocument(ctx.db, p.store_id, p.order_id);
+    const pdf = await renderPurchaseOrderPdf(document, { receivingCopy: false });
+    const owner = await ctx.db
+      .selectFrom("stores")
+      .select(["owner_email"])
+      .where("id", "=", p.store_id)
+      .executeTakeFirst();
+    const subject = p.subject ?? `Purchase order ${document.number} from ${document.store.name}`;
+    const greeting = document.supplier.contact_name ? `Hello ${document.supplier.contact_name},` : "Hello,";
+    const intro = `Please find attached purchase order ${document.number} from ${document.store.name}.`;
+    const details = [
+      `Total: ${document.totals.total} ${document.totals.currency}`,
+      document.expected_at ? `Expected: ${document.expected_at}` : null,
+    ].filter((l): l is string => l !== null);
+    const text = [
+      greeting,
+      "",
+      intro,
+      ...(p.message ? ["", p.message] : []),
+      "",
+      ...details,
+      "",
+      document.store.name,
+    ].join("\n");
+    const html = [
+      `<p>${escapeHtml(greeting)}</p>`,
+      `<p>${escapeHtml(intro)}</p>`,
+      p.message ? `<p>${escapeHtml(p.message).replace(/\n/g, "<br>")}</p>` : "",
+      `<p>${details.map(escapeHtml).join("<br>")}</p>`,
+      `<p>${escapeHtml(document.store.name)}</p>`,
+    ].join("\n");
+    try {
+      await mailerFor(ctx).send({
+        from: ctx.config.mailFrom,
+        to: p.to,
+        cc: p.cc,
+        replyTo: owner?.owner_email ?? undefined,
+        subject,
+        text,
+        html,
+        attachments: [{ filename: `${document.number}.pdf`, content: pdf, contentType: "application/pdf" }],
+      });
+    } catch (error) {
+      if (classifySendError(error) === "permanent")
+        throw new PermanentJobError(error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  },
+  async onFinalFailure(ctx: AppContext, job: ClaimedJob, error: string) {
+    const p = job.payload as unknown as SendPayload;
+    await addHistory(ctx.db, {
+      storeId: p.store_id,
+      orderId: p.order_id,
+      type: "send_failed",
+      by: "system",
+      via: null,
+      data: { to: p.to, cc: p.cc, error, attempts: job.attempts },
+      at: ctx.clock.now(),
+    });
+  },
+};
