@@ -752,8 +752,10 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
       reason: "cycle_count_available",
       lines: [{ inventory_item_id: v.inventory_item_id, delta: -1 }],
     });
-    const res = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
-    assert.equal(res.status, 200);
+    // An empty JSON object is "no body" too.
+    const res = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, {}, newKey());
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.data.reason_label, "Cycle count (available)");
     await t.drain();
     assert.deepEqual(await platformLevel(store.id, v.inventory_item_id, secondLocationId), {
       available: p.available - 1,
