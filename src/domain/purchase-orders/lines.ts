@@ -308,7 +308,12 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
       input.product_title,
       mirror ? mirror.product_title : (base?.product_title ?? null),
     );
-    if (itemId === null && (productTitle === null || productTitle.trim() === "")) {
+    // A line naming an item (or an id) that was not found already has its problem.
+    const namedItem =
+      input.variant_id !== undefined ||
+      input.inventory_item_id !== undefined ||
+      (input.id !== undefined && !base);
+    if (itemId === null && !namedItem && (productTitle === null || productTitle.trim() === "")) {
       problems.add(
         `${at}.product_title`,
         "required",

@@ -65,7 +65,8 @@ export function presentLine(line: LineRow, currency: string) {
     discount_percent: num(line.discount_percent),
     line_total: formatMoney(new Big(line.line_total), currency),
     taxable: line.taxable,
-    tax_rate_percent: Number(line.tax_rate_percent),
+    // The rate that applies: 0 on a line that is not taxable.
+    tax_rate_percent: line.taxable ? Number(line.tax_rate_percent) : 0,
     weight_grams: line.weight_grams,
     supplier_note: line.supplier_note,
     internal_note: line.internal_note,

@@ -655,6 +655,32 @@ async function updateLineMoney(
     where l.id = v.id and l.store_id = ${storeId}`.execute(trx);
 }
 
+/** Writes new charge money for charges whose amounts changed (one statement). */
+async function updateChargeMoney(
+  trx: Db,
+  storeId: number,
+  charges: readonly ChargeRow[],
+  money: ReturnType<typeof computeMoney>["charges"],
+): Promise<void> {
+  const changed = charges
+    .map((c, i) => ({ c, m: money[i] }))
+    .filter(
+      ({ c, m }) =>
+        !new Big(c.amount_in_order_currency).eq(m.amount_in_order_currency) ||
+        !new Big(c.tax_amount).eq(m.tax_amount),
+    );
+  if (changed.length === 0) return;
+  const values = sql.join(
+    changed.map(
+      ({ c, m }) => sql`(${c.id}::integer, ${m.amount_in_order_currency}::numeric, ${m.tax_amount}::numeric)`,
+    ),
+  );
+  await sql`update purchase_order_charges as c
+    set amount_in_order_currency = v.amount_in_order_currency, tax_amount = v.tax_amount
+    from (values ${values}) as v(id, amount_in_order_currency, tax_amount)
+    where c.id = v.id and c.store_id = ${storeId}`.execute(trx);
+}
+
 /** Inserts the order row with a store number (automatic or supplied); 422 `taken` on a used number. */
 async function insertOrder(
   call: Call,
@@ -856,6 +882,8 @@ export async function updatePurchaseOrder(
       .where("purchase_order_id", "=", id)
       .execute();
     await insertCharges(trx, store.id, id, chargeDrafts, money.charges, now);
+  } else {
+    await updateChargeMoney(trx, store.id, charges, money.charges);
   }
   if (!sameValue(order.total, money.order.total)) await refreshPaymentStatus(trx, store.id, id);
 
@@ -1045,7 +1073,9 @@ async function closeLocked(call: Call, order: OrderRow, now: Date): Promise<Orde
   const before = incomingOf(order, lines);
   await pushIncomingChange(ctx, trx, updated, before, incomingOf(updated, lines));
   const retracted =
-    order.updates_stock && isOpen(order.status) ? lines.reduce((s, l) => s + outstandingOf(l), 0) : 0;
+    order.updates_stock && isOpen(order.status)
+      ? lines.reduce((s, l) => s + (l.inventory_item_id === null ? 0 : outstandingOf(l)), 0)
+      : 0;
   await history(call, order.id, "closed", { from: order.status, retracted_quantity: retracted }, now);
   return updated;
 }
