@@ -105,6 +105,7 @@ interface Prepared {
   computed: ComputedReceipt;
   /** New order lines for the `unordered` entries, positions after the last line. */
   newLines: LineDraft[];
+  /** The receipt location's name (preview only; a recorded receipt is presented from the database). */
   locationName: string | null;
   receivedAt: Date;
   invoiceTotal: string | null;
@@ -116,6 +117,7 @@ async function prepare(
   store: StoreRef,
   order: OrderRow,
   body: ReceiptBody,
+  withLocationName: boolean,
 ): Promise<Prepared> {
   const problems = new DetailCollector();
   const now = ctx.clock.now();
@@ -130,7 +132,6 @@ async function prepare(
       variantIds: unordered.flatMap((u) => (u.variant_id !== undefined ? [u.variant_id] : [])),
       itemIds: unordered.flatMap((u) => (u.inventory_item_id !== undefined ? [u.inventory_item_id] : [])),
       locationIds: [
-        order.location_id,
         ...(body.location_id !== undefined ? [body.location_id] : []),
         ...unordered.flatMap((u) => (u.location_id != null ? [u.location_id] : [])),
       ],
@@ -238,8 +239,10 @@ async function prepare(
   problems.throwIfAny();
 
   const receiptLocation = computed.locationId;
-  const locationName =
-    lookups.locations.get(receiptLocation)?.name ?? (await findLocationName(db, store.id, receiptLocation));
+  const locationName = withLocationName
+    ? (lookups.locations.get(receiptLocation)?.name ??
+      (await findLocationName(db, store.id, receiptLocation)))
+    : null;
   const receivedAt =
     body.received_at === undefined || body.received_at === today
       ? now
@@ -344,7 +347,7 @@ export async function previewReceiptFor(
     .executeTakeFirst();
   if (!order) throw notFound("purchase order");
   assertCan("receipt", order.status);
-  const prepared = await prepare(ctx, ctx.db, store, order, body);
+  const prepared = await prepare(ctx, ctx.db, store, order, body, true);
   const { computed } = prepared;
   return {
     data: previewReceipt(prepared, store, body),
@@ -410,7 +413,7 @@ export async function recordReceipt(
   const { ctx, trx, store, actor } = call;
   const order = await lockPurchaseOrder(trx, store.id, orderId);
   assertCan("receipt", order.status);
-  const prepared = await prepare(ctx, trx, store, order, body);
+  const prepared = await prepare(ctx, trx, store, order, body, false);
   const { computed, newLines } = prepared;
   const now = ctx.clock.now();
 
