@@ -713,9 +713,14 @@ describe("webhook delivery", () => {
       .execute();
     await t.drain();
     assert.ok(!receiver.at(p).some((r) => r.json.id === lost.id));
+    // Meanwhile another event arrives: its lane job finds the lane busy and waits for the lease to
+    // end instead of spinning.
+    const later = await emitEvent(busy.id, "supplier.created", 1000, { id: 1000 });
+    assert.equal(await t.drain(), 1);
     clock.advance(5 * 60_000 + 1);
     await t.drain();
     assert.equal(receiver.at(p).filter((r) => r.json.id === lost.id).length, 1);
+    assert.equal(receiver.at(p).filter((r) => r.json.id === later.id).length, 1);
   });
 
   test("events and delivery logs older than 30 days are purged", async () => {

@@ -313,7 +313,18 @@ export async function runLane(
     )
     returning id, event_seq, webhook_id, attempt, retry`.execute(ctx.db);
   if (claimed.rows.length === 0) {
-    await ctx.db.transaction().execute((trx) => scheduleLane(ctx, trx, storeId));
+    await ctx.db.transaction().execute(async (trx) => {
+      // Another batch of this store is in flight: come back when its lease ends (it pulls this job
+      // earlier itself when it finishes), rather than spinning on the busy lane meanwhile.
+      const busy = await trx
+        .selectFrom("webhook_lane_items")
+        .select((eb) => eb.fn.min("locked_until").as("until"))
+        .where("store_id", "=", storeId)
+        .where("locked_until", ">=", now)
+        .executeTakeFirst();
+      if (busy?.until) await ensureLaneJob(ctx, trx, storeId, new Date(busy.until));
+      else await scheduleLane(ctx, trx, storeId);
+    });
     return;
   }
   const items = claimed.rows.map((r) => ({ ...r, id: Number(r.id), event_seq: Number(r.event_seq) }));
