@@ -89,8 +89,8 @@ export interface ReceiptCall {
   actor: Actor;
 }
 
-const RECEIPT_REASON = "receipt";
-const VOID_REASON = "receipt_void";
+const RECEIPT_REASON = "received";
+const VOID_REASON = "receipt_voided";
 
 export function receiptReference(orderId: number, receiptId: number): string {
   return `stockroom://purchase_orders/${orderId}/receipts/${receiptId}`;
