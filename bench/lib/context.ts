@@ -1,0 +1,158 @@
+import type { Db } from "../../src/db/database.ts";
+import { openDatabase } from "../../src/db/database.ts";
+import type { BenchDatabase, DbKind } from "./database.ts";
+import { Api } from "./http.ts";
+import { runLoad } from "./load.ts";
+import type { LoadRequest, LoadResult, LoadSpec } from "./load-types.ts";
+import type { ChildServer } from "./process.ts";
+import type { Receivers } from "./receivers.ts";
+import type { Row } from "./types.ts";
+
+export interface Timing {
+  warmupSec: number;
+  latencySec: number;
+  throughputSec: number;
+}
+
+export const FULL: Timing = { warmupSec: 2, latencySec: 8, throughputSec: 10 };
+export const QUICK: Timing = { warmupSec: 0.5, latencySec: 2, throughputSec: 2 };
+
+export function rowOf(label: string, result: LoadResult, ratio: number | null, peakRss: number | null): Row {
+  const errors = result.non2xx + result.errors + result.timeouts;
+  return {
+    label,
+    connections: result.connections,
+    requests: result.requests,
+    durationSec: result.durationSec,
+    rps: result.requestsPerSec,
+    p50: result.latencyMs.p50,
+    p97_5: result.latencyMs.p97_5,
+    p99: result.latencyMs.p99,
+    errors,
+    ratio,
+    peakRssMb: peakRss === null ? null : peakRss / (1024 * 1024),
+    ...(errors > 0 ? { errorSamples: result.samples } : {}),
+  };
+}
+
+/** Everything a scenario needs on one database: the service, its API, the ceiling, the fixtures. */
+export class Bench {
+  readonly admin: Api;
+  api!: Api;
+  storeId = 0;
+  key = "";
+  readonly ceiling = new Map<number, Row>();
+  readonly fixtures = new Map<string, Promise<unknown>>();
+  routes = new Set<string>();
+  receivers: Receivers | null = null;
+
+  constructor(
+    readonly kind: DbKind,
+    readonly database: BenchDatabase,
+    readonly service: ChildServer,
+    readonly adminToken: string,
+    readonly quick: boolean,
+    readonly timing: Timing,
+    readonly log: (message: string) => void,
+  ) {
+    this.admin = new Api(service.origin, adminToken);
+  }
+
+  get origin(): string {
+    return this.service.origin;
+  }
+
+  /** Whether the running service has the route (from its OpenAPI document). */
+  has(method: string, path: string): boolean {
+    return this.routes.has(`${method.toUpperCase()} ${path}`);
+  }
+
+  async loadRoutes(): Promise<void> {
+    const doc = await new Api(this.origin, this.key).get<{ paths: Record<string, Record<string, unknown>> }>(
+      "/v2/openapi.json",
+    );
+    this.routes = new Set();
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(methods)) this.routes.add(`${method.toUpperCase()} ${path}`);
+    }
+  }
+
+  /** Memoised per database run: fixtures several scenarios share (the catalog, suppliers, orders). */
+  fixture<T>(name: string, make: () => Promise<T>): Promise<T> {
+    let existing = this.fixtures.get(name) as Promise<T> | undefined;
+    if (!existing) {
+      existing = make();
+      this.fixtures.set(name, existing);
+    }
+    return existing;
+  }
+
+  /**
+   * Drives load at the service with the store's key and returns a table row: throughput as a ratio to
+   * the ceiling at the same connection count, and the server's peak RSS during the run.
+   */
+  async load(
+    label: string,
+    options: {
+      connections: number;
+      requests: LoadRequest[];
+      once?: boolean;
+      durationSec?: number;
+      warmupSec?: number;
+      overallRate?: number;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Row> {
+    const durationSec =
+      options.durationSec ?? (options.connections === 1 ? this.timing.latencySec : this.timing.throughputSec);
+    const spec: LoadSpec = {
+      origin: this.origin,
+      connections: options.connections,
+      durationSec,
+      warmupSec: options.warmupSec ?? this.timing.warmupSec,
+      headers: { authorization: `Bearer ${this.key}`, ...(options.headers ?? {}) },
+      requests: options.requests,
+      once: options.once,
+      overallRate: options.overallRate,
+    };
+    this.service.resetPeak();
+    const result = await runLoad(spec);
+    const ceiling = this.ceiling.get(options.connections);
+    const ratio = ceiling && ceiling.rps > 0 ? result.requestsPerSec / ceiling.rps : null;
+    const row = rowOf(label, result, ratio, this.service.peakRss());
+    this.log(
+      `    ${label}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors (${row.requests} requests)`,
+    );
+    if (row.errorSamples?.length) this.log(`      e.g. ${row.errorSamples[0]}`);
+    return row;
+  }
+
+  /**
+   * Direct access to the service's database for bulk seeding and query plans, through the service's
+   * own `openDatabase`. PostgreSQL: a second pool beside the running service. PGlite: one process
+   * at a time can open the directory, so the service is stopped, the work done, and the service
+   * started again on the same data (same port, same keys).
+   */
+  async direct<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    if (this.kind === "postgres") {
+      const handle = await openDatabase({
+        databaseUrl: this.database.databaseUrl,
+        dataDir: ":memory:",
+        poolSize: 4,
+      });
+      try {
+        return await fn(handle.db);
+      } finally {
+        await handle.close();
+      }
+    }
+    await this.service.stop();
+    const handle = await openDatabase({ databaseUrl: null, dataDir: this.database.dataDir });
+    try {
+      return await fn(handle.db);
+    } finally {
+      await handle.close();
+      await this.service.start();
+    }
+  }
+}

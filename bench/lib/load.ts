@@ -1,0 +1,38 @@
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { LoadResult, LoadSpec } from "./load-types.ts";
+
+const CHILD = fileURLToPath(new URL("./load-child.ts", import.meta.url));
+
+/** Runs one load in a fresh autocannon process and returns its figures. */
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(CHILD, [], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      serialization: "advanced",
+    });
+    let settled = false;
+    const bound = (spec.warmupSec + spec.durationSec) * 1000 + 120_000;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      child.kill("SIGKILL");
+      reject(new Error(`load generator did not finish within ${Math.round(bound / 1000)} s`));
+    }, bound);
+    child.once("message", (message: { ok: boolean; result?: LoadResult; error?: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (message.ok && message.result) resolve(message.result);
+      else reject(new Error(`load generator failed: ${message.error}`));
+    });
+    child.once("exit", (code) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(new Error(`load generator exited with ${code} before answering`));
+    });
+    child.send(spec);
+  });
+}

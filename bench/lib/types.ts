@@ -1,0 +1,74 @@
+import type { DbKind } from "./database.ts";
+
+/** One measured load: a line of the table. */
+export interface Row {
+  label: string;
+  connections: number;
+  requests: number;
+  durationSec: number;
+  rps: number;
+  p50: number;
+  p97_5: number;
+  p99: number;
+  errors: number;
+  /** Throughput as a fraction of the ceiling's at the same connection count (null: not comparable). */
+  ratio: number | null;
+  peakRssMb: number | null;
+  /** First failing answers, when there were errors. */
+  errorSamples?: string[];
+}
+
+/** A target from an issue, printed beside the figure it is about. */
+export interface Target {
+  issue: number;
+  text: string;
+  value: number | null;
+  unit: string;
+  /** null: printed only (no target on this database). */
+  met: boolean | null;
+}
+
+export interface ScenarioOutput {
+  rows: Row[];
+  figures: Record<string, number | string | null>;
+  targets: Target[];
+  notes: string[];
+  /** Query plans and other text shown under the table. */
+  text?: Record<string, string>;
+}
+
+export interface ScenarioResult extends ScenarioOutput {
+  name: string;
+  title: string;
+  issue: number;
+  status: "ok" | "skipped" | "failed";
+  reason?: string;
+  seconds: number;
+}
+
+export interface DbRun {
+  db: DbKind;
+  version: string;
+  idleRssMb: number | null;
+  ceiling: Row[];
+  scenarios: ScenarioResult[];
+  error?: string;
+}
+
+export interface BenchReport {
+  generatedAt: string;
+  mode: "quick" | "full";
+  only: string[] | null;
+  machine: {
+    os: string;
+    arch: string;
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    loadAverageAtStart: number[];
+    loadAverageAtEnd: number[];
+  };
+  node: string;
+  settings: Record<string, string>;
+  runs: DbRun[];
+}

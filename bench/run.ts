@@ -1,0 +1,333 @@
+/**
+ * `npm run bench [-- --quick] [-- --only a,b] [-- --db postgres|pglite|both] [-- --out file]`
+ *
+ * Starts the service (`node --import tsx src/server.ts`, i.e. `tsx src/server.ts`) as a child process
+ * on a fresh PostgreSQL database and on a fresh PGlite directory, seeds through its own API (admin and
+ * /v2) and, where the API has no bulk path, through its own database layer; drives load over loopback
+ * with autocannon in a separate process; measures a bare Fastify ceiling on the same database in the
+ * same run; prints a table with each issue's targets and writes the same as JSON.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
+import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/database.ts";
+import { runLoad } from "./lib/load.ts";
+import { makePki, type Pki } from "./lib/pki.ts";
+import { ChildServer, freePort } from "./lib/process.ts";
+import { formatHeader, formatRun } from "./lib/report.ts";
+import type { BenchReport, DbRun, Row, ScenarioResult } from "./lib/types.ts";
+import { scenarios } from "./scenarios/index.ts";
+import { target } from "./scenarios/scenario.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const RESULTS = path.join(ROOT, "bench", "results");
+const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+const ALL_SCOPES = ["read", "write:purchase_orders", "write:suppliers", "write:inventory", "webhooks"];
+
+interface Args {
+  quick: boolean;
+  only: string[] | null;
+  dbs: DbKind[];
+  out: string;
+}
+
+function usage(message?: string): never {
+  if (message) console.error(message);
+  console.error(
+    [
+      "usage: npm run bench -- [--quick] [--only name,name] [--db postgres|pglite|both] [--out file] [--list]",
+      `scenarios: ${scenarios.map((s) => s.name).join(", ")}`,
+    ].join("\n"),
+  );
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = {
+    quick: false,
+    only: null,
+    dbs: ["postgres", "pglite"],
+    out: path.join(RESULTS, "latest.json"),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) usage(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === "--quick") args.quick = true;
+    else if (arg === "--only") args.only = value().split(",").filter(Boolean);
+    else if (arg.startsWith("--only=")) args.only = arg.slice(7).split(",").filter(Boolean);
+    else if (arg === "--db") {
+      const v = value();
+      if (v === "both") args.dbs = ["postgres", "pglite"];
+      else if (v === "postgres" || v === "pglite") args.dbs = [v];
+      else usage(`--db must be postgres, pglite or both`);
+    } else if (arg === "--out") args.out = path.resolve(value());
+    else if (arg === "--list") {
+      for (const s of scenarios) console.log(`${s.name.padEnd(20)} #${s.issue} ${s.title}`);
+      process.exit(0);
+    } else if (arg === "--help" || arg === "-h") usage();
+    else usage(`unknown argument ${arg}`);
+  }
+  if (args.only) {
+    const unknown = args.only.filter((n) => !scenarios.some((s) => s.name === n));
+    if (unknown.length > 0) usage(`unknown scenario ${unknown.join(", ")}`);
+  }
+  return args;
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+let interrupted = false;
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+async function measureCeiling(ceiling: ChildServer, timing: typeof FULL): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const connections of [1, 32]) {
+    ceiling.resetPeak();
+    const result = await runLoad({
+      origin: ceiling.origin,
+      connections,
+      durationSec: connections === 1 ? timing.latencySec : timing.throughputSec,
+      warmupSec: timing.warmupSec,
+      headers: {},
+      requests: [{ method: "GET", path: "/v2/whoami" }],
+    });
+    const row = rowOf(`c=${connections}`, result, null, ceiling.peakRss());
+    log(`    ceiling c=${connections}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms`);
+    rows.push(row);
+  }
+  return rows;
+}
+
+async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
+  const timing = args.quick ? QUICK : FULL;
+  const serverUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  log(`\n== ${kind}: preparing a fresh database`);
+  const database = await createBenchDatabase(kind, serverUrl);
+  const run: DbRun = { db: kind, version: database.version, idleRssMb: null, ceiling: [], scenarios: [] };
+  const started: Array<{ stop(): Promise<void> }> = [];
+  const cleanup = async () => {
+    for (const s of started.reverse()) await s.stop().catch(() => {});
+    await database.drop();
+  };
+  cleanups.push(cleanup);
+  try {
+    mkdirSync(RESULTS, { recursive: true });
+    const servicePort = await freePort();
+    const service = new ChildServer(
+      "service",
+      path.join(ROOT, "src", "server.ts"),
+      {
+        HOST: "127.0.0.1",
+        PORT: String(servicePort),
+        DATA_DIR: database.dataDir,
+        DATABASE_URL: database.databaseUrl,
+        BOOTSTRAP: "none",
+        ADMIN_TOKEN,
+        WORKERS: "on",
+        LOG_LEVEL: "warn",
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        NODE_EXTRA_CA_CERTS: pki.caFile,
+        REDIS_URL: "",
+        SMTP_URL: "",
+        OUTBOX_DIR: path.join(database.dataDir, "outbox"),
+      },
+      servicePort,
+      path.join(RESULTS, `service-${kind}.log`),
+    );
+    writeFileSync(service.logFile, "");
+    log(`   starting the service (${kind})`);
+    await service.start();
+    started.push(service);
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = service.rss();
+    run.idleRssMb = idle === null ? null : idle / (1024 * 1024);
+    log(`   idle RSS ${run.idleRssMb?.toFixed(0) ?? "—"} MB`);
+
+    const bench = new Bench(kind, database, service, ADMIN_TOKEN, args.quick, timing, log);
+    const store = await bench.admin.post<{ data: { id: number } }>("/admin/stores", {
+      name: "Bench Store",
+      domain: `bench-${kind}.example`,
+      currency: "USD",
+      timezone: "UTC",
+      owner_email: "owner@bench.example",
+      seed: "demo",
+    });
+    bench.storeId = store.data.id;
+    // Rate limits are a store setting; a benchmark measures the service, not the plan's limits.
+    await bench.admin.patch(`/admin/stores/${bench.storeId}`, {
+      rate_limits: {
+        per_key_per_minute: 10_000_000,
+        per_store_per_minute: 10_000_000,
+        writes_per_store_per_minute: 10_000_000,
+      },
+    });
+    const key = await bench.admin.post<{ data: { key: string } }>(`/admin/stores/${bench.storeId}/keys`, {
+      name: "bench",
+      scopes: ALL_SCOPES,
+    });
+    bench.key = key.data.key;
+    await bench.loadRoutes();
+
+    const ceilingPort = await freePort();
+    const ceiling = new ChildServer(
+      "ceiling",
+      path.join(ROOT, "bench", "ceiling.ts"),
+      kind === "postgres"
+        ? {
+            PORT: String(ceilingPort),
+            DATABASE_URL: database.databaseUrl,
+            CEILING_STORE_ID: String(bench.storeId),
+          }
+        : { PORT: String(ceilingPort), DATABASE_URL: "", CEILING_PGLITE_DIR: database.ceilingDir },
+      ceilingPort,
+      path.join(RESULTS, `ceiling-${kind}.log`),
+    );
+    writeFileSync(ceiling.logFile, "");
+    log("   starting the ceiling");
+    await ceiling.start();
+    started.push(ceiling);
+    run.ceiling = await measureCeiling(ceiling, timing);
+    for (const row of run.ceiling) bench.ceiling.set(row.connections, row);
+
+    const idleTarget: ScenarioResult = {
+      name: "idle-memory",
+      title: "RSS of an idle service",
+      issue: 2,
+      status: "ok",
+      seconds: 0,
+      rows: [],
+      figures: {},
+      notes: [],
+      targets: [
+        target(
+          2,
+          kind === "postgres" ? "idle RSS < 150 MB (PostgreSQL)" : "idle RSS (PGlite, printed)",
+          run.idleRssMb,
+          "MB",
+          kind === "postgres" ? (run.idleRssMb ?? Infinity) < 150 : null,
+        ),
+      ],
+    };
+    run.scenarios.push(idleTarget);
+
+    for (const scenario of scenarios) {
+      if (interrupted) break;
+      if (args.only && !args.only.includes(scenario.name)) continue;
+      const base = { name: scenario.name, title: scenario.title, issue: scenario.issue };
+      const missing = scenario.requires.filter((r) => {
+        const [method, route] = r.split(" ");
+        return !bench.has(method, route);
+      });
+      if (missing.length > 0) {
+        log(`-- ${scenario.name}: skipped, feature not available (${missing.join(", ")})`);
+        run.scenarios.push({
+          ...base,
+          status: "skipped",
+          reason: `feature not available (no ${missing.join(", ")})`,
+          seconds: 0,
+          rows: [],
+          figures: {},
+          targets: [],
+          notes: [],
+        });
+        continue;
+      }
+      log(`-- ${scenario.name}: ${scenario.title}`);
+      const t0 = Date.now();
+      try {
+        const result = await scenario.run(bench);
+        run.scenarios.push({ ...base, status: "ok", seconds: (Date.now() - t0) / 1000, ...result });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        log(`   FAILED: ${error instanceof Error ? error.stack : message}`);
+        run.scenarios.push({
+          ...base,
+          status: "failed",
+          reason: message.slice(0, 500),
+          seconds: (Date.now() - t0) / 1000,
+          rows: [],
+          figures: {},
+          targets: [],
+          notes: [],
+        });
+      }
+    }
+    if (bench.receivers) started.push(bench.receivers);
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+    log(`   RUN FAILED: ${error instanceof Error ? error.stack : run.error}`);
+  } finally {
+    await cleanup();
+    cleanups.splice(cleanups.indexOf(cleanup), 1);
+  }
+  return run;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const pkiDir = mkdtempSync(path.join(os.tmpdir(), "stockroom-bench-pki-"));
+  cleanups.push(async () => rmSync(pkiDir, { recursive: true, force: true }));
+  const pki = makePki(pkiDir);
+  const cpus = os.cpus();
+  const report: BenchReport = {
+    generatedAt: new Date().toISOString(),
+    mode: args.quick ? "quick" : "full",
+    only: args.only,
+    machine: {
+      os: `${os.type()} ${os.release()}`,
+      arch: os.arch(),
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model ?? "unknown",
+      memoryGb: os.totalmem() / 1024 ** 3,
+      loadAverageAtStart: os.loadavg(),
+      loadAverageAtEnd: [],
+    },
+    node: process.version,
+    settings: {
+      service: "node --import tsx src/server.ts",
+      LOG_LEVEL: "warn",
+      WORKERS: "on",
+      pool: "10 (PostgreSQL)",
+      loopback: "127.0.0.1",
+    },
+    runs: [],
+  };
+  log(formatHeader(report));
+  for (const kind of args.dbs) {
+    if (interrupted) break;
+    const run = await runDatabase(kind, args, pki);
+    report.runs.push(run);
+    log(formatRun(run));
+  }
+  report.machine.loadAverageAtEnd = os.loadavg();
+  mkdirSync(path.dirname(args.out), { recursive: true });
+  writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);
+  for (const c of cleanups.splice(0)) await c();
+  console.log(formatHeader(report));
+  for (const run of report.runs) console.log(formatRun(run));
+  console.log(`\nJSON: ${path.relative(process.cwd(), args.out)}`);
+  const failed = report.runs.some((r) => r.error || r.scenarios.some((s) => s.status === "failed"));
+  process.exit(failed ? 1 : 0);
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    log(`\n${signal}: stopping children and dropping the benchmark databases`);
+    void Promise.allSettled(cleanups.map((c) => c())).then(() => process.exit(130));
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  void Promise.allSettled(cleanups.map((c) => c())).then(() => process.exit(1));
+});
