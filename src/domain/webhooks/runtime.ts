@@ -38,9 +38,13 @@ export class WebhookRuntime {
     private readonly ctx: AppContext,
     readonly options: WebhooksOptions,
   ) {
-    this.schedule = ctx.config.webhookRetrySchedule
-      ? parseRetrySchedule(ctx.config.webhookRetrySchedule)
-      : DEFAULT_RETRY_SCHEDULE;
+    try {
+      this.schedule = ctx.config.webhookRetrySchedule
+        ? parseRetrySchedule(ctx.config.webhookRetrySchedule)
+        : DEFAULT_RETRY_SCHEDULE;
+    } catch (error) {
+      throw new Error(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
+    }
     this.secretKey = deriveSecretKey(ctx.secretsKey);
   }
 

@@ -108,6 +108,8 @@ export function webhookRoutes(runtimeOf: (ctx: AppContext) => WebhookRuntime) {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const { ctx } = app;
     const runtime = () => runtimeOf(ctx);
+    // Built now, so a WEBHOOK_RETRY_SCHEDULE the parser refuses stops the start with its message.
+    runtime();
 
     app.get(
       "/webhooks",
