@@ -107,7 +107,7 @@ export class JobQueue {
   ): Promise<ClaimedJob[]> {
     const now = this.clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const typeFilter = types && types.length ? sql`and type in (${sql.join(types)})` : sql``;
+    const typeFilter = types?.length ? sql`and type in (${sql.join(types)})` : sql``;
     const result = await sql<ClaimedJob>`
       update jobs set state = 'running', attempts = attempts + 1, locked_by = ${workerId},
         locked_until = ${leaseUntil}, updated_at = ${now}
