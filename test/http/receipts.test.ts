@@ -235,6 +235,12 @@ describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () =
       [["lines.0.unit_cost", "too_many_decimals"]],
     );
     expectDetails(await receive(order.id, { ...ok, exchange_rate: 0 }), [["exchange_rate", "out_of_range"]]);
+    expectDetails(await receive(order.id, { ...ok, exchange_rate: 1e-13 }), [
+      ["exchange_rate", "must_be_positive"],
+    ]);
+    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: 1, unit_cost: 1e12 }] }), [
+      ["lines.0.unit_cost", "out_of_range"],
+    ]);
     expectDetails(await receive(order.id, { ...ok, invoice_total: "12.345" }), [
       ["invoice_total", "too_many_decimals"],
     ]);

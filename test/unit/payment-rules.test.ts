@@ -109,6 +109,7 @@ describe("payment bodies", () => {
       ["1.5", "JPY", "too_many_decimals"],
       ["1e3", "USD", "invalid_decimal"],
       ["abc", "USD", "invalid_decimal"],
+      ["1000000000000000", "USD", "out_of_range"],
     ];
     for (const [amount, currency, code] of cases) {
       const err = refused(() => paymentValues({ amount }, currency, "2030-05-03"), "validation_failed");

@@ -11,6 +11,8 @@ import { type PaymentStatus, paymentStatusOf } from "../purchase-orders/payment-
 export { type PaymentStatus, paymentStatusOf };
 
 export const DEFAULT_PAYMENT_METHOD = "other";
+/** Amounts are numeric(20, 4). */
+const MAX_AMOUNT = new Big("1e15");
 
 export interface PaymentBody {
   amount: number | string;
@@ -39,6 +41,8 @@ export function paymentValues(body: PaymentBody, orderCurrency: string, today: s
   const problems = new DetailCollector();
   const parsed = parseDecimalInput(body.amount, { maxPlaces: minorUnits(orderCurrency), allowZero: false });
   if (!parsed.ok) problems.add("amount", parsed.code, parsed.message);
+  else if (parsed.value.gte(MAX_AMOUNT))
+    problems.add("amount", "out_of_range", `must be below ${MAX_AMOUNT}`);
   if (body.currency !== undefined && body.currency !== orderCurrency) {
     problems.add(
       "currency",

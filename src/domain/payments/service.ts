@@ -22,7 +22,13 @@ import {
   refreshPaymentStatus,
 } from "../purchase-orders/index.ts";
 import { localDate } from "../suppliers/pricing.ts";
-import { assertCanMarkUnpaid, markPaidAmount, type PaymentBody, paymentValues } from "./rules.ts";
+import {
+  assertCanMarkUnpaid,
+  DEFAULT_PAYMENT_METHOD,
+  markPaidAmount,
+  type PaymentBody,
+  paymentValues,
+} from "./rules.ts";
 
 export interface PaymentsCall {
   ctx: AppContext;
@@ -181,7 +187,7 @@ export async function markPaid(
       amount,
       currency: order.currency,
       paid_on: body.paid_on ?? localDate(now, call.store.timezone),
-      method: body.method ?? "other",
+      method: body.method ?? DEFAULT_PAYMENT_METHOD,
       reference: null,
       note: null,
     },

@@ -89,6 +89,10 @@ export interface ReceiptCall {
   actor: Actor;
 }
 
+/** Column limits: unit costs numeric(20, 8), amounts numeric(20, 4). */
+const MAX_UNIT_COST = new Big("1e12");
+const MAX_AMOUNT = new Big("1e15");
+
 const RECEIPT_REASON = "received";
 const VOID_REASON = "receipt_voided";
 
@@ -168,8 +172,10 @@ async function prepare(
     let unitCost: Big | null = null;
     if (l.unit_cost !== undefined) {
       const parsed = parseDecimalInput(l.unit_cost, { maxPlaces: 8 });
-      if (parsed.ok) unitCost = parsed.value;
-      else problems.add(`lines.${index}.unit_cost`, parsed.code, parsed.message);
+      if (!parsed.ok) problems.add(`lines.${index}.unit_cost`, parsed.code, parsed.message);
+      else if (parsed.value.gte(MAX_UNIT_COST))
+        problems.add(`lines.${index}.unit_cost`, "out_of_range", `must be below ${MAX_UNIT_COST}`);
+      else unitCost = parsed.value;
     }
     return {
       lineId: l.line_id,
@@ -182,8 +188,17 @@ async function prepare(
   let invoiceTotal: string | null = null;
   if (body.invoice_total !== undefined && body.invoice_total !== null) {
     const parsed = parseDecimalInput(body.invoice_total, { maxPlaces: minorUnits(order.currency) });
-    if (parsed.ok) invoiceTotal = parsed.value.toString();
-    else problems.add("invoice_total", parsed.code, parsed.message);
+    if (!parsed.ok) problems.add("invoice_total", parsed.code, parsed.message);
+    else if (parsed.value.gte(MAX_AMOUNT))
+      problems.add("invoice_total", "out_of_range", `must be below ${MAX_AMOUNT}`);
+    else invoiceTotal = parsed.value.toString();
+  }
+
+  // Stored with 12 decimal places (as the order's rate): book exactly what is stored.
+  let exchangeRate: Big | null = null;
+  if (body.exchange_rate !== undefined) {
+    exchangeRate = new Big(String(body.exchange_rate)).round(12, 1);
+    if (exchangeRate.lte(0)) problems.add("exchange_rate", "must_be_positive", "must be greater than zero");
   }
 
   const orderLinesForReceipt: ReceiptOrderLine[] = lines.map((l) => {
@@ -227,7 +242,7 @@ async function prepare(
       ),
     },
     {
-      exchangeRate: body.exchange_rate !== undefined ? new Big(String(body.exchange_rate)) : null,
+      exchangeRate,
       locationId: body.location_id ?? null,
       routeToDestinations: body.route_to_destinations ?? false,
       rejectedDisposition: body.rejected_disposition ?? "replace",

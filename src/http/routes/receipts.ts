@@ -30,7 +30,7 @@ import {
 } from "./purchase-orders/schemas.ts";
 
 const tags = ["receipts"];
-const MAX_UNITS = 1_000_000_000;
+const MAX_UNITS = 100_000_000;
 const PlatformId = Type.Integer({ minimum: 1 });
 const Text = (max = 1000) => Type.Optional(Nullable(Type.String({ maxLength: max })));
 
