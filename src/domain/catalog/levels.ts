@@ -4,6 +4,7 @@ import { emit } from "../../events/outbox.ts";
 import type { AppContext } from "../../http/context.ts";
 import type { PlatformInventoryLevel } from "../../platform/connector.ts";
 import { crossingsFor, type ItemRuleRow, type LevelQuantities, ruleForLevel } from "./alerts.ts";
+import { pairIn } from "./sql.ts";
 
 /**
  * The mirror's inventory levels, kept right at every moment:
@@ -125,6 +126,7 @@ async function refreshChunk(
   const fresh = new Set(inserted.map((r) => keyOf(r.inventory_item_id, r.location_id)));
 
   // 2. Lock and read what the mirror holds now.
+  const pairs = keys.map((k) => [k.inventoryItemId, k.locationId] as const);
   const rows: LevelRow[] = await trx
     .selectFrom("inventory_levels")
     .select([
@@ -142,13 +144,7 @@ async function refreshChunk(
       "platform_updated_at",
     ])
     .where("store_id", "=", storeId)
-    .where((eb) =>
-      eb(
-        eb.refTuple("inventory_item_id", "location_id"),
-        "in",
-        keys.map((k) => eb.tuple(k.inventoryItemId, k.locationId)),
-      ),
-    )
+    .where(pairIn("inventory_item_id", "location_id", pairs))
     .forUpdate()
     .execute();
 
@@ -164,13 +160,7 @@ async function refreshChunk(
     ])
     .where("store_id", "=", storeId)
     .where("pushed_at", "is", null)
-    .where((eb) =>
-      eb(
-        eb.refTuple("inventory_item_id", "location_id"),
-        "in",
-        keys.map((k) => eb.tuple(k.inventoryItemId, k.locationId)),
-      ),
-    )
+    .where(pairIn("inventory_item_id", "location_id", pairs))
     .groupBy(["inventory_item_id", "location_id"])
     .execute();
   const pending = new Map(

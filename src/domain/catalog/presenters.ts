@@ -6,7 +6,7 @@ import type {
   ProductsTable,
   VariantsTable,
 } from "../../db/tables/catalog.ts";
-import { formatMoney, formatUnitCost } from "../money.ts";
+import { formatMoney, formatUnitCost, minorUnits } from "../money.ts";
 
 /** The contract's catalog mirror shapes; every field present, null when empty. */
 
@@ -16,6 +16,39 @@ export type LocationRow = Selectable<LocationsTable>;
 export type LevelRow = Selectable<InventoryLevelsTable>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const PLAIN = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Decimal text from a numeric column with `places` decimals (the currency's minor units), without
+ * big.js when no rounding is needed (a page of 250 variants formats 750 amounts). Same result as
+ * formatMoney.
+ */
+export function moneyText(text: string, currency: string): string {
+  const places = minorUnits(currency);
+  if (PLAIN.test(text)) {
+    const [whole, fraction = ""] = text.split(".");
+    if (/^0*$/.test(fraction.slice(places)) && !(whole === "-0" || /^-0+$/.test(whole))) {
+      const kept = fraction.slice(0, places).padEnd(places, "0");
+      return places === 0 ? whole : `${whole}.${kept}`;
+    }
+  }
+  return formatMoney(new Big(text), currency);
+}
+
+/** Unit cost text (at least the minor units, up to 8 places, zeros trimmed); same as formatUnitCost. */
+export function unitCostText(text: string, currency: string): string {
+  const places = minorUnits(currency);
+  if (PLAIN.test(text) && !text.startsWith("-")) {
+    const [whole, fraction = ""] = text.split(".");
+    if (fraction.length <= 8) {
+      let kept = fraction.replace(/0+$/, "");
+      if (kept.length < places) kept = kept.padEnd(places, "0");
+      return kept.length === 0 ? whole : `${whole}.${kept}`;
+    }
+  }
+  return formatUnitCost(new Big(text), currency);
+}
 
 export function presentVariant(row: VariantRow, storeCurrency: string) {
   return {
@@ -27,13 +60,10 @@ export function presentVariant(row: VariantRow, storeCurrency: string) {
     sku: row.sku,
     barcode: row.barcode,
     position: row.position,
-    price: formatMoney(new Big(row.price), storeCurrency),
-    compare_at_price:
-      row.compare_at_price === null ? null : formatMoney(new Big(row.compare_at_price), storeCurrency),
+    price: moneyText(row.price, storeCurrency),
+    compare_at_price: row.compare_at_price === null ? null : moneyText(row.compare_at_price, storeCurrency),
     unit_cost:
-      row.unit_cost === null
-        ? null
-        : formatUnitCost(new Big(row.unit_cost), row.unit_cost_currency ?? storeCurrency),
+      row.unit_cost === null ? null : unitCostText(row.unit_cost, row.unit_cost_currency ?? storeCurrency),
     unit_cost_currency: row.unit_cost === null ? null : (row.unit_cost_currency ?? storeCurrency),
     weight_grams: row.weight_grams,
     inventory_tracked: row.inventory_tracked,

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import { notFound } from "../errors.ts";
 import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
+import { pairIn } from "./sql.ts";
 
 /**
  * Reads of the catalog mirror, always within one store. Other modules resolve items and locations
@@ -147,11 +148,11 @@ export async function levelsFor(
     .selectFrom("inventory_levels")
     .select(["inventory_item_id", "location_id", "available", "on_hand", "committed", "incoming"])
     .where("store_id", "=", storeId)
-    .where((eb) =>
-      eb(
-        eb.refTuple("inventory_item_id", "location_id"),
-        "in",
-        keys.map((k) => eb.tuple(k.inventoryItemId, k.locationId)),
+    .where(
+      pairIn(
+        "inventory_item_id",
+        "location_id",
+        keys.map((k) => [k.inventoryItemId, k.locationId] as const),
       ),
     )
     .execute();

@@ -475,7 +475,7 @@ export async function seedEmptyPlatform(trx: Db, clock: Clock, storeId: number):
 
 /**
  * A large synthetic catalog for benchmarks and the CLI: `products` products of `variantsPerProduct`
- * variants each, stocked at every active location (3 are created when the shop has none).
+ * variants each, stocked at every active location (locations are added until there are at least 3).
  */
 export async function createLargeSimCatalog(
   db: Db,
@@ -490,12 +490,14 @@ export async function createLargeSimCatalog(
     .where("store_id", "=", storeId)
     .where("active", "=", true)
     .execute();
-  if (existing.length === 0)
-    await createSimLocations(db, clock, storeId, [
-      { name: "Warehouse A" },
-      { name: "Warehouse B" },
-      { name: "Shop C" },
-    ]);
+  const names = ["Warehouse A", "Warehouse B", "Shop C"];
+  if (existing.length < 3)
+    await createSimLocations(
+      db,
+      clock,
+      storeId,
+      names.slice(existing.length).map((name) => ({ name })),
+    );
   const chunk = options.chunkProducts ?? 1000;
   for (let start = 0; start < options.products; start += chunk) {
     const batch: NewSimProduct[] = [];

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/database.ts";
+import { pairIn } from "../../domain/catalog/sql.ts";
 import {
   type CatalogChanges,
   type InventoryAdjustment,
@@ -342,11 +343,11 @@ async function lockLevels(
     .selectFrom("sim_inventory_levels")
     .select(["inventory_item_id", "location_id", "available", "on_hand", "committed", "incoming"])
     .where("store_id", "=", storeId)
-    .where((eb) =>
-      eb(
-        eb.refTuple("inventory_item_id", "location_id"),
-        "in",
-        keys.map((k) => eb.tuple(k.item, k.location)),
+    .where(
+      pairIn(
+        "inventory_item_id",
+        "location_id",
+        keys.map((k) => [k.item, k.location] as const),
       ),
     )
     .forUpdate()
@@ -517,11 +518,11 @@ async function readSimLevels(
       "v.unit_cost",
     ])
     .where("l.store_id", "=", storeId)
-    .where((eb) =>
-      eb(
-        eb.refTuple("l.inventory_item_id", "l.location_id"),
-        "in",
-        keys.map((k) => eb.tuple(k.item, k.location)),
+    .where(
+      pairIn(
+        "l.inventory_item_id",
+        "l.location_id",
+        keys.map((k) => [k.item, k.location] as const),
       ),
     )
     .orderBy("l.inventory_item_id")

@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import Big from "big.js";
+import fc from "fast-check";
+import { moneyText, unitCostText } from "../../src/domain/catalog/presenters.ts";
+import { formatMoney, formatUnitCost } from "../../src/domain/money.ts";
+
+// numeric(20, 8) as the database returns it.
+const numericText = fc
+  .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 14n }), fc.integer({ min: 0, max: 99_999_999 }))
+  .map(
+    ([negative, whole, fraction]) => `${negative ? "-" : ""}${whole}.${String(fraction).padStart(8, "0")}`,
+  );
+
+test("the presenters' fast decimal formatting equals the money module's", () => {
+  for (const currency of ["USD", "JPY", "KWD"]) {
+    fc.assert(
+      fc.property(numericText, (text) => {
+        assert.equal(moneyText(text, currency), formatMoney(new Big(text), currency));
+        assert.equal(unitCostText(text, currency), formatUnitCost(new Big(text), currency));
+      }),
+    );
+    for (const text of ["24.00000000", "0.00000000", "-0.00000000", "8.50000000", "0.12345678", "100"])
+      assert.equal(moneyText(text, currency), formatMoney(new Big(text), currency));
+  }
+});
