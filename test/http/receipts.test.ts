@@ -234,7 +234,10 @@ describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () =
       await receive(order.id, { lines: [{ line_id: lineId, quantity: 1, unit_cost: "1.123456789" }] }),
       [["lines.0.unit_cost", "too_many_decimals"]],
     );
-    expectDetails(await receive(order.id, { ...ok, exchange_rate: 0 }), [["exchange_rate", "out_of_range"]]);
+    expectDetails(await receive(order.id, { ...ok, exchange_rate: 0 }), [
+      ["exchange_rate", "must_be_positive"],
+    ]);
+    expectDetails(await receive(order.id, { ...ok, exchange_rate: -1 }), [["exchange_rate", "out_of_range"]]);
     expectDetails(await receive(order.id, { ...ok, exchange_rate: 1e-13 }), [
       ["exchange_rate", "must_be_positive"],
     ]);

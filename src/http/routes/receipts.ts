@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { Type } from "@sinclair/typebox";
+import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { getReceipt, listReceipts } from "../../domain/receipts/queries.ts";
@@ -82,7 +82,9 @@ export const ReceiptInputSchema = Type.Object(
     invoice_reference: Text(200),
     invoice_total: Type.Optional(Nullable(MoneyInput)),
     invoice_date: Type.Optional(Nullable(DateString)),
-    exchange_rate: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1e9 })),
+    exchange_rate: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1e9, description: "Greater than zero." }),
+    ),
     route_to_destinations: Type.Optional(Type.Boolean()),
     rejected_disposition: Type.Optional(
       Type.Unsafe<"replace" | "remove">({ type: "string", enum: ["replace", "remove"] }),
@@ -95,8 +97,11 @@ export const ReceiptInputSchema = Type.Object(
 
 const ReceiptAndOrder = Type.Object({ data: ReceiptSchema, purchase_order: PurchaseOrderSchema });
 
+/** Always null in a preview: nothing is written. */
+const NullInPreview = <T extends TSchema>(schema: T) => Nullable(schema);
+
 const PreviewLine = Type.Object({
-  id: Type.Null(),
+  id: NullInPreview(Type.Integer()),
   line_id: Nullable(Type.Integer()),
   quantity: Type.Integer(),
   surplus_quantity: Type.Integer(),
@@ -112,10 +117,10 @@ const PreviewLine = Type.Object({
 
 const PreviewSchema = Type.Object({
   data: Type.Object({
-    id: Type.Null(),
+    id: NullInPreview(Type.Integer()),
     purchase_order_id: Type.Integer(),
     received_at: Type.String(),
-    voided_at: Type.Null(),
+    voided_at: NullInPreview(Type.String()),
     source: Type.String(),
     location: LocationRefSchema,
     invoice: Type.Object({
@@ -128,8 +133,8 @@ const PreviewSchema = Type.Object({
     note: Nullable(Type.String()),
     lines: Type.Array(PreviewLine),
     platform_sync: Nullable(SyncStateSchema),
-    created_at: Type.Null(),
-    updated_at: Type.Null(),
+    created_at: NullInPreview(Type.String()),
+    updated_at: NullInPreview(Type.String()),
   }),
   purchase_order_status_after: Type.String(),
   stock_movements: Type.Array(
