@@ -23,6 +23,7 @@ import {
   SimInputError,
   setSimFaults,
 } from "../platform/simulated/platform.ts";
+import { seedSimulatedCatalog } from "../platform/simulated/seed.ts";
 import { PUSH_JOB } from "../platform/stock-pipeline.ts";
 import { requestCatalogSync } from "../platform/sync-jobs.ts";
 import { getStore } from "./stores.ts";
@@ -255,6 +256,37 @@ export async function platformAdminRoutes(instance: FastifyInstance): Promise<vo
         );
       });
       return reply.code(201).send({ data });
+    },
+  );
+
+  // A large synthetic catalog (CLI, benchmarks); the mirror imports it through the sync.
+  app.post(
+    "/stores/:id/platform/catalog/generate",
+    {
+      schema: {
+        ...adminTag,
+        params: StoreParams,
+        body: Type.Object(
+          {
+            products: Type.Integer({ minimum: 1, maximum: 20_000 }),
+            variants_per_product: Type.Integer({ minimum: 1, maximum: 50 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: DataOf(Type.Object({ products: Type.Integer(), variants: Type.Integer() })),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const store = await simulatedStore(request.params.id);
+      const made = await seedSimulatedCatalog(ctx, store.id, {
+        products: request.body.products,
+        variantsPerProduct: request.body.variants_per_product,
+      });
+      await requestCatalogSync(ctx, ctx.db, store.id);
+      return reply.code(201).send({ data: made });
     },
   );
 

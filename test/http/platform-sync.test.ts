@@ -517,6 +517,30 @@ describe("platform sync", () => {
     assert.deepEqual((await store.api.get("/v2/products?limit=250")).body.data, products);
   });
 
+  test("POST platform/catalog/generate bulk-creates a catalog the sync imports", async () => {
+    const bulk = await t.createStore({ seed: "empty" });
+    const res = await t.admin.post(`/admin/stores/${bulk.id}/platform/catalog/generate`, {
+      products: 30,
+      variants_per_product: 4,
+    });
+    assert.equal(res.status, 201);
+    assert.deepEqual(res.body, { data: { products: 30, variants: 120 } });
+    await t.drain();
+    const variants = await bulk.api.get("/v2/variants?limit=250");
+    assert.equal(variants.body.data.length, 120);
+    assert.equal((await bulk.api.get("/v2/locations")).body.data.length, 3);
+    const levels = await bulk.api.get("/v2/inventory_levels?limit=250");
+    assert.equal(levels.body.data.length, 250);
+    assert.equal(levels.body.has_more, true);
+    const bySku = await bulk.api.get("/v2/variants?sku=BULK-000007-2");
+    assert.equal(bySku.body.data.length, 1);
+    const tooMany = await t.admin.post(`/admin/stores/${bulk.id}/platform/catalog/generate`, {
+      products: 0,
+      variants_per_product: 4,
+    });
+    assert.equal(tooMany.status, 422);
+  });
+
   test("the periodic scan queues a sync for a store whose platform changed", async () => {
     const v = tracked(9);
     const loc = locationIds[0];

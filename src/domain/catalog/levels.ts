@@ -79,7 +79,11 @@ export async function refreshLevels(
       inventoryItemId: r.inventoryItemId,
       locationId: r.locationId,
     });
-  const list = [...all.values()];
+  // One lock order for every writer (sorted keys, rows locked in that order), so two transactions
+  // touching the same levels wait for each other instead of deadlocking.
+  const list = [...all.values()].sort(
+    (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
+  );
   const changes: Change[] = [];
   for (let i = 0; i < list.length; i += CHUNK) {
     changes.push(...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey)));
@@ -145,6 +149,8 @@ async function refreshChunk(
     ])
     .where("store_id", "=", storeId)
     .where(pairIn("inventory_item_id", "location_id", pairs))
+    .orderBy("inventory_item_id")
+    .orderBy("location_id")
     .forUpdate()
     .execute();
 

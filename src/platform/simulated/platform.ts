@@ -350,6 +350,8 @@ async function lockLevels(
         keys.map((k) => [k.item, k.location] as const),
       ),
     )
+    .orderBy("inventory_item_id")
+    .orderBy("location_id")
     .forUpdate()
     .execute();
   for (const r of rows) map.set(levelKey(r.inventory_item_id, r.location_id), { ...r, exists: true });
