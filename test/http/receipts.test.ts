@@ -1048,6 +1048,11 @@ describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
         [b.inventory_item_id, 3, -4],
       ],
     );
+    // a read-only key may preview: nothing is written
+    const reader = await store.keyWithScopes(["read"]);
+    const again = await reader.post(`/v2/purchase_orders/${order.id}/receipts/preview`, body);
+    expect(again, 200);
+    assert.deepEqual(again.body, preview.body);
     assert.deepEqual(await counts(order.id), { receipts: 0, movements: 0 });
     assert.deepEqual((await getOrder(order.id)).lines, order.lines);
 
