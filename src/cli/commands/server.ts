@@ -93,15 +93,40 @@ export function registerServerCommands(program: Command): void {
     if (opts.port !== undefined) process.env.PORT = String(opts.port);
     if (opts.host !== undefined) process.env.HOST = opts.host;
     if (opts.workers === false) process.env.WORKERS = "off";
-    await import("../../server.ts");
+    await runEntryPoint(() => import("../../server.ts"));
   });
 
   withStorage(program.command("worker").description("run the background workers only (no HTTP)")).action(
     async (opts) => {
       applyStorageOptions(opts);
-      await import("../../worker.ts");
+      await runEntryPoint(() => import("../../worker.ts"));
     },
   );
+}
+
+/**
+ * Runs src/server.ts or src/worker.ts in this process. They install their graceful-stop handlers only once
+ * started; a SIGTERM/SIGINT arriving before that is held and delivered to them as soon as they have, so an
+ * early stop is still graceful. A second signal while one is held stops the process at once.
+ */
+async function runEntryPoint(load: () => Promise<unknown>): Promise<void> {
+  const signals = ["SIGTERM", "SIGINT"] as const;
+  let held: NodeJS.Signals | null = null;
+  const hold = (signal: NodeJS.Signals) => {
+    // Their own handler is in place and got this signal too: nothing to hold.
+    if (process.listenerCount(signal) >= 2) return;
+    if (held) process.exit(signal === "SIGINT" ? 130 : 143);
+    held = signal;
+  };
+  for (const signal of signals) process.on(signal, hold);
+  const timer = setInterval(() => {
+    if (signals.some((signal) => process.listenerCount(signal) < 2)) return;
+    clearInterval(timer);
+    for (const signal of signals) process.off(signal, hold);
+    if (held) process.kill(process.pid, held);
+  }, 20);
+  timer.unref();
+  await load();
 }
 
 function redactUrl(url: string): string {
