@@ -13,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
 import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/database.ts";
+import { Api } from "./lib/http.ts";
 import { runLoad } from "./lib/load.ts";
 import { makePki, type Pki } from "./lib/pki.ts";
 import { ChildServer, freePort } from "./lib/process.ts";
@@ -111,7 +112,16 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
   const serverUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   log(`\n== ${kind}: preparing a fresh database`);
   const database = await createBenchDatabase(kind, serverUrl);
-  const run: DbRun = { db: kind, version: database.version, idleRssMb: null, ceiling: [], scenarios: [] };
+  const run: DbRun = {
+    db: kind,
+    version: database.version,
+    idleRssMb: null,
+    ceiling: [],
+    ceilingEnd: [],
+    seedRetries: 0,
+    scenarios: [],
+  };
+  Api.retried500 = 0;
   const started: Array<{ stop(): Promise<void> }> = [];
   const cleanup = async () => {
     for (const s of started.reverse()) await s.stop().catch(() => {});
@@ -174,6 +184,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       scopes: ALL_SCOPES,
     });
     bench.key = key.data.key;
+    bench.api = new Api(service.origin, bench.key);
     await bench.loadRoutes();
 
     const ceilingPort = await freePort();
@@ -261,6 +272,11 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       }
     }
     if (bench.receivers) started.push(bench.receivers);
+    if (!args.quick && !interrupted && run.scenarios.some((s) => s.rows.length > 0)) {
+      log("-- ceiling again");
+      run.ceilingEnd = await measureCeiling(ceiling, timing);
+    }
+    run.seedRetries = Api.retried500;
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
     log(`   RUN FAILED: ${error instanceof Error ? error.stack : run.error}`);

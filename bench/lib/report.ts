@@ -14,6 +14,7 @@ function num(value: number | null | undefined, digits = 1): string {
 
 export function formatValue(value: number | null, unit: string): string {
   if (value === null) return "—";
+  if (unit === "bool") return value ? "yes" : "no";
   if (unit === "%") return `${(value * 100).toFixed(0)}%`;
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   return `${value.toFixed(digits)} ${unit}`;
@@ -69,6 +70,9 @@ export function formatRun(run: DbRun): string {
     if (figures.length > 0)
       out.push(`${pad("", 2)}${scenario.name}: ${figures.map(([k, v]) => `${k} ${v ?? "—"}`).join(", ")}`);
   }
+  for (const row of run.ceilingEnd) out.push(rowLine(`ceiling again at the end (${row.label})`, row));
+  if (run.seedRetries > 0)
+    out.push(`   ${run.seedRetries} seeding call(s) answered 500 and were retried (see the service log)`);
   const targets = run.scenarios.flatMap((s) => (s.status === "ok" ? s.targets : []));
   if (targets.length > 0) {
     out.push("");

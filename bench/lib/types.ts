@@ -50,7 +50,12 @@ export interface DbRun {
   db: DbKind;
   version: string;
   idleRssMb: number | null;
+  /** Measured before the scenarios; ratios are to these. */
   ceiling: Row[];
+  /** Measured again after the scenarios (full runs), to show how much the machine drifted. */
+  ceilingEnd: Row[];
+  /** Seeding calls that answered 500 and were retried. */
+  seedRetries: number;
   scenarios: ScenarioResult[];
   error?: string;
 }

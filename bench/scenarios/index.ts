@@ -1,5 +1,21 @@
+import { adjustmentApply } from "./adjustments.ts";
+import { catalogImport, variantsBySku, variantsPage } from "./catalog.ts";
+import { orderCreate, orderGet, orderList, orderPdf } from "./orders.ts";
 import type { Scenario } from "./scenario.ts";
+import { supplierGet, supplierList } from "./suppliers.ts";
 import { whoami } from "./whoami.ts";
 
 /** Every scenario, in the order they run (later ones reuse fixtures earlier ones built). */
-export const scenarios: readonly Scenario[] = [whoami];
+export const scenarios: readonly Scenario[] = [
+  whoami,
+  catalogImport,
+  variantsPage,
+  variantsBySku,
+  supplierGet,
+  supplierList,
+  orderCreate,
+  orderGet,
+  orderPdf,
+  orderList,
+  adjustmentApply,
+];
