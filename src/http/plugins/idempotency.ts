@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Db } from "../../db/database.ts";
 import { AppError } from "../../domain/errors.ts";
+import { seal, sealingKey, unseal } from "./sealed-text.ts";
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A claim still `in_progress` after this long belongs to a process that died; another may take it. */
@@ -16,6 +17,8 @@ export interface IdempotencyClaim {
   lockedAt: Date;
   /** Set when the handler stored its response inside its own transaction. */
   completed: boolean;
+  /** Key that seals the stored response. */
+  sealKey: Buffer;
 }
 
 /** JSON with sorted keys, so key order and whitespace never make two equal bodies differ. */
@@ -50,7 +53,7 @@ export async function completeClaim(
     .set({
       state: "done",
       status_code: status,
-      response_body: body === undefined ? null : JSON.stringify(body),
+      response_body: body === undefined ? null : seal(JSON.stringify(body), claim.sealKey),
     })
     .where("store_id", "=", claim.storeId)
     .where("api_key_id", "=", claim.apiKeyId)
@@ -71,6 +74,7 @@ async function releaseClaim(db: Db, claim: IdempotencyClaim): Promise<void> {
 
 export function registerIdempotency(app: FastifyInstance): void {
   app.decorateRequest("idempotencyClaim", null);
+  const sealKey = sealingKey(app.ctx.secretsKey, "idempotency");
 
   // After validation: a request refused by its schema never reached the handler and claims nothing.
   app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
@@ -125,6 +129,7 @@ export function registerIdempotency(app: FastifyInstance): void {
           key,
           lockedAt: now,
           completed: false,
+          sealKey,
         };
         return;
       }
@@ -159,7 +164,7 @@ export function registerIdempotency(app: FastifyInstance): void {
         return reply
           .type("application/json; charset=utf-8")
           .serializer((payload: unknown) => payload as string)
-          .send(existing.response_body);
+          .send(unseal(existing.response_body, sealKey));
       }
       if (existing.locked_at.getTime() > now.getTime() - STALE_CLAIM_MS) {
         throw new AppError(
@@ -185,6 +190,7 @@ export function registerIdempotency(app: FastifyInstance): void {
           key,
           lockedAt: now,
           completed: false,
+          sealKey,
         };
         return;
       }
@@ -213,7 +219,11 @@ export function registerIdempotency(app: FastifyInstance): void {
         const body = typeof payload === "string" ? payload : payload == null ? null : String(payload);
         await app.ctx.db
           .updateTable("idempotency_keys")
-          .set({ state: "done", status_code: status, response_body: body === "" ? null : body })
+          .set({
+            state: "done",
+            status_code: status,
+            response_body: body === "" || body === null ? null : seal(body, claim.sealKey),
+          })
           .where("store_id", "=", claim.storeId)
           .where("api_key_id", "=", claim.apiKeyId)
           .where("key", "=", claim.key)
