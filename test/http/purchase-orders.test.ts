@@ -792,6 +792,7 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
   test("a draft takes every field; lines replace the set and `id` keeps a line", async () => {
     const order = await create({
       lines: [{ variant_id: variants[0].id, quantity: 12 }, custom(1, 2), custom(5, 1)],
+      charges: [{ amount: 10, label: "Freight" }],
     });
     const [keep, drop, edit] = order.lines;
     const eur = await store.api.post("/v2/suppliers", { name: "Second Supplier", currency: "GBP" });
@@ -831,6 +832,11 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
     );
     assert.ok(!d.lines.some((l: { id: number }) => l.id === drop.id));
     assert.equal(d.totals.subtotal, "71.00");
+    // The USD charge stays in USD and is converted to the new order currency (1 GBP = 1.25 USD).
+    assert.deepEqual(
+      [d.charges[0].amount, d.charges[0].currency, d.charges[0].amount_in_order_currency, d.totals.total],
+      ["10.00", "USD", "8.00", "79.00"],
+    );
     const h = await historyOf(order.id);
     assert.equal(h[0].type, "updated");
     assert.deepEqual(h[0].data.changes, {
@@ -841,7 +847,7 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
       notes: [null, "Call first"],
       expected_at: [null, "2030-04-01"],
       exchange_rate: [1, 1.25],
-      total: ["61.00", "71.00"],
+      total: ["71.00", "79.00"],
     });
     assert.deepEqual(h[0].data.lines, { added: [d.lines[2].id], removed: [drop.id], updated: [edit.id] });
     const unknownLine = await store.api.patch(`/v2/purchase_orders/${order.id}`, {

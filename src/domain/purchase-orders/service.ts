@@ -524,11 +524,13 @@ function chargeInputOf(c: ChargeRow): ChargeInput {
   return {
     kind: c.kind,
     label: c.label,
-    amount: c.amount,
+    // Stored with 4 places; the input rules allow the currency's minor units only.
+    amount: new Big(c.amount).toString(),
     currency: c.currency,
     billed_by_supplier: c.billed_by_supplier,
     allocation_method: c.allocation_method,
-    custom_split: c.custom_split,
+    custom_split:
+      c.custom_split?.map((e) => ({ position: e.position, amount: new Big(e.amount).toString() })) ?? null,
   };
 }
 
