@@ -2,7 +2,7 @@ import { platformAdminRoutes } from "../admin/platform-routes.ts";
 import { catalogRoutes } from "../http/routes/catalog.ts";
 import { pushJobHandler } from "../platform/push.ts";
 import { seedSimulatedStore } from "../platform/simulated/seed.ts";
-import { catalogSyncJobHandler, catalogSyncScanTask } from "../platform/sync-jobs.ts";
+import { catalogSyncJobHandler, catalogSyncScanTask, simRetentionTask } from "../platform/sync-jobs.ts";
 import type { Module } from "./module.ts";
 
 /**
@@ -15,7 +15,7 @@ export const catalogModule: Module = {
   routes: catalogRoutes,
   adminRoutes: platformAdminRoutes,
   jobs: [catalogSyncJobHandler, pushJobHandler],
-  periodic: [catalogSyncScanTask],
+  periodic: [catalogSyncScanTask, simRetentionTask],
   async onStoreCreated(ctx, trx, store, options) {
     const row = await trx
       .selectFrom("stores")

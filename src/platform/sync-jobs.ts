@@ -57,3 +57,13 @@ export const catalogSyncScanTask: PeriodicTask = {
     );
   },
 };
+
+/** The simulated platform forgets push idempotency keys after 30 days (as real platforms do, sooner). */
+export const simRetentionTask: PeriodicTask = {
+  name: "platform.sim-retention",
+  intervalMs: 60 * 60 * 1000,
+  async run(ctx) {
+    const cutoff = new Date(ctx.clock.now().getTime() - 30 * 24 * 60 * 60 * 1000);
+    await ctx.db.deleteFrom("sim_push_keys").where("created_at", "<", cutoff).execute();
+  },
+};

@@ -233,4 +233,5 @@ export const catalogMigration: Statements = [
     created_at timestamptz not null,
     primary key (store_id, key)
   )`,
+  `create index sim_push_keys_created on sim_push_keys (created_at)`,
 ];
