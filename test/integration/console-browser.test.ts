@@ -1,0 +1,225 @@
+/**
+ * The console driven by a real browser (Debian's Chromium through playwright-core) against a listening
+ * service: sign in, create a store, flip API access, create a key (secret shown once, copied), see it
+ * listed, call the API with it, revoke it, and find that call in the request log. Every page is
+ * checked for labels, table semantics, keyboard focus, laptop width and load time, and screenshotted
+ * to test-artifacts/console/.
+ *
+ * Runs wherever /usr/bin/chromium exists; skipped only when it is absent outside CI (in CI it must run:
+ * `.ci/run` installs it with apt).
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { ADMIN_TOKEN, startTestApp, type TestApp } from "../helpers/app.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-artifacts/console");
+const skip =
+  !existsSync(CHROMIUM) && !process.env.CI
+    ? `${CHROMIUM} is not installed (apt-get install -y chromium); runs in CI`
+    : false;
+
+describe("console in a browser", { skip }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let shot = 0;
+  const foreign: string[] = [];
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    t = await startTestApp();
+    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
+    const address = t.runtime.app.server.address() as { port: number };
+    base = `http://127.0.0.1:${address.port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    // A laptop screen.
+    context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    page = await context.newPage();
+    // Nothing may be fetched from anywhere but the service itself (checked at the end).
+    page.on("request", (request) => {
+      if (!request.url().startsWith(`${base}/`)) foreign.push(request.url());
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** Load time, accessibility basics, width, then a screenshot named after the step. */
+  async function checkPage(name: string): Promise<void> {
+    const timing = await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      return nav.loadEventEnd > 0 ? nav.loadEventEnd - nav.startTime : nav.duration;
+    });
+    assert.ok(timing < 1000, `${name} loaded in ${timing} ms`);
+    const problems = await page.evaluate(() => {
+      const found: string[] = [];
+      for (const el of document.querySelectorAll<HTMLElement>("input, select, textarea, button")) {
+        if (el instanceof HTMLInputElement && (el.type === "hidden" || el.hidden)) continue;
+        const named =
+          (el as HTMLInputElement).labels?.length ||
+          el.getAttribute("aria-label") ||
+          (el.tagName === "BUTTON" && el.textContent?.trim());
+        if (!named) found.push(`unlabelled ${el.outerHTML.slice(0, 80)}`);
+      }
+      for (const table of document.querySelectorAll("table")) {
+        if (!table.querySelector("caption")?.textContent?.trim()) found.push("table without caption");
+        for (const th of table.querySelectorAll("thead th"))
+          if (th.getAttribute("scope") !== "col") found.push("header cell without scope");
+      }
+      if (document.querySelectorAll("h1").length !== 1) found.push("not exactly one h1");
+      if (!document.documentElement.lang) found.push("no lang");
+      if (document.documentElement.scrollWidth > window.innerWidth + 1) found.push("scrolls sideways");
+      return found;
+    });
+    assert.deepEqual(problems, [], name);
+    shot += 1;
+    await page.screenshot({
+      path: path.join(ARTIFACTS, `${String(shot).padStart(2, "0")}-${name}.png`),
+      fullPage: true,
+    });
+  }
+
+  test("sign in, make a key, use it, revoke it, find its request in the log", async () => {
+    // Without the session cookie every page sends the browser to sign in.
+    const direct = await fetch(`${base}/console/stores`, { redirect: "manual" });
+    assert.equal(direct.status, 303);
+    assert.equal(direct.headers.get("location"), "/console/login?next=%2Fconsole%2Fstores");
+    await page.goto(`${base}/console/stores`);
+    assert.equal(new URL(page.url()).pathname, "/console/login");
+    await checkPage("login");
+
+    await page.getByLabel("Admin token").fill("certainly-not-the-admin-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "That is not the admin token." }).waitFor();
+    assert.equal(
+      (await context.cookies()).some((c) => c.name === "stockroom_session"),
+      false,
+    );
+
+    // Typed and submitted with the keyboard alone.
+    await page.getByLabel("Admin token").focus();
+    await page.keyboard.type(ADMIN_TOKEN);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${base}/console/stores`);
+    const cookie = (await context.cookies()).find((c) => c.name === "stockroom_session");
+    assert.ok(cookie);
+    assert.deepEqual([cookie.httpOnly, cookie.sameSite, cookie.path], [true, "Strict", "/console"]);
+
+    // Keyboard: the first Tab reaches the skip link, drawn with a visible focus ring.
+    await page.keyboard.press("Tab");
+    const focus = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      const style = getComputedStyle(el);
+      return { text: el.textContent, outline: style.outlineStyle, width: style.outlineWidth };
+    });
+    assert.equal(focus.text, "Skip to content");
+    assert.equal(focus.outline, "solid");
+    assert.equal(focus.width, "3px");
+
+    await checkPage("stores");
+
+    await page.getByLabel("Name", { exact: true }).fill("Browser Bikes");
+    await page.getByLabel(/^Currency/).fill("EUR");
+    await page.getByLabel(/^Time zone/).fill("Europe/Amsterdam");
+    await page.getByRole("button", { name: "Create store" }).click();
+    await page.getByRole("status").filter({ hasText: "Store “Browser Bikes” created." }).waitFor();
+    const storeId = Number(/\/console\/stores\/(\d+)$/.exec(page.url())?.[1]);
+    assert.ok(storeId > 0);
+    await checkPage("store-overview");
+
+    await page.getByRole("button", { name: "Turn API access off" }).click();
+    await page.getByText("API access is off.").waitFor();
+    assert.equal((await t.admin.get(`/admin/stores/${storeId}`)).body.data.api_access, false);
+    await page.getByRole("button", { name: "Turn API access on" }).click();
+    await page.getByText("API access is on.").waitFor();
+    assert.equal((await t.admin.get(`/admin/stores/${storeId}`)).body.data.api_access, true);
+
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel(/^Name/).fill("Till app");
+    await page.getByLabel("webhooks").check();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secretField = page.getByLabel("Secret");
+    const secret = await secretField.inputValue();
+    assert.match(secret, /^sr2_[A-Za-z0-9]{40}$/);
+    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByText(/Copied to the clipboard\.|Press Ctrl\+C to copy\./).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    const row = page.getByRole("row").filter({ hasText: "Till app" });
+    await row.getByText("Active").waitFor();
+    assert.match((await row.textContent()) ?? "", /read, webhooks/);
+    await checkPage("key-created");
+
+    const whoami = await fetch(`${base}/v2/whoami`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(whoami.status, 200);
+    assert.equal(((await whoami.json()) as any).shop.name, "Browser Bikes");
+
+    // Shown once: a reload no longer has it.
+    await page.reload();
+    assert.equal(await page.getByLabel("Secret").count(), 0);
+    assert.equal((await page.content()).includes(secret), false);
+
+    await page.getByRole("button", { name: "Revoke Till app" }).click();
+    await page.getByRole("status").filter({ hasText: "Key “Till app”" }).waitFor();
+    await page.getByRole("row").filter({ hasText: "Till app" }).getByText("Revoked").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Revoke Till app" }).count(), 0);
+    await checkPage("key-revoked");
+    const refused = await fetch(`${base}/v2/whoami`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(refused.status, 401);
+
+    await page.getByRole("link", { name: "Request log" }).click();
+    await page
+      .getByLabel("Key", { exact: true })
+      .selectOption({ label: `Till app (${secret.slice(0, 12)})` });
+    await page.getByLabel("Status", { exact: true }).fill("200");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/key_id=\d+&status=200/);
+    const logRows = page.getByRole("row").filter({ hasText: "/v2/whoami" });
+    assert.equal(await logRows.count(), 1);
+    const cells = (await logRows.first().getByRole("cell").allTextContents()).map((c) => c.trim());
+    assert.deepEqual(cells.slice(1, 5), ["GET", "/v2/whoami", "200", `Till app (${secret.slice(0, 12)})`]);
+    await checkPage("request-log");
+
+    for (const [tab, name] of [
+      ["Webhooks", "webhooks"],
+      ["Platform sync", "sync"],
+      ["Alert rules", "alert-rules"],
+      ["Purchase orders", "purchase-orders"],
+      ["Overview", "overview-again"],
+    ] as const) {
+      await page.getByRole("link", { name: tab, exact: true }).click();
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      assert.equal(
+        await page.getByRole("link", { name: tab, exact: true }).getAttribute("aria-current"),
+        "page",
+      );
+      await checkPage(name);
+    }
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(`${base}/console/login`);
+    await page.goto(`${base}/console/stores/${storeId}/keys`);
+    assert.equal(new URL(page.url()).pathname, "/console/login");
+    assert.deepEqual(foreign, []);
+  });
+});
