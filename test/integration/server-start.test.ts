@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** `npm start` as a newcomer runs it: the real entry point, with only DATA_DIR and PORT set. */
+async function startServer(dataDir: string, port: number): Promise<Started> {
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
+  for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "BOOTSTRAP", "WORKERS", "TEST_DATABASE_URL"])
+    delete env[name];
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const deadline = Date.now() + 90_000;
+  while (!out.includes("listening at")) {
+    if (child.exitCode !== null) throw new Error(`server exited early: ${out}`);
+    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await new Promise((r) => setTimeout(r, 50));
+  return { child, output: () => out };
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill(signal);
+  return exited;
+}
+
+describe("npm start on a fresh machine", () => {
+  const dirs: string[] = [];
+  after(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  test("creates the demo store, prints a working key and admin token once, and stops cleanly", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "stockroom-start-"));
+    dirs.push(dataDir);
+    const port = await freePort();
+    const first = await startServer(dataDir, port);
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const key = /API key, shown once: (sr2_[0-9A-Za-z]{40})/.exec(first.output())?.[1];
+      const admin = /Admin token, shown once: (\S+)/.exec(first.output())?.[1];
+      assert.ok(key, first.output());
+      assert.ok(admin, first.output());
+      assert.match(first.output(), new RegExp(`listening at ${base}/v2`));
+
+      const whoami = await fetch(`${base}/v2/whoami`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(whoami.status, 200);
+      const body = await whoami.json();
+      assert.equal(body.api_version, "2");
+      assert.equal(body.key.scopes.length, 6);
+
+      const variants = await fetch(`${base}/v2/variants?limit=250`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(variants.status, 200);
+      assert.ok((await variants.json()).data.length >= 80, "demo catalog is mirrored");
+
+      const stores = await fetch(`${base}/admin/stores`, { headers: { authorization: `Bearer ${admin}` } });
+      assert.equal(stores.status, 200);
+      assert.equal((await stores.json()).data.length, 1);
+    } finally {
+      assert.equal(await stop(first.child, "SIGTERM"), 0, "SIGTERM exits 0");
+    }
+
+    // Same data directory: nothing new is created or printed, and the old key still works.
+    const second = await startServer(dataDir, port);
+    try {
+      assert.doesNotMatch(second.output(), /shown once/);
+      const stores = await fetch(`${base}/v2/whoami`);
+      assert.equal(stores.status, 401);
+    } finally {
+      assert.equal(await stop(second.child, "SIGINT"), 0, "SIGINT exits 0");
+    }
+  });
+
+  test("a bad setting stops the start with a message naming it", async () => {
+    const env = { ...process.env, PORT: "not-a-port", DATA_DIR: ":memory:" };
+    const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr?.on("data", (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    assert.equal(code, 2);
+    assert.match(err, /Configuration error: PORT/);
+  });
+});
