@@ -1133,6 +1133,17 @@ describe("incoming stock, history and events", () => {
       .execute();
     assert.equal(moved.length, 0);
     assert.deepEqual(transit.body.data.platform_sync, { state: "synced", attempted_at: null, error: null });
+    // A return order sends stock back: placing and closing it never touches incoming.
+    const ret = await create({ type: "return", lines: [{ variant_id: variants[7].id, quantity: 2 }] });
+    expect(await store.api.post(`/v2/purchase_orders/${ret.id}/mark_ordered`), 200);
+    expect(await store.api.post(`/v2/purchase_orders/${ret.id}/close`), 200);
+    const retMoved = await t.runtime.ctx.db
+      .selectFrom("stock_movements")
+      .select("id")
+      .where("subject_type", "=", "purchase_order")
+      .where("subject_id", "=", ret.id)
+      .execute();
+    assert.equal(retMoved.length, 0);
   });
 
   test("tenancy: another store's order is 404 everywhere", async () => {

@@ -1075,7 +1075,7 @@ async function closeLocked(call: Call, order: OrderRow, now: Date): Promise<Orde
   const before = incomingOf(order, lines);
   await pushIncomingChange(ctx, trx, updated, before, incomingOf(updated, lines));
   const retracted =
-    order.updates_stock && isOpen(order.status)
+    order.updates_stock && order.type !== "return" && isOpen(order.status)
       ? lines.reduce((s, l) => s + (l.inventory_item_id === null ? 0 : outstandingOf(l)), 0)
       : 0;
   await history(call, order.id, "closed", { from: order.status, retracted_quantity: retracted }, now);

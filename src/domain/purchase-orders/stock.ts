@@ -13,6 +13,8 @@ export interface IncomingOrder {
   /** The order's platform location (lines without their own location go there). */
   location_id: number;
   updates_stock: boolean;
+  /** A return order sends stock back to the supplier: it never holds incoming stock. */
+  type?: "purchase" | "return";
 }
 
 export interface IncomingLine {
@@ -42,7 +44,7 @@ export async function pushIncoming(
   deltasByLine: readonly IncomingDelta[],
   reason = "purchase_order_incoming",
 ): Promise<number[]> {
-  if (!order.updates_stock) return [];
+  if (!order.updates_stock || order.type === "return") return [];
   const sums = new Map<string, { item: number; location: number; delta: number }>();
   for (const { line, delta } of deltasByLine) {
     if (line.inventory_item_id === null || delta === 0) continue;
@@ -67,13 +69,13 @@ export async function pushIncoming(
 
 /**
  * What an order holds as incoming right now: each line's outstanding quantity while the order is open
- * (nothing for drafts, received and closed orders, or orders that do not update stock).
+ * (nothing for drafts, received and closed orders, return orders, or orders that do not update stock).
  */
 export function incomingOf(
-  order: { status: PurchaseOrderStatus; updates_stock: boolean },
+  order: { status: PurchaseOrderStatus; updates_stock: boolean; type?: "purchase" | "return" },
   lines: readonly (IncomingLine & LineQuantities)[],
 ): IncomingDelta[] {
-  if (!order.updates_stock || !isOpen(order.status)) return [];
+  if (!order.updates_stock || order.type === "return" || !isOpen(order.status)) return [];
   return lines.map((line) => ({ line, delta: outstandingOf(line) }));
 }
 
