@@ -142,7 +142,8 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
   });
 
   app.addHook("onSend", async (request, reply, payload) => {
-    reply.header("content-security-policy", CSP);
+    if (String(reply.getHeader("content-type") ?? "").startsWith("text/html"))
+      reply.header("content-security-policy", CSP);
     reply.header("x-content-type-options", "nosniff");
     reply.header("x-frame-options", "DENY");
     reply.header("referrer-policy", "same-origin");

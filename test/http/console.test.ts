@@ -672,6 +672,82 @@ describe("console", () => {
     });
   });
 
+  test("purchase orders: the list, one order with its lines and totals, and its PDF", async () => {
+    const agent = new Agent(t);
+    await agent.login();
+    const supplier = await store.api.post("/v2/suppliers", { name: "Acme <Supply>" });
+    assert.equal(supplier.status, 201, JSON.stringify(supplier.body));
+    const created = await store.api.post("/v2/purchase_orders", {
+      supplier_id: supplier.body.data.id,
+      reference: "REF-42",
+      lines: [
+        { product_title: "Widget", sku: "W-1", quantity: 3, unit_cost: 2.5 },
+        { product_title: "Gadget", quantity: 1, unit_cost: 10 },
+      ],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const order = created.body.data;
+    const base = `/console/stores/${store.id}/purchase_orders`;
+
+    const list = await agent.get(base);
+    assert.equal(list.status, 200);
+    assert.match(list.body, new RegExp(`<a href="${base}/${order.id}">${order.number}</a>`));
+    assert.match(
+      text(list.body),
+      new RegExp(`${order.number} draft Acme <Supply> 2 ${order.totals.total} USD`),
+    );
+    assert.ok(list.body.includes("Acme &lt;Supply&gt;"));
+    const filtered = await agent.get(`${base}?status=closed`);
+    assert.match(text(filtered.body), /No purchase orders match\./);
+    const badFilter = await agent.get(`${base}?status=nonsense`);
+    assert.match(badFilter.body, /role="alert"/);
+
+    const detail = await agent.get(`${base}/${order.id}`);
+    assert.equal(detail.status, 200);
+    const shown = text(detail.body);
+    assert.match(shown, new RegExp(`Purchase order ${order.number}`));
+    assert.match(shown, /Reference REF-42/);
+    assert.match(shown, /1 Widget W-1 – 3 0 0 3 2\.50 USD – 7\.50 USD/);
+    assert.match(shown, /2 Gadget – – 1 0 0 1 10\.00 USD – 10\.00 USD/);
+    assert.match(
+      shown,
+      new RegExp(
+        `Subtotal Charges Tax Total ${order.totals.subtotal} USD ${order.totals.charges} USD ${order.totals.tax} USD ${order.totals.total} USD`,
+      ),
+    );
+    assert.match(
+      detail.body,
+      new RegExp(`<a href="${base}/${order.id}/pdf" type="application/pdf">PDF of ${order.number}</a>`),
+    );
+
+    for (const query of ["", "?received=true"]) {
+      const pdf = await agent.get(`${base}/${order.id}/pdf${query}`);
+      assert.equal(pdf.status, 200, query);
+      assert.equal(pdf.headers["content-type"], "application/pdf");
+      assert.match(
+        String(pdf.headers["content-disposition"]),
+        /^inline; filename="PO-\d+(-receiving)?\.pdf"$/,
+      );
+      assert.equal(pdf.body.slice(0, 5), "%PDF-");
+    }
+    const admin = await t.admin.get(`/admin/stores/${store.id}/purchase_orders/${order.id}/pdf`);
+    assert.equal(admin.status, 200);
+    assert.equal(admin.headers["content-type"], "application/pdf");
+    const other = await t.createStore();
+    assert.equal(
+      (await t.admin.get(`/admin/stores/${other.id}/purchase_orders/${order.id}/pdf`)).status,
+      404,
+    );
+    assert.equal((await t.admin.get(`/admin/stores/999999/purchase_orders/${order.id}/pdf`)).status, 404);
+    assert.equal(
+      (await t.client().get(`/admin/stores/${store.id}/purchase_orders/${order.id}/pdf`)).status,
+      401,
+    );
+    assert.equal((await agent.get(`${base}/999999`)).status, 404);
+    assert.equal((await agent.get(`${base}/999999/pdf`)).status, 404);
+    assert.equal((await new Agent(t).get(`${base}/${order.id}/pdf`)).status, 303);
+  });
+
   test("sign-out ends the session: the old cookie no longer opens pages", async () => {
     const agent = new Agent(t);
     await agent.login();
@@ -736,6 +812,8 @@ describe("console without the feature modules", () => {
       assert.equal(res.status, 200, path);
       assert.ok(text(res.body).includes(message), path);
     }
+    // The PDF route comes with the console module itself; there is simply no such order.
+    assert.equal((await agent.get(`/console/stores/${store.id}/purchase_orders/1/pdf`)).status, 404);
     const csrf = await agent.csrf();
     const retry = await agent.post(`/console/stores/${store.id}/sync/1/retry`, { _csrf: csrf });
     assert.equal(retry.status, 501);

@@ -184,8 +184,10 @@ export async function purchaseOrderPage(ctx: PageContext, rawId: unknown, rawOrd
     throw error;
   }
   const c = order.currency;
+  const pdfHref = storePath(store.id, `/purchase_orders/${orderId}/pdf`);
   const pdf = ctx.admin.has("GET", pdfAdminPath(store.id, orderId))
-    ? html`<p><a href="${storePath(store.id, `/purchase_orders/${orderId}/pdf`)}" type="application/pdf">Open the PDF of ${order.number}</a></p>`
+    ? html`<p class="pager"><a href="${pdfHref}" type="application/pdf">PDF of ${order.number}</a>
+<a href="${pdfHref}?received=true" type="application/pdf">Receiving copy (no prices)</a></p>`
     : html`<p class="muted">The PDF of this order is not available in the console yet.</p>`;
   const body = html`${pdf}
 ${dl([
@@ -293,7 +295,8 @@ export async function purchaseOrderPdf(
   const orderId = idOf(rawOrderId);
   const path = pdfAdminPath(storeId, orderId);
   ctx.admin.require("GET", path, "The purchase order PDF");
-  const res = await ctx.admin.raw("GET", path);
+  const received = queryOf(ctx.request).received === "true";
+  const res = await ctx.admin.raw("GET", `${path}${received ? "?received=true" : ""}`);
   if (res.status === 404) throw new PageNotFound("This store has no such purchase order.");
   if (res.status !== 200)
     throw new AdminError(res.status, "http_error", `The PDF could not be made (HTTP ${res.status}).`);

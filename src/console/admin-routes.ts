@@ -1,0 +1,55 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { getStore } from "../admin/stores.ts";
+import { loadPurchaseOrderDocument } from "../domain/documents/document-data.ts";
+import { renderPurchaseOrderPdf } from "../domain/documents/purchase-order-pdf.ts";
+import { ErrorBody, Id } from "../http/schemas/common.ts";
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+
+/**
+ * Admin routes the console needs beyond the other modules' own: the purchase order PDF, which the API
+ * serves only to a store's key (GET /v2/purchase_orders/{id}/pdf), made available to the admin token.
+ * Same document and renderer as the API route.
+ */
+export async function consoleAdminRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.get(
+    "/stores/:id/purchase_orders/:po_id/pdf",
+    {
+      schema: {
+        tags: ["admin"],
+        params: Type.Object({ id: Id, po_id: Id }),
+        querystring: Type.Object(
+          { received: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: {
+            description: "The PDF document",
+            content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, po_id } = request.params;
+      await getStore(ctx.db, id);
+      const document = await loadPurchaseOrderDocument(ctx.db, id, po_id);
+      const receivingCopy = request.query.received === true;
+      const pdf = await renderPurchaseOrderPdf(document, { receivingCopy });
+      const filename = `${document.number}${receivingCopy ? "-receiving" : ""}.pdf`.replace(
+        /[^A-Za-z0-9._-]/g,
+        "_",
+      );
+      return reply
+        .type("application/pdf")
+        .header("content-disposition", `inline; filename="${filename}"`)
+        .send(pdf as never);
+    },
+  );
+}
