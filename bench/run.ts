@@ -123,7 +123,9 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
   };
   Api.retried500 = 0;
   const started: Array<{ stop(): Promise<void> }> = [];
+  let bench: Bench | null = null;
   const cleanup = async () => {
+    await bench?.receivers?.stop().catch(() => {});
     for (const s of started.reverse()) await s.stop().catch(() => {});
     await database.drop();
   };
@@ -161,31 +163,33 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     run.idleRssMb = idle === null ? null : idle / (1024 * 1024);
     log(`   idle RSS ${run.idleRssMb?.toFixed(0) ?? "—"} MB`);
 
-    const bench = new Bench(kind, database, service, ADMIN_TOKEN, args.quick, timing, log);
-    const store = await bench.admin.post<{ data: { id: number } }>("/admin/stores", {
+    const b = new Bench(kind, database, service, ADMIN_TOKEN, args.quick, timing, log);
+    bench = b;
+    b.pki = pki;
+    const store = await b.admin.post<{ data: { id: number } }>("/admin/stores", {
       name: "Bench Store",
       domain: `bench-${kind}.example`,
       currency: "USD",
       timezone: "UTC",
-      owner_email: "owner@bench.example",
+      owner_email: "owner@b.example",
       seed: "demo",
     });
-    bench.storeId = store.data.id;
+    b.storeId = store.data.id;
     // Rate limits are a store setting; a benchmark measures the service, not the plan's limits.
-    await bench.admin.patch(`/admin/stores/${bench.storeId}`, {
+    await b.admin.patch(`/admin/stores/${b.storeId}`, {
       rate_limits: {
         per_key_per_minute: 10_000_000,
         per_store_per_minute: 10_000_000,
         writes_per_store_per_minute: 10_000_000,
       },
     });
-    const key = await bench.admin.post<{ data: { key: string } }>(`/admin/stores/${bench.storeId}/keys`, {
+    const key = await b.admin.post<{ data: { key: string } }>(`/admin/stores/${b.storeId}/keys`, {
       name: "bench",
       scopes: ALL_SCOPES,
     });
-    bench.key = key.data.key;
-    bench.api = new Api(service.origin, bench.key);
-    await bench.loadRoutes();
+    b.key = key.data.key;
+    b.api = new Api(service.origin, b.key);
+    await b.loadRoutes();
 
     const ceilingPort = await freePort();
     const ceiling = new ChildServer(
@@ -195,7 +199,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
         ? {
             PORT: String(ceilingPort),
             DATABASE_URL: database.databaseUrl,
-            CEILING_STORE_ID: String(bench.storeId),
+            CEILING_STORE_ID: String(b.storeId),
           }
         : { PORT: String(ceilingPort), DATABASE_URL: "", CEILING_PGLITE_DIR: database.ceilingDir },
       ceilingPort,
@@ -206,7 +210,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     await ceiling.start();
     started.push(ceiling);
     run.ceiling = await measureCeiling(ceiling, timing);
-    for (const row of run.ceiling) bench.ceiling.set(row.connections, row);
+    for (const row of run.ceiling) b.ceiling.set(row.connections, row);
 
     const idleTarget: ScenarioResult = {
       name: "idle-memory",
@@ -235,7 +239,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       const base = { name: scenario.name, title: scenario.title, issue: scenario.issue };
       const missing = scenario.requires.filter((r) => {
         const [method, route] = r.split(" ");
-        return !bench.has(method, route);
+        return !b.has(method, route);
       });
       if (missing.length > 0) {
         log(`-- ${scenario.name}: skipped, feature not available (${missing.join(", ")})`);
@@ -254,7 +258,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       log(`-- ${scenario.name}: ${scenario.title}`);
       const t0 = Date.now();
       try {
-        const result = await scenario.run(bench);
+        const result = await scenario.run(b);
         run.scenarios.push({ ...base, status: "ok", seconds: (Date.now() - t0) / 1000, ...result });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -271,7 +275,6 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
         });
       }
     }
-    if (bench.receivers) started.push(bench.receivers);
     if (!args.quick && !interrupted && run.scenarios.some((s) => s.rows.length > 0)) {
       log("-- ceiling again");
       run.ceilingEnd = await measureCeiling(ceiling, timing);

@@ -4,6 +4,7 @@ import type { BenchDatabase, DbKind } from "./database.ts";
 import { Api } from "./http.ts";
 import { runLoad } from "./load.ts";
 import type { LoadRequest, LoadResult, LoadSpec } from "./load-types.ts";
+import type { Pki } from "./pki.ts";
 import type { ChildServer } from "./process.ts";
 import type { Receivers } from "./receivers.ts";
 import type { Row } from "./types.ts";
@@ -45,6 +46,8 @@ export class Bench {
   readonly fixtures = new Map<string, Promise<unknown>>();
   routes = new Set<string>();
   receivers: Receivers | null = null;
+  /** The test CA the service trusts (NODE_EXTRA_CA_CERTS) and a certificate for the receivers. */
+  pki!: Pki;
 
   constructor(
     readonly kind: DbKind,

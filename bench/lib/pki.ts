@@ -9,7 +9,7 @@ export interface Pki {
   cert: string;
 }
 
-/** A throwaway test CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */
+/** A throwaway test CA and a server certificate for 127.0.0.2, made with openssl in `dir`. */
 export function makePki(dir: string): Pki {
   const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
@@ -30,10 +30,10 @@ export function makePki(dir: string): Pki {
     "-addext",
     "keyUsage=critical,keyCertSign,cRLSign",
   );
-  openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1");
+  openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.2");
   writeFileSync(
     path.join(dir, "server.ext"),
-    "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    "subjectAltName=IP:127.0.0.2,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
   );
   openssl(
     "x509",

@@ -25,7 +25,7 @@ export interface ReceiverStats {
   duplicates: number;
   firstAt: number | null;
   lastAt: number | null;
-  latencyMs: { p50: number; p99: number; max: number } | null;
+  latencyMs: { p50: number; p97_5: number; p99: number; max: number } | null;
 }
 
 const byWebhook = new Map<number, { eventIds: string[]; at: number[]; latency: number[] }>();
@@ -74,7 +74,12 @@ function stats(webhookIds: number[]): ReceiverStats {
     lastAt,
     latencyMs:
       latency.length > 0
-        ? { p50: percentile(latency, 50), p99: percentile(latency, 99), max: latency[latency.length - 1] }
+        ? {
+            p50: percentile(latency, 50),
+            p97_5: percentile(latency, 97.5),
+            p99: percentile(latency, 99),
+            max: latency[latency.length - 1],
+          }
         : null,
   };
 }
@@ -102,7 +107,7 @@ async function start(message: Start): Promise<number[]> {
         });
       },
     );
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.2", resolve));
     servers.push(server);
     ports.push((server.address() as AddressInfo).port);
   }

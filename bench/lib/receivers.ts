@@ -26,7 +26,7 @@ export class Receivers {
   }
 
   urls(): string[] {
-    return this.ports.map((port) => `https://127.0.0.1:${port}/hooks`);
+    return this.ports.map((port) => `https://127.0.0.2:${port}/hooks`);
   }
 
   stats(webhookIds: number[]): Promise<ReceiverStats> {

@@ -1,8 +1,10 @@
 import { adjustmentApply } from "./adjustments.ts";
 import { catalogImport, variantsBySku, variantsPage } from "./catalog.ts";
 import { orderCreate, orderGet, orderList, orderPdf } from "./orders.ts";
+import { receipt } from "./receipts.ts";
 import type { Scenario } from "./scenario.ts";
 import { supplierGet, supplierList } from "./suppliers.ts";
+import { webhooks } from "./webhooks.ts";
 import { whoami } from "./whoami.ts";
 
 /** Every scenario, in the order they run (later ones reuse fixtures earlier ones built). */
@@ -17,5 +19,7 @@ export const scenarios: readonly Scenario[] = [
   orderGet,
   orderPdf,
   orderList,
+  receipt,
   adjustmentApply,
+  webhooks,
 ];
