@@ -64,6 +64,13 @@ export class RateLimiter {
       throw rejection;
     }
   }
+
+  /** Gives one point back: the request was refused by another budget, so it was never served. */
+  async refund(kind: LimitKind, subject: string, points: number): Promise<void> {
+    await this.limiterFor(kind, points)
+      .reward(subject, 1)
+      .catch(() => {});
+  }
 }
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -74,17 +81,21 @@ export function registerRateLimits(app: FastifyInstance): void {
     const principal = request.principal;
     if (!principal) return;
     const { store, key } = principal;
-    const checks: Array<Promise<LimitOutcome>> = [
-      app.ctx.rateLimiter.consume("key", String(key.id), store.rate_per_key_per_minute),
-      app.ctx.rateLimiter.consume("store", String(store.id), store.rate_per_store_per_minute),
+    const budgets: Array<[LimitKind, string, number]> = [
+      ["key", String(key.id), store.rate_per_key_per_minute],
+      ["store", String(store.id), store.rate_per_store_per_minute],
     ];
     if (WRITE_METHODS.has(request.method)) {
-      checks.push(
-        app.ctx.rateLimiter.consume("writes", String(store.id), store.rate_writes_per_store_per_minute),
-      );
+      budgets.push(["writes", String(store.id), store.rate_writes_per_store_per_minute]);
     }
-    const outcomes = await Promise.all(checks);
+    const outcomes = await Promise.all(budgets.map((b) => app.ctx.rateLimiter.consume(...b)));
     const refused = outcomes.filter((o) => !o.allowed);
+    // A refused request is not served: it must not spend the budgets that allowed it (one key over its
+    // own limit would otherwise use up the store's budget and lock out the store's other keys).
+    if (refused.length)
+      await Promise.all(
+        budgets.map((b, i) => (outcomes[i].allowed ? app.ctx.rateLimiter.refund(...b) : null)),
+      );
     const tightest = refused.length
       ? refused.reduce((a, b) => (b.resetSeconds > a.resetSeconds ? b : a))
       : outcomes.reduce((a, b) => (b.remaining < a.remaining ? b : a));
