@@ -158,7 +158,8 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     log(`   starting the service (${kind})`);
     await service.start();
     started.push(service);
-    await new Promise((r) => setTimeout(r, 3000));
+    // Idle: started, migrated, workers polling, nothing asked of it yet.
+    await new Promise((r) => setTimeout(r, args.quick ? 1000 : 5000));
     const idle = service.rss();
     run.idleRssMb = idle === null ? null : idle / (1024 * 1024);
     log(`   idle RSS ${run.idleRssMb?.toFixed(0) ?? "—"} MB`);
