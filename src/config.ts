@@ -124,3 +124,16 @@ export function loadConfig(env: Env = process.env): Config {
   };
   return Object.freeze(config);
 }
+
+/** `loadConfig` for entry points: a bad value prints its message and exits with status 2. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

@@ -1,18 +1,9 @@
 import { bootstrapDemoStore } from "./bootstrap.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfigOrExit } from "./config.ts";
 import { createRuntime } from "./runtime.ts";
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const runtime = await createRuntime(config, { logger: { level: config.logLevel } });
   const { app, ctx, worker } = runtime;
 

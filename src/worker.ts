@@ -1,18 +1,9 @@
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfigOrExit } from "./config.ts";
 import { createRuntime } from "./runtime.ts";
 
 /** `npm run worker`: background work only, no HTTP listener, so workers scale apart from the API. */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const runtime = await createRuntime(config, { logger: { level: config.logLevel } });
   runtime.worker.start();
   runtime.app.log.info({ worker: runtime.worker.id }, "worker started");

@@ -105,6 +105,14 @@ export function registerIdempotency(app: FastifyInstance): void {
     const now = clock.now();
     const hash = requestHash(request);
     const ids = { store_id: principal.store.id, api_key_id: principal.key.id, key };
+    const newClaim = (): IdempotencyClaim => ({
+      storeId: ids.store_id,
+      apiKeyId: ids.api_key_id,
+      key,
+      lockedAt: now,
+      completed: false,
+      sealKey,
+    });
 
     for (let attempt = 0; attempt < 3; attempt++) {
       // The primary key makes concurrent duplicates race on the database, not on a read-then-write.
@@ -123,14 +131,7 @@ export function registerIdempotency(app: FastifyInstance): void {
         .returning("key")
         .executeTakeFirst();
       if (inserted) {
-        request.idempotencyClaim = {
-          storeId: ids.store_id,
-          apiKeyId: ids.api_key_id,
-          key,
-          lockedAt: now,
-          completed: false,
-          sealKey,
-        };
+        request.idempotencyClaim = newClaim();
         return;
       }
       const existing = await db
@@ -184,14 +185,7 @@ export function registerIdempotency(app: FastifyInstance): void {
         .returning("key")
         .executeTakeFirst();
       if (taken) {
-        request.idempotencyClaim = {
-          storeId: ids.store_id,
-          apiKeyId: ids.api_key_id,
-          key,
-          lockedAt: now,
-          completed: false,
-          sealKey,
-        };
+        request.idempotencyClaim = newClaim();
         return;
       }
       throw new AppError(
