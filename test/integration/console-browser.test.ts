@@ -9,11 +9,11 @@
  * `.ci/run` installs it with apt).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { ADMIN_TOKEN, startTestApp, type TestApp } from "../helpers/app.ts";
+import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type TestApp } from "../helpers/app.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-artifacts/console");
@@ -32,6 +32,7 @@ describe("console in a browser", { skip }, () => {
   const foreign: string[] = [];
 
   before(async () => {
+    rmSync(ARTIFACTS, { recursive: true, force: true });
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp();
     await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
@@ -200,13 +201,27 @@ describe("console in a browser", { skip }, () => {
     assert.deepEqual(cells.slice(1, 5), ["GET", "/v2/whoami", "200", `Till app (${secret.slice(0, 12)})`]);
     await checkPage("request-log");
 
-    for (const [tab, name] of [
-      ["Webhooks", "webhooks"],
-      ["Platform sync", "sync"],
-      ["Alert rules", "alert-rules"],
-      ["Purchase orders", "purchase-orders"],
-      ["Overview", "overview-again"],
-    ] as const) {
+    // Something on the other pages: a webhook with a failed delivery, and a purchase order.
+    const backOffice = await t.admin.post(`/admin/stores/${storeId}/keys`, {
+      name: "Back office",
+      scopes: ALL_SCOPES,
+    });
+    const api = t.client(`Bearer ${backOffice.body.data.key}`);
+    const hook = await api.post("/v2/webhooks", { url: "https://127.0.0.2:9/hook", events: ["*"] });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+    assert.equal((await api.post(`/v2/webhooks/${hook.body.data.id}/test`)).status, 202);
+    await t.drain();
+    const supplier = await api.post("/v2/suppliers", { name: "Velo Parts" });
+    const order = await api.post("/v2/purchase_orders", {
+      supplier_id: supplier.body.data.id,
+      lines: [
+        { product_title: "Chain", sku: "CH-8", quantity: 12, unit_cost: 7.4 },
+        { product_title: "Brake pads", quantity: 20, unit_cost: 3.15 },
+      ],
+    });
+    assert.equal(order.status, 201, JSON.stringify(order.body));
+
+    const visit = async (tab: string, name: string) => {
       await page.getByRole("link", { name: tab, exact: true }).click();
       await page.getByRole("heading", { level: 1 }).waitFor();
       assert.equal(
@@ -214,7 +229,32 @@ describe("console in a browser", { skip }, () => {
         "page",
       );
       await checkPage(name);
-    }
+    };
+    await visit("Webhooks", "webhooks");
+    await page.getByRole("link", { name: `Deliveries of webhook ${hook.body.data.id}` }).click();
+    await page.getByRole("row").filter({ hasText: "webhook.test" }).getByText("failed").waitFor();
+    await checkPage("webhook-deliveries");
+    await page.getByRole("button", { name: /^Redeliver \d+$/ }).click();
+    await page.getByRole("status").filter({ hasText: "Queued 1 event for redelivery" }).waitFor();
+
+    await visit("Platform sync", "sync");
+    await visit("Alert rules", "alert-rules");
+    await visit("Purchase orders", "purchase-orders");
+    await page.getByRole("link", { name: order.body.data.number, exact: true }).click();
+    await page.getByRole("heading", { name: `Purchase order ${order.body.data.number}` }).waitFor();
+    const lineRows = page.getByRole("table", { name: "Lines" }).getByRole("row");
+    assert.equal(await lineRows.count(), 3);
+    const total = page.getByRole("table", { name: "Totals" }).getByRole("cell").last();
+    assert.equal((await total.textContent())?.trim(), `${order.body.data.totals.total} EUR`);
+    await checkPage("purchase-order");
+    const pdfHref = await page
+      .getByRole("link", { name: `PDF of ${order.body.data.number}` })
+      .getAttribute("href");
+    const pdf = await page.request.get(`${base}${pdfHref}`);
+    assert.equal(pdf.status(), 200);
+    assert.equal(pdf.headers()["content-type"], "application/pdf");
+    assert.equal((await pdf.body()).subarray(0, 5).toString(), "%PDF-");
+    await visit("Overview", "overview-again");
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(`${base}/console/login`);

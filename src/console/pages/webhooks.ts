@@ -166,8 +166,10 @@ ${table(
   [
     { header: "ID", cell: (d) => d.id, numeric: true },
     { header: "Time", cell: (d) => d.created_at },
-    { header: "Event", cell: (d) => html`<code>${d.event}</code>` },
-    { header: "Event id", cell: (d) => html`<code>${d.event_id}</code>` },
+    {
+      header: "Event",
+      cell: (d) => html`<code>${d.event}</code><br><code class="hint">${d.event_id}</code>`,
+    },
     { header: "Attempt", cell: (d) => d.attempt, numeric: true },
     {
       header: "Result",
