@@ -12,6 +12,11 @@ export interface JobHandler {
   retryDelayMs?(attempts: number, job: ClaimedJob): number | null;
   /** Called once when the job fails for good (permanent error or attempts exhausted). */
   onFinalFailure?(ctx: AppContext, job: ClaimedJob, error: string): Promise<void>;
+  /**
+   * At most this share of the worker's slots (at least one) runs jobs of this type at once, so a type
+   * whose jobs can be slow (deliveries to a hanging endpoint) never holds every slot.
+   */
+  maxShare?: number;
 }
 
 export interface PeriodicTask {
@@ -44,6 +49,7 @@ export class Worker {
   private readonly periodicTimers: NodeJS.Timeout[] = [];
   private running = false;
   private inFlight = 0;
+  private readonly inFlightByType = new Map<string, number>();
   private wake: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -133,15 +139,17 @@ export class Worker {
       let claimed: ClaimedJob[] = [];
       if (free > 0) {
         try {
-          claimed = await this.ctx.jobs.claim(this.ctx.db, this.id, free, this.handledTypes, this.leaseMs);
+          claimed = await this.claimWithin(free);
         } catch (error) {
           this.options.logger?.warn({ err: error }, "job claim failed; retrying");
         }
       }
       for (const job of claimed) {
         this.inFlight++;
+        this.inFlightByType.set(job.type, (this.inFlightByType.get(job.type) ?? 0) + 1);
         const p = this.execute(job).finally(() => {
           this.inFlight--;
+          this.inFlightByType.set(job.type, (this.inFlightByType.get(job.type) ?? 1) - 1);
           active.delete(p);
           this.wake?.();
         });
@@ -159,6 +167,29 @@ export class Worker {
       }
     }
     await Promise.allSettled([...active]);
+  }
+
+  /**
+   * Claims up to `free` due jobs: first the types with a share (each within the room its share leaves),
+   * then the other types for the remaining slots.
+   */
+  private async claimWithin(free: number): Promise<ClaimedJob[]> {
+    const { jobs, db } = this.ctx;
+    const claimed: ClaimedJob[] = [];
+    const open: string[] = [];
+    for (const [type, handler] of this.handlers) {
+      if (handler.maxShare === undefined) {
+        open.push(type);
+        continue;
+      }
+      const cap = Math.max(1, Math.floor(this.options.concurrency * handler.maxShare));
+      const room = Math.min(cap - (this.inFlightByType.get(type) ?? 0), free - claimed.length);
+      if (room > 0) claimed.push(...(await jobs.claim(db, this.id, room, [type], this.leaseMs)));
+    }
+    const left = free - claimed.length;
+    if (left > 0 && open.length > 0)
+      claimed.push(...(await jobs.claim(db, this.id, left, open, this.leaseMs)));
+    return claimed;
   }
 
   private async execute(job: ClaimedJob): Promise<void> {

@@ -12,6 +12,7 @@ import {
   runLane,
   runSend,
   SEND_JOB,
+  SEND_JOB_MAX_SHARE,
   type SendPayload,
 } from "../domain/webhooks/delivery.ts";
 import { type WebhooksOptions, webhookRuntime } from "../domain/webhooks/runtime.ts";
@@ -51,6 +52,8 @@ export function createWebhooksModule(options: WebhooksOptions = {}): Module {
       {
         type: SEND_JOB,
         run: (ctx, job) => runSend(ctx, rt(ctx), job.payload as unknown as SendPayload),
+        // Retries go mostly to failing (possibly hanging) endpoints: they never take every slot.
+        maxShare: SEND_JOB_MAX_SHARE,
       },
       {
         type: LANE_JOB,

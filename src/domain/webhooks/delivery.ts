@@ -61,6 +61,14 @@ const HOT_RECHECK_MS = 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 /** Infrastructure failures (database) retry the job itself; delivery failures never throw. */
 const JOB_MAX_ATTEMPTS = 50;
+/**
+ * An endpoint with an attempt in flight this long (in this process) is treated like a failing one by
+ * fan-outs: it gets its own send job instead of holding up the fan-out (and its worker slot) until the
+ * 10 s timeout, so a hanging endpoint delays nobody else even before its first failure is recorded.
+ */
+export const SLOW_ENDPOINT_MS = 2000;
+/** Share of a worker's slots that `webhooks.send` jobs (retries, mostly to failing endpoints) may hold. */
+export const SEND_JOB_MAX_SHARE = 0.5;
 
 /** An event as delivered: the stored snapshot plus the shop's domain for the envelope. */
 export interface EventRecord {
@@ -416,8 +424,9 @@ After fixing the receiver, <code>POST /v2/webhooks/${row.id}/redeliver</code> wi
 
 async function fanOut(ctx: AppContext, rt: WebhookRuntime, event: EventRecord): Promise<void> {
   const subscribers = subscribersAmong(await activeWebhooks(ctx.db, event.store_id), event);
-  const healthy = subscribers.filter((w) => w.consecutive_failures === 0);
-  const failing = subscribers.filter((w) => w.consecutive_failures > 0);
+  const slowSince = ctx.clock.now().getTime() - SLOW_ENDPOINT_MS;
+  const healthy = subscribers.filter((w) => w.consecutive_failures === 0 && !rt.isSlow(w.id, slowSince));
+  const failing = subscribers.filter((w) => !healthy.includes(w));
   if (failing.length > 0) {
     await ctx.jobs.enqueueMany(
       ctx.db,
@@ -477,19 +486,22 @@ export async function deliver(
       const startedAt = ctx.clock.now();
       const timestamp = Math.floor(startedAt.getTime() / 1000);
       const secret = rt.decryptSecret(p.webhook.secret_encrypted, p.webhook.store_id);
-      const result = await rt.sender.send({
-        url: p.webhook.url,
-        body,
-        headers: {
-          "User-Agent": USER_AGENT,
-          "X-Service-Event": p.event.name,
-          "X-Service-Event-Id": p.event.id,
-          "X-Service-Delivery-Id": String(deliveryId),
-          "X-Service-Webhook-Id": String(p.webhook.id),
-          "X-Service-Timestamp": String(timestamp),
-          "X-Service-Signature": signatureHeader(secret, timestamp, body),
-        },
-      });
+      const endSend = rt.beginSend(p.webhook.id, startedAt.getTime());
+      const result = await rt.sender
+        .send({
+          url: p.webhook.url,
+          body,
+          headers: {
+            "User-Agent": USER_AGENT,
+            "X-Service-Event": p.event.name,
+            "X-Service-Event-Id": p.event.id,
+            "X-Service-Delivery-Id": String(deliveryId),
+            "X-Service-Webhook-Id": String(p.webhook.id),
+            "X-Service-Timestamp": String(timestamp),
+            "X-Service-Signature": signatureHeader(secret, timestamp, body),
+          },
+        })
+        .finally(endSend);
       outcomes.push({ planned: p, deliveryId, result, startedAt, finishedAt: ctx.clock.now() });
     });
   }

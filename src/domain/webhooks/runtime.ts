@@ -33,6 +33,8 @@ export class WebhookRuntime {
   private readonly secrets = new Map<string, string>();
   /** Stores found over the hourly volume, until when (clock ms): saves the count on every event. */
   readonly hotUntil = new Map<number, number>();
+  /** Attempts in flight in this process, per endpoint: start time (clock ms) per attempt. */
+  private readonly sending = new Map<number, Map<symbol, number>>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -65,6 +67,28 @@ export class WebhookRuntime {
       outboxDir: this.ctx.config.outboxDir,
     });
     return this.mailerInstance;
+  }
+
+  /** Notes an attempt to `webhookId` starting at `atMs`; call the returned function when it ends. */
+  beginSend(webhookId: number, atMs: number): () => void {
+    const token = Symbol();
+    let attempts = this.sending.get(webhookId);
+    if (!attempts) {
+      attempts = new Map();
+      this.sending.set(webhookId, attempts);
+    }
+    attempts.set(token, atMs);
+    return () => {
+      attempts.delete(token);
+      if (attempts.size === 0 && this.sending.get(webhookId) === attempts) this.sending.delete(webhookId);
+    };
+  }
+
+  /** Whether an attempt to the endpoint has been in flight in this process since `beforeMs` or earlier. */
+  isSlow(webhookId: number, beforeMs: number): boolean {
+    for (const startedAt of this.sending.get(webhookId)?.values() ?? [])
+      if (startedAt <= beforeMs) return true;
+    return false;
   }
 
   encryptSecret(secret: string, storeId: number): string {
