@@ -1,7 +1,7 @@
-import { CompiledQuery } from "kysely";
 import type { Db } from "../../src/db/database.ts";
 import { catalogFixture } from "../fixtures.ts";
 import type { Bench } from "../lib/context.ts";
+import { explain } from "../lib/explain.ts";
 import type { LoadRequest } from "../lib/load-types.ts";
 import { output, type Scenario, target } from "./scenario.ts";
 
@@ -97,17 +97,6 @@ function variantsBySkuQuery(db: Db, storeId: number, sku: string) {
     .limit(51);
 }
 
-async function explain(db: Db, storeId: number, sku: string): Promise<string> {
-  const compiled = variantsBySkuQuery(db, storeId, sku).compile();
-  const result = await db.executeQuery<Record<string, string>>(
-    CompiledQuery.raw(`explain (analyze, costs off, timing off, summary off) ${compiled.sql}`, [
-      ...compiled.parameters,
-    ]),
-  );
-  const plan = result.rows.map((r) => Object.values(r)[0]).join("\n");
-  return `${compiled.sql}\n  -- $1 = ${storeId}, $2 = '${sku}'\n${plan}`;
-}
-
 export const variantsBySku: Scenario = {
   name: "variants-sku",
   title: "GET /v2/variants?sku= (exact SKU) and its query plan",
@@ -122,7 +111,8 @@ export const variantsBySku: Scenario = {
     }));
     const c1 = await b.load("c=1", { connections: 1, requests });
     const c32 = await b.load("c=32", { connections: 32, requests });
-    const plan = await b.direct((db) => explain(db, b.storeId, skus[Math.floor(skus.length / 2)]));
+    const sku = skus[Math.floor(skus.length / 2)];
+    const plan = await b.direct((db) => explain(db, variantsBySkuQuery(db, b.storeId, sku)));
     const usesIndex = /Index|Bitmap/.test(plan) && /variants_sku/.test(plan);
     return output({
       rows: [c1, c32],

@@ -1,5 +1,7 @@
+import { orderRecordQuery } from "../../src/domain/purchase-orders/repository.ts";
 import { catalogFixture, suppliersFixture } from "../fixtures.ts";
 import type { Bench } from "../lib/context.ts";
+import { explain } from "../lib/explain.ts";
 import { mapLimit } from "../lib/http.ts";
 import type { LoadRequest } from "../lib/load-types.ts";
 import { cloneDraftOrders } from "../lib/orders-clone.ts";
@@ -150,8 +152,22 @@ export const orderList: Scenario = {
     const requests: LoadRequest[] = paths.map((path) => ({ method: "GET", path }));
     const c1 = await b.load("c=1", { connections: 1, requests });
     const c32 = await b.load("c=32", { connections: 32, requests });
+    // The list's query, as listPurchaseOrders builds it for this filter (first page).
+    const plan = await b.direct((db) =>
+      explain(
+        db,
+        orderRecordQuery(db, b.storeId)
+          .where("po.archived", "=", false)
+          .where("po.status", "in", ["draft"])
+          .where("po.supplier_id", "=", suppliers[5])
+          .orderBy("po.updated_at", "asc")
+          .orderBy("po.id", "asc")
+          .limit(51),
+      ),
+    );
     return output({
       rows: [c1, c32],
+      text: { "Query plan of GET /v2/purchase_orders?supplier_id=&status=draft (first page)": plan },
       figures: {
         orders: total,
         "API-made": templateCount,

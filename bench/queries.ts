@@ -1,0 +1,182 @@
+/**
+ * `node --import tsx bench/queries.ts`: how many SQL statements each benchmarked request runs, counted
+ * at the database driver (an in-memory PGlite, one request at a time through the production app), so
+ * docs/performance.md states queries per request from a measurement rather than from reading. BEGIN,
+ * COMMIT and SAVEPOINT are counted apart. The request log's buffered insert (one statement per 250 ms
+ * for all requests together) is flushed before each request and not counted. VERBOSE=1 lists them.
+ */
+import { randomUUID } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { loadConfig } from "../src/config.ts";
+import { createRuntime } from "../src/runtime.ts";
+
+const statements: string[] = [];
+let counting = false;
+const original = PGlite.prototype.query;
+PGlite.prototype.query = function (this: PGlite, query: string, params?: unknown[], options?: unknown) {
+  if (counting) statements.push(query.replace(/\s+/g, " ").trim());
+  return original.call(this, query, params as never, options as never) as never;
+} as typeof PGlite.prototype.query;
+
+const ADMIN = "bench-admin-token-0123456789abcdef";
+const config = loadConfig({
+  DATA_DIR: ":memory:",
+  DATABASE_URL: "",
+  ADMIN_TOKEN: ADMIN,
+  BOOTSTRAP: "none",
+  WORKERS: "off",
+  LOG_LEVEL: "silent",
+});
+const runtime = await createRuntime(config, { logger: false });
+const { app, ctx } = runtime;
+
+async function call(
+  method: string,
+  url: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await app.inject({
+    method: method as "GET",
+    url,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  return res.headers["content-type"]?.toString().includes("json") ? JSON.parse(res.body) : res.body;
+}
+
+const rows: Array<{ path: string; statements: number; transactions: number; tables: string }> = [];
+
+async function count(label: string, fn: () => Promise<unknown>): Promise<void> {
+  await ctx.requestLog.flush();
+  statements.length = 0;
+  counting = true;
+  try {
+    await fn();
+  } finally {
+    counting = false;
+  }
+  const control = /^(begin|commit|rollback|savepoint|release savepoint)/i;
+  const work = statements.filter((s) => !control.test(s));
+  const tables = new Set<string>();
+  for (const s of work) {
+    for (const m of s.matchAll(/\b(?:from|into|update|join)\s+"?([a-z_]+)"?/gi))
+      if (!["set", "skip", "unnest", "lateral", "select"].includes(m[1])) tables.add(m[1]);
+  }
+  if (process.env.VERBOSE) {
+    console.log(`\n## ${label}`);
+    for (const st of statements) console.log(`  ${st.slice(0, 160)}`);
+  }
+  rows.push({
+    path: label,
+    statements: work.length,
+    transactions: statements.filter((s) => /^begin/i.test(s)).length,
+    tables: [...tables].sort().join(", "),
+  });
+}
+
+const store = (
+  await call("POST", "/admin/stores", ADMIN, { name: "Q", currency: "USD", timezone: "UTC", seed: "demo" })
+).data;
+await call("PATCH", `/admin/stores/${store.id}`, ADMIN, {
+  rate_limits: { per_key_per_minute: 1e7, per_store_per_minute: 1e7, writes_per_store_per_minute: 1e7 },
+});
+const key = (
+  await call("POST", `/admin/stores/${store.id}/keys`, ADMIN, {
+    name: "q",
+    scopes: ["read", "write:purchase_orders", "write:suppliers", "write:inventory", "webhooks"],
+  })
+).data.key as string;
+await call("POST", `/admin/stores/${store.id}/platform/catalog/generate`, ADMIN, {
+  products: 20,
+  variants_per_product: 50,
+});
+await runtime.worker.drain();
+const variants: Array<{ id: number; sku: string }> = [];
+for (let cursor: string | null = null; ; ) {
+  const page: { data: Array<{ id: number; sku: string }>; next_cursor: string | null } = await call(
+    "GET",
+    `/v2/variants?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    key,
+  );
+  variants.push(...page.data.filter((v) => v.sku?.startsWith("BULK-")));
+  if (!page.next_cursor) break;
+  cursor = page.next_cursor;
+}
+const locations = (await call("GET", "/v2/locations", key)).data as Array<{ id: number }>;
+const suppliers: number[] = [];
+for (let i = 0; i < 30; i++)
+  suppliers.push((await call("POST", "/v2/suppliers", key, { name: `S${i}` })).data.id);
+const lines = (n: number, offset = 0, quantity = 10) =>
+  variants.slice(offset, offset + n).map((v) => ({ variant_id: v.id, quantity }));
+
+await count("GET /v2/whoami", () => call("GET", "/v2/whoami", key));
+await count("GET /v2/suppliers/{id}", () => call("GET", `/v2/suppliers/${suppliers[3]}`, key));
+await count("GET /v2/suppliers?limit=250", () => call("GET", "/v2/suppliers?limit=250", key));
+await count("GET /v2/variants?limit=250", () => call("GET", "/v2/variants?limit=250", key));
+await count("GET /v2/variants?sku=", () => call("GET", `/v2/variants?sku=${variants[7].sku}`, key));
+let order: { id: number } = { id: 0 };
+await count("POST /v2/purchase_orders (100 lines)", async () => {
+  order = (await call("POST", "/v2/purchase_orders", key, { supplier_id: suppliers[0], lines: lines(100) }))
+    .data;
+});
+await count("GET /v2/purchase_orders/{id} (100 lines)", () =>
+  call("GET", `/v2/purchase_orders/${order.id}`, key),
+);
+await count("GET /v2/purchase_orders?supplier_id=&status=draft&limit=50", () =>
+  call("GET", `/v2/purchase_orders?supplier_id=${suppliers[0]}&status=draft&limit=50`, key),
+);
+await count("GET /v2/purchase_orders/{id}/pdf (100 lines)", () =>
+  call("GET", `/v2/purchase_orders/${order.id}/pdf`, key),
+);
+const fifty = (
+  await call("POST", "/v2/purchase_orders", key, {
+    supplier_id: suppliers[1],
+    location_id: locations[0].id,
+    lines: lines(50, 100, 1000),
+  })
+).data;
+await count("POST /v2/purchase_orders/{id}/mark_ordered (50 lines)", () =>
+  call("POST", `/v2/purchase_orders/${fifty.id}/mark_ordered`, key, {}),
+);
+const ordered = await call("GET", `/v2/purchase_orders/${fifty.id}`, key);
+await runtime.worker.drain();
+await count("POST /v2/purchase_orders/{id}/receipts (50 lines)", () =>
+  call(
+    "POST",
+    `/v2/purchase_orders/${fifty.id}/receipts`,
+    key,
+    { lines: ordered.data.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) },
+    { "idempotency-key": randomUUID() },
+  ),
+);
+await count("worker: every job a 50-line receipt queued (platform push)", () => runtime.worker.drain());
+let adjustment: { id: number } = { id: 0 };
+await count("POST /v2/stock_adjustments (200 lines)", async () => {
+  adjustment = (
+    await call("POST", "/v2/stock_adjustments", key, {
+      location_id: locations[0].id,
+      lines: variants.slice(200, 400).map((v, i) => ({ variant_id: v.id, delta: (i % 5) + 1 })),
+    })
+  ).data;
+});
+await count("POST /v2/stock_adjustments/{id}/apply (200 lines)", () =>
+  call("POST", `/v2/stock_adjustments/${adjustment.id}/apply`, key, undefined, {
+    "idempotency-key": randomUUID(),
+  }),
+);
+await count("worker: every job a 200-line apply queued (platform push)", () => runtime.worker.drain());
+await count("POST /v2/suppliers (the webhook scenario's event source)", () =>
+  call("POST", "/v2/suppliers", key, { name: "Event source" }),
+);
+
+await runtime.close();
+console.log("| request | statements | transactions | tables |");
+console.log("|---|---:|---:|---|");
+for (const r of rows) console.log(`| ${r.path} | ${r.statements} | ${r.transactions} | ${r.tables} |`);
