@@ -221,8 +221,11 @@ export async function assertLevelsMatchLedger(
   return { movements, levels: moved.size };
 }
 
-/** Waits until no job is due or running (the workers have drained). Returns how long it took. */
-export async function waitForDrained(db: TestDatabase, timeoutMs: number): Promise<number> {
+/**
+ * Waits until no job (of the store, when given) is due or running: the workers have drained. Returns
+ * how long it took.
+ */
+export async function waitForDrained(db: TestDatabase, timeoutMs: number, storeId?: number): Promise<number> {
   const started = Date.now();
   let quietPolls = 0;
   await waitFor(
@@ -231,7 +234,8 @@ export async function waitForDrained(db: TestDatabase, timeoutMs: number): Promi
       const [row] = await db.query(
         `select count(*) filter (where state = 'running') as running,
            count(*) filter (where state = 'queued' and run_at <= now() + interval '1 second') as due
-         from jobs`,
+         from jobs where ($1::int is null or store_id = $1)`,
+        [storeId ?? null],
       );
       quietPolls = Number(row.running) === 0 && Number(row.due) === 0 ? quietPolls + 1 : 0;
       return quietPolls >= 3;

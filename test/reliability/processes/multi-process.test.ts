@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createDatabase, type TestDatabase } from "../helpers/database.ts";
-import { client, NetError, type Response, waitFor } from "../helpers/http.ts";
+import { client, type Response, waitFor } from "../helpers/http.ts";
 import { makePki, type Pki } from "../helpers/pki.ts";
 import { freePort, resetRateLimits, ServiceProcess } from "../helpers/processes.ts";
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
@@ -260,6 +260,5 @@ describe("several API and worker processes on one PostgreSQL and Redis", () => {
     t.diagnostic(
       `figures ${JSON.stringify({ heldJobs: held.length, takeoverMs: finishedAfterMs, leaseMs: LEASE_MS, drainMs, deliveriesAfterKill: multi.length - before, redelivered: multi.length - new Set(multi.map((r) => r.eventId)).size })}`,
     );
-    void NetError;
   });
 });
