@@ -1,3 +1,4 @@
+import type { AddressInfo } from "node:net";
 import { bootstrapDemoStore } from "./bootstrap.ts";
 import { loadConfigOrExit } from "./config.ts";
 import { createRuntime } from "./runtime.ts";
@@ -7,20 +8,7 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(config, { logger: { level: config.logLevel } });
   const { app, ctx, worker } = runtime;
 
-  const demo = config.bootstrap === "demo" ? await bootstrapDemoStore(ctx) : null;
-  await app.listen({ host: config.host, port: config.port });
-  const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
-  if (config.workers === "on") worker.start();
-
-  const lines = [`Stockroom is listening at ${base}/v2 (API reference: ${base}/docs)`];
-  lines.push(
-    `Storage: ${ctx.dbKind === "postgres" ? "PostgreSQL" : `embedded PGlite (${config.dataDir})`}; workers ${config.workers}`,
-  );
-  if (demo)
-    lines.push(`Demo store created (id ${demo.storeId}). Full-scope API key, shown once: ${demo.apiKey}`);
-  if (runtime.generatedAdminToken) lines.push(`Admin token, shown once: ${runtime.generatedAdminToken}`);
-  process.stdout.write(`\n${lines.join("\n")}\n\n`);
-
+  // Stop handlers first, so a signal during start-up still closes the database cleanly.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -29,6 +17,7 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => process.exit(1), 20_000);
     timer.unref();
     try {
+      // Stops taking requests, lets in-flight ones finish, hands back job leases, closes the database.
       await runtime.close();
       process.exit(0);
     } catch (error) {
@@ -38,6 +27,23 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+
+  const demo = config.bootstrap === "demo" ? await bootstrapDemoStore(ctx) : null;
+  await app.listen({ host: config.host, port: config.port });
+  if (stopping) return;
+  const { port } = app.server.address() as AddressInfo;
+  const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  if (config.workers === "on") worker.start();
+
+  const storage = ctx.dbKind === "postgres" ? "PostgreSQL" : `embedded PGlite (${config.dataDir})`;
+  const lines = [
+    `Stockroom is listening at ${base}/v2 (API reference: ${base}/docs, console: ${base}/console)`,
+    `Storage: ${storage}; workers ${config.workers}`,
+  ];
+  if (demo)
+    lines.push(`Demo store created (id ${demo.storeId}). Full-scope API key, shown once: ${demo.apiKey}`);
+  if (runtime.generatedAdminToken) lines.push(`Admin token, shown once: ${runtime.generatedAdminToken}`);
+  process.stdout.write(`\n${lines.join("\n")}\n\n`);
 }
 
 main().catch((error) => {

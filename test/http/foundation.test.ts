@@ -84,6 +84,8 @@ describe("authentication and scopes", () => {
     const res = await s.api.get("/v2/whoami");
     assert.equal(res.status, 402);
     assert.equal(res.body.error.code, "feature_not_enabled");
+    const log = await t.admin.get(`/admin/stores/${s.id}/request_log?status=402`);
+    assert.equal(log.body.data.length, 1, "a refused request of a known key is still logged against it");
     await t.admin.patch(`/admin/stores/${s.id}`, { api_access: true });
     assert.equal((await s.api.get("/v2/whoami")).status, 200);
   });

@@ -290,7 +290,7 @@ describe("stockroom CLI", () => {
     assert.equal(on.stdout, `API access for store ${storeId} (CLI Shop Renamed) is on.\n`);
     assert.equal((await api(secret, "/v2/whoami")).status, 200);
 
-    // The refused (402) call has no principal, so the log does not hold it.
+    // The refused (402) call came from a known key, so the log holds it too.
     const byKey = ["request-log", "--store", String(storeId), "--key", String(made.data.id)];
     const [log, only404, paged, all, since, table] = await Promise.all([
       json(...byKey),
@@ -304,6 +304,7 @@ describe("stockroom CLI", () => {
       log.data.map((r: any) => [r.method, r.path, r.status, r.key_id]),
       [
         ["GET", "/v2/whoami", 200, made.data.id],
+        ["GET", "/v2/whoami", 402, made.data.id],
         ["GET", "/v2/suppliers/999999", 404, made.data.id],
         ["GET", "/v2/whoami", 200, made.data.id],
       ],
@@ -329,12 +330,15 @@ describe("stockroom CLI", () => {
     const rest = await json(...byKey, "--limit", "2", "--cursor", paged.next_cursor);
     assert.deepEqual(
       rest.data.map((r: any) => [r.path, r.status]),
-      [["/v2/whoami", 200]],
+      [
+        ["/v2/suppliers/999999", 404],
+        ["/v2/whoami", 200],
+      ],
     );
     assert.deepEqual(all.data, log.data);
     assert.equal(all.next_cursor, null);
     assert.equal(all.has_more, false);
-    assert.equal(since.data.length, 3);
+    assert.equal(since.data.length, 4);
     assert.equal(table.code, 0);
     assert.match(table.stdout, /^TIME\s+STATUS\s+METHOD\s+PATH\s+KEY\s+MS\s+REQUEST ID$/m);
     assert.match(table.stdout, /\s200\s+GET\s+\/v2\/whoami\s/);

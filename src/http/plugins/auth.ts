@@ -10,7 +10,10 @@ const unauthorized = (message: string) => new AppError("unauthorized", message);
  * One indexed lookup (key hash joined to its store) per request. No cache: a revoked key or a store
  * whose API access was turned off must be refused on the very next request, in every process.
  */
-export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<Principal> {
+export async function authenticate(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<Principal & { apiAccess: boolean }> {
   if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized("The Authorization header must be `Bearer <key>`.");
@@ -43,13 +46,8 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   if (row.expires_at && row.expires_at.getTime() <= ctx.clock.now().getTime()) {
     throw unauthorized("The API key has expired.");
   }
-  if (!row.api_access) {
-    throw new AppError(
-      "feature_not_enabled",
-      "API access is turned off for this store; turn it on in the store's API settings.",
-    );
-  }
   return {
+    apiAccess: row.api_access,
     store: {
       id: row.store_id,
       name: row.store_name,
@@ -76,8 +74,15 @@ export function registerAuth(app: FastifyInstance): void {
   app.addHook("onRequest", async (request: FastifyRequest) => {
     const scope = request.routeOptions.config?.scope;
     if (!scope) return;
-    const principal = await authenticate(app.ctx, request.headers.authorization);
+    const { apiAccess, ...principal } = await authenticate(app.ctx, request.headers.authorization);
+    // Known key from here on: even a refused request is logged against it.
     request.principal = principal;
+    if (!apiAccess) {
+      throw new AppError(
+        "feature_not_enabled",
+        "API access is turned off for this store; turn it on in the store's API settings.",
+      );
+    }
     if (!keyHasScope(principal.key.scopes, scope)) {
       throw new AppError(
         "insufficient_scope",
