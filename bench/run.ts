@@ -257,9 +257,16 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
         continue;
       }
       log(`-- ${scenario.name}: ${scenario.title}`);
+      const quiet = await b.quiesce();
+      if (quiet.pending > 0)
+        log(`   waited ${quiet.seconds.toFixed(1)} s for ${quiet.pending} pending platform pushes of earlier scenarios`);
       const t0 = Date.now();
       try {
         const result = await scenario.run(b);
+        if (quiet.pending > 0)
+          result.notes.push(
+            `started after waiting ${quiet.seconds.toFixed(0)} s for ${quiet.pending} platform pushes queued by earlier scenarios to finish`,
+          );
         run.scenarios.push({ ...base, status: "ok", seconds: (Date.now() - t0) / 1000, ...result });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

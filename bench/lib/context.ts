@@ -131,6 +131,26 @@ export class Bench {
   }
 
   /**
+   * Waits until the store's platform pushes queued by earlier scenarios are done (the admin sync
+   * status shows none pending), so one scenario's background work is not measured in the next.
+   * Returns the seconds waited and how many were pending at first.
+   */
+  async quiesce(boundMs = this.quick ? 180_000 : 900_000): Promise<{ seconds: number; pending: number }> {
+    const t0 = Date.now();
+    const pendingNow = async () =>
+      (await this.admin.get<{ data: { counts: { pending: number } } }>(`/admin/stores/${this.storeId}/sync`)).data
+        .counts.pending;
+    const first = await pendingNow();
+    let pending = first;
+    while (pending > 0 && Date.now() - t0 < boundMs) {
+      await new Promise((r) => setTimeout(r, 500));
+      pending = await pendingNow();
+    }
+    if (pending > 0) this.log(`   ${pending} platform pushes still pending after ${boundMs / 1000} s; going on`);
+    return { seconds: (Date.now() - t0) / 1000, pending: first };
+  }
+
+  /**
    * Direct access to the service's database for bulk seeding and query plans, through the service's
    * own `openDatabase`. PostgreSQL: a second pool beside the running service. PGlite: one process
    * at a time can open the directory, so the service is stopped, the work done, and the service
