@@ -13,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
 import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/database.ts";
+import { explain } from "./lib/explain.ts";
 import { Api } from "./lib/http.ts";
 import { runLoad } from "./lib/load.ts";
 import { makePki, type Pki } from "./lib/pki.ts";
@@ -259,7 +260,9 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       log(`-- ${scenario.name}: ${scenario.title}`);
       const quiet = await b.quiesce();
       if (quiet.pending > 0)
-        log(`   waited ${quiet.seconds.toFixed(1)} s for ${quiet.pending} pending platform pushes of earlier scenarios`);
+        log(
+          `   waited ${quiet.seconds.toFixed(1)} s for ${quiet.pending} pending platform pushes of earlier scenarios`,
+        );
       const t0 = Date.now();
       try {
         const result = await scenario.run(b);
@@ -288,6 +291,22 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       run.ceilingEnd = await measureCeiling(ceiling, timing);
     }
     run.seedRetries = Api.retried500;
+    if (b.plans.length > 0 && !interrupted) {
+      log("-- query plans");
+      // Last, since on PGlite this stops the service (one process at a time opens its directory).
+      await b.direct(
+        async (db) => {
+          for (const p of b.plans) {
+            const scenario = run.scenarios.find((s) => s.name === p.scenario);
+            if (!scenario) continue;
+            const plan = await explain(db, p.build(db));
+            scenario.text = { ...scenario.text, [p.title]: plan };
+            if (p.check) scenario.targets.push(p.check(plan));
+          }
+        },
+        { restart: false },
+      );
+    }
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
     log(`   RUN FAILED: ${error instanceof Error ? error.stack : run.error}`);

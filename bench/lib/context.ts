@@ -1,3 +1,4 @@
+import type { Compilable } from "kysely";
 import type { Db } from "../../src/db/database.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import type { BenchDatabase, DbKind } from "./database.ts";
@@ -7,7 +8,7 @@ import type { LoadRequest, LoadResult, LoadSpec } from "./load-types.ts";
 import type { Pki } from "./pki.ts";
 import type { ChildServer } from "./process.ts";
 import type { Receivers } from "./receivers.ts";
-import type { Row } from "./types.ts";
+import type { Row, Target } from "./types.ts";
 
 export interface Timing {
   warmupSec: number;
@@ -46,6 +47,13 @@ export class Bench {
   readonly fixtures = new Map<string, Promise<unknown>>();
   routes = new Set<string>();
   receivers: Receivers | null = null;
+  /** Query plans to show, EXPLAINed together at the end of the run (one stop of a PGlite service). */
+  readonly plans: Array<{
+    scenario: string;
+    title: string;
+    build: (db: Db) => Compilable;
+    check?: (plan: string) => Target;
+  }> = [];
   /** The test CA the service trusts (NODE_EXTRA_CA_CERTS) and a certificate for the receivers. */
   pki!: Pki;
 
@@ -130,6 +138,16 @@ export class Bench {
     return row;
   }
 
+  /** Registers a query whose plan the report shows under `scenario` (see `plans`). */
+  plan(
+    scenario: string,
+    title: string,
+    build: (db: Db) => Compilable,
+    check?: (plan: string) => Target,
+  ): void {
+    this.plans.push({ scenario, title, build, check });
+  }
+
   /**
    * Waits until the store's platform pushes queued by earlier scenarios are done (the admin sync
    * status shows none pending), so one scenario's background work is not measured in the next.
@@ -138,15 +156,16 @@ export class Bench {
   async quiesce(boundMs = this.quick ? 180_000 : 900_000): Promise<{ seconds: number; pending: number }> {
     const t0 = Date.now();
     const pendingNow = async () =>
-      (await this.admin.get<{ data: { counts: { pending: number } } }>(`/admin/stores/${this.storeId}/sync`)).data
-        .counts.pending;
+      (await this.admin.get<{ data: { counts: { pending: number } } }>(`/admin/stores/${this.storeId}/sync`))
+        .data.counts.pending;
     const first = await pendingNow();
     let pending = first;
     while (pending > 0 && Date.now() - t0 < boundMs) {
       await new Promise((r) => setTimeout(r, 500));
       pending = await pendingNow();
     }
-    if (pending > 0) this.log(`   ${pending} platform pushes still pending after ${boundMs / 1000} s; going on`);
+    if (pending > 0)
+      this.log(`   ${pending} platform pushes still pending after ${boundMs / 1000} s; going on`);
     return { seconds: (Date.now() - t0) / 1000, pending: first };
   }
 
@@ -156,7 +175,7 @@ export class Bench {
    * at a time can open the directory, so the service is stopped, the work done, and the service
    * started again on the same data (same port, same keys).
    */
-  async direct<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  async direct<T>(fn: (db: Db) => Promise<T>, options: { restart?: boolean } = {}): Promise<T> {
     if (this.kind === "postgres") {
       const handle = await openDatabase({
         databaseUrl: this.database.databaseUrl,
@@ -175,7 +194,7 @@ export class Bench {
       return await fn(handle.db);
     } finally {
       await handle.close();
-      await this.service.start();
+      if (options.restart !== false) await this.service.start();
     }
   }
 }

@@ -47,6 +47,8 @@ export const adjustmentApply: Scenario = {
     const first = await drafts(b, n1, 0);
     const second = await drafts(b, n32, n1);
     const c1 = await b.load("c=1", { connections: 1, requests: applies(first), once: true });
+    // The c=1 applies' platform pushes finish before the c=32 run starts.
+    await b.quiesce();
     const c32 = await b.load("c=32", { connections: 32, requests: applies(second), once: true });
     return output({
       rows: [c1, c32],

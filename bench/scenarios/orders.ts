@@ -1,7 +1,6 @@
 import { orderRecordQuery } from "../../src/domain/purchase-orders/repository.ts";
 import { catalogFixture, suppliersFixture } from "../fixtures.ts";
 import type { Bench } from "../lib/context.ts";
-import { explain } from "../lib/explain.ts";
 import { mapLimit } from "../lib/http.ts";
 import type { LoadRequest } from "../lib/load-types.ts";
 import { cloneDraftOrders } from "../lib/orders-clone.ts";
@@ -76,6 +75,19 @@ export const orderGet: Scenario = {
   async run(b) {
     const ids = await bigOrdersFixture(b);
     const requests: LoadRequest[] = ids.map((id) => ({ method: "GET", path: `/v2/purchase_orders/${id}` }));
+    b.plan("order-get", "Query plan of GET /v2/purchase_orders/{id}: the order", (db) =>
+      orderRecordQuery(db, b.storeId).where("po.id", "in", [ids[0]]),
+    );
+    b.plan("order-get", "Query plan of GET /v2/purchase_orders/{id}: its lines", (db) =>
+      db
+        .selectFrom("purchase_order_lines")
+        .selectAll()
+        .where("store_id", "=", b.storeId)
+        .where("purchase_order_id", "in", [ids[0]])
+        .orderBy("purchase_order_id")
+        .orderBy("position")
+        .orderBy("id"),
+    );
     const c1 = await b.load("c=1", { connections: 1, requests });
     const c32 = await b.load("c=32", { connections: 32, requests });
     return output({
@@ -153,9 +165,10 @@ export const orderList: Scenario = {
     const c1 = await b.load("c=1", { connections: 1, requests });
     const c32 = await b.load("c=32", { connections: 32, requests });
     // The list's query, as listPurchaseOrders builds it for this filter (first page).
-    const plan = await b.direct((db) =>
-      explain(
-        db,
+    b.plan(
+      "order-list",
+      "Query plan of GET /v2/purchase_orders?supplier_id=&status=draft (first page)",
+      (db) =>
         orderRecordQuery(db, b.storeId)
           .where("po.archived", "=", false)
           .where("po.status", "in", ["draft"])
@@ -163,11 +176,9 @@ export const orderList: Scenario = {
           .orderBy("po.updated_at", "asc")
           .orderBy("po.id", "asc")
           .limit(51),
-      ),
     );
     return output({
       rows: [c1, c32],
-      text: { "Query plan of GET /v2/purchase_orders?supplier_id=&status=draft (first page)": plan },
       figures: {
         orders: total,
         "API-made": templateCount,

@@ -68,7 +68,11 @@ export const receipt: Scenario = {
     b.log(`   preparing ${o1 + o32} ordered ${LINES}-line orders`);
     const first = await receiptRequests(b, o1, perOrder, 0);
     const second = await receiptRequests(b, o32, perOrder, o1);
+    // mark_ordered pushed incoming stock for every order; let that finish, and the c=1 run's own
+    // pushes before the c=32 run, so each run carries only its own background work.
+    await b.quiesce();
     const c1 = await b.load("c=1", { connections: 1, requests: first, once: true });
+    await b.quiesce();
     const c32 = await b.load("c=32", { connections: 32, requests: second, once: true });
     const pg = b.kind === "postgres";
     return output({

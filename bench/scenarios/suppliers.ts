@@ -1,3 +1,4 @@
+import { supplierListQuery } from "../../src/domain/suppliers/repository.ts";
 import { suppliersFixture } from "../fixtures.ts";
 import type { LoadRequest } from "../lib/load-types.ts";
 import { output, type Scenario } from "./scenario.ts";
@@ -10,6 +11,9 @@ export const supplierGet: Scenario = {
   async run(b) {
     const { ids } = await suppliersFixture(b);
     const requests: LoadRequest[] = ids.map((id) => ({ method: "GET", path: `/v2/suppliers/${id}` }));
+    b.plan("supplier-get", "Query plan of GET /v2/suppliers/{id}", (db) =>
+      db.selectFrom("suppliers").selectAll().where("store_id", "=", b.storeId).where("id", "=", ids[0]),
+    );
     const c1 = await b.load("c=1", { connections: 1, requests });
     const c32 = await b.load("c=32", { connections: 32, requests });
     return output({ rows: [c1, c32], figures: { suppliers: ids.length } });
@@ -30,6 +34,12 @@ export const supplierList: Scenario = {
       paths.push(`/v2/suppliers?limit=250&cursor=${encodeURIComponent(page.next_cursor)}`);
     }
     const requests: LoadRequest[] = paths.map((path) => ({ method: "GET", path }));
+    b.plan("supplier-list", "Query plan of GET /v2/suppliers?limit=250 (first page)", (db) =>
+      supplierListQuery(db, b.storeId, "active")
+        .orderBy("s.updated_at", "asc")
+        .orderBy("s.id", "asc")
+        .limit(251),
+    );
     const c1 = await b.load("c=1", { connections: 1, requests });
     const c32 = await b.load("c=32", { connections: 32, requests });
     return output({ rows: [c1, c32], figures: { suppliers: ids.length, pages: paths.length } });

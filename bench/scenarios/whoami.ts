@@ -1,3 +1,4 @@
+import { hashSecret } from "../../src/domain/secrets.ts";
 import { output, type Scenario, target } from "./scenario.ts";
 
 /**
@@ -12,6 +13,14 @@ export const whoami: Scenario = {
   requires: ["GET /v2/whoami"],
   async run(b) {
     const requests = [{ method: "GET" as const, path: "/v2/whoami" }];
+    // The key lookup of src/http/plugins/auth.ts (same FROM, JOIN and WHERE; fewer columns shown).
+    b.plan("whoami", "Query plan of the key lookup every /v2 request makes", (db) =>
+      db
+        .selectFrom("api_keys as k")
+        .innerJoin("stores as s", "s.id", "k.store_id")
+        .select(["k.id as key_id", "k.scopes", "k.revoked_at", "s.id as store_id", "s.api_access"])
+        .where("k.key_hash", "=", hashSecret(b.key)),
+    );
     const c1 = await b.load("c=1", { connections: 1, requests });
     const c32 = await b.load("c=32", { connections: 32, requests });
     const pg = b.kind === "postgres";
