@@ -23,8 +23,50 @@ function makeAjv(coerce: boolean): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  // RFC 3339 allows a leap second (`23:59:60`) that a JavaScript Date cannot hold: a timestamp must also
+  // be one `new Date()` reads, or it would reach the database as an Invalid Date.
+  const dateTime = ajv.formats["date-time"] as { validate: (s: string) => boolean } | undefined;
+  if (dateTime && typeof dateTime.validate === "function") {
+    const base = dateTime.validate;
+    ajv.addFormat("date-time", {
+      ...dateTime,
+      validate: (s: string) => base(s) && Number.isFinite(Date.parse(s)),
+    });
+  }
   ajv.addKeyword({ keyword: "example" });
   return ajv;
+}
+
+/**
+ * Characters PostgreSQL cannot store: NUL (text and jsonb refuse it) and unpaired UTF-16 surrogates
+ * (jsonb refuses them; text would silently turn them into U+FFFD).
+ */
+const UNSTORABLE = /\u0000|\p{Cs}/u;
+
+/** JSON pointer of the first string (value or key) holding an unstorable character, or null. */
+function findUnstorable(data: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[data, ""]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop() as [unknown, string];
+    if (typeof value === "string") {
+      if (UNSTORABLE.test(value)) return path;
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => {
+        stack.push([item, `${path}/${i}`]);
+      });
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        const child = `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+        if (UNSTORABLE.test(key)) return child;
+        stack.push([item, child]);
+      }
+    }
+  }
+  return null;
+}
+
+function isJsonObject(data: unknown): boolean {
+  return data !== null && typeof data === "object" && !Array.isArray(data);
 }
 
 const bodyAjv = makeAjv(false);
@@ -32,7 +74,49 @@ const paramAjv = makeAjv(true);
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === "body" ? bodyAjv : paramAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = ajv.compile(schema as object);
+  // Body schemas without `type` let an absent body through (action calls; Fastify passes it as null or
+  // undefined): when a body is sent, it must still be a JSON object, never an array, a string or a number.
+  const shape = schema as { type?: unknown; properties?: unknown; additionalProperties?: unknown };
+  const objectOrAbsent =
+    httpPart === "body" &&
+    shape.type === undefined &&
+    (shape.properties !== undefined || shape.additionalProperties !== undefined);
+  const check = (data: unknown): boolean => {
+    if (objectOrAbsent && data !== undefined && data !== null && !isJsonObject(data)) {
+      check.errors = [
+        {
+          keyword: "type",
+          instancePath: "",
+          schemaPath: "#/type",
+          params: { type: "object" },
+          message: "must be object",
+        },
+      ];
+      return false;
+    }
+    if (!validate(data)) {
+      check.errors = validate.errors ?? null;
+      return false;
+    }
+    const unstorable = findUnstorable(data);
+    if (unstorable !== null) {
+      check.errors = [
+        {
+          keyword: "unstorableCharacter",
+          instancePath: unstorable,
+          schemaPath: "#",
+          params: {},
+          message: "must not contain NUL characters or unpaired surrogates",
+        },
+      ];
+      return false;
+    }
+    check.errors = null;
+    return true;
+  };
+  check.errors = null as ErrorObject[] | null;
+  return check as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 function joinPath(instancePath: string, extra?: string): string {
@@ -116,6 +200,13 @@ export function ajvErrorsToDetails(errors: ErrorObject[], part: string): ErrorDe
           field: joinPath(error.instancePath),
           code: "invalid_format",
           message: "has an invalid format",
+        };
+        break;
+      case "unstorableCharacter":
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "invalid_characters",
+          message: "must not contain NUL (\\u0000) characters or unpaired surrogates",
         };
         break;
       case "anyOf":
