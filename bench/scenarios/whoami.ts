@@ -41,6 +41,7 @@ export const whoami: Scenario = {
           "ms",
           pg ? c32.p99 < 20 : null,
         ),
+        target(2, "whoami p99 at 1 connection (printed beside it)", c1.p99, "ms", null),
       ],
     });
   },

@@ -82,7 +82,7 @@ test("npm run bench -- --quick --only whoami completes and writes valid JSON", {
       for (const field of ["p50", "p97_5", "p99", "durationSec"]) assert.equal(typeof row[field], "number");
       assert.ok(row.ratio > 0, "the ratio to the ceiling is reported");
     }
-    assert.equal(whoami.targets.length, 2);
+    assert.ok(whoami.targets.length >= 2);
     for (const t of whoami.targets) {
       assert.equal(t.issue, 2);
       assert.ok(t.met === null || typeof t.met === "boolean");
