@@ -2,8 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { getStore } from "../admin/stores.ts";
-import { loadPurchaseOrderDocument } from "../domain/documents/document-data.ts";
-import { renderPurchaseOrderPdf } from "../domain/documents/purchase-order-pdf.ts";
+import { PdfResponse, sendPurchaseOrderPdf } from "../http/pdf-response.ts";
 import { ErrorBody, Id } from "../http/schemas/common.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
@@ -28,10 +27,7 @@ export async function consoleAdminRoutes(instance: FastifyInstance): Promise<voi
           { additionalProperties: false },
         ),
         response: {
-          200: {
-            description: "The PDF document",
-            content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
-          },
+          200: PdfResponse,
           ...errors,
         },
       },
@@ -39,17 +35,7 @@ export async function consoleAdminRoutes(instance: FastifyInstance): Promise<voi
     async (request, reply) => {
       const { id, po_id } = request.params;
       await getStore(ctx.db, id);
-      const document = await loadPurchaseOrderDocument(ctx.db, id, po_id);
-      const receivingCopy = request.query.received === true;
-      const pdf = await renderPurchaseOrderPdf(document, { receivingCopy });
-      const filename = `${document.number}${receivingCopy ? "-receiving" : ""}.pdf`.replace(
-        /[^A-Za-z0-9._-]/g,
-        "_",
-      );
-      return reply
-        .type("application/pdf")
-        .header("content-disposition", `inline; filename="${filename}"`)
-        .send(pdf as never);
+      return sendPurchaseOrderPdf(reply, ctx.db, id, po_id, request.query.received === true);
     },
   );
 }

@@ -1,10 +1,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { loadPurchaseOrderDocument } from "../../domain/documents/document-data.ts";
-import { renderPurchaseOrderPdf } from "../../domain/documents/purchase-order-pdf.ts";
 import { sendPurchaseOrder } from "../../domain/documents/send.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
+import { PdfResponse, sendPurchaseOrderPdf } from "../pdf-response.ts";
 import { principalOf } from "../plugins/auth.ts";
 import { commonErrorResponses, DataOf, IdParam } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
@@ -29,27 +28,20 @@ export async function documentRoutes(instance: FastifyInstance): Promise<void> {
           { additionalProperties: false },
         ),
         response: {
-          200: {
-            description: "The PDF document",
-            content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
-          },
+          200: PdfResponse,
           ...commonErrorResponses,
         },
       },
     },
     async (request, reply) => {
       const { store } = principalOf(request);
-      const document = await loadPurchaseOrderDocument(app.ctx.db, store.id, request.params.id);
-      const receivingCopy = request.query.received === true;
-      const pdf = await renderPurchaseOrderPdf(document, { receivingCopy });
-      const filename = `${document.number}${receivingCopy ? "-receiving" : ""}.pdf`.replace(
-        /[^A-Za-z0-9._-]/g,
-        "_",
+      return sendPurchaseOrderPdf(
+        reply,
+        app.ctx.db,
+        store.id,
+        request.params.id,
+        request.query.received === true,
       );
-      return reply
-        .type("application/pdf")
-        .header("content-disposition", `inline; filename="${filename}"`)
-        .send(pdf as never);
     },
   );
 
