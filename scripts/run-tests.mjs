@@ -41,9 +41,18 @@ const unit = reliability ? [] : listTests("test/unit");
 const dbTests = dbDirs.flatMap(listTests);
 const pick = (files) => (only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files);
 
+// Tests whose subject is a process or a browser rather than SQL (they spawn servers, CLIs or Chromium)
+// run once: on PostgreSQL when it is available (production's database), else on PGlite. The
+// start-up test is about the embedded default, so it always runs on PGlite.
+const ONCE_ON_POSTGRES = ["test/integration/cli.test.ts", "test/integration/bench-quick.test.ts"];
+const ONCE_ON_PGLITE = ["test/integration/server-start.test.ts", "test/integration/console-browser.test.ts"];
+const withPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const onPglite = [...unit, ...dbTests].filter((f) => !(withPostgres && ONCE_ON_POSTGRES.includes(f)));
+const onPostgres = dbTests.filter((f) => !ONCE_ON_PGLITE.includes(f));
+
 let status = 0;
-status ||= run("unit + database tests on PGlite", pick([...unit, ...dbTests]), { TEST_DATABASE_URL: "" });
-if (process.env.TEST_DATABASE_URL) {
-  status = run("database tests on PostgreSQL", pick(dbTests), {}) || status;
+status ||= run("unit + database tests on PGlite", pick(onPglite), { TEST_DATABASE_URL: "" });
+if (withPostgres) {
+  status = run("database tests on PostgreSQL", pick(onPostgres), {}) || status;
 }
 process.exit(status);
