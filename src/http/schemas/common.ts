@@ -7,7 +7,11 @@ import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox
 
 /** `T | null`, written the OpenAPI 3.0 way (`nullable: true`) so validation errors stay one per field. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
-  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+  const copy: Record<string, unknown> = { ...schema, nullable: true };
+  // Ajv appends "null" to a `type` array in place when it compiles a nullable schema: a shared array
+  // (MoneyInput's) would make every later route accept null there, and the OpenAPI document say so.
+  if (Array.isArray(copy.type)) copy.type = [...copy.type];
+  return Type.Unsafe<Static<T> | null>(copy);
 }
 
 export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
