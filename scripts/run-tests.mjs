@@ -25,12 +25,12 @@ function listTests(dir) {
   });
 }
 
-function run(label, files, env) {
+function run(label, files, env, concurrency = 3) {
   if (files.length === 0) return 0;
   console.log(`\n# ${label}: ${files.length} files`);
   const result = spawnSync(
     process.execPath,
-    ["--import", "tsx", "--test", "--test-concurrency=3", "--test-reporter=spec", ...files],
+    ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...files],
     { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
   );
   return result.status ?? 1;
@@ -51,6 +51,19 @@ const onPglite = [...unit, ...dbTests].filter((f) => !(withPostgres && ONCE_ON_P
 const onPostgres = dbTests.filter((f) => !ONCE_ON_PGLITE.includes(f));
 
 let status = 0;
+if (reliability) {
+  // test/reliability/in-process (fuzz, tenancy) runs on PGlite and on PostgreSQL; the process tests
+  // (test/reliability/processes) spawn the service on a PostgreSQL database of their own, so they run in
+  // the PostgreSQL pass only, which always runs (default: the local server). One file at a time: the
+  // PostgreSQL restart test stops the whole server, so nothing else may use it meanwhile.
+  const postgres = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+  status ||= run("reliability tests on PGlite", pick(listTests("test/reliability/in-process")), {
+    TEST_DATABASE_URL: "",
+  });
+  status =
+    run("reliability tests on PostgreSQL", pick(dbTests), { TEST_DATABASE_URL: postgres }, 1) || status;
+  process.exit(status);
+}
 status ||= run("unit + database tests on PGlite", pick(onPglite), { TEST_DATABASE_URL: "" });
 if (withPostgres) {
   status = run("database tests on PostgreSQL", pick(onPostgres), {}) || status;
