@@ -23,7 +23,7 @@ interface Started {
 
 /** `npm start` as a newcomer runs it: the real entry point, with only DATA_DIR and PORT set. */
 async function startServer(dataDir: string, port: number): Promise<Started> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
   for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "BOOTSTRAP", "WORKERS", "TEST_DATABASE_URL"])
     delete env[name];
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
