@@ -34,7 +34,7 @@ const CLIENTS = 6;
 const VARIANTS = 8;
 const ORDERS = 3;
 /** Kills of the running service; after the last one it stays up so the writes can finish. */
-const KILLS = 6;
+const KILLS = 5;
 
 describe("crash safety: SIGKILL under write load (PostgreSQL)", () => {
   let pki: Pki;
@@ -159,13 +159,13 @@ describe("crash safety: SIGKILL under write load (PostgreSQL)", () => {
         }
       }
     };
-    // Kill the whole service (API and its workers) at random moments, 0.3 to 2.5 s after each restart,
+    // Kill the whole service (API and its workers) at random moments, 0.3 to 2 s after each restart,
     // and restart it at once; after the last kill it stays up so the writes can finish.
     let kills = 0;
     const writesAtKill: number[] = [];
     const chaos = (async () => {
       while (!done && kills < KILLS) {
-        await sleep(300 + Math.random() * 2200);
+        await sleep(300 + Math.random() * 1700);
         if (done) break;
         await server.kill("SIGKILL");
         kills++;

@@ -126,7 +126,7 @@ describe("dependencies failing (webhook receivers, the platform)", () => {
       assert.equal(d.status, "failed");
       assert.equal(d.status_code, null);
       assert.equal(d.error, "timeout");
-      assert.ok(d.duration_ms >= 9_500 && d.duration_ms <= 12_000, `hang attempt took ${d.duration_ms} ms`);
+      assert.ok(d.duration_ms >= 9_500 && d.duration_ms <= 15_000, `hang attempt took ${d.duration_ms} ms`);
     }
     const failing = await log("/bad/500");
     assert.ok(failing.length >= 3);
