@@ -41,6 +41,7 @@ function makeAjv(coerce: boolean): Ajv {
  * Characters PostgreSQL cannot store: NUL (text and jsonb refuse it) and unpaired UTF-16 surrogates
  * (jsonb refuses them; text would silently turn them into U+FFFD).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point
 const UNSTORABLE = /\u0000|\p{Cs}/u;
 
 /** JSON pointer of the first string (value or key) holding an unstorable character, or null. */
