@@ -259,16 +259,17 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       }
       log(`-- ${scenario.name}: ${scenario.title}`);
       const quiet = await b.quiesce();
-      if (quiet.pending > 0)
+      const waited = quiet.pending > 0 || quiet.seconds > 2;
+      if (waited)
         log(
-          `   waited ${quiet.seconds.toFixed(1)} s for ${quiet.pending} pending platform pushes of earlier scenarios`,
+          `   waited ${quiet.seconds.toFixed(1)} s for earlier scenarios' background work (${quiet.pending} pending pushes at first)`,
         );
       const t0 = Date.now();
       try {
         const result = await scenario.run(b);
-        if (quiet.pending > 0)
+        if (waited)
           result.notes.push(
-            `started after waiting ${quiet.seconds.toFixed(0)} s for ${quiet.pending} platform pushes queued by earlier scenarios to finish`,
+            `started after waiting ${quiet.seconds.toFixed(0)} s for earlier scenarios' background work (platform pushes, mirror sync) to finish`,
           );
         run.scenarios.push({ ...base, status: "ok", seconds: (Date.now() - t0) / 1000, ...result });
       } catch (error) {

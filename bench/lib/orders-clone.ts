@@ -44,6 +44,8 @@ export async function cloneDraftOrders(
   const ident = (c: string) => sql.ref(c);
   const chunk = 10_000;
   await db.transaction().execute(async (trx) => {
+    // Bulk statements run longer than the service's 30 s per-statement bound.
+    await sql`set local statement_timeout = 0`.execute(trx);
     const firstSeq = await nextSequentialIds(trx, storeId, count);
     const numbers = await takeOrderNumbers(trx, storeId, count);
     const src = sql`(select id, (row_number() over (order by id) - 1)::int as k
@@ -63,21 +65,28 @@ export async function cloneDraftOrders(
         join ${src} as src on src.k = g % ${t}::int
         join purchase_orders t on t.id = src.id`.execute(trx);
       const range = sql`o.store_id = ${storeId} and o.sequential_id between ${firstSeq + from}::int and ${firstSeq + to}::int`;
+      // The templates' lines and history rows are read once (a few hundred rows) and joined by
+      // template number, never looked up per copied order.
       await sql`
+        with tl as (
+          select src.k, l.* from ${src} as src
+          join purchase_order_lines l on l.store_id = ${storeId} and l.purchase_order_id = src.id)
         insert into purchase_order_lines (store_id, purchase_order_id, created_at, updated_at,
           ${sql.join(lineCols.map(ident))})
-        select o.store_id, o.id, o.created_at, o.updated_at, ${sql.join(lineCols.map((c) => sql`l.${sql.ref(c)}`))}
+        select o.store_id, o.id, o.created_at, o.updated_at, ${sql.join(lineCols.map((c) => sql`tl.${sql.ref(c)}`))}
         from purchase_orders o
-        join ${src} as src on src.k = (o.sequential_id - ${firstSeq}::int) % ${t}::int
-        join purchase_order_lines l on l.purchase_order_id = src.id
+        join tl on tl.k = (o.sequential_id - ${firstSeq}::int) % ${t}::int
         where ${range}`.execute(trx);
       await sql`
+        with th as (
+          select src.k, h.by_name, h.via from ${src} as src
+          join purchase_order_history h on h.store_id = ${storeId} and h.purchase_order_id = src.id
+            and h.type = 'created')
         insert into purchase_order_history (store_id, purchase_order_id, type, at, by_name, via, data)
-        select o.store_id, o.id, 'created', o.created_at, h.by_name, h.via,
+        select o.store_id, o.id, 'created', o.created_at, th.by_name, th.via,
           jsonb_build_object('number', o.number, 'status', o.status)
         from purchase_orders o
-        join ${src} as src on src.k = (o.sequential_id - ${firstSeq}::int) % ${t}::int
-        join purchase_order_history h on h.purchase_order_id = src.id and h.type = 'created'
+        join th on th.k = (o.sequential_id - ${firstSeq}::int) % ${t}::int
         where ${range}`.execute(trx);
     }
   });
