@@ -54,8 +54,14 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       // A statement stuck behind a lock or a dead server must not hang a request forever.
       statement_timeout: 30_000,
     });
-    // An idle client losing its server (a restart) must not crash the process; the pool replaces it.
+    // A client losing its server (a restart) must not crash the process. The pool listens only while a
+    // client is idle; a checked-out client (between the statements of a transaction) would emit an
+    // unhandled 'error'. Every client gets a listener for life: its pending query fails, the pool
+    // drops it on release, and the request answers 503.
     pool.on("error", () => {});
+    pool.on("connect", (client) => {
+      client.on("error", () => {});
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }
