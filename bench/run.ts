@@ -258,14 +258,14 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
         continue;
       }
       log(`-- ${scenario.name}: ${scenario.title}`);
-      const quiet = await b.quiesce();
-      const waited = quiet.pending > 0 || quiet.seconds > 2;
-      if (waited)
-        log(
-          `   waited ${quiet.seconds.toFixed(1)} s for earlier scenarios' background work (${quiet.pending} pending pushes at first)`,
-        );
       const t0 = Date.now();
       try {
+        const quiet = await b.quiesce();
+        const waited = quiet.pending > 0 || quiet.seconds > 2;
+        if (waited)
+          log(
+            `   waited ${quiet.seconds.toFixed(1)} s for earlier scenarios' background work (${quiet.pending} pending pushes at first)`,
+          );
         const result = await scenario.run(b);
         if (waited)
           result.notes.push(

@@ -21,16 +21,31 @@ export class Api {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<Reply<T>> {
-    const res = await fetch(`${this.origin}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.token}`,
-        ...(body !== undefined ? { "content-type": "application/json" } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(300_000),
-    });
+    const send = () =>
+      fetch(`${this.origin}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(300_000),
+      });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (error) {
+      // A keep-alive socket the server closed just as it was reused: a GET is sent again (a write
+      // is not, since it may have run).
+      if (method !== "GET") throw withCause(error, method, path);
+      await new Promise((r) => setTimeout(r, 500));
+      try {
+        res = await send();
+      } catch (again) {
+        throw withCause(again, method, path);
+      }
+    }
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get("content-type") ?? "").includes("application/json") && text !== "") {
@@ -67,6 +82,11 @@ export class Api {
     this.ok<T>("POST", path, body, [200, 201, 202], headers);
   patch = <T = any>(path: string, body?: unknown) => this.ok<T>("PATCH", path, body, [200]);
   put = <T = any>(path: string, body?: unknown) => this.ok<T>("PUT", path, body, [200]);
+}
+
+function withCause(error: unknown, method: string, path: string): Error {
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return new Error(`${method} ${path}: ${error instanceof Error ? error.message : String(error)}${cause}`);
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
