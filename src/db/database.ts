@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect.ts";
@@ -70,6 +69,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     dataDir = path.join(options.dataDir, "pglite");
     fs.mkdirSync(dataDir, { recursive: true });
   }
+  // Loaded only when used: the embedded engine costs ~45 MB of memory a PostgreSQL deployment never needs.
+  const { PGlite } = await import("@electric-sql/pglite");
   const pglite = new PGlite({
     dataDir,
     parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },

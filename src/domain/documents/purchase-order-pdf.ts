@@ -1,4 +1,4 @@
-import PDFDocument from "pdfkit";
+import type PDFDocument from "pdfkit";
 import { FONT_BOLD, FONT_REGULAR, registerDocumentFonts } from "./fonts.ts";
 import type {
   AddressView,
@@ -18,6 +18,13 @@ import type {
  */
 
 type Pdf = InstanceType<typeof PDFDocument>;
+
+let pdfkit: typeof PDFDocument | undefined;
+/** pdfkit is loaded on the first document, not at start: ~20 MB an API process may never need. */
+async function loadPdfkit(): Promise<typeof PDFDocument> {
+  pdfkit ??= (await import("pdfkit")).default;
+  return pdfkit;
+}
 
 export interface RenderOptions {
   readonly receivingCopy: boolean;
@@ -42,7 +49,7 @@ export async function renderPurchaseOrderPdf(
 ): Promise<Buffer> {
   const title = `Purchase order ${doc.number}`;
   const stamp = parseTimestamp(doc.updated_at ?? doc.created_at);
-  const pdf = new PDFDocument({
+  const pdf = new (await loadPdfkit())({
     size: PAGE.size,
     margins: { top: PAGE.top, bottom: PAGE.bottom, left: PAGE.left, right: PAGE.right },
     bufferPages: true,
