@@ -125,6 +125,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
   Api.retried500 = 0;
   const started: Array<{ stop(): Promise<void> }> = [];
   let bench: Bench | null = null;
+  let service: ChildServer | null = null;
   const cleanup = async () => {
     await bench?.receivers?.stop().catch(() => {});
     for (const s of started.reverse()) await s.stop().catch(() => {});
@@ -134,7 +135,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
   try {
     mkdirSync(RESULTS, { recursive: true });
     const servicePort = await freePort();
-    const service = new ChildServer(
+    service = new ChildServer(
       "service",
       path.join(ROOT, "src", "server.ts"),
       {
@@ -273,7 +274,8 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
           );
         run.scenarios.push({ ...base, status: "ok", seconds: (Date.now() - t0) / 1000, ...result });
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const gone = service.unexpectedExit();
+        const message = `${error instanceof Error ? error.message : String(error)}${gone ? ` (${gone})` : ""}`;
         log(`   FAILED: ${error instanceof Error ? error.stack : message}`);
         run.scenarios.push({
           ...base,
@@ -310,6 +312,8 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     }
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
+    const gone = service?.unexpectedExit();
+    if (gone) run.error = `${run.error} (${gone})`;
     log(`   RUN FAILED: ${error instanceof Error ? error.stack : run.error}`);
   } finally {
     await cleanup();

@@ -35,6 +35,8 @@ export class ChildServer {
   private child: ChildProcess | null = null;
   private exited: Promise<number | null> = Promise.resolve(null);
   private exitCode: number | null | undefined = undefined;
+  private exitSignal: NodeJS.Signals | null = null;
+  private stopping = false;
 
   constructor(
     readonly name: string,
@@ -60,11 +62,14 @@ export class ChildServer {
     });
     this.child = child;
     this.exitCode = undefined;
+    this.exitSignal = null;
+    this.stopping = false;
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     this.exited = new Promise((resolve) =>
-      child.once("exit", (code) => {
+      child.once("exit", (code, signal) => {
         this.exitCode = code;
+        this.exitSignal = signal;
         resolve(code);
       }),
     );
@@ -93,11 +98,18 @@ export class ChildServer {
   async stop(timeoutMs = 30_000): Promise<void> {
     const child = this.child;
     if (!child || this.exitCode !== undefined) return;
+    this.stopping = true;
     child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     await this.exited;
     clearTimeout(timer);
     this.child = null;
+  }
+
+  /** Why the process is gone, when it ended without being asked to (null while it runs). */
+  unexpectedExit(): string | null {
+    if (this.exitCode === undefined || this.stopping) return null;
+    return `the ${this.name} process exited by itself (code ${this.exitCode}, signal ${this.exitSignal ?? "none"}); see ${this.logFile}`;
   }
 
   /** Resident memory now, bytes. */
