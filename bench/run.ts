@@ -120,9 +120,11 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     ceiling: [],
     ceilingEnd: [],
     seedRetries: 0,
+    unavailableRetries: 0,
     scenarios: [],
   };
   Api.retried500 = 0;
+  Api.unavailable503 = 0;
   const started: Array<{ stop(): Promise<void> }> = [];
   let bench: Bench | null = null;
   let service: ChildServer | null = null;
@@ -294,6 +296,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       run.ceilingEnd = await measureCeiling(ceiling, timing);
     }
     run.seedRetries = Api.retried500;
+    run.unavailableRetries = Api.unavailable503;
     if (b.plans.length > 0 && !interrupted) {
       log("-- query plans");
       // Last, since on PGlite this stops the service (one process at a time opens its directory).

@@ -9,6 +9,8 @@ export interface Reply<T = any> {
 export class Api {
   /** Seeding calls that answered 500 and were retried (reported in the output). */
   static retried500 = 0;
+  /** Reads that answered 503 (database unavailable) and were retried (reported in the output). */
+  static unavailable503 = 0;
 
   constructor(
     readonly origin: string,
@@ -68,6 +70,13 @@ export class Api {
     for (let attempt = 1; reply.status === 500 && attempt <= 3; attempt++) {
       Api.retried500++;
       await new Promise((r) => setTimeout(r, 200 * attempt));
+      reply = await this.call<T>(method, path, body, headers);
+    }
+    // 503: the service lost its database for a moment (on a shared server, someone restarted it); a
+    // read waits for it to come back, up to a minute, and the run reports that it happened.
+    for (let attempt = 1; reply.status === 503 && method === "GET" && attempt <= 60; attempt++) {
+      Api.unavailable503++;
+      await new Promise((r) => setTimeout(r, 1000));
       reply = await this.call<T>(method, path, body, headers);
     }
     if (!expect.includes(reply.status)) {

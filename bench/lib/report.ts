@@ -71,6 +71,10 @@ export function formatRun(run: DbRun): string {
       out.push(`${pad("", 2)}${scenario.name}: ${figures.map(([k, v]) => `${k} ${v ?? "—"}`).join(", ")}`);
   }
   for (const row of run.ceilingEnd) out.push(rowLine(`ceiling again at the end (${row.label})`, row));
+  if (run.unavailableRetries > 0)
+    out.push(
+      `   the service answered 503 (database unavailable) ${run.unavailableRetries} time(s); the bench waited for it`,
+    );
   if (run.seedRetries > 0)
     out.push(`   ${run.seedRetries} seeding call(s) answered 500 and were retried (see the service log)`);
   const targets = run.scenarios.flatMap((s) => (s.status === "ok" ? s.targets : []));

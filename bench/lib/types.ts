@@ -56,6 +56,8 @@ export interface DbRun {
   ceilingEnd: Row[];
   /** Seeding calls that answered 500 and were retried. */
   seedRetries: number;
+  /** Reads that answered 503 (the service's database briefly unavailable) and were retried. */
+  unavailableRetries: number;
   scenarios: ScenarioResult[];
   error?: string;
 }
