@@ -11,12 +11,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { makePki, type Pki } from "../test/helpers/pki.ts";
 import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
 import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/database.ts";
 import { explain } from "./lib/explain.ts";
 import { Api } from "./lib/http.ts";
 import { runLoad } from "./lib/load.ts";
-import { makePki, type Pki } from "./lib/pki.ts";
 import { ChildServer, freePort } from "./lib/process.ts";
 import { formatHeader, formatRun } from "./lib/report.ts";
 import type { BenchReport, DbRun, Row, ScenarioResult } from "./lib/types.ts";
@@ -329,7 +329,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const pkiDir = mkdtempSync(path.join(os.tmpdir(), "stockroom-bench-pki-"));
   cleanups.push(async () => rmSync(pkiDir, { recursive: true, force: true }));
-  const pki = makePki(pkiDir);
+  const pki = makePki({ dir: pkiDir, subjectAltNames: ["IP:127.0.0.2", "DNS:localhost"] });
   const cpus = os.cpus();
   const report: BenchReport = {
     generatedAt: new Date().toISOString(),

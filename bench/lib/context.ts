@@ -1,11 +1,11 @@
 import type { Compilable } from "kysely";
 import type { Db } from "../../src/db/database.ts";
 import { openDatabase } from "../../src/db/database.ts";
+import type { Pki } from "../../test/helpers/pki.ts";
 import type { BenchDatabase, DbKind } from "./database.ts";
 import { Api } from "./http.ts";
 import { runLoad } from "./load.ts";
 import type { LoadRequest, LoadResult, LoadSpec } from "./load-types.ts";
-import type { Pki } from "./pki.ts";
 import type { ChildServer } from "./process.ts";
 import type { Receivers } from "./receivers.ts";
 import type { Row, Target } from "./types.ts";

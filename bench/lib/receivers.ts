@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { Pki } from "./pki.ts";
+import type { Pki } from "../../test/helpers/pki.ts";
 import type { ReceiverStats } from "./receivers-child.ts";
 
 const CHILD = fileURLToPath(new URL("./receivers-child.ts", import.meta.url));

@@ -6,9 +6,8 @@
  * 30-day purge; and the address guard at creation and at delivery time (WEBHOOK_ALLOW_PRIVATE=false).
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -23,65 +22,9 @@ import { foundationModule } from "../../src/modules/foundation.ts";
 import { suppliersModule } from "../../src/modules/suppliers.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { makePki, type Pki } from "../helpers/pki.ts";
 
 // --- A test CA, a receiver, and a verifier written here (not the service's own) -----------------
-
-interface Pki {
-  ca: string;
-  key: string;
-  cert: string;
-}
-
-function makePki(): Pki {
-  const dir = mkdtempSync(path.join(tmpdir(), "stockroom-webhook-delivery-pki-"));
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  try {
-    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    openssl(
-      "req",
-      "-x509",
-      ...ec,
-      "-keyout",
-      "ca.key",
-      "-out",
-      "ca.crt",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=Stockroom Delivery Test CA",
-      "-addext",
-      "basicConstraints=critical,CA:TRUE",
-      "-addext",
-      "keyUsage=critical,keyCertSign,cRLSign",
-    );
-    openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=hooks.test");
-    writeFileSync(
-      path.join(dir, "server.ext"),
-      "subjectAltName=DNS:hooks.test,DNS:rebind.test,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    );
-    openssl(
-      "x509",
-      "-req",
-      "-in",
-      "server.csr",
-      "-CA",
-      "ca.crt",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      "server.crt",
-      "-days",
-      "2",
-      "-extfile",
-      "server.ext",
-    );
-    const read = (name: string) => readFileSync(path.join(dir, name), "utf8");
-    return { ca: read("ca.crt"), key: read("server.key"), cert: read("server.crt") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 interface Received {
   method: string;
@@ -176,7 +119,7 @@ describe("webhook delivery", () => {
   const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
 
   before(async () => {
-    pki = makePki();
+    pki = makePki({ subjectAltNames: ["DNS:hooks.test", "DNS:rebind.test", "IP:127.0.0.1"] });
     receiver = await startReceiver(pki);
     outbox = mkdtempSync(path.join(tmpdir(), "stockroom-webhook-outbox-"));
     t = await startTestApp({
@@ -196,6 +139,7 @@ describe("webhook delivery", () => {
     await t.close();
     await receiver.close();
     rmSync(outbox, { recursive: true, force: true });
+    pki.dispose();
   });
 
   const url = (p: string) => `https://hooks.test:${receiver.port}${p}`;
@@ -772,7 +716,7 @@ describe("webhook address guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
   };
 
   before(async () => {
-    pki = makePki();
+    pki = makePki({ subjectAltNames: ["DNS:hooks.test", "DNS:rebind.test", "IP:127.0.0.1"] });
     receiver = await startReceiver(pki);
     t = await startTestApp({
       env: { WEBHOOK_ALLOW_PRIVATE: "false", PUBLIC_HOSTNAMES: "api.stockroom.test" },
@@ -787,6 +731,7 @@ describe("webhook address guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
   after(async () => {
     await t.close();
     await receiver.close();
+    pki.dispose();
   });
 
   test("refused at creation: private, loopback, link-local, mapped and NAT64 forms, http, names", async () => {

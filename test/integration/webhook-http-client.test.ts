@@ -5,13 +5,9 @@
  * time, which is what DNS rebinding looks like to the sender.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { TLSSocket } from "node:tls";
 import {
@@ -19,64 +15,7 @@ import {
   type WebhookSender,
   type WebhookSenderOptions,
 } from "../../src/domain/webhooks/http-client.ts";
-
-interface Pki {
-  ca: string;
-  key: string;
-  cert: string;
-}
-
-/** A CA and a server certificate for hooks.test, localhost and 127.0.0.1. */
-function makePki(): Pki {
-  const dir = mkdtempSync(path.join(tmpdir(), "stockroom-webhook-pki-"));
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  try {
-    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    openssl(
-      "req",
-      "-x509",
-      ...ec,
-      "-keyout",
-      "ca.key",
-      "-out",
-      "ca.crt",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=Stockroom Test CA",
-      "-addext",
-      "basicConstraints=critical,CA:TRUE",
-      "-addext",
-      "keyUsage=critical,keyCertSign,cRLSign",
-    );
-    openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=hooks.test");
-    writeFileSync(
-      path.join(dir, "server.ext"),
-      "subjectAltName=DNS:hooks.test,DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    );
-    openssl(
-      "x509",
-      "-req",
-      "-in",
-      "server.csr",
-      "-CA",
-      "ca.crt",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      "server.crt",
-      "-days",
-      "2",
-      "-extfile",
-      "server.ext",
-    );
-    const read = (name: string) => readFileSync(path.join(dir, name), "utf8");
-    return { ca: read("ca.crt"), key: read("server.key"), cert: read("server.crt") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { makePki, type Pki } from "../helpers/pki.ts";
 
 interface Received {
   method: string;
@@ -141,10 +80,11 @@ describe("webhook sender", () => {
   const cleanups: Array<() => Promise<void>> = [];
 
   before(() => {
-    pki = makePki();
+    pki = makePki({ subjectAltNames: ["DNS:hooks.test", "DNS:localhost", "IP:127.0.0.1"] });
   });
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
+    pki.dispose();
   });
 
   async function receiver(respond: Respond): Promise<Receiver> {

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { Pki } from "./pki.ts";
+import type { Pki } from "../../helpers/pki.ts";
 
 export interface Received {
   path: string;

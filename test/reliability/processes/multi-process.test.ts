@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { makePki, type Pki } from "../../helpers/pki.ts";
 import { createDatabase, type TestDatabase } from "../helpers/database.ts";
 import { client, type Response, waitFor } from "../helpers/http.ts";
-import { makePki, type Pki } from "../helpers/pki.ts";
 import { freePort, resetRateLimits, ServiceProcess } from "../helpers/processes.ts";
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import {

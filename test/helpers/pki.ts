@@ -1,7 +1,7 @@
 /**
- * A throwaway certificate authority and a server certificate for `localhost` / 127.0.0.1, made with
- * openssl. The CA file is what a spawned service gets as NODE_EXTRA_CA_CERTS, so its webhook
- * deliveries trust the test receiver exactly as they would trust a real one.
+ * A throwaway certificate authority and one server certificate, made with openssl, for tests and the
+ * benchmark that need real HTTPS receivers. `caFile` is what a spawned service gets as
+ * NODE_EXTRA_CA_CERTS; `ca` is the same PEM for an in-process sender.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,15 +11,24 @@ import path from "node:path";
 export interface Pki {
   /** Directory holding the files; removed by `dispose`. */
   dir: string;
-  /** Path of the CA certificate (PEM), for NODE_EXTRA_CA_CERTS. */
+  /** Path of the CA certificate (PEM). */
   caFile: string;
+  ca: string;
   key: string;
   cert: string;
   dispose(): void;
 }
 
-export function makePki(): Pki {
-  const dir = mkdtempSync(path.join(tmpdir(), "stockroom-reliability-pki-"));
+export interface PkiOptions {
+  /** The server certificate's names: `DNS:…` and `IP:…` entries (default localhost and 127.0.0.1). */
+  subjectAltNames?: string[];
+  /** Where to make the files (default a new temporary directory). */
+  dir?: string;
+}
+
+export function makePki(options: PkiOptions = {}): Pki {
+  const names = options.subjectAltNames ?? ["DNS:localhost", "IP:127.0.0.1"];
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), "stockroom-test-pki-"));
   const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
   openssl(
@@ -33,16 +42,17 @@ export function makePki(): Pki {
     "-days",
     "2",
     "-subj",
-    "/CN=Stockroom Reliability Test CA",
+    "/CN=Stockroom Test CA",
     "-addext",
     "basicConstraints=critical,CA:TRUE",
     "-addext",
     "keyUsage=critical,keyCertSign,cRLSign",
   );
-  openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost");
+  const commonName = names[0].replace(/^(DNS|IP):/, "");
+  openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", `/CN=${commonName}`);
   writeFileSync(
     path.join(dir, "server.ext"),
-    "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    `subjectAltName=${names.join(",")}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
   );
   openssl(
     "x509",
@@ -65,6 +75,7 @@ export function makePki(): Pki {
   return {
     dir,
     caFile: path.join(dir, "ca.crt"),
+    ca: read("ca.crt"),
     key: read("server.key"),
     cert: read("server.crt"),
     dispose: () => rmSync(dir, { recursive: true, force: true }),
