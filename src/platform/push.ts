@@ -16,11 +16,21 @@ import { requestCatalogSync } from "./sync-jobs.ts";
 
 /**
  * The stock push worker (decisions §7). A `platform.push` job carries the movements one stock-moving
- * record wrote; each movement goes to the platform as one ledger document whose idempotency key is
- * derived from the movement id, and is acknowledged (pushed_at) right after the platform answered.
- * A worker that dies between the push and the acknowledgement leaves the movement unacknowledged;
- * the retry pushes it again with the same key and the platform answers the first result without
+ * record wrote. They go to the platform as few ledger documents as the platform allows: consecutive
+ * movements with the same reason make one document of at most MAX_DOCUMENT_CHANGES quantity changes,
+ * whose idempotency key is derived from the movement ids it carries, and each document's movements are
+ * acknowledged (pushed_at) together, in one transaction, right after the platform answered. A 200-line
+ * adjustment is one platform call and one acknowledgement, not 200 of each.
+ *
+ * A worker that dies between a push and its acknowledgement leaves that document's movements
+ * unacknowledged; the retry cuts the same document again (documents are cut greedily from the first
+ * unacknowledged movement, and earlier documents were acknowledged whole, so the retry starts on a
+ * document boundary) and sends it with the same key, and the platform answers the first result without
  * moving stock again.
+ *
+ * Jobs queued before documents were grouped (no `grouped` flag in the payload) push one movement per
+ * document under the per-movement key they may already have used, so an upgrade in the middle of a
+ * push never moves stock twice.
  *
  * platform_sync of the record: pending while anything is unacknowledged; synced once every movement
  * of the record is; failed after a permanent refusal or after the 6th attempt (backoff 10 s, 30 s,
@@ -30,26 +40,45 @@ import { requestCatalogSync } from "./sync-jobs.ts";
 export const PUSH_MAX_ATTEMPTS = 6;
 export const PUSH_RETRY_DELAYS_MS = [10_000, 30_000, 120_000, 600_000, 3_600_000] as const;
 
-/** Fault injection for tests: runs after the platform accepted a movement, before it is acknowledged. */
-export const pushTestHooks: { afterPush: ((movementId: number) => void | Promise<void>) | null } = {
+/**
+ * Quantity changes per platform document. Shopify's inventoryAdjustQuantities takes 250 changes a
+ * call; a movement is at most three changes (available, on_hand alone, incoming).
+ */
+export const MAX_DOCUMENT_CHANGES = 250;
+
+/** Fault injection for tests: runs after the platform accepted a document, before it is acknowledged. */
+export const pushTestHooks: { afterPush: ((movementIds: number[]) => void | Promise<void>) | null } = {
   afterPush: null,
 };
 
 type Movement = Selectable<StockMovementsTable>;
 
-interface PushPayload {
+export interface PushPayload {
   store_id: number;
   subject_type: SyncSubjectType;
   subject_id: number;
   movement_ids: number[];
+  /** Set on every job queued since documents carry several movements (absent: one per document). */
+  grouped: boolean;
 }
 
+/** The key of a document of one movement (also every document of a job queued before grouping). */
 export function movementIdempotencyKey(storeId: number, movementId: number): string {
   return `stockroom-${storeId}-movement-${movementId}`;
 }
 
-/** One movement as one platform ledger document. */
-export function adjustmentFor(movement: Movement): InventoryAdjustment {
+/**
+ * The key of a document: its movements' ids, first, last and count. Documents are runs of one
+ * record's sorted movement ids and records never share movements, so no two documents share a key.
+ */
+export function documentIdempotencyKey(storeId: number, movementIds: readonly number[]): string {
+  if (movementIds.length === 1) return movementIdempotencyKey(storeId, movementIds[0]);
+  const first = movementIds[0];
+  const last = movementIds[movementIds.length - 1];
+  return `stockroom-${storeId}-movements-${first}-${last}-${movementIds.length}`;
+}
+
+function changesOf(movement: Movement): InventoryQuantityChange[] {
   const changes: InventoryQuantityChange[] = [];
   const at = { inventoryItemId: movement.inventory_item_id, locationId: movement.location_id };
   if (movement.available_delta !== 0)
@@ -58,22 +87,55 @@ export function adjustmentFor(movement: Movement): InventoryAdjustment {
   if (onHandOnly !== 0) changes.push({ name: "on_hand", ...at, delta: onHandOnly });
   if (movement.incoming_delta !== 0)
     changes.push({ name: "incoming", ...at, delta: movement.incoming_delta });
+  return changes;
+}
+
+/** Movements (sorted by id) as one platform ledger document. */
+export function documentFor(movements: readonly Movement[]): InventoryAdjustment {
+  const first = movements[0];
   return {
-    idempotencyKey: movementIdempotencyKey(movement.store_id, movement.id),
-    reason: movement.reason,
-    referenceDocumentUri: movement.reference,
-    changes,
-    itemCosts:
-      movement.unit_cost !== null
-        ? [
-            {
-              inventoryItemId: movement.inventory_item_id,
-              unitCost: movement.unit_cost,
-              currency: movement.unit_cost_currency,
-            },
-          ]
+    idempotencyKey: documentIdempotencyKey(
+      first.store_id,
+      movements.map((m) => m.id),
+    ),
+    reason: first.reason,
+    referenceDocumentUri: first.reference,
+    changes: movements.flatMap(changesOf),
+    itemCosts: movements.flatMap((m) =>
+      m.unit_cost !== null
+        ? [{ inventoryItemId: m.inventory_item_id, unitCost: m.unit_cost, currency: m.unit_cost_currency }]
         : [],
+    ),
   };
+}
+
+/**
+ * Cuts movements (sorted by id) into documents, greedily from the first: a new document starts where
+ * the reason or reference changes or the next movement would take it over MAX_DOCUMENT_CHANGES.
+ */
+export function cutDocuments(movements: readonly Movement[], grouped = true): Movement[][] {
+  const documents: Movement[][] = [];
+  let current: Movement[] = [];
+  let changes = 0;
+  for (const movement of movements) {
+    const size = Math.max(1, changesOf(movement).length);
+    const head = current[0];
+    const fits =
+      grouped &&
+      head !== undefined &&
+      head.reason === movement.reason &&
+      head.reference === movement.reference &&
+      changes + size <= MAX_DOCUMENT_CHANGES;
+    if (!fits && current.length > 0) {
+      documents.push(current);
+      current = [];
+      changes = 0;
+    }
+    current.push(movement);
+    changes += size;
+  }
+  if (current.length > 0) documents.push(current);
+  return documents;
 }
 
 function payloadOf(job: { payload: Record<string, unknown> }): PushPayload {
@@ -83,10 +145,11 @@ function payloadOf(job: { payload: Record<string, unknown> }): PushPayload {
     subject_type: p.subject_type,
     subject_id: Number(p.subject_id),
     movement_ids: (p.movement_ids ?? []).map(Number),
+    grouped: p.grouped === true,
   };
 }
 
-/** Pushes the job's unacknowledged movements, acknowledging each one as the platform accepts it. */
+/** Pushes the job's unacknowledged movements, acknowledging each document as the platform accepts it. */
 export async function pushMovements(ctx: AppContext, payload: PushPayload): Promise<void> {
   const storeId = payload.store_id;
   if (payload.movement_ids.length === 0) return;
@@ -101,20 +164,23 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
   if (movements.length === 0) return;
   const connector = await connectorForStore(ctx, ctx.db, storeId);
   let costsPushed = false;
-  for (const movement of movements) {
-    const result = await connector.adjustInventory(adjustmentFor(movement));
-    await pushTestHooks.afterPush?.(movement.id);
+  for (const document of cutDocuments(movements, payload.grouped)) {
+    const result = await connector.adjustInventory(documentFor(document));
+    const ids = document.map((m) => m.id);
+    await pushTestHooks.afterPush?.(ids);
     await ctx.db.transaction().execute(async (trx) => {
       const acked = await trx
         .updateTable("stock_movements")
         .set({ pushed_at: ctx.clock.now() })
-        .where("id", "=", movement.id)
+        .where("store_id", "=", storeId)
+        .where("id", "in", ids)
         .where("pushed_at", "is", null)
         .returning("id")
-        .executeTakeFirst();
-      if (!acked) return;
-      if (movement.unit_cost !== null && !costsPushed) {
-        // The item's new unit cost comes back into the mirror's variant through the sync.
+        .execute();
+      // Another worker holding the same job (its lease ran out) acknowledged the document first.
+      if (acked.length === 0) return;
+      if (!costsPushed && document.some((m) => m.unit_cost !== null)) {
+        // The items' new unit costs come back into the mirror's variants through the sync.
         costsPushed = true;
         await requestCatalogSync(ctx, trx, storeId);
       }
@@ -122,7 +188,7 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
         ctx,
         trx,
         storeId,
-        [{ inventoryItemId: movement.inventory_item_id, locationId: movement.location_id }],
+        document.map((m) => ({ inventoryItemId: m.inventory_item_id, locationId: m.location_id })),
         result.levels,
       );
     });

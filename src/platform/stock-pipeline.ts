@@ -28,8 +28,9 @@ export const PUSH_JOB = "platform.push";
 /**
  * The one place stock moves. Writes the movements (a signed ledger, never edited), marks the owning
  * record's platform_sync pending, and enqueues the push, all in the caller's transaction: the record is
- * final at once and the platform is told afterwards. The push job (platform module) sends each
- * movement with its id as idempotency key, so a retried push never moves platform stock twice.
+ * final at once and the platform is told afterwards. The push job (platform/push.ts) sends them in
+ * as few ledger documents as it can, each keyed by its movement ids, so a retried push never moves
+ * platform stock twice.
  * Movements with every delta zero and no unit cost are dropped.
  *
  * The mirror's inventory levels of the moved items change in the same transaction (a level is the
@@ -95,6 +96,7 @@ export async function recordStockMovements(
       subject_type: input.subjectType,
       subject_id: input.subjectId,
       movement_ids: inserted.map((r) => r.id),
+      grouped: true,
     },
     { storeId: input.storeId, maxAttempts: 6 },
   );

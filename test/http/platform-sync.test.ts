@@ -469,6 +469,117 @@ describe("platform sync", () => {
     assert.deepEqual([mirrored.available, mirrored.incoming], [after.available, after.incoming]);
   });
 
+  test("a record's movements reach the platform as few documents as fit; a crash between them moves nothing twice", async () => {
+    const ctx = t.runtime.ctx;
+    const items = [tracked(9), tracked(10), tracked(11)].map((v) => v.inventory_item_id);
+    const loc = locationIds[0];
+    const starts = await Promise.all(items.map((item) => platformLevel(item, loc)));
+    const pushKeys = async () =>
+      (
+        await ctx.db
+          .selectFrom("sim_push_keys")
+          .select("key")
+          .where("store_id", "=", store.id)
+          .orderBy("key")
+          .execute()
+      ).map((r) => r.key);
+    const keysBefore = new Set(await pushKeys());
+    // 130 movements of two changes each: 260 changes, so two documents (250 changes at most each).
+    const movements: MovementInput[] = Array.from({ length: 130 }, (_, i) => ({
+      inventoryItemId: items[i % 3],
+      locationId: loc,
+      availableDelta: 1,
+      incomingDelta: -1,
+      reason: "received",
+    }));
+    let crashes = 0;
+    pushTestHooks.afterPush = (ids) => {
+      crashes++;
+      assert.equal(ids.length, 125);
+      pushTestHooks.afterPush = null;
+      throw new Error("worker died after the first document");
+    };
+    const subject = await move(movements);
+    try {
+      await t.drain();
+    } finally {
+      pushTestHooks.afterPush = null;
+    }
+    assert.equal(crashes, 1);
+    assert.equal((await syncOf(subject)).state, "pending");
+    clock.advance(10 * SEC);
+    await t.drain();
+    assert.equal((await syncOf(subject)).state, "synced");
+    const added = (await pushKeys()).filter((k) => !keysBefore.has(k));
+    assert.equal(added.length, 2, "two platform documents, the first sent twice under one key");
+    const counts = [44, 43, 43];
+    for (const [i, item] of items.entries()) {
+      const after = await platformLevel(item, loc);
+      assert.equal(after.available, starts[i].available + counts[i], "each unit moved once");
+      assert.equal(after.incoming, starts[i].incoming - counts[i]);
+      const mirrored = await level(item, loc);
+      assert.deepEqual([mirrored.available, mirrored.incoming], [after.available, after.incoming]);
+    }
+  });
+
+  test("a push job queued before grouping still pushes one movement per document, under its key", async () => {
+    const ctx = t.runtime.ctx;
+    const v = tracked(12);
+    const loc = locationIds[1];
+    const start = await platformLevel(v.inventory_item_id, loc);
+    const subject = ++subjectCounter;
+    const ids = await ctx.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .insertInto("stock_movements")
+        .values(
+          [2, 3].map((delta) => ({
+            store_id: store.id,
+            subject_type: "stock_adjustment",
+            subject_id: subject,
+            inventory_item_id: v.inventory_item_id,
+            location_id: loc,
+            available_delta: delta,
+            on_hand_delta: delta,
+            incoming_delta: 0,
+            unit_cost: null,
+            unit_cost_currency: null,
+            reason: "correction",
+            reference: `stockroom://stock_adjustments/${subject}`,
+            created_at: clock.now(),
+          })),
+        )
+        .returning("id")
+        .execute();
+      const movementIds = rows.map((r) => r.id);
+      await ctx.jobs.enqueue(
+        trx,
+        "platform.push",
+        {
+          store_id: store.id,
+          subject_type: "stock_adjustment",
+          subject_id: subject,
+          movement_ids: movementIds,
+        },
+        { storeId: store.id, maxAttempts: 6 },
+      );
+      return movementIds;
+    });
+    await t.drain();
+    const keys = await ctx.db
+      .selectFrom("sim_push_keys")
+      .select("key")
+      .where("store_id", "=", store.id)
+      .where(
+        "key",
+        "in",
+        ids.map((id) => movementIdempotencyKey(store.id, id)),
+      )
+      .execute();
+    assert.equal(keys.length, 2);
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available + 5);
+    assert.equal((await syncOf(subject)).state, "synced");
+  });
+
   test("the platform honours idempotency keys: the same key twice moves stock once", async () => {
     const v = tracked(8);
     const loc = locationIds[0];
