@@ -51,17 +51,20 @@ async function call(
   return res.headers["content-type"]?.toString().includes("json") ? JSON.parse(res.body) : res.body;
 }
 
-const rows: Array<{ path: string; statements: number; transactions: number; tables: string }> = [];
+const rows: Array<{ path: string; statements: number; transactions: number; ms: number; tables: string }> =
+  [];
 
 async function count(label: string, fn: () => Promise<unknown>): Promise<void> {
   await ctx.requestLog.flush();
   statements.length = 0;
   counting = true;
+  const started = performance.now();
   try {
     await fn();
   } finally {
     counting = false;
   }
+  const ms = performance.now() - started;
   const control = /^(begin|commit|rollback|savepoint|release savepoint)/i;
   const work = statements.filter((s) => !control.test(s));
   const tables = new Set<string>();
@@ -77,6 +80,7 @@ async function count(label: string, fn: () => Promise<unknown>): Promise<void> {
     path: label,
     statements: work.length,
     transactions: statements.filter((s) => /^begin/i.test(s)).length,
+    ms,
     tables: [...tables].sort().join(", "),
   });
 }
@@ -177,6 +181,7 @@ await count("POST /v2/suppliers (the webhook scenario's event source)", () =>
 );
 
 await runtime.close();
-console.log("| request | statements | transactions | tables |");
-console.log("|---|---:|---:|---|");
-for (const r of rows) console.log(`| ${r.path} | ${r.statements} | ${r.transactions} | ${r.tables} |`);
+console.log("| request | statements | transactions | ms (PGlite, one run) | tables |");
+console.log("|---|---:|---:|---:|---|");
+for (const r of rows)
+  console.log(`| ${r.path} | ${r.statements} | ${r.transactions} | ${r.ms.toFixed(1)} | ${r.tables} |`);

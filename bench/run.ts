@@ -1,12 +1,13 @@
 /**
  * `npm run bench [-- --quick] [-- --only a,b] [-- --db postgres|pglite|both] [-- --out file]`
  *
- * Starts the service (`node --import tsx src/server.ts`, i.e. `tsx src/server.ts`) as a child process
+ * Compiles the service as `npm start` does and starts it (`node dist/server.mjs`) as a child process
  * on a fresh PostgreSQL database and on a fresh PGlite directory, seeds through its own API (admin and
  * /v2) and, where the API has no bulk path, through its own database layer; drives load over loopback
  * with autocannon in a separate process; measures a bare Fastify ceiling on the same database in the
  * same run; prints a table with each issue's targets and writes the same as JSON.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -139,7 +140,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     const servicePort = await freePort();
     service = new ChildServer(
       "service",
-      path.join(ROOT, "src", "server.ts"),
+      path.join(ROOT, "dist", "server.mjs"),
       {
         HOST: "127.0.0.1",
         PORT: String(servicePort),
@@ -327,6 +328,8 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  // The service runs compiled, as `npm start` runs it (prestart builds dist/).
+  execFileSync(process.execPath, [path.join(ROOT, "scripts", "build.mjs")], { stdio: "inherit" });
   const pkiDir = mkdtempSync(path.join(os.tmpdir(), "stockroom-bench-pki-"));
   cleanups.push(async () => rmSync(pkiDir, { recursive: true, force: true }));
   const pki = makePki({ dir: pkiDir, subjectAltNames: ["IP:127.0.0.2", "DNS:localhost"] });
@@ -346,7 +349,7 @@ async function main(): Promise<void> {
     },
     node: process.version,
     settings: {
-      service: "node --import tsx src/server.ts",
+      service: "node dist/server.mjs (npm start)",
       LOG_LEVEL: "warn",
       WORKERS: "on",
       pool: "10 (PostgreSQL)",

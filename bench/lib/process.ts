@@ -27,9 +27,10 @@ function procStatus(pid: number, field: "VmRSS" | "VmHWM"): number | null {
 }
 
 /**
- * A child process (the service or the ceiling): `node --import tsx <entry>`, which is what
- * `tsx <entry>` runs, without tsx's relay process in between, so the pid is the server itself and
- * its memory is read from /proc/<pid>/status (Linux).
+ * A child process (the service or the ceiling): `node <entry>` for compiled JavaScript (the service's
+ * dist/server.mjs, what `npm start` runs), `node --import tsx <entry>` for TypeScript (the ceiling).
+ * Node is the direct child, so the pid is the server itself and its memory is read from
+ * /proc/<pid>/status (Linux).
  */
 export class ChildServer {
   private child: ChildProcess | null = null;
@@ -56,7 +57,8 @@ export class ChildServer {
 
   async start(readyPath = "/healthz", timeoutMs = 180_000): Promise<void> {
     const log = createWriteStream(this.logFile, { flags: "a" });
-    const child = spawn(process.execPath, ["--import", "tsx", this.entry], {
+    const args = this.entry.endsWith(".mjs") ? [this.entry] : ["--import", "tsx", this.entry];
+    const child = spawn(process.execPath, args, {
       env: { ...process.env, ...this.env },
       stdio: ["ignore", "pipe", "pipe"],
     });

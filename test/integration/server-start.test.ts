@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -21,15 +22,16 @@ interface Started {
   output: () => string;
 }
 
-/** `npm start` as a newcomer runs it: the real entry point, with only DATA_DIR and PORT set. */
+/**
+ * What `npm start` runs (its prestart step compiles dist/ once, in `before`; then `node
+ * dist/server.mjs`), started directly so the test sees the service's own exit code, with only
+ * DATA_DIR and PORT set.
+ */
 async function startServer(dataDir: string, port: number): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
   for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "BOOTSTRAP", "WORKERS", "TEST_DATABASE_URL"])
     delete env[name];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(process.execPath, ["dist/server.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (out += d));
@@ -51,6 +53,12 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number
 
 describe("npm start on a fresh machine", () => {
   const dirs: string[] = [];
+  before(() => {
+    const scripts = JSON.parse(readFileSync("package.json", "utf8")).scripts;
+    assert.equal(scripts.prestart, "node scripts/build.mjs");
+    assert.equal(scripts.start, "node dist/server.mjs");
+    execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
+  });
   after(async () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
@@ -83,6 +91,41 @@ describe("npm start on a fresh machine", () => {
       const stores = await fetch(`${base}/admin/stores`, { headers: { authorization: `Bearer ${admin}` } });
       assert.equal(stores.status, 200);
       assert.equal((await stores.json()).data.length, 1);
+
+      // Files the compiled service reads beside itself: the PDF fonts and the console's assets.
+      const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+      const supplier = await fetch(`${base}/v2/suppliers`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ name: "Start-up Supply" }),
+      });
+      assert.equal(supplier.status, 201);
+      const variant = (await (await fetch(`${base}/v2/variants?limit=1`, { headers: auth })).json()).data[0];
+      const order = await fetch(`${base}/v2/purchase_orders`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({
+          supplier_id: (await supplier.json()).data.id,
+          lines: [{ variant_id: variant.id, quantity: 3 }],
+        }),
+      });
+      assert.equal(order.status, 201);
+      const pdf = await fetch(`${base}/v2/purchase_orders/${(await order.json()).data.id}/pdf`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(pdf.status, 200);
+      assert.equal(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+        "%PDF-",
+      );
+      const login = await (await fetch(`${base}/console/login`)).text();
+      const css = /href="(\/console\/assets\/console\.css\?v=[0-9a-f]+)"/.exec(login)?.[1];
+      assert.ok(css, "the console page links its stylesheet");
+      const stylesheet = await fetch(`${base}${css}`);
+      assert.equal(stylesheet.status, 200);
+      assert.match(await stylesheet.text(), /\{/);
     } finally {
       assert.equal(await stop(first.child, "SIGTERM"), 0, "SIGTERM exits 0");
     }
@@ -100,10 +143,7 @@ describe("npm start on a fresh machine", () => {
 
   test("a bad setting stops the start with a message naming it", async () => {
     const env = { ...process.env, PORT: "not-a-port", DATA_DIR: ":memory:" };
-    const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(process.execPath, ["dist/server.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
     let err = "";
     child.stderr?.on("data", (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
