@@ -64,8 +64,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
   );
 
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", String(request.id));
+    done();
   });
 
   await app.register(fastifySwagger, {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect.ts";
+import { preparedNameOf } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
 export type Db = Kysely<Database>;
@@ -22,6 +23,19 @@ const NUMERIC = 1700;
 pg.types.setTypeParser(INT8, (v) => Number(v));
 pg.types.setTypeParser(DATE, (v) => v);
 pg.types.setTypeParser(NUMERIC, (v) => v);
+
+/**
+ * Kysely calls `client.query(sql, parameters)`; a text registered in prepared.ts goes out as a named
+ * statement instead (pg parses it on the connection's first use and binds it after).
+ */
+function sendHotQueriesPrepared(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    const name = typeof text === "string" && args.length === 2 ? preparedNameOf(text) : undefined;
+    return name ? query({ name, text, values }) : query(...args);
+  };
+}
 
 export interface OpenOptions {
   databaseUrl: string | null;
@@ -60,6 +74,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     pool.on("error", () => {});
     pool.on("connect", (client) => {
       client.on("error", () => {});
+      sendHotQueriesPrepared(client);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };

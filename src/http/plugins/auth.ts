@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Db } from "../../db/database.ts";
+import { hotQuery } from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
 import { keyHasScope } from "../../domain/scopes.ts";
 import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
@@ -7,19 +9,11 @@ import type { AppContext, Principal } from "../context.ts";
 const unauthorized = (message: string) => new AppError("unauthorized", message);
 
 /**
- * One indexed lookup (key hash joined to its store) per request. No cache: a revoked key or a store
- * whose API access was turned off must be refused on the very next request, in every process.
+ * The key (by its hash) joined to its store: one indexed lookup per request, compiled once and
+ * prepared on each PostgreSQL connection (it runs before every /v2 request).
  */
-export async function authenticate(
-  ctx: AppContext,
-  authorization: string | undefined,
-): Promise<Principal & { apiAccess: boolean }> {
-  if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw unauthorized("The Authorization header must be `Bearer <key>`.");
-  const token = match[1];
-  if (!API_KEY_PATTERN.test(token)) throw unauthorized("The API key is malformed.");
-  const row = await ctx.db
+const keyLookup = hotQuery("stockroom_auth_key", (db: Db) =>
+  db
     .selectFrom("api_keys as k")
     .innerJoin("stores as s", "s.id", "k.store_id")
     .select([
@@ -39,8 +33,23 @@ export async function authenticate(
       "s.rate_per_store_per_minute",
       "s.rate_writes_per_store_per_minute",
     ])
-    .where("k.key_hash", "=", hashSecret(token))
-    .executeTakeFirst();
+    .where("k.key_hash", "=", ""),
+);
+
+/**
+ * One indexed lookup per request. No cache: a revoked key or a store whose API access was turned off
+ * must be refused on the very next request, in every process.
+ */
+export async function authenticate(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<Principal & { apiAccess: boolean }> {
+  if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw unauthorized("The Authorization header must be `Bearer <key>`.");
+  const token = match[1];
+  if (!API_KEY_PATTERN.test(token)) throw unauthorized("The API key is malformed.");
+  const [row] = await keyLookup.run(ctx.db, hashSecret(token));
   if (!row) throw unauthorized("The API key is not recognised.");
   if (row.revoked_at) throw unauthorized("The API key has been revoked.");
   if (row.expires_at && row.expires_at.getTime() <= ctx.clock.now().getTime()) {

@@ -77,7 +77,7 @@ export function registerIdempotency(app: FastifyInstance): void {
   const sealKey = sealingKey(app.ctx.secretsKey, "idempotency");
 
   // After validation: a request refused by its schema never reached the handler and claims nothing.
-  app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
+  const claimKey = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = request.principal;
     if (!principal || !WRITE_METHODS.has(request.method)) return;
     const required = request.routeOptions.config?.idempotency === "required";
@@ -197,11 +197,11 @@ export function registerIdempotency(app: FastifyInstance): void {
       "idempotency_in_progress",
       "A request with this Idempotency-Key is still running; retry shortly.",
     );
-  });
+  };
 
   // Responses that did not store themselves in their transaction (refusals, reads-only writes) are
   // stored here; 5xx and 429 give the key back so the client's retry runs for real.
-  app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  const settleClaim = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = request.idempotencyClaim;
     if (!claim || claim.completed) return payload;
     claim.completed = true;
@@ -228,5 +228,18 @@ export function registerIdempotency(app: FastifyInstance): void {
       request.log.warn({ err: error }, "could not settle idempotency claim; it expires after 60 s");
     }
     return payload;
+  };
+
+  // Only write routes carry the two hooks: reads (most of the traffic) skip them altogether.
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => WRITE_METHODS.has(m))) return;
+    route.preHandler = [...hookList(route.preHandler), claimKey];
+    route.onSend = [...hookList(route.onSend), settleClaim];
   });
+}
+
+function hookList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }

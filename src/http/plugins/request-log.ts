@@ -85,9 +85,9 @@ export class RequestLogWriter {
 }
 
 export function registerRequestLog(app: FastifyInstance): void {
-  app.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook("onResponse", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const principal = request.principal;
-    if (!principal) return;
+    if (!principal) return done();
     const idem = request.headers["idempotency-key"];
     app.ctx.requestLog.record({
       store_id: principal.store.id,
@@ -100,5 +100,6 @@ export function registerRequestLog(app: FastifyInstance): void {
       request_id: String(request.id),
       created_at: app.ctx.clock.now(),
     });
+    done();
   });
 }

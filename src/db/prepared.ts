@@ -1,0 +1,40 @@
+import { type Compilable, CompiledQuery, type InferResult } from "kysely";
+import type { Db } from "./database.ts";
+
+/**
+ * Queries that run on (nearly) every request, built and compiled once instead of per call, and run on
+ * PostgreSQL as named prepared statements: the server parses and plans them once per connection, not
+ * once per request. The SQL text is the statement's identity; `database.ts` has every pool client send
+ * a registered text under its name.
+ */
+const namesBySql = new Map<string, string>();
+
+/** The statement name for an SQL text, if it was registered as a hot query. */
+export function preparedNameOf(sql: string): string | undefined {
+  return namesBySql.get(sql);
+}
+
+export interface HotQuery<Params extends unknown[], Row> {
+  run(db: Db, ...params: Params): Promise<Row[]>;
+}
+
+/**
+ * Compiles `build(db)` once (on first use) and runs it with new parameter values after. The builder's
+ * parameters must be placeholders in the order `params` gives them.
+ */
+export function hotQuery<Params extends unknown[], Q extends Compilable>(
+  name: string,
+  build: (db: Db) => Q,
+): HotQuery<Params, InferResult<Q>[number]> {
+  let sql: string | null = null;
+  return {
+    async run(db, ...params) {
+      if (sql === null) {
+        sql = build(db).compile().sql;
+        namesBySql.set(sql, name);
+      }
+      const result = await db.executeQuery<InferResult<Q>[number]>(CompiledQuery.raw(sql, params));
+      return result.rows;
+    },
+  };
+}
