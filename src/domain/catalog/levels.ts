@@ -91,47 +91,16 @@ export async function refreshLevels(
   if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
 }
 
-async function refreshChunk(
-  ctx: AppContext,
+/**
+ * The level rows of `pairs`, locked, in (item, location) order: one lock order for every writer, so
+ * two transactions touching the same levels wait for each other instead of deadlocking.
+ */
+function lockLevelRows(
   trx: Db,
   storeId: number,
-  keys: LevelKey[],
-  reports: Map<string, PlatformInventoryLevel>,
-): Promise<Change[]> {
-  const now = ctx.clock.now();
-  // 1. Create the missing rows, straight from the platform's report when there is one.
-  const inserted = await trx
-    .insertInto("inventory_levels")
-    .values(
-      keys.map((k) => {
-        const r = reports.get(keyOf(k.inventoryItemId, k.locationId));
-        return {
-          store_id: storeId,
-          inventory_item_id: k.inventoryItemId,
-          location_id: k.locationId,
-          available: r?.available ?? 0,
-          on_hand: r?.onHand ?? 0,
-          committed: r?.committed ?? 0,
-          incoming: r?.incoming ?? 0,
-          platform_available: r?.available ?? 0,
-          platform_on_hand: r?.onHand ?? 0,
-          platform_committed: r?.committed ?? 0,
-          platform_incoming: r?.incoming ?? 0,
-          platform_version: r?.version ?? null,
-          platform_updated_at: r?.updatedAt ?? null,
-          created_at: now,
-          updated_at: now,
-        };
-      }),
-    )
-    .onConflict((oc) => oc.columns(["store_id", "inventory_item_id", "location_id"]).doNothing())
-    .returning(["inventory_item_id", "location_id"])
-    .execute();
-  const fresh = new Set(inserted.map((r) => keyOf(r.inventory_item_id, r.location_id)));
-
-  // 2. Lock and read what the mirror holds now.
-  const pairs = keys.map((k) => [k.inventoryItemId, k.locationId] as const);
-  const rows: LevelRow[] = await trx
+  pairs: ReadonlyArray<readonly [number, number]>,
+): Promise<LevelRow[]> {
+  return trx
     .selectFrom("inventory_levels")
     .select([
       "inventory_item_id",
@@ -153,6 +122,61 @@ async function refreshChunk(
     .orderBy("location_id")
     .forUpdate()
     .execute();
+}
+
+async function refreshChunk(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  keys: LevelKey[],
+  reports: Map<string, PlatformInventoryLevel>,
+): Promise<Change[]> {
+  const now = ctx.clock.now();
+  const pairs = keys.map((k) => [k.inventoryItemId, k.locationId] as const);
+  // 1. Lock and read what the mirror holds now.
+  const rows = await lockLevelRows(trx, storeId, pairs);
+  // 2. Create the missing rows, straight from the platform's report when there is one, and lock them
+  //    too (a row another transaction created meanwhile is locked, not created twice).
+  const fresh = new Set<string>();
+  const held = new Set(rows.map((r) => keyOf(r.inventory_item_id, r.location_id)));
+  const missing = keys.filter((k) => !held.has(keyOf(k.inventoryItemId, k.locationId)));
+  if (missing.length > 0) {
+    const inserted = await trx
+      .insertInto("inventory_levels")
+      .values(
+        missing.map((k) => {
+          const r = reports.get(keyOf(k.inventoryItemId, k.locationId));
+          return {
+            store_id: storeId,
+            inventory_item_id: k.inventoryItemId,
+            location_id: k.locationId,
+            available: r?.available ?? 0,
+            on_hand: r?.onHand ?? 0,
+            committed: r?.committed ?? 0,
+            incoming: r?.incoming ?? 0,
+            platform_available: r?.available ?? 0,
+            platform_on_hand: r?.onHand ?? 0,
+            platform_committed: r?.committed ?? 0,
+            platform_incoming: r?.incoming ?? 0,
+            platform_version: r?.version ?? null,
+            platform_updated_at: r?.updatedAt ?? null,
+            created_at: now,
+            updated_at: now,
+          };
+        }),
+      )
+      .onConflict((oc) => oc.columns(["store_id", "inventory_item_id", "location_id"]).doNothing())
+      .returning(["inventory_item_id", "location_id"])
+      .execute();
+    for (const r of inserted) fresh.add(keyOf(r.inventory_item_id, r.location_id));
+    rows.push(
+      ...(await lockLevelRows(
+        trx,
+        storeId,
+        missing.map((k) => [k.inventoryItemId, k.locationId] as const),
+      )),
+    );
+  }
 
   // 3. What the platform has not acknowledged yet.
   const pendingRows = await trx
@@ -230,7 +254,9 @@ async function refreshChunk(
         updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
       from (values ${values}) as v(item, loc, available, on_hand, committed, incoming, p_available, p_on_hand,
         p_committed, p_incoming, p_version, p_updated_at, bump)
-      where l.store_id = ${storeId} and l.inventory_item_id = v.item and l.location_id = v.loc`.execute(trx);
+      where l.store_id = ${storeId} and l.inventory_item_id = v.item and l.location_id = v.loc
+        and l.inventory_item_id = any(${[...new Set(updates.map((u) => u.inventory_item_id))]}::bigint[])
+        and l.location_id = any(${[...new Set(updates.map((u) => u.location_id))]}::bigint[])`.execute(trx);
   }
   return changes;
 }

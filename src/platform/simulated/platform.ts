@@ -687,21 +687,20 @@ export async function applySimAdjustment(
     }
     const reported = await writeLevels(trx, clock, storeId, [...touched.values()]);
     if (adjustment.itemCosts.length > 0) {
-      const first = await allocateChanges(trx, storeId, adjustment.itemCosts.length);
-      const now = clock.now();
-      for (const [i, cost] of adjustment.itemCosts.entries()) {
-        await trx
-          .updateTable("sim_variants")
-          .set({
-            unit_cost: cost.unitCost,
-            unit_cost_currency: cost.currency,
-            change_seq: first + i,
-            updated_at: now,
-          })
-          .where("store_id", "=", storeId)
-          .where("inventory_item_id", "=", cost.inventoryItemId)
-          .execute();
-      }
+      // The last cost given for an item wins, as if the costs were set one after the other.
+      const costs = [...new Map(adjustment.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
+      const first = await allocateChanges(trx, storeId, costs.length);
+      const values = sql.join(
+        costs.map(
+          (c, i) =>
+            sql`(${c.inventoryItemId}::bigint, ${c.unitCost}::numeric, ${c.currency}::text, ${first + i}::bigint)`,
+        ),
+      );
+      await sql`update sim_variants as v
+        set unit_cost = c.unit_cost, unit_cost_currency = c.currency, change_seq = c.seq, updated_at = ${clock.now()}
+        from (values ${values}) as c(item, unit_cost, currency, seq)
+        where v.store_id = ${storeId} and v.inventory_item_id = c.item
+          and v.inventory_item_id = any(${costs.map((c) => c.inventoryItemId)}::bigint[])`.execute(trx);
     }
     await trx
       .insertInto("sim_push_keys")
