@@ -45,7 +45,12 @@ const pick = (files) => (only.length ? files.filter((f) => only.some((o) => f.in
 // run once: on PostgreSQL when it is available (production's database), else on PGlite. The
 // start-up test is about the embedded default, so it always runs on PGlite.
 const ONCE_ON_POSTGRES = ["test/integration/cli.test.ts", "test/integration/bench-quick.test.ts"];
-const ONCE_ON_PGLITE = ["test/integration/server-start.test.ts", "test/integration/console-browser.test.ts"];
+const ONCE_ON_PGLITE = [
+  "test/integration/server-start.test.ts",
+  "test/integration/console-browser.test.ts",
+  // The embedded database's own maintenance: it runs on PGlite whatever TEST_DATABASE_URL says.
+  "test/integration/embedded-maintenance.test.ts",
+];
 const withPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const onPglite = [...unit, ...dbTests].filter((f) => !(withPostgres && ONCE_ON_POSTGRES.includes(f)));
 const onPostgres = dbTests.filter((f) => !ONCE_ON_PGLITE.includes(f));

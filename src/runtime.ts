@@ -5,6 +5,7 @@ import { buildApp } from "./app.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, type Db, openDatabase } from "./db/database.ts";
+import { embeddedMaintenanceTask } from "./db/maintenance.ts";
 import { migrateToLatest } from "./db/migrations/index.ts";
 import { hashSecret, randomBase62 } from "./domain/secrets.ts";
 import type { AppContext } from "./http/context.ts";
@@ -118,6 +119,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     for (const handler of module.jobs ?? []) worker.register(handler);
     for (const task of module.periodic ?? []) worker.every(task);
   }
+  if (database.kind === "pglite") worker.every(embeddedMaintenanceTask);
 
   return {
     ctx,

@@ -149,22 +149,29 @@ function payloadOf(job: { payload: Record<string, unknown> }): PushPayload {
   };
 }
 
-/** Pushes the job's unacknowledged movements, acknowledging each document as the platform accepts it. */
+/**
+ * Pushes the job's unacknowledged movements, acknowledging each document as the platform accepts it;
+ * the last acknowledgement settles the record's platform_sync in the same transaction.
+ */
 export async function pushMovements(ctx: AppContext, payload: PushPayload): Promise<void> {
   const storeId = payload.store_id;
-  if (payload.movement_ids.length === 0) return;
-  const movements = await ctx.db
-    .selectFrom("stock_movements")
-    .selectAll()
-    .where("store_id", "=", storeId)
-    .where("id", "in", payload.movement_ids)
-    .where("pushed_at", "is", null)
-    .orderBy("id")
-    .execute();
-  if (movements.length === 0) return;
+  const movements =
+    payload.movement_ids.length === 0
+      ? []
+      : await ctx.db
+          .selectFrom("stock_movements")
+          .selectAll()
+          .where("store_id", "=", storeId)
+          .where("id", "in", payload.movement_ids)
+          .where("pushed_at", "is", null)
+          .orderBy("id")
+          .execute();
+  // Nothing left to send (a retry after the last acknowledgement): only the settling may be missing.
+  if (movements.length === 0) return settle(ctx, ctx.db, payload);
   const connector = await connectorForStore(ctx, ctx.db, storeId);
+  const documents = cutDocuments(movements, payload.grouped);
   let costsPushed = false;
-  for (const document of cutDocuments(movements, payload.grouped)) {
+  for (const [index, document] of documents.entries()) {
     const result = await connector.adjustInventory(documentFor(document));
     const ids = document.map((m) => m.id);
     await pushTestHooks.afterPush?.(ids);
@@ -178,19 +185,21 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
         .returning("id")
         .execute();
       // Another worker holding the same job (its lease ran out) acknowledged the document first.
-      if (acked.length === 0) return;
-      if (!costsPushed && document.some((m) => m.unit_cost !== null)) {
-        // The items' new unit costs come back into the mirror's variants through the sync.
-        costsPushed = true;
-        await requestCatalogSync(ctx, trx, storeId);
+      if (acked.length > 0) {
+        if (!costsPushed && document.some((m) => m.unit_cost !== null)) {
+          // The items' new unit costs come back into the mirror's variants through the sync.
+          costsPushed = true;
+          await requestCatalogSync(ctx, trx, storeId);
+        }
+        await refreshLevels(
+          ctx,
+          trx,
+          storeId,
+          document.map((m) => ({ inventoryItemId: m.inventory_item_id, locationId: m.location_id })),
+          result.levels,
+        );
       }
-      await refreshLevels(
-        ctx,
-        trx,
-        storeId,
-        document.map((m) => ({ inventoryItemId: m.inventory_item_id, locationId: m.location_id })),
-        result.levels,
-      );
+      if (index === documents.length - 1) await settle(ctx, trx, payload);
     });
   }
 }
@@ -224,12 +233,12 @@ async function writeSyncState(
 
 /** A failed push job still holding movements of this record (its error), if any. */
 async function failedPushOf(
-  ctx: AppContext,
+  db: Db,
   storeId: number,
   subjectType: string,
   subjectId: number,
 ): Promise<{ id: number; last_error: string | null } | undefined> {
-  return ctx.db
+  return db
     .selectFrom("jobs")
     .select(["id", "last_error"])
     .where("type", "=", PUSH_JOB)
@@ -241,14 +250,14 @@ async function failedPushOf(
     .executeTakeFirst();
 }
 
-/** After a successful job: synced when nothing of the record is left unacknowledged. */
-async function settle(ctx: AppContext, payload: PushPayload): Promise<void> {
+/** After the job's last document: synced when nothing of the record is left unacknowledged. */
+async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<void> {
   const subject = {
     storeId: payload.store_id,
     subjectType: payload.subject_type,
     subjectId: payload.subject_id,
   };
-  const left = await ctx.db
+  const left = await db
     .selectFrom("stock_movements")
     .select("id")
     .where("store_id", "=", payload.store_id)
@@ -257,10 +266,10 @@ async function settle(ctx: AppContext, payload: PushPayload): Promise<void> {
     .where("pushed_at", "is", null)
     .limit(1)
     .executeTakeFirst();
-  if (!left) return writeSyncState(ctx, ctx.db, subject, "synced", null);
-  const failed = await failedPushOf(ctx, payload.store_id, payload.subject_type, payload.subject_id);
-  if (failed) return writeSyncState(ctx, ctx.db, subject, "failed", failed.last_error);
-  return writeSyncState(ctx, ctx.db, subject, "pending", null);
+  if (!left) return writeSyncState(ctx, db, subject, "synced", null);
+  const failed = await failedPushOf(db, payload.store_id, payload.subject_type, payload.subject_id);
+  if (failed) return writeSyncState(ctx, db, subject, "failed", failed.last_error);
+  return writeSyncState(ctx, db, subject, "pending", null);
 }
 
 export const pushJobHandler: JobHandler = {
@@ -286,7 +295,6 @@ export const pushJobHandler: JobHandler = {
         );
       throw error;
     }
-    await settle(ctx, payload);
   },
   async onFinalFailure(ctx, job, error) {
     const payload = payloadOf(job);

@@ -33,6 +33,7 @@ export interface LevelKey {
 const CHUNK = 1000;
 
 interface LevelRow {
+  id: number;
   inventory_item_id: number;
   location_id: number;
   available: number;
@@ -103,6 +104,7 @@ function lockLevelRows(
   return trx
     .selectFrom("inventory_levels")
     .select([
+      "id",
       "inventory_item_id",
       "location_id",
       "available",
@@ -239,7 +241,7 @@ async function refreshChunk(
     const values = sql.join(
       updates.map(
         (u) =>
-          sql`(${u.inventory_item_id}::bigint, ${u.location_id}::bigint, ${u.available}::int, ${u.on_hand}::int,
+          sql`(${u.id}::bigint, ${u.available}::int, ${u.on_hand}::int,
             ${u.committed}::int, ${u.incoming}::int, ${u.platform_available}::int, ${u.platform_on_hand}::int,
             ${u.platform_committed}::int, ${u.platform_incoming}::int, ${u.platform_version}::bigint,
             ${u.platform_updated_at}::timestamptz, ${u.bump}::boolean)`,
@@ -252,11 +254,9 @@ async function refreshChunk(
         platform_committed = v.p_committed, platform_incoming = v.p_incoming,
         platform_version = v.p_version, platform_updated_at = v.p_updated_at,
         updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
-      from (values ${values}) as v(item, loc, available, on_hand, committed, incoming, p_available, p_on_hand,
+      from (values ${values}) as v(id, available, on_hand, committed, incoming, p_available, p_on_hand,
         p_committed, p_incoming, p_version, p_updated_at, bump)
-      where l.store_id = ${storeId} and l.inventory_item_id = v.item and l.location_id = v.loc
-        and l.inventory_item_id = any(${[...new Set(updates.map((u) => u.inventory_item_id))]}::bigint[])
-        and l.location_id = any(${[...new Set(updates.map((u) => u.location_id))]}::bigint[])`.execute(trx);
+      where l.id = v.id and l.store_id = ${storeId}`.execute(trx);
   }
   return changes;
 }

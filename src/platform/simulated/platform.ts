@@ -590,8 +590,17 @@ export async function getSimFaults(
   return { mode: row?.fault_mode ?? "ok", remaining: row?.fault_remaining ?? null };
 }
 
-/** Consumes one injected fault, if any is armed, in its own transaction (the push then fails). */
+/**
+ * Consumes one injected fault, if any is armed, in its own transaction (the push then fails). The
+ * usual case, nothing armed, is one unlocked read.
+ */
 async function takeFault(db: Db, storeId: number): Promise<FaultMode> {
+  const armed = await db
+    .selectFrom("sim_stores")
+    .select("fault_mode")
+    .where("store_id", "=", storeId)
+    .executeTakeFirst();
+  if (!armed || armed.fault_mode === "ok") return "ok";
   return inTransaction(db, async (trx) => {
     const row = await trx
       .selectFrom("sim_stores")
