@@ -429,6 +429,24 @@ describe("request log", () => {
     const keys = await t.admin.get(`/admin/stores/${store.id}/keys`);
     assert.ok(keys.body.data.some((k: any) => k.last_used_at !== null));
   });
+
+  test("paths and keys with quotes, commas, braces, backslashes and NULL-looking text are logged as sent", async () => {
+    // Rows are written in bulk as array parameters: every character must survive array quoting.
+    const awkward = `a"b,c{d}e\\f NULL 'g'`;
+    const path = `/v2/whoami?x=${encodeURIComponent(awkward)}&y={1,2}`;
+    const res = await store.api.get(path, { "x-request-id": "awkward-1" });
+    assert.equal(res.status, 200);
+    await store.api.post("/v2/probe_things", thing("awkward"), { "idempotency-key": awkward });
+    await store.api.post("/v2/probe_things", thing("null-key"), { "idempotency-key": "NULL" });
+    const log = (await t.admin.get(`/admin/stores/${store.id}/request_log?limit=250`)).body.data;
+    assert.equal(
+      decodeURIComponent(log.find((r: any) => r.request_id === "awkward-1").path),
+      decodeURIComponent(path),
+    );
+    assert.equal(log.filter((r: any) => r.idempotency_key === awkward).length, 1);
+    assert.equal(log.filter((r: any) => r.idempotency_key === "NULL").length, 1);
+    assert.ok(log.some((r: any) => r.idempotency_key === null));
+  });
 });
 
 describe("outbox and jobs", () => {

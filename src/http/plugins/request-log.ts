@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/database.ts";
 
@@ -58,7 +59,14 @@ export class RequestLogWriter {
     this.buffer = [];
     this.lastUsed = new Map();
     try {
-      await this.db.insertInto("request_log").values(rows).execute();
+      // Nine array parameters whatever the row count: cheap to build and to send at thousands a second.
+      await sql`insert into request_log
+          (store_id, key_id, method, path, status, duration_ms, idempotency_key, request_id, created_at)
+        select * from unnest(${rows.map((r) => r.store_id)}::int[], ${rows.map((r) => r.key_id)}::int[],
+          ${rows.map((r) => r.method)}::text[], ${rows.map((r) => r.path)}::text[],
+          ${rows.map((r) => r.status)}::int[], ${rows.map((r) => r.duration_ms)}::int[],
+          ${rows.map((r) => r.idempotency_key)}::text[], ${rows.map((r) => r.request_id)}::text[],
+          ${rows.map((r) => r.created_at.toISOString())}::timestamptz[])`.execute(this.db);
       for (const [keyId, at] of lastUsed) {
         await this.db
           .updateTable("api_keys")
