@@ -178,6 +178,40 @@ export async function movementWatermark(db: TestDatabase, storeId: number): Prom
   return Number(row.id);
 }
 
+export interface PushCount {
+  /** Platform documents applied (idempotency keys the simulated platform holds). */
+  documents: number;
+  /** Movements those documents carried: each key names its movement count. */
+  movementsPushed: number;
+  /** Movements recorded, and of those acknowledged. */
+  movements: number;
+  acknowledged: number;
+}
+
+/**
+ * How a store's movements reached the platform. A document's key is
+ * `stockroom-<store>-movements-<first>-<last>-<count>` (or `…-movement-<id>` for one movement), so
+ * `movementsPushed === movements` means every movement went in exactly one applied document: a
+ * document re-cut differently on a retry and applied twice would count its movements twice.
+ */
+export async function pushCount(db: TestDatabase, storeId: number): Promise<PushCount> {
+  const [row] = await db.query(
+    `select
+       (select count(*) from sim_push_keys where store_id = $1) as documents,
+       (select coalesce(sum(case when key like '%-movements-%' then split_part(key, '-', 6)::int else 1 end), 0)
+          from sim_push_keys where store_id = $1) as pushed,
+       (select count(*) from stock_movements where store_id = $1) as movements,
+       (select count(*) from stock_movements where store_id = $1 and pushed_at is not null) as acknowledged`,
+    [storeId],
+  );
+  return {
+    documents: Number(row.documents),
+    movementsPushed: Number(row.pushed),
+    movements: Number(row.movements),
+    acknowledged: Number(row.acknowledged),
+  };
+}
+
 /**
  * Platform levels now equal the snapshot plus every movement recorded after it: nothing lost, nothing
  * pushed twice. Returns how many movements and how many levels were compared.

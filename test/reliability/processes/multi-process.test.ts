@@ -19,6 +19,7 @@ import {
   jobReport,
   movementWatermark,
   platformLevels,
+  pushCount,
   type Shop,
   subscribe,
   undeliveredEvents,
@@ -161,12 +162,8 @@ describe("several API and worker processes on one PostgreSQL and Redis", () => {
     const drainMs = await waitForDrained(db, 90_000);
 
     const ledger = await assertLevelsMatchLedger(db, shop.admin, shop.id, initial, watermark);
-    const [pushes] = await db.query(
-      `select (select count(*) from sim_push_keys where store_id = $1) as keys,
-         (select count(*) from stock_movements where store_id = $1) as movements`,
-      [shop.id],
-    );
-    assert.equal(pushes.keys, pushes.movements);
+    const pushes = await pushCount(db, shop.id);
+    assert.equal(pushes.movementsPushed, pushes.movements);
     // No job was claimed by both workers: every job of this phase ran exactly once.
     const [claims] = await db.query(
       "select count(*) as jobs, count(*) filter (where attempts <> 1) as reclaimed from jobs where id > $1 and state = 'done'",
@@ -186,7 +183,7 @@ describe("several API and worker processes on one PostgreSQL and Redis", () => {
     );
     assert.equal(logged.n, multi.length, "one delivery row per request received");
     t.diagnostic(
-      `figures ${JSON.stringify({ writes: 80, jobs: claims.jobs, reclaimed: claims.reclaimed, movements: ledger.movements, pushKeys: pushes.keys, deliveries: multi.length, eventsExpected: coverage.expected, drainMs })}`,
+      `figures ${JSON.stringify({ writes: 80, jobs: claims.jobs, reclaimed: claims.reclaimed, movements: ledger.movements, pushDocuments: pushes.documents, deliveries: multi.length, eventsExpected: coverage.expected, drainMs })}`,
     );
   });
 
@@ -250,13 +247,8 @@ describe("several API and worker processes on one PostgreSQL and Redis", () => {
     assert.equal(jobs.expiredLeases, 0);
     assert.equal(jobs.byState.running ?? 0, 0);
     assert.deepEqual(jobs.failed, []);
-    const [pushes] = await db.query(
-      `select (select count(*) from sim_push_keys where store_id = $1) as keys,
-         (select count(*) from stock_movements where store_id = $1 and pushed_at is not null) as pushed,
-         (select count(*) from stock_movements where store_id = $1) as movements`,
-      [shop.id],
-    );
-    assert.deepEqual([pushes.keys, pushes.pushed], [pushes.movements, pushes.movements]);
+    const pushes = await pushCount(db, shop.id);
+    assert.deepEqual([pushes.movementsPushed, pushes.acknowledged], [pushes.movements, pushes.movements]);
     t.diagnostic(
       `figures ${JSON.stringify({ heldJobs: held.length, takeoverMs: finishedAfterMs, leaseMs: LEASE_MS, drainMs, deliveriesAfterKill: multi.length - before, redelivered: multi.length - new Set(multi.map((r) => r.eventId)).size })}`,
     );
