@@ -24,6 +24,7 @@ import {
   type LineDraft,
   type LineInput,
   type Lookups,
+  lineRowOf,
   referencesOf,
   resolveLines,
 } from "./lines.ts";
@@ -562,36 +563,10 @@ async function insertLines(
   const ids: number[] = [];
   for (let start = 0; start < lines.length; start += BATCH) {
     const rows = lines.slice(start, start + BATCH).map((l, i) => ({
-      ...(l.id !== undefined && { id: l.id }),
-      store_id: storeId,
-      purchase_order_id: orderId,
-      position: l.position,
-      product_title: l.product_title,
-      variant_title: l.variant_title,
-      sku: l.sku,
-      supplier_sku: l.supplier_sku,
-      barcode: l.barcode,
-      pack_code: l.pack_code,
-      inventory_item_id: l.inventory_item_id,
-      variant_id: l.variant_id,
-      product_id: l.product_id,
-      location_id: l.location_id,
-      quantity: l.quantity,
-      cancelled_quantity: l.cancelled_quantity,
-      received_quantity: l.received_quantity,
-      unit_cost: l.unit_cost,
-      discount_percent: l.discount_percent,
+      ...lineRowOf(storeId, orderId, l, now),
       line_total: money[start + i].line_total,
       tax_amount: money[start + i].tax_amount,
-      taxable: l.taxable,
-      tax_rate_id: l.tax_rate_id,
       tax_rate_percent: money[start + i].tax_rate_percent,
-      weight_grams: l.weight_grams,
-      supplier_note: l.supplier_note,
-      internal_note: l.internal_note,
-      warnings: JSON.stringify(l.warnings),
-      created_at: l.created_at ?? now,
-      updated_at: now,
     }));
     const inserted = await trx.insertInto("purchase_order_lines").values(rows).returning("id").execute();
     for (const r of inserted) ids.push(r.id);

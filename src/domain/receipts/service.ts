@@ -29,7 +29,7 @@ import {
   type PurchaseOrder,
   recomputeTotals,
 } from "../purchase-orders/index.ts";
-import { fetchLookups, type LineDraft, resolveLines } from "../purchase-orders/lines.ts";
+import { fetchLookups, type LineDraft, lineRowOf, resolveLines } from "../purchase-orders/lines.ts";
 import type { LineRow, OrderRow } from "../purchase-orders/presenter.ts";
 import { localDate } from "../suppliers/pricing.ts";
 import {
@@ -439,33 +439,15 @@ export async function recordReceipt(
       .insertInto("purchase_order_lines")
       .values(
         newLines.map((l) => ({
-          store_id: store.id,
-          purchase_order_id: orderId,
-          position: l.position,
-          product_title: l.product_title,
-          variant_title: l.variant_title,
-          sku: l.sku,
-          supplier_sku: l.supplier_sku,
-          barcode: l.barcode,
-          pack_code: l.pack_code,
-          inventory_item_id: l.inventory_item_id,
-          variant_id: l.variant_id,
-          product_id: l.product_id,
-          location_id: l.location_id,
-          quantity: l.quantity,
+          ...lineRowOf(store.id, orderId, l, now),
+          // Fully received by this receipt, at the cost given (no discount), without notes.
           cancelled_quantity: 0,
           received_quantity: l.quantity,
-          unit_cost: l.unit_cost,
           discount_percent: null,
-          taxable: l.taxable,
-          tax_rate_id: l.tax_rate_id,
-          tax_rate_percent: l.tax_rate_percent,
-          weight_grams: l.weight_grams,
           supplier_note: null,
           internal_note: null,
           warnings: "[]",
           created_at: now,
-          updated_at: now,
         })),
       )
       .returning(["id", "position"])
