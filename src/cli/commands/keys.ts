@@ -1,47 +1,13 @@
 import type { Command } from "commander";
+import type { AdminKeyView, Page, RequestLogView } from "../../admin/views.ts";
+import { SCOPES } from "../../domain/scopes.ts";
 import { CliError } from "../client.ts";
 import { contextOf, idArg, intArg, parseTimestamp, positiveIntArg, storeOf, withStore } from "../context.ts";
 import { type Column, renderRecord, renderTable } from "../output.ts";
 
-export const SCOPE_NAMES = [
-  "read",
-  "write:purchase_orders",
-  "write:suppliers",
-  "write:inventory",
-  "write:manufacturing",
-  "webhooks",
-];
+export const SCOPE_NAMES: readonly string[] = SCOPES;
 
-interface Key {
-  id: number;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  expires_at: string | null;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  created_at: string;
-}
-
-interface LogRow {
-  id: number;
-  key_id: number | null;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  idempotency_key: string | null;
-  request_id: string;
-  created_at: string;
-}
-
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-  has_more: boolean;
-}
-
-const keyColumns: Column<Key>[] = [
+const keyColumns: Column<AdminKeyView>[] = [
   { header: "ID", value: "id", align: "right" },
   { header: "NAME", value: "name" },
   { header: "PREFIX", value: "prefix" },
@@ -58,7 +24,7 @@ export function keyState(k: { revoked_at: string | null; expires_at: string | nu
   return "active";
 }
 
-const logColumns: Column<LogRow>[] = [
+const logColumns: Column<RequestLogView>[] = [
   { header: "TIME", value: "created_at" },
   { header: "STATUS", value: "status", align: "right" },
   { header: "METHOD", value: "method" },
@@ -95,7 +61,7 @@ export function registerKeyCommands(program: Command): void {
     const scopes = parseScopes(opts.scopes);
     if (opts.expiresAt !== undefined && !/^\d{4}-\d{2}-\d{2}T/.test(opts.expiresAt))
       throw new CliError(`--expires-at must be an ISO timestamp such as 2030-01-31T00:00:00Z.`, 2);
-    const res = await client.post<{ data: Key & { key: string } }>(`/admin/stores/${storeId}/keys`, {
+    const res = await client.post<{ data: AdminKeyView & { key: string } }>(`/admin/stores/${storeId}/keys`, {
       name: opts.name,
       scopes,
       ...(opts.expiresAt !== undefined && { expires_at: parseTimestamp(opts.expiresAt) }),
@@ -109,7 +75,7 @@ export function registerKeyCommands(program: Command): void {
   withStore(keys.command("list").description("the store's keys, without secrets")).action(
     async (_opts, command: Command) => {
       const { client, out } = contextOf(command);
-      const res = await client.get<{ data: Key[] }>(`/admin/stores/${storeOf(command)}/keys`);
+      const res = await client.get<{ data: AdminKeyView[] }>(`/admin/stores/${storeOf(command)}/keys`);
       out.emit(res, () => renderTable(res.data, keyColumns));
     },
   );
@@ -121,7 +87,9 @@ export function registerKeyCommands(program: Command): void {
       .argument("<key_id>", "key id", idArg),
   ).action(async (keyId: number, _opts, command: Command) => {
     const { client, out } = contextOf(command);
-    const res = await client.post<{ data: Key }>(`/admin/stores/${storeOf(command)}/keys/${keyId}/revoke`);
+    const res = await client.post<{ data: AdminKeyView }>(
+      `/admin/stores/${storeOf(command)}/keys/${keyId}/revoke`,
+    );
     out.emit(
       res,
       () => `Key ${res.data.id} (${res.data.name}, ${res.data.prefix}) revoked at ${res.data.revoked_at}.\n`,
@@ -150,11 +118,11 @@ export function registerKeyCommands(program: Command): void {
       limit: opts.limit,
       cursor: opts.cursor,
     };
-    let page = await client.get<Page<LogRow>>(`/admin/stores/${storeId}/request_log`, query);
+    let page = await client.get<Page<RequestLogView>>(`/admin/stores/${storeId}/request_log`, query);
     if (opts.all) {
       const rows = [...page.data];
       while (page.has_more && page.next_cursor) {
-        page = await client.get<Page<LogRow>>(`/admin/stores/${storeId}/request_log`, {
+        page = await client.get<Page<RequestLogView>>(`/admin/stores/${storeId}/request_log`, {
           ...query,
           cursor: page.next_cursor,
         });

@@ -1,3 +1,4 @@
+import type { AdminKeyView, Page, RequestLogView } from "../../admin/views.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { AdminError } from "../admin.ts";
 import {
@@ -15,35 +16,6 @@ import {
 import { html, queryString, type SafeHtml } from "../html.ts";
 import { actionButton, csrfField, errorSummary, page, storePath, table } from "../layout.ts";
 
-interface Key {
-  id: number;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  expires_at: string | null;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  created_at: string;
-}
-
-interface LogRow {
-  id: number;
-  key_id: number | null;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  idempotency_key: string | null;
-  request_id: string;
-  created_at: string;
-}
-
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-  has_more: boolean;
-}
-
 const SCOPE_HINTS: Record<string, string> = {
   read: "read everything",
   "write:purchase_orders": "purchase orders, receipts, payments",
@@ -53,7 +25,7 @@ const SCOPE_HINTS: Record<string, string> = {
   webhooks: "webhook subscriptions",
 };
 
-function keyState(key: Key, now: number): SafeHtml {
+function keyState(key: AdminKeyView, now: number): SafeHtml {
   if (key.revoked_at) return html`<span class="badge badge-bad">Revoked</span>`;
   if (key.expires_at && Date.parse(key.expires_at) <= now)
     return html`<span class="badge badge-neutral">Expired</span>`;
@@ -74,7 +46,7 @@ async function renderKeys(
   status: number,
 ) {
   const store = await loadStore(ctx, rawId);
-  const keys = (await ctx.admin.get<{ data: Key[] }>(`/admin/stores/${store.id}/keys`)).data;
+  const keys = (await ctx.admin.get<{ data: AdminKeyView[] }>(`/admin/stores/${store.id}/keys`)).data;
   const now = ctx.request.server.ctx.clock.now().getTime();
   // The secret of a key made a moment ago, shown on this page once and then forgotten.
   const fresh = ctx.session.newKey?.storeId === store.id ? ctx.session.newKey : null;
@@ -192,8 +164,11 @@ export async function createKeyAction(ctx: PageContext, rawId: unknown) {
 export async function revokeKeyAction(ctx: PageContext, rawId: unknown, rawKeyId: unknown) {
   const storeId = idOf(rawId);
   const keyId = idOf(rawKeyId);
-  const key = await ctx.admin.post<{ data: Key }>(`/admin/stores/${storeId}/keys/${keyId}/revoke`);
-  ctx.session.flash.push({ kind: "ok", text: `Key “${key.data.name}” (${key.data.prefix}) revoked.` });
+  const key = await ctx.admin.post<{ data: AdminKeyView }>(`/admin/stores/${storeId}/keys/${keyId}/revoke`);
+  ctx.session.flash.push({
+    kind: "ok",
+    text: `Key “${key.data.name}” (${key.data.prefix}) revoked.`,
+  });
   return redirectTo(ctx.reply, storePath(storeId, "/keys"));
 }
 
@@ -201,13 +176,13 @@ export async function requestLogPage(ctx: PageContext, rawId: unknown) {
   const store = await loadStore(ctx, rawId);
   const q = queryOf(ctx.request);
   const filters = { key_id: q.key_id ?? "", status: q.status ?? "", limit: q.limit ?? "" };
-  const keys = (await ctx.admin.get<{ data: Key[] }>(`/admin/stores/${store.id}/keys`)).data;
+  const keys = (await ctx.admin.get<{ data: AdminKeyView[] }>(`/admin/stores/${store.id}/keys`)).data;
   const keyName = new Map(keys.map((k) => [k.id, `${k.name} (${k.prefix})`]));
-  let rows: LogRow[] = [];
+  let rows: RequestLogView[] = [];
   let next: string | null = null;
   let problem: SafeHtml | string = "";
   try {
-    const result = await ctx.admin.get<Page<LogRow>>(
+    const result = await ctx.admin.get<Page<RequestLogView>>(
       `/admin/stores/${store.id}/request_log${queryString({ ...filters, cursor: q.cursor })}`,
     );
     rows = result.data;
