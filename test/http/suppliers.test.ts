@@ -264,6 +264,43 @@ describe("suppliers", () => {
       assert.equal(all.body.data.filter((x: { name: string }) => x.name === "Once only").length, 1);
     });
 
+    test("an Idempotency-Key replays a PATCH too, and a read ignores it", async () => {
+      const created = await api.post("/v2/suppliers", { name: "Patched once" });
+      const id = created.body.data.id;
+      const first = await api.patch(
+        `/v2/suppliers/${id}`,
+        { notes: "first" },
+        { "idempotency-key": "patch-once" },
+      );
+      assert.equal(first.status, 200);
+      assert.equal(first.headers["idempotent-replayed"], undefined);
+      await api.patch(`/v2/suppliers/${id}`, { notes: "in between" });
+      const replay = await api.patch(
+        `/v2/suppliers/${id}`,
+        { notes: "first" },
+        { "idempotency-key": "patch-once" },
+      );
+      assert.equal(replay.status, 200);
+      assert.equal(replay.headers["idempotent-replayed"], "true");
+      assert.deepEqual(replay.body, first.body);
+      assert.equal(
+        (await api.get(`/v2/suppliers/${id}`)).body.data.notes,
+        "in between",
+        "the replay wrote nothing",
+      );
+      const reused = await api.patch(
+        `/v2/suppliers/${id}`,
+        { notes: "other" },
+        { "idempotency-key": "patch-once" },
+      );
+      assert.equal(reused.status, 409);
+      assert.equal(reused.body.error.code, "idempotency_key_reused");
+      const read = await api.get(`/v2/suppliers/${id}`, { "idempotency-key": "patch-once" });
+      assert.equal(read.status, 200);
+      assert.equal(read.headers["idempotent-replayed"], undefined);
+      assert.equal(read.body.data.notes, "in between");
+    });
+
     test("403 without write:suppliers; reads work with read only", async () => {
       const reader = await store.keyWithScopes(["read"]);
       const res = await reader.post("/v2/suppliers", { name: "Nope" });
