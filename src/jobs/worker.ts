@@ -51,6 +51,12 @@ export class Worker {
   private inFlight = 0;
   private readonly inFlightByType = new Map<string, number>();
   private wake: (() => void) | null = null;
+  /**
+   * Whether a claim could find anything: set by an enqueue in this process, by the poll tick, and by a
+   * claim that filled its limit. A finished job alone wakes the loop without it, so an idle queue is
+   * not asked again after every job (on the embedded database each empty claim costs the one core).
+   */
+  private mayHaveWork = true;
   private loopDone: Promise<void> | null = null;
   private unsubscribe: (() => void) | null = null;
 
@@ -76,7 +82,10 @@ export class Worker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = this.ctx.jobs.onEnqueue(() => this.wake?.());
+    this.unsubscribe = this.ctx.jobs.onEnqueue(() => {
+      this.mayHaveWork = true;
+      this.wake?.();
+    });
     this.loopDone = this.loop();
     for (const task of this.periodic) {
       const timer = setInterval(() => {
@@ -137,10 +146,14 @@ export class Worker {
     while (this.running) {
       const free = this.options.concurrency - this.inFlight;
       let claimed: ClaimedJob[] = [];
-      if (free > 0) {
+      if (free > 0 && this.mayHaveWork) {
+        this.mayHaveWork = false;
         try {
-          claimed = await this.claimWithin(free);
+          const result = await this.claimWithin(free);
+          claimed = result.jobs;
+          if (result.full) this.mayHaveWork = true;
         } catch (error) {
+          this.mayHaveWork = true;
           this.options.logger?.warn({ err: error }, "job claim failed; retrying");
         }
       }
@@ -157,7 +170,10 @@ export class Worker {
       }
       if (claimed.length === 0 || this.inFlight >= this.options.concurrency) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollMs);
+          const timer = setTimeout(() => {
+            this.mayHaveWork = true;
+            resolve();
+          }, pollMs);
           this.wake = () => {
             clearTimeout(timer);
             resolve();
@@ -171,12 +187,14 @@ export class Worker {
 
   /**
    * Claims up to `free` due jobs: first the types with a share (each within the room its share leaves),
-   * then the other types for the remaining slots.
+   * then the other types for the remaining slots. `full` when some claim got as many as it asked for,
+   * so more may be waiting.
    */
-  private async claimWithin(free: number): Promise<ClaimedJob[]> {
+  private async claimWithin(free: number): Promise<{ jobs: ClaimedJob[]; full: boolean }> {
     const { jobs, db } = this.ctx;
     const claimed: ClaimedJob[] = [];
     const open: string[] = [];
+    let full = false;
     for (const [type, handler] of this.handlers) {
       if (handler.maxShare === undefined) {
         open.push(type);
@@ -184,12 +202,22 @@ export class Worker {
       }
       const cap = Math.max(1, Math.floor(this.options.concurrency * handler.maxShare));
       const room = Math.min(cap - (this.inFlightByType.get(type) ?? 0), free - claimed.length);
-      if (room > 0) claimed.push(...(await jobs.claim(db, this.id, room, [type], this.leaseMs)));
+      if (room <= 0) {
+        // At its share: the type's next jobs wait for one of its slots, then need a claim.
+        full = true;
+        continue;
+      }
+      const got = await jobs.claim(db, this.id, room, [type], this.leaseMs);
+      if (got.length === room) full = true;
+      claimed.push(...got);
     }
     const left = free - claimed.length;
-    if (left > 0 && open.length > 0)
-      claimed.push(...(await jobs.claim(db, this.id, left, open, this.leaseMs)));
-    return claimed;
+    if (left > 0 && open.length > 0) {
+      const got = await jobs.claim(db, this.id, left, open, this.leaseMs);
+      if (got.length === left) full = true;
+      claimed.push(...got);
+    }
+    return { jobs: claimed, full };
   }
 
   private async execute(job: ClaimedJob): Promise<void> {
