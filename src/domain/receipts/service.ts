@@ -5,8 +5,10 @@
  * FROM VALUES for the lines), then the stock movements, history, events and the platform push job,
  * all in the caller's transaction.
  */
+
 import Big from "big.js";
 import { sql } from "kysely";
+import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import type { AppContext } from "../../http/context.ts";
@@ -479,36 +481,33 @@ export async function recordReceipt(
     .executeTakeFirstOrThrow();
 
   const bodyLines = body.lines ?? [];
-  await trx
-    .insertInto("receipt_lines")
-    .values(
-      computed.lines.map((l) => {
-        const entry = l.source.kind === "line" ? bodyLines[l.source.index] : undefined;
-        return {
-          store_id: store.id,
-          receipt_id: receipt.id,
-          line_id: l.lineId ?? newLineIds[l.source.index],
-          location_id: l.locationId,
-          quantity: l.quantity,
-          surplus_quantity: l.surplusQuantity,
-          rejected_quantity: l.rejectedQuantity,
-          rejected: JSON.stringify(l.rejected),
-          outstanding_before: l.source.kind === "unordered" ? 0 : l.outstandingBefore,
-          cancelled_added: l.cancelledAdded,
-          unordered: l.source.kind === "unordered",
-          unit_cost: l.unitCost.toString(),
-          landed_unit_cost: l.landedUnitCost.toString(),
-          allocated_charge_amount: l.allocatedChargeAmount.toString(),
-          bin_location: entry?.bin_location ?? null,
-          lot_number: entry?.lot_number ?? null,
-          lot_expiry: entry?.lot_expiry ?? null,
-          lot_manufactured: entry?.lot_manufactured ?? null,
-          lot_id: entry?.lot_id ?? null,
-          created_at: now,
-        };
-      }),
-    )
-    .execute();
+  const lineRows = computed.lines.map((l) => ({
+    line: l,
+    lineId: l.lineId ?? newLineIds[l.source.index],
+    entry: l.source.kind === "line" ? bodyLines[l.source.index] : undefined,
+  }));
+  await insertRows("receipt_lines", lineRows, [
+    ["store_id", "int", () => store.id],
+    ["receipt_id", "int", () => receipt.id],
+    ["line_id", "int", (r) => r.lineId],
+    ["location_id", "bigint", (r) => r.line.locationId],
+    ["quantity", "int", (r) => r.line.quantity],
+    ["surplus_quantity", "int", (r) => r.line.surplusQuantity],
+    ["rejected_quantity", "int", (r) => r.line.rejectedQuantity],
+    ["rejected", "jsonb", (r) => JSON.stringify(r.line.rejected)],
+    ["outstanding_before", "int", (r) => (r.line.source.kind === "unordered" ? 0 : r.line.outstandingBefore)],
+    ["cancelled_added", "int", (r) => r.line.cancelledAdded],
+    ["unordered", "boolean", (r) => r.line.source.kind === "unordered"],
+    ["unit_cost", "numeric", (r) => r.line.unitCost.toString()],
+    ["landed_unit_cost", "numeric", (r) => r.line.landedUnitCost.toString()],
+    ["allocated_charge_amount", "numeric", (r) => r.line.allocatedChargeAmount.toString()],
+    ["bin_location", "text", (r) => r.entry?.bin_location ?? null],
+    ["lot_number", "text", (r) => r.entry?.lot_number ?? null],
+    ["lot_expiry", "date", (r) => r.entry?.lot_expiry ?? null],
+    ["lot_manufactured", "date", (r) => r.entry?.lot_manufactured ?? null],
+    ["lot_id", "int", (r) => r.entry?.lot_id ?? null],
+    ["created_at", "timestamptz", () => now],
+  ]).execute(trx);
 
   await updateLineQuantities(
     trx,
@@ -609,13 +608,16 @@ async function updateLineQuantities(
   now: Date,
 ): Promise<void> {
   if (changes.length === 0) return;
-  const values = sql.join(
-    changes.map((c) => sql`(${c.id}::integer, ${c.received}::integer, ${c.cancelled}::integer)`),
-  );
   await sql`update purchase_order_lines as l
     set received_quantity = v.received, cancelled_quantity = v.cancelled, updated_at = ${now}
-    from (values ${values}) as v(id, received, cancelled)
-    where l.id = v.id and l.store_id = ${storeId}`.execute(trx);
+    from (${unnestRows(changes, [
+      ["id", "int", (c) => c.id],
+      ["received", "int", (c) => c.received],
+      ["cancelled", "int", (c) => c.cancelled],
+    ])}) as v(id, received, cancelled)
+    where l.id = v.id and l.id = any(${changes.map((c) => c.id)}::int[]) and l.store_id = ${storeId}`.execute(
+    trx,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
+import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../domain/catalog/sql.ts";
 import {
@@ -381,20 +382,25 @@ async function writeLevels(
     updated_at: now,
   }));
   for (const part of chunks(values, 2000)) {
-    await trx
-      .insertInto("sim_inventory_levels")
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(["store_id", "inventory_item_id", "location_id"]).doUpdateSet((eb) => ({
-          available: eb.ref("excluded.available"),
-          on_hand: eb.ref("excluded.on_hand"),
-          committed: eb.ref("excluded.committed"),
-          incoming: eb.ref("excluded.incoming"),
-          change_seq: eb.ref("excluded.change_seq"),
-          updated_at: eb.ref("excluded.updated_at"),
-        })),
-      )
-      .execute();
+    await insertRows(
+      "sim_inventory_levels",
+      part,
+      [
+        ["store_id", "int", (v) => v.store_id],
+        ["inventory_item_id", "bigint", (v) => v.inventory_item_id],
+        ["location_id", "bigint", (v) => v.location_id],
+        ["available", "int", (v) => v.available],
+        ["on_hand", "int", (v) => v.on_hand],
+        ["committed", "int", (v) => v.committed],
+        ["incoming", "int", (v) => v.incoming],
+        ["change_seq", "bigint", (v) => v.change_seq],
+        ["created_at", "timestamptz", (v) => v.created_at],
+        ["updated_at", "timestamptz", (v) => v.updated_at],
+      ],
+      sql`on conflict (store_id, inventory_item_id, location_id) do update set
+        available = excluded.available, on_hand = excluded.on_hand, committed = excluded.committed,
+        incoming = excluded.incoming, change_seq = excluded.change_seq, updated_at = excluded.updated_at`,
+    ).execute(trx);
   }
   return values.map((v) => ({
     inventoryItemId: v.inventory_item_id,
@@ -699,15 +705,15 @@ export async function applySimAdjustment(
       // The last cost given for an item wins, as if the costs were set one after the other.
       const costs = [...new Map(adjustment.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
       const first = await allocateChanges(trx, storeId, costs.length);
-      const values = sql.join(
-        costs.map(
-          (c, i) =>
-            sql`(${c.inventoryItemId}::bigint, ${c.unitCost}::numeric, ${c.currency}::text, ${first + i}::bigint)`,
-        ),
-      );
+      const numbered = costs.map((c, i) => ({ ...c, seq: first + i }));
       await sql`update sim_variants as v
         set unit_cost = c.unit_cost, unit_cost_currency = c.currency, change_seq = c.seq, updated_at = ${clock.now()}
-        from (values ${values}) as c(item, unit_cost, currency, seq)
+        from (${unnestRows(numbered, [
+          ["item", "bigint", (c) => c.inventoryItemId],
+          ["unit_cost", "numeric", (c) => c.unitCost],
+          ["currency", "text", (c) => c.currency],
+          ["seq", "bigint", (c) => c.seq],
+        ])}) as c(item, unit_cost, currency, seq)
         where v.store_id = ${storeId} and v.inventory_item_id = c.item
           and v.inventory_item_id = any(${costs.map((c) => c.inventoryItemId)}::bigint[])`.execute(trx);
     }
