@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { StockMovementsTable } from "../db/tables/catalog.ts";
 import { refreshLevels } from "../domain/catalog/levels.ts";
+import { adoptPushedUnitCosts } from "../domain/catalog/mirror.ts";
 import type { AppContext } from "../http/context.ts";
 import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import {
@@ -12,7 +13,6 @@ import {
 } from "./connector.ts";
 import { connectorForStore } from "./registry.ts";
 import { PUSH_JOB, type SyncSubjectType } from "./stock-pipeline.ts";
-import { requestCatalogSync } from "./sync-jobs.ts";
 
 /**
  * The stock push worker (decisions §7). A `platform.push` job carries the movements one stock-moving
@@ -170,9 +170,9 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
   if (movements.length === 0) return settle(ctx, ctx.db, payload);
   const connector = await connectorForStore(ctx, ctx.db, storeId);
   const documents = cutDocuments(movements, payload.grouped);
-  let costsPushed = false;
   for (const [index, document] of documents.entries()) {
-    const result = await connector.adjustInventory(documentFor(document));
+    const adjustment = documentFor(document);
+    const result = await connector.adjustInventory(adjustment);
     const ids = document.map((m) => m.id);
     await pushTestHooks.afterPush?.(ids);
     await ctx.db.transaction().execute(async (trx) => {
@@ -186,11 +186,7 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
         .execute();
       // Another worker holding the same job (its lease ran out) acknowledged the document first.
       if (acked.length > 0) {
-        if (!costsPushed && document.some((m) => m.unit_cost !== null)) {
-          // The items' new unit costs come back into the mirror's variants through the sync.
-          costsPushed = true;
-          await requestCatalogSync(ctx, trx, storeId);
-        }
+        await adoptPushedUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
         await refreshLevels(
           ctx,
           trx,

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
+import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import type { AppContext } from "../../http/context.ts";
 import type { CatalogChanges } from "../../platform/connector.ts";
@@ -61,6 +62,33 @@ const VARIANT_COLUMNS = [
   "image_url",
   "platform_updated_at",
 ] as const;
+
+/**
+ * The unit costs of a push the platform has just accepted, written into the mirror's variants in the
+ * acknowledging transaction: the platform holds them now, so the mirror shows them at once instead of
+ * after the next sync, which still brings the platform's own record of the change (and corrects the
+ * mirror if another push set a different cost in between). The last cost given for an item wins, as on
+ * the platform; unchanged rows are not rewritten.
+ */
+export async function adoptPushedUnitCosts(
+  trx: Db,
+  storeId: number,
+  costs: ReadonlyArray<{ inventoryItemId: number; unitCost: string; currency: string | null }>,
+  now: Date,
+): Promise<void> {
+  if (costs.length === 0) return;
+  const last = [...new Map(costs.map((c) => [c.inventoryItemId, c])).values()];
+  const items = last.map((c) => c.inventoryItemId);
+  await sql`
+    update variants as v set unit_cost = c.unit_cost, unit_cost_currency = c.currency, updated_at = ${now}
+    from (${unnestRows(last, [
+      ["item", "bigint", (c) => c.inventoryItemId],
+      ["unit_cost", "numeric", (c) => c.unitCost],
+      ["currency", "text", (c) => c.currency],
+    ])}) as c(item, unit_cost, currency)
+    where v.store_id = ${storeId} and v.inventory_item_id = any(${items}::bigint[]) and v.inventory_item_id = c.item
+      and (v.unit_cost, v.unit_cost_currency) is distinct from (c.unit_cost, c.currency)`.execute(trx);
+}
 
 /** Applies one batch of platform changes to the mirror, in the caller's transaction. */
 export async function applyCatalogChanges(
@@ -155,43 +183,37 @@ export async function applyCatalogChanges(
       for (const r of rows) titles.set(r.id, r.title);
     }
     for (const part of chunks(changes.variants)) {
-      await trx
-        .insertInto("variants")
-        .values(
-          part.map((v) => ({
-            store_id: storeId,
-            id: v.id,
-            product_id: v.productId,
-            inventory_item_id: v.inventoryItem.id,
-            title: v.title,
-            product_title: titles.get(v.productId) ?? "",
-            sku: v.sku,
-            barcode: v.barcode,
-            position: v.position,
-            price: v.price,
-            compare_at_price: v.compareAtPrice,
-            unit_cost: v.inventoryItem.unitCost,
-            unit_cost_currency: v.inventoryItem.unitCostCurrency,
-            weight_grams: v.weightGrams,
-            inventory_tracked: v.inventoryItem.tracked,
-            inventory_policy: v.inventoryPolicy,
-            taxable: v.taxable,
-            image_url: v.imageUrl,
-            platform_updated_at: v.updatedAt,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(["store_id", "id"])
-            .doUpdateSet((eb) => ({
-              ...Object.fromEntries(VARIANT_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
-              updated_at: now,
-            }))
-            .where(changedFrom("variants", VARIANT_COLUMNS)),
-        )
-        .execute();
+      await insertRows(
+        "variants",
+        part,
+        [
+          ["store_id", "int", () => storeId],
+          ["id", "bigint", (v) => v.id],
+          ["product_id", "bigint", (v) => v.productId],
+          ["inventory_item_id", "bigint", (v) => v.inventoryItem.id],
+          ["title", "text", (v) => v.title],
+          ["product_title", "text", (v) => titles.get(v.productId) ?? ""],
+          ["sku", "text", (v) => v.sku],
+          ["barcode", "text", (v) => v.barcode],
+          ["position", "int", (v) => v.position],
+          ["price", "numeric", (v) => v.price],
+          ["compare_at_price", "numeric", (v) => v.compareAtPrice],
+          ["unit_cost", "numeric", (v) => v.inventoryItem.unitCost],
+          ["unit_cost_currency", "text", (v) => v.inventoryItem.unitCostCurrency],
+          ["weight_grams", "int", (v) => v.weightGrams],
+          ["inventory_tracked", "boolean", (v) => v.inventoryItem.tracked],
+          ["inventory_policy", "text", (v) => v.inventoryPolicy],
+          ["taxable", "boolean", (v) => v.taxable],
+          ["image_url", "text", (v) => v.imageUrl],
+          ["platform_updated_at", "timestamptz", (v) => v.updatedAt],
+          ["created_at", "timestamptz", () => now],
+          ["updated_at", "timestamptz", () => now],
+        ],
+        sql`on conflict (store_id, id) do update set
+        ${sql.join(VARIANT_COLUMNS.map((c) => sql`${sql.ref(c)} = ${sql.ref(`excluded.${c}`)}`))},
+        updated_at = ${now}
+        where ${changedFrom("variants", VARIANT_COLUMNS)}`,
+      ).execute(trx);
     }
   }
 
