@@ -1,5 +1,7 @@
+import { sql } from "kysely";
+import { insertRows } from "../db/bulk.ts";
 import type { Db } from "../db/database.ts";
-import { refreshLevels } from "../domain/catalog/levels.ts";
+import { addMovementsToLevels } from "../domain/catalog/levels.ts";
 import type { AppContext } from "../http/context.ts";
 
 export type SyncSubjectType = "purchase_order" | "receipt" | "stock_adjustment";
@@ -70,7 +72,26 @@ export async function recordStockMovements(
         r.available_delta !== 0 || r.on_hand_delta !== 0 || r.incoming_delta !== 0 || r.unit_cost !== null,
     );
   if (rows.length === 0) return [];
-  const inserted = await trx.insertInto("stock_movements").values(rows).returning("id").execute();
+  const { rows: inserted } = await insertRows<(typeof rows)[number], { id: number }>(
+    "stock_movements",
+    rows,
+    [
+      ["store_id", "int", (r) => r.store_id],
+      ["subject_type", "text", (r) => r.subject_type],
+      ["subject_id", "int", (r) => r.subject_id],
+      ["inventory_item_id", "bigint", (r) => r.inventory_item_id],
+      ["location_id", "bigint", (r) => r.location_id],
+      ["available_delta", "int", (r) => r.available_delta],
+      ["on_hand_delta", "int", (r) => r.on_hand_delta],
+      ["incoming_delta", "int", (r) => r.incoming_delta],
+      ["unit_cost", "numeric", (r) => r.unit_cost],
+      ["unit_cost_currency", "text", (r) => r.unit_cost_currency],
+      ["reason", "text", (r) => r.reason],
+      ["reference", "text", (r) => r.reference],
+      ["created_at", "timestamptz", (r) => r.created_at],
+    ],
+    sql`returning id`,
+  ).execute(trx);
   await trx
     .insertInto("platform_sync_states")
     .values({
@@ -100,11 +121,17 @@ export async function recordStockMovements(
     },
     { storeId: input.storeId, maxAttempts: 6 },
   );
-  await refreshLevels(
+  await addMovementsToLevels(
     ctx,
     trx,
     input.storeId,
-    rows.map((r) => ({ inventoryItemId: r.inventory_item_id, locationId: r.location_id })),
+    rows.map((r) => ({
+      inventoryItemId: r.inventory_item_id,
+      locationId: r.location_id,
+      available: r.available_delta,
+      onHand: r.on_hand_delta,
+      incoming: r.incoming_delta,
+    })),
   );
   return inserted.map((r) => r.id);
 }

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import type { AppContext } from "../../http/context.ts";
@@ -21,8 +22,10 @@ import { pairIn } from "./sql.ts";
  * sync that reads a level the platform changed for a push not yet acknowledged counts that delta
  * twice only until the acknowledgement, which lands within the same push job.
  *
- * Every refresh locks the level rows first (creating missing ones), then recomputes them in bulk and
- * emits the item.* crossing events in the same transaction.
+ * Recording movements adds their deltas to the levels in one upsert (addMovementsToLevels); every
+ * other change (a push acknowledged, a sync report) locks the level rows first (creating missing ones),
+ * then recomputes them in bulk from the report and the unacknowledged movements (refreshLevels). Both
+ * emit the item.* crossing events in the same transaction.
  */
 
 export interface LevelKey {
@@ -88,6 +91,91 @@ export async function refreshLevels(
   const changes: Change[] = [];
   for (let i = 0; i < list.length; i += CHUNK) {
     changes.push(...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey)));
+  }
+  if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
+}
+
+/** What one stock movement adds to the visible level of its item at its location. */
+export interface LevelDelta extends LevelKey {
+  available: number;
+  onHand: number;
+  incoming: number;
+}
+
+/**
+ * Adds newly recorded movements to the mirror levels they touch, in one upsert: a movement is
+ * unacknowledged when it is recorded, so it adds its deltas to the visible level and leaves the
+ * platform's part alone, which is exactly what a full refresh would compute, without reading the level
+ * rows or summing the unacknowledged movements first. Missing rows are created (their platform part
+ * zero until the platform reports). Rows are written in (item, location) order, the lock order of
+ * every level writer. Emits the item events for the crossings in the same transaction.
+ */
+export async function addMovementsToLevels(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  deltas: readonly LevelDelta[],
+): Promise<void> {
+  if (deltas.length === 0) return;
+  const byKey = new Map<string, LevelDelta>();
+  for (const d of deltas) {
+    const k = keyOf(d.inventoryItemId, d.locationId);
+    const sum = byKey.get(k);
+    if (!sum) byKey.set(k, { ...d });
+    else {
+      sum.available += d.available;
+      sum.onHand += d.onHand;
+      sum.incoming += d.incoming;
+    }
+  }
+  const list = [...byKey.values()].sort(
+    (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
+  );
+  const now = ctx.clock.now();
+  // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock).
+  const { rows } = await insertRows<
+    LevelDelta,
+    {
+      inventory_item_id: number;
+      location_id: number;
+      available: number;
+      on_hand: number;
+      incoming: number;
+      inserted: boolean;
+    }
+  >(
+    "inventory_levels as l",
+    list,
+    [
+      ["store_id", "int", () => storeId],
+      ["inventory_item_id", "bigint", (d) => d.inventoryItemId],
+      ["location_id", "bigint", (d) => d.locationId],
+      ["available", "int", (d) => d.available],
+      ["on_hand", "int", (d) => d.onHand],
+      ["incoming", "int", (d) => d.incoming],
+      ["created_at", "timestamptz", () => now],
+      ["updated_at", "timestamptz", () => now],
+    ],
+    sql`on conflict (store_id, inventory_item_id, location_id) do update set
+      available = l.available + excluded.available, on_hand = l.on_hand + excluded.on_hand,
+      incoming = l.incoming + excluded.incoming, updated_at = excluded.updated_at
+      where (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)
+      returning inventory_item_id, location_id, available, on_hand, incoming, (xmax = 0) as inserted`,
+  ).execute(trx);
+  const changes: Change[] = [];
+  for (const row of rows) {
+    if (row.inserted) continue;
+    const d = byKey.get(keyOf(row.inventory_item_id, row.location_id));
+    if (!d) continue;
+    changes.push({
+      key: { inventoryItemId: row.inventory_item_id, locationId: row.location_id },
+      before: {
+        available: row.available - d.available,
+        on_hand: row.on_hand - d.onHand,
+        incoming: row.incoming - d.incoming,
+      },
+      after: { available: row.available, on_hand: row.on_hand, incoming: row.incoming },
+    });
   }
   if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
 }
@@ -237,28 +325,41 @@ async function refreshChunk(
         after: { available: next.available, on_hand: next.on_hand, incoming: next.incoming },
       });
   }
-  if (updates.length > 0) {
-    const values = sql.join(
-      updates.map(
-        (u) =>
-          sql`(${u.id}::bigint, ${u.available}::int, ${u.on_hand}::int,
-            ${u.committed}::int, ${u.incoming}::int, ${u.platform_available}::int, ${u.platform_on_hand}::int,
-            ${u.platform_committed}::int, ${u.platform_incoming}::int, ${u.platform_version}::bigint,
-            ${u.platform_updated_at}::timestamptz, ${u.bump}::boolean)`,
-      ),
-    );
-    await sql`
-      update inventory_levels as l set
-        available = v.available, on_hand = v.on_hand, committed = v.committed, incoming = v.incoming,
-        platform_available = v.p_available, platform_on_hand = v.p_on_hand,
-        platform_committed = v.p_committed, platform_incoming = v.p_incoming,
-        platform_version = v.p_version, platform_updated_at = v.p_updated_at,
-        updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
-      from (values ${values}) as v(id, available, on_hand, committed, incoming, p_available, p_on_hand,
-        p_committed, p_incoming, p_version, p_updated_at, bump)
-      where l.id = v.id and l.store_id = ${storeId}`.execute(trx);
-  }
+  if (updates.length > 0) await writeLevels(trx, updates, now);
   return changes;
+}
+
+/**
+ * One statement for every changed row, by primary key. The rows come as one array per column (a
+ * VALUES list would be twelve parameters a row), and `id = any` lets the planner fetch exactly those
+ * rows by key instead of hash-joining the list against every level of the store. The ids are of rows
+ * this transaction has just locked for `storeId`, so they need no store condition (one would steer the
+ * planner to the store's paging index).
+ */
+async function writeLevels(
+  trx: Db,
+  updates: ReadonlyArray<LevelRow & { bump: boolean }>,
+  now: Date,
+): Promise<void> {
+  const column = <T>(pick: (u: LevelRow & { bump: boolean }) => T): T[] => updates.map(pick);
+  const ids = column((u) => u.id);
+  await sql`
+    update inventory_levels as l set
+      available = v.available, on_hand = v.on_hand, committed = v.committed, incoming = v.incoming,
+      platform_available = v.p_available, platform_on_hand = v.p_on_hand,
+      platform_committed = v.p_committed, platform_incoming = v.p_incoming,
+      platform_version = v.p_version, platform_updated_at = v.p_updated_at,
+      updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
+    from unnest(${ids}::bigint[], ${column((u) => u.available)}::int[], ${column((u) => u.on_hand)}::int[],
+      ${column((u) => u.committed)}::int[], ${column((u) => u.incoming)}::int[],
+      ${column((u) => u.platform_available)}::int[], ${column((u) => u.platform_on_hand)}::int[],
+      ${column((u) => u.platform_committed)}::int[], ${column((u) => u.platform_incoming)}::int[],
+      ${column((u) => u.platform_version)}::bigint[],
+      ${column((u) => u.platform_updated_at?.toISOString() ?? null)}::timestamptz[],
+      ${column((u) => u.bump)}::boolean[])
+      as v(id, available, on_hand, committed, incoming, p_available, p_on_hand, p_committed, p_incoming,
+        p_version, p_updated_at, bump)
+    where l.id = v.id and l.id = any(${ids}::bigint[])`.execute(trx);
 }
 
 /** Item events for the crossings among `changes`, with the store's rules (none: nothing fires). */
