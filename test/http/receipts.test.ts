@@ -111,8 +111,28 @@ async function receive(
   headers: Record<string, string> = key(),
 ) {
   const res = await store.api.post(`/v2/purchase_orders/${orderId}/receipts`, body, headers);
+  if (res.status === 201 && res.headers["idempotent-replayed"] !== "true") await assertAsStored(res);
   tick();
   return res;
+}
+
+/**
+ * A recorded receipt answers with the order as it is now, not as it was read back: the answer and the
+ * event payload equal GET of the order and of the receipt, field by field.
+ */
+async function assertAsStored(res: HttpResult) {
+  const order = res.body.purchase_order;
+  const receipt = res.body.data;
+  assert.deepEqual(order, await getOrder(order.id));
+  const one = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${receipt.id}`);
+  expect(one, 200);
+  assert.deepEqual(receipt, one.body.data);
+  const recorded = (await eventsOf("purchase_order", order.id)).filter(
+    (e) => e.name === "purchase_order.receipt_recorded",
+  );
+  const last = recorded[recorded.length - 1];
+  assert.deepEqual(last.data, order);
+  assert.deepEqual((last.extra as { receipt: unknown }).receipt, receipt);
 }
 
 async function platform(itemId: number, locationId: number) {

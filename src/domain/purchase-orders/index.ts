@@ -19,14 +19,21 @@ export {
   type Actor,
   actorOf,
   addHistory,
+  assembleOrders,
   type HistoryType,
+  loadOrderParts,
   loadPurchaseOrder,
   loadPurchaseOrders,
+  lockOrderRecord,
   lockPurchaseOrder,
+  type OrderParts,
   orderCharges,
   orderLines,
+  orderRecordQuery,
   presentSummaries,
+  type ReceiptRecord,
   SYSTEM_ACTOR,
+  syncKey,
 } from "./repository.ts";
 export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncomingChange } from "./stock.ts";
 export { recomputeTotals } from "./totals.ts";

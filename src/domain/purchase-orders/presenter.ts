@@ -19,7 +19,34 @@ export type OrderRow = Selectable<PurchaseOrdersTable>;
 export type LineRow = Selectable<PurchaseOrderLinesTable>;
 export type ChargeRow = Selectable<PurchaseOrderChargesTable>;
 export type ReceiptRow = Selectable<ReceiptsTable>;
-export type ReceiptLineRow = Selectable<ReceiptLinesTable>;
+/** What a receipt line's presentation (and the order's receiving history) reads of its row. */
+export type ReceiptLineRow = Pick<
+  Selectable<ReceiptLinesTable>,
+  | "id"
+  | "receipt_id"
+  | "line_id"
+  | "quantity"
+  | "surplus_quantity"
+  | "rejected_quantity"
+  | "unit_cost"
+  | "landed_unit_cost"
+  | "allocated_charge_amount"
+  | "unordered"
+>;
+
+/** The receipt_lines columns of a ReceiptLineRow, for queries. */
+export const RECEIPT_LINE_COLUMNS = [
+  "id",
+  "receipt_id",
+  "line_id",
+  "quantity",
+  "surplus_quantity",
+  "rejected_quantity",
+  "unit_cost",
+  "landed_unit_cost",
+  "allocated_charge_amount",
+  "unordered",
+] as const satisfies ReadonlyArray<keyof ReceiptLineRow>;
 export type PaymentRow = Selectable<PaymentsTable>;
 
 export type LocationAddress = Record<string, string | null>;

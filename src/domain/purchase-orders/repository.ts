@@ -19,7 +19,9 @@ import {
   presentPurchaseOrder,
   presentPurchaseOrderSummary,
   presentReceipt,
+  RECEIPT_LINE_COLUMNS,
   type ReceiptLineRow,
+  type ReceiptRow,
 } from "./presenter.ts";
 
 const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
@@ -104,25 +106,46 @@ export async function presentSummaries(
   );
 }
 
+/** A receipt row with its location's name, as the order's presentation reads it. */
+export type ReceiptRecord = ReceiptRow & { location_name: string | null };
+
 /**
- * Full PurchaseOrders (lines, charges, receipts with their lines, payments, platform_sync) for
- * `ids`, in a fixed number of queries whatever the number of orders or lines. Missing ids are absent
- * from the map.
+ * Everything of some orders besides their own rows: lines, charges, receipts with their lines,
+ * payments, and the platform_sync of the orders and of their receipts. Rows in presentation order.
  */
-export async function loadPurchaseOrders(
-  db: Db,
-  storeId: number,
-  ids: readonly number[],
-): Promise<Map<number, PurchaseOrder>> {
-  const result = new Map<number, PurchaseOrder>();
-  if (ids.length === 0) return result;
-  const orders = (await orderRecordQuery(db, storeId)
-    .where("po.id", "in", [...ids])
-    .execute()) as OrderRecord[];
-  if (orders.length === 0) return result;
-  const found = orders.map((o) => o.id);
-  const [{ lines, charges }, receipts, receiptLines, payments, syncRows] = await Promise.all([
-    linesAndCharges(db, storeId, found),
+export interface OrderParts {
+  lines: LineRow[];
+  charges: ChargeRow[];
+  receipts: ReceiptRecord[];
+  receiptLines: ReceiptLineRow[];
+  payments: PaymentRow[];
+  /** platform_sync by `${subject_type}:${subject_id}`; absent means never moved (synced). */
+  sync: Map<string, SyncState>;
+}
+
+export const syncKey = (type: string, id: number) => `${type}:${id}`;
+
+/** The parts of the orders `ids` (already known to be the store's), in five queries whatever the size. */
+export async function loadOrderParts(db: Db, storeId: number, ids: readonly number[]): Promise<OrderParts> {
+  const [lines, charges, receipts, receiptLines, payments, syncRows] = await Promise.all([
+    db
+      .selectFrom("purchase_order_lines")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", [...ids])
+      .orderBy("purchase_order_id")
+      .orderBy("position")
+      .orderBy("id")
+      .execute(),
+    db
+      .selectFrom("purchase_order_charges")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", [...ids])
+      .orderBy("purchase_order_id")
+      .orderBy("position")
+      .orderBy("id")
+      .execute(),
     db
       .selectFrom("receipts as r")
       .leftJoin("locations as loc", (j) =>
@@ -131,23 +154,23 @@ export async function loadPurchaseOrders(
       .selectAll("r")
       .select("loc.name as location_name")
       .where("r.store_id", "=", storeId)
-      .where("r.purchase_order_id", "in", found)
+      .where("r.purchase_order_id", "in", [...ids])
       .orderBy("r.created_at")
       .orderBy("r.id")
       .execute(),
     db
       .selectFrom("receipt_lines as rl")
       .innerJoin("receipts as r", "r.id", "rl.receipt_id")
-      .selectAll("rl")
+      .select(RECEIPT_LINE_COLUMNS.map((c) => `rl.${c}` as const))
       .where("r.store_id", "=", storeId)
-      .where("r.purchase_order_id", "in", found)
+      .where("r.purchase_order_id", "in", [...ids])
       .orderBy("rl.id")
       .execute(),
     db
       .selectFrom("payments")
       .selectAll()
       .where("store_id", "=", storeId)
-      .where("purchase_order_id", "in", found)
+      .where("purchase_order_id", "in", [...ids])
       .orderBy("created_at")
       .orderBy("id")
       .execute(),
@@ -157,7 +180,7 @@ export async function loadPurchaseOrders(
       .where("store_id", "=", storeId)
       .where((eb) =>
         eb.or([
-          eb.and([eb("subject_type", "=", "purchase_order"), eb("subject_id", "in", found)]),
+          eb.and([eb("subject_type", "=", "purchase_order"), eb("subject_id", "in", [...ids])]),
           eb.and([
             eb("subject_type", "=", "receipt"),
             eb(
@@ -167,24 +190,42 @@ export async function loadPurchaseOrders(
                 .selectFrom("receipts")
                 .select("id")
                 .where("store_id", "=", storeId)
-                .where("purchase_order_id", "in", found),
+                .where("purchase_order_id", "in", [...ids]),
             ),
           ]),
         ]),
       )
       .execute(),
   ]);
-  const syncByKey = new Map<string, SyncState>();
+  const sync = new Map<string, SyncState>();
   for (const r of syncRows)
-    syncByKey.set(`${r.subject_type}:${r.subject_id}`, {
+    sync.set(syncKey(r.subject_type, r.subject_id), {
       state: r.state,
       attempted_at: r.attempted_at?.toISOString() ?? null,
       error: r.error,
     });
-  const sync = (type: string, id: number) => syncByKey.get(`${type}:${id}`) ?? NEVER_MOVED;
-  const linesByReceipt = groupBy(receiptLines as ReceiptLineRow[], (l) => l.receipt_id);
-  const receiptsByOrder = groupBy(receipts, (r) => r.purchase_order_id);
-  const paymentsByOrder = groupBy(payments as PaymentRow[], (p) => p.purchase_order_id);
+  return {
+    lines: lines as LineRow[],
+    charges: charges as ChargeRow[],
+    receipts,
+    receiptLines,
+    payments: payments as PaymentRow[],
+    sync,
+  };
+}
+
+/** Presents orders from their rows and parts (no queries). */
+export function assembleOrders(
+  orders: readonly OrderRecord[],
+  parts: OrderParts,
+): Map<number, PurchaseOrder> {
+  const result = new Map<number, PurchaseOrder>();
+  const sync = (type: string, id: number) => parts.sync.get(syncKey(type, id)) ?? NEVER_MOVED;
+  const lines = groupBy(parts.lines, (l) => l.purchase_order_id);
+  const charges = groupBy(parts.charges, (c) => c.purchase_order_id);
+  const linesByReceipt = groupBy(parts.receiptLines, (l) => l.receipt_id);
+  const receiptsByOrder = groupBy(parts.receipts, (r) => r.purchase_order_id);
+  const paymentsByOrder = groupBy(parts.payments, (p) => p.purchase_order_id);
   for (const order of orders) {
     const presentedReceipts: PresentedReceipt[] = (receiptsByOrder.get(order.id) ?? []).map((r) => {
       const { location_name, ...row } = r;
@@ -207,6 +248,36 @@ export async function loadPurchaseOrders(
     );
   }
   return result;
+}
+
+/**
+ * Full PurchaseOrders (lines, charges, receipts with their lines, payments, platform_sync) for
+ * `ids`, in a fixed number of queries whatever the number of orders or lines. Missing ids are absent
+ * from the map.
+ */
+export async function loadPurchaseOrders(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<Map<number, PurchaseOrder>> {
+  if (ids.length === 0) return new Map();
+  const orders = (await orderRecordQuery(db, storeId)
+    .where("po.id", "in", [...ids])
+    .execute()) as OrderRecord[];
+  if (orders.length === 0) return new Map();
+  const parts = await loadOrderParts(
+    db,
+    storeId,
+    orders.map((o) => o.id),
+  );
+  return assembleOrders(orders, parts);
+}
+
+/** The order's row with its supplier name and location, locked (`FOR UPDATE` of the order row only). */
+export async function lockOrderRecord(trx: Db, storeId: number, id: number): Promise<OrderRecord> {
+  const row = await orderRecordQuery(trx, storeId).where("po.id", "=", id).forUpdate("po").executeTakeFirst();
+  if (!row) throw notFound("purchase order");
+  return row as OrderRecord;
 }
 
 /** One full PurchaseOrder as GET returns it; 404 not_found when absent from the store. */

@@ -5,7 +5,7 @@ import { keysetPage } from "../../http/paging.ts";
 import { platformSyncOf } from "../../platform/stock-pipeline.ts";
 import { notFound } from "../errors.ts";
 import { type PresentedReceipt, presentReceipt } from "../purchase-orders/index.ts";
-import type { ReceiptLineRow, ReceiptRow } from "../purchase-orders/presenter.ts";
+import { RECEIPT_LINE_COLUMNS, type ReceiptLineRow, type ReceiptRow } from "../purchase-orders/presenter.ts";
 
 async function orderCurrencies(db: Db, storeId: number, orderId: number) {
   const order = await db
@@ -42,7 +42,7 @@ async function presentRows(
   const [lines, sync] = await Promise.all([
     db
       .selectFrom("receipt_lines")
-      .selectAll()
+      .select(RECEIPT_LINE_COLUMNS)
       .where("store_id", "=", storeId)
       .where("receipt_id", "in", ids)
       .orderBy("id")

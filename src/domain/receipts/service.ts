@@ -22,17 +22,21 @@ import {
   assertCan,
   deriveStatusAfterReceiving,
   incomingOf,
+  loadOrderParts,
   loadPurchaseOrder,
   locationRef,
+  lockOrderRecord,
   lockPurchaseOrder,
-  orderCharges,
+  type OrderParts,
+  type OrderRecord,
   orderLines,
+  orderRecordQuery,
   type PresentedReceipt,
   type PurchaseOrder,
   recomputeTotals,
 } from "../purchase-orders/index.ts";
 import { fetchLookups, type LineDraft, lineRowOf, resolveLines } from "../purchase-orders/lines.ts";
-import type { LineRow, OrderRow } from "../purchase-orders/presenter.ts";
+import type { LineRow } from "../purchase-orders/presenter.ts";
 import { localDate } from "../suppliers/pricing.ts";
 import {
   type ComputedReceipt,
@@ -41,6 +45,7 @@ import {
   type ReceiptOrderLine,
   type UnorderedRequest,
 } from "./compute.ts";
+import { knownLocationName, PENDING, presentAfterReceipt } from "./presented.ts";
 
 export interface ReceiptLineBody {
   line_id: number;
@@ -106,12 +111,12 @@ export function receiptReference(orderId: number, receiptId: number): string {
 // Preparing: everything read and checked before anything is written (shared with the preview)
 
 interface Prepared {
-  order: OrderRow;
+  order: OrderRecord;
   lines: LineRow[];
   computed: ComputedReceipt;
   /** New order lines for the `unordered` entries, positions after the last line. */
   newLines: LineDraft[];
-  /** The receipt location's name (preview only; a recorded receipt is presented from the database). */
+  /** The receipt location's name (null when the location is unknown). */
   locationName: string | null;
   receivedAt: Date;
   invoiceTotal: string | null;
@@ -121,29 +126,26 @@ async function prepare(
   ctx: AppContext,
   db: Db,
   store: StoreRef,
-  order: OrderRow,
+  order: OrderRecord,
+  parts: OrderParts,
   body: ReceiptBody,
-  withLocationName: boolean,
 ): Promise<Prepared> {
   const problems = new DetailCollector();
   const now = ctx.clock.now();
   const today = localDate(now, store.timezone);
   const unordered = body.unordered ?? [];
-  const [lines, charges, history, lookups] = await Promise.all([
-    orderLines(db, store.id, order.id),
-    orderCharges(db, store.id, order.id),
-    receiptHistory(db, store.id, order.id),
-    fetchLookups(db, store.id, {
-      supplierId: order.supplier_id,
-      variantIds: unordered.flatMap((u) => (u.variant_id !== undefined ? [u.variant_id] : [])),
-      itemIds: unordered.flatMap((u) => (u.inventory_item_id !== undefined ? [u.inventory_item_id] : [])),
-      locationIds: [
-        ...(body.location_id !== undefined ? [body.location_id] : []),
-        ...unordered.flatMap((u) => (u.location_id != null ? [u.location_id] : [])),
-      ],
-      taxRateIds: [],
-    }),
-  ]);
+  const { lines, charges } = parts;
+  const history = receiptHistory(parts);
+  const lookups = await fetchLookups(db, store.id, {
+    supplierId: order.supplier_id,
+    variantIds: unordered.flatMap((u) => (u.variant_id !== undefined ? [u.variant_id] : [])),
+    itemIds: unordered.flatMap((u) => (u.inventory_item_id !== undefined ? [u.inventory_item_id] : [])),
+    locationIds: [
+      ...(body.location_id !== undefined ? [body.location_id] : []),
+      ...unordered.flatMap((u) => (u.location_id != null ? [u.location_id] : [])),
+    ],
+    taxRateIds: [],
+  });
 
   if (body.location_id !== undefined && !lookups.locations.has(body.location_id))
     problems.add("location_id", "not_found", "is not a location of this store");
@@ -256,10 +258,10 @@ async function prepare(
   problems.throwIfAny();
 
   const receiptLocation = computed.locationId;
-  const locationName = withLocationName
-    ? (lookups.locations.get(receiptLocation)?.name ??
-      (await findLocationName(db, store.id, receiptLocation)))
-    : null;
+  const locationName =
+    lookups.locations.get(receiptLocation)?.name ??
+    knownLocationName(order, parts, receiptLocation) ??
+    (await findLocationName(db, store.id, receiptLocation));
   const receivedAt =
     body.received_at === undefined || body.received_at === today
       ? now
@@ -268,26 +270,16 @@ async function prepare(
 }
 
 /** Per order line: charges allocated by non-voided receipts, and whether a receipt added the line. */
-async function receiptHistory(
-  db: Db,
-  storeId: number,
-  orderId: number,
-): Promise<Map<number, { allocated: Big; unordered: boolean }>> {
-  const rows = await db
-    .selectFrom("receipt_lines as rl")
-    .innerJoin("receipts as r", "r.id", "rl.receipt_id")
-    .select([
-      "rl.line_id",
-      sql<string>`coalesce(sum(rl.allocated_charge_amount) filter (where r.voided_at is null), 0)`.as(
-        "allocated",
-      ),
-      sql<boolean>`bool_or(rl.unordered)`.as("unordered"),
-    ])
-    .where("r.store_id", "=", storeId)
-    .where("r.purchase_order_id", "=", orderId)
-    .groupBy("rl.line_id")
-    .execute();
-  return new Map(rows.map((r) => [r.line_id, { allocated: new Big(r.allocated), unordered: r.unordered }]));
+function receiptHistory(parts: Pick<OrderParts, "receipts" | "receiptLines">) {
+  const voided = new Set(parts.receipts.filter((r) => r.voided_at !== null).map((r) => r.id));
+  const history = new Map<number, { allocated: Big; unordered: boolean }>();
+  for (const rl of parts.receiptLines) {
+    const entry = history.get(rl.line_id) ?? { allocated: new Big(0), unordered: false };
+    if (!voided.has(rl.receipt_id)) entry.allocated = entry.allocated.plus(rl.allocated_charge_amount);
+    entry.unordered ||= rl.unordered;
+    history.set(rl.line_id, entry);
+  }
+  return history;
 }
 
 async function findLocationName(db: Db, storeId: number, id: number): Promise<string | null> {
@@ -356,15 +348,13 @@ export async function previewReceiptFor(
   orderId: number,
   body: ReceiptBody,
 ): Promise<ReceiptPreview> {
-  const order = await ctx.db
-    .selectFrom("purchase_orders")
-    .selectAll()
-    .where("store_id", "=", store.id)
-    .where("id", "=", orderId)
-    .executeTakeFirst();
+  const order = (await orderRecordQuery(ctx.db, store.id).where("po.id", "=", orderId).executeTakeFirst()) as
+    | OrderRecord
+    | undefined;
   if (!order) throw notFound("purchase order");
   assertCan("receipt", order.status);
-  const prepared = await prepare(ctx, ctx.db, store, order, body, true);
+  const parts = await loadOrderParts(ctx.db, store.id, [order.id]);
+  const prepared = await prepare(ctx, ctx.db, store, order, parts, body);
   const { computed } = prepared;
   return {
     data: previewReceipt(prepared, store, body),
@@ -428,9 +418,12 @@ export async function recordReceipt(
   body: ReceiptBody,
 ): Promise<{ receipt: PresentedReceipt; order: PurchaseOrder }> {
   const { ctx, trx, store, actor } = call;
-  const order = await lockPurchaseOrder(trx, store.id, orderId);
+  const order = await lockOrderRecord(trx, store.id, orderId);
   assertCan("receipt", order.status);
-  const prepared = await prepare(ctx, trx, store, order, body, false);
+  // Everything the order shows, read once: the receipt is computed from it and the order presented
+  // from it afterwards with what this receipt changed, instead of read back.
+  const parts = await loadOrderParts(trx, store.id, [orderId]);
+  const prepared = await prepare(ctx, trx, store, order, parts, body);
   const { computed, newLines } = prepared;
   const now = ctx.clock.now();
 
@@ -458,25 +451,26 @@ export async function recordReceipt(
     for (const l of newLines) newLineIds.push(byPosition.get(l.position)!);
   }
 
+  const receiptValues = {
+    store_id: store.id,
+    purchase_order_id: orderId,
+    received_at: prepared.receivedAt,
+    voided_at: null,
+    source: "api",
+    location_id: computed.locationId,
+    route_to_destinations: body.route_to_destinations ?? false,
+    invoice_reference: body.invoice_reference ?? null,
+    invoice_date: body.invoice_date ?? null,
+    invoice_total: prepared.invoiceTotal,
+    exchange_rate: computed.exchangeRate.toString(),
+    rejected_disposition: body.rejected_disposition ?? "replace",
+    note: body.note ?? null,
+    created_at: now,
+    updated_at: now,
+  } as const;
   const receipt = await trx
     .insertInto("receipts")
-    .values({
-      store_id: store.id,
-      purchase_order_id: orderId,
-      received_at: prepared.receivedAt,
-      voided_at: null,
-      source: "api",
-      location_id: computed.locationId,
-      route_to_destinations: body.route_to_destinations ?? false,
-      invoice_reference: body.invoice_reference ?? null,
-      invoice_date: body.invoice_date ?? null,
-      invoice_total: prepared.invoiceTotal,
-      exchange_rate: computed.exchangeRate.toString(),
-      rejected_disposition: body.rejected_disposition ?? "replace",
-      note: body.note ?? null,
-      created_at: now,
-      updated_at: now,
-    })
+    .values(receiptValues)
     .returning("id")
     .executeTakeFirstOrThrow();
 
@@ -486,28 +480,37 @@ export async function recordReceipt(
     lineId: l.lineId ?? newLineIds[l.source.index],
     entry: l.source.kind === "line" ? bodyLines[l.source.index] : undefined,
   }));
-  await insertRows("receipt_lines", lineRows, [
-    ["store_id", "int", () => store.id],
-    ["receipt_id", "int", () => receipt.id],
-    ["line_id", "int", (r) => r.lineId],
-    ["location_id", "bigint", (r) => r.line.locationId],
-    ["quantity", "int", (r) => r.line.quantity],
-    ["surplus_quantity", "int", (r) => r.line.surplusQuantity],
-    ["rejected_quantity", "int", (r) => r.line.rejectedQuantity],
-    ["rejected", "jsonb", (r) => JSON.stringify(r.line.rejected)],
-    ["outstanding_before", "int", (r) => (r.line.source.kind === "unordered" ? 0 : r.line.outstandingBefore)],
-    ["cancelled_added", "int", (r) => r.line.cancelledAdded],
-    ["unordered", "boolean", (r) => r.line.source.kind === "unordered"],
-    ["unit_cost", "numeric", (r) => r.line.unitCost.toString()],
-    ["landed_unit_cost", "numeric", (r) => r.line.landedUnitCost.toString()],
-    ["allocated_charge_amount", "numeric", (r) => r.line.allocatedChargeAmount.toString()],
-    ["bin_location", "text", (r) => r.entry?.bin_location ?? null],
-    ["lot_number", "text", (r) => r.entry?.lot_number ?? null],
-    ["lot_expiry", "date", (r) => r.entry?.lot_expiry ?? null],
-    ["lot_manufactured", "date", (r) => r.entry?.lot_manufactured ?? null],
-    ["lot_id", "int", (r) => r.entry?.lot_id ?? null],
-    ["created_at", "timestamptz", () => now],
-  ]).execute(trx);
+  const { rows: lineIds } = await insertRows<(typeof lineRows)[number], { id: number }>(
+    "receipt_lines",
+    lineRows,
+    [
+      ["store_id", "int", () => store.id],
+      ["receipt_id", "int", () => receipt.id],
+      ["line_id", "int", (r) => r.lineId],
+      ["location_id", "bigint", (r) => r.line.locationId],
+      ["quantity", "int", (r) => r.line.quantity],
+      ["surplus_quantity", "int", (r) => r.line.surplusQuantity],
+      ["rejected_quantity", "int", (r) => r.line.rejectedQuantity],
+      ["rejected", "jsonb", (r) => JSON.stringify(r.line.rejected)],
+      [
+        "outstanding_before",
+        "int",
+        (r) => (r.line.source.kind === "unordered" ? 0 : r.line.outstandingBefore),
+      ],
+      ["cancelled_added", "int", (r) => r.line.cancelledAdded],
+      ["unordered", "boolean", (r) => r.line.source.kind === "unordered"],
+      ["unit_cost", "numeric", (r) => r.line.unitCost.toString()],
+      ["landed_unit_cost", "numeric", (r) => r.line.landedUnitCost.toString()],
+      ["allocated_charge_amount", "numeric", (r) => r.line.allocatedChargeAmount.toString()],
+      ["bin_location", "text", (r) => r.entry?.bin_location ?? null],
+      ["lot_number", "text", (r) => r.entry?.lot_number ?? null],
+      ["lot_expiry", "date", (r) => r.entry?.lot_expiry ?? null],
+      ["lot_manufactured", "date", (r) => r.entry?.lot_manufactured ?? null],
+      ["lot_id", "int", (r) => r.entry?.lot_id ?? null],
+      ["created_at", "timestamptz", () => now],
+    ],
+    sql`returning id`,
+  ).execute(trx);
 
   await updateLineQuantities(
     trx,
@@ -529,7 +532,7 @@ export async function recordReceipt(
     .execute();
   if (newLines.length > 0) await recomputeTotals(trx, store.id, orderId);
 
-  await recordStockMovements(ctx, trx, {
+  const movementIds = await recordStockMovements(ctx, trx, {
     storeId: store.id,
     subjectType: "receipt",
     subjectId: receipt.id,
@@ -579,7 +582,36 @@ export async function recordReceipt(
     });
   }
 
-  const presented = await loadPurchaseOrder(trx, store.id, orderId);
+  // New lines changed the order's totals in the database: read it back. Otherwise it is what was
+  // read at the start with what this receipt wrote.
+  const presented =
+    newLines.length > 0
+      ? await loadPurchaseOrder(trx, store.id, orderId)
+      : presentAfterReceipt(order, parts, {
+          now,
+          status: computed.statusAfter,
+          becameReceived,
+          lineChanges: computed.lineChanges,
+          receipt: {
+            ...receiptValues,
+            id: receipt.id,
+            location_name: prepared.locationName,
+          },
+          receiptLines: lineRows.map((r, i) => ({
+            id: lineIds[i].id,
+            receipt_id: receipt.id,
+            line_id: r.lineId,
+            quantity: r.line.quantity,
+            surplus_quantity: r.line.surplusQuantity,
+            rejected_quantity: r.line.rejectedQuantity,
+            // As the columns store them: numeric(20, 8) and numeric(20, 4), half away from zero.
+            unit_cost: r.line.unitCost.round(8, Big.roundHalfUp).toString(),
+            landed_unit_cost: r.line.landedUnitCost.round(8, Big.roundHalfUp).toString(),
+            allocated_charge_amount: r.line.allocatedChargeAmount.round(4, Big.roundHalfUp).toString(),
+            unordered: r.line.source.kind === "unordered",
+          })),
+          receiptSync: movementIds.length > 0 ? PENDING : null,
+        });
   const presentedReceipt = presented.receipts.find((r) => r.id === receipt.id)!;
   await emit(ctx, trx, {
     storeId: store.id,
