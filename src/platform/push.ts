@@ -51,7 +51,22 @@ export const pushTestHooks: { afterPush: ((movementIds: number[]) => void | Prom
   afterPush: null,
 };
 
-type Movement = Selectable<StockMovementsTable>;
+/** What a push reads of a movement: enough to cut, key and send documents. */
+const MOVEMENT_COLUMNS = [
+  "id",
+  "store_id",
+  "inventory_item_id",
+  "location_id",
+  "available_delta",
+  "on_hand_delta",
+  "incoming_delta",
+  "unit_cost",
+  "unit_cost_currency",
+  "reason",
+  "reference",
+] as const;
+
+export type Movement = Pick<Selectable<StockMovementsTable>, (typeof MOVEMENT_COLUMNS)[number]>;
 
 export interface PushPayload {
   store_id: number;
@@ -160,7 +175,7 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
       ? []
       : await ctx.db
           .selectFrom("stock_movements")
-          .selectAll()
+          .select(MOVEMENT_COLUMNS)
           .where("store_id", "=", storeId)
           .where("id", "in", payload.movement_ids)
           .where("pushed_at", "is", null)
