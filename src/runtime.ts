@@ -110,11 +110,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     modules: options.modules ?? allModules,
   };
   const app = await buildApp({ ctx, adminTokenHash, logger: options.logger });
-  const worker = new Worker(ctx, {
-    concurrency: config.workerConcurrency,
-    pollIntervalMs: options.workerPollMs,
-    logger: options.workerLogger ?? app.log,
-  });
+  const worker = new Worker(
+    { ...ctx, db: database.backgroundDb },
+    {
+      concurrency: config.workerConcurrency,
+      pollIntervalMs: options.workerPollMs,
+      logger: options.workerLogger ?? app.log,
+    },
+  );
   for (const module of ctx.modules) {
     for (const handler of module.jobs ?? []) worker.register(handler);
     for (const task of module.periodic ?? []) worker.every(task);

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely } from "kysely";
 import pg from "pg";
-import { PGliteDialect } from "./pglite-dialect.ts";
+import { CurrentSchemaPostgresDialect } from "./introspector.ts";
+import { ConnectionTurns, PGliteDialect } from "./pglite-dialect.ts";
 import { preparedNameOf } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
@@ -10,6 +11,11 @@ export type Db = Kysely<Database>;
 
 export interface DatabaseHandle {
   db: Db;
+  /**
+   * The same database for the worker. On PGlite its turns on the single connection alternate with
+   * the API's (pglite-dialect.ts); on PostgreSQL it is `db` (the pool serves both).
+   */
+  backgroundDb: Db;
   kind: "pglite" | "postgres";
   close(): Promise<void>;
 }
@@ -76,8 +82,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       client.on("error", () => {});
       sendHotQueriesPrepared(client);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+    return { db, backgroundDb: db, kind: "postgres", close: () => db.destroy() };
   }
   let dataDir: string | undefined;
   if (options.dataDir !== ":memory:") {
@@ -91,11 +97,15 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
   });
   await pglite.waitReady;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const turns = new ConnectionTurns();
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "foreground") });
+  const backgroundDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "background") });
   return {
     db,
+    backgroundDb,
     kind: "pglite",
     close: async () => {
+      await backgroundDb.destroy();
       await db.destroy();
       await pglite.close();
     },

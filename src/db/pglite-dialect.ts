@@ -7,28 +7,33 @@ import {
   type Driver,
   type Kysely,
   PostgresAdapter,
-  PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryResult,
   type TransactionSettings,
 } from "kysely";
+import { CurrentSchemaIntrospector } from "./introspector.ts";
 
 /**
  * Kysely's own PGlite dialect needs Node 22, so this is ours. PGlite is one connection: a transaction
- * must own it exclusively, so connections are handed out one at a time through a FIFO lock. A caller
- * that waits too long almost certainly queried `db` while holding a transaction (a deadlock on PGlite,
- * a second connection on PostgreSQL), so the wait fails loudly instead of hanging.
+ * must own it exclusively, so connections are handed out one at a time by a ConnectionTurns shared by
+ * every Kysely instance over the same PGlite. A caller that waits too long almost certainly queried
+ * `db` while holding a transaction (a deadlock on PGlite, a second connection on PostgreSQL), so the
+ * wait fails loudly instead of hanging.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly turns: ConnectionTurns,
+    private readonly lane: Lane,
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.turns, this.lane);
   }
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
-    return new PostgresIntrospector(db);
+    return new CurrentSchemaIntrospector(db);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();
@@ -37,34 +42,101 @@ export class PGliteDialect implements Dialect {
 
 const ACQUIRE_TIMEOUT_MS = 60_000;
 
-class PGliteDriver implements Driver {
-  private readonly connection: PGliteConnection;
-  private locked = false;
-  private readonly waiters: Array<() => void> = [];
+/** Who asks for the connection: API requests, or the worker (jobs and periodic tasks). */
+export type Lane = "foreground" | "background";
 
-  constructor(pglite: PGlite) {
-    this.connection = new PGliteConnection(pglite);
-  }
+/** How far one lane may get ahead of the other in connection time before the other is served. */
+const MAX_LEAD_MS = 200;
 
-  async init(): Promise<void> {}
+/**
+ * Turns on the one PGlite connection. Each lane waits in its own first-come queue; while both have
+ * someone waiting, the lane that has held the connection for less time goes next (the lead is
+ * bounded, so a lane that was idle for an hour does not then own the connection for an hour). A
+ * burst of API requests therefore cannot hold back the worker's platform pushes for as long as the
+ * burst lasts, nor the worker the API: under sustained load the background keeps up and the API
+ * slows down instead, which is the rate the service can actually sustain.
+ *
+ * The connection is handed over on the next turn of the event loop (setImmediate), not inside the
+ * releasing promise chain: PGlite answers without real I/O, so a chain of hand-overs would otherwise
+ * run every waiting transaction before Node read another socket, and requests arriving meanwhile
+ * waited seconds before they were even parsed.
+ */
+export class ConnectionTurns {
+  private busy = false;
+  private readonly waiting: Record<Lane, Array<() => void>> = { foreground: [], background: [] };
+  private holder: Lane = "foreground";
+  private heldSince = 0;
+  /** Connection time of the foreground minus that of the background, within ±MAX_LEAD_MS. */
+  private lead = 0;
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    if (!this.locked) {
-      this.locked = true;
-      return this.connection;
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  async acquire(lane: Lane): Promise<void> {
+    if (!this.busy) {
+      this.grant(lane);
+      return;
     }
+    const queue = this.waiting[lane];
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        const index = this.waiters.indexOf(grant);
-        if (index >= 0) this.waiters.splice(index, 1);
+        const index = queue.indexOf(grant);
+        if (index >= 0) queue.splice(index, 1);
         reject(new Error("PGlite connection wait timed out (query outside its transaction?)"));
       }, ACQUIRE_TIMEOUT_MS);
       const grant = () => {
         clearTimeout(timer);
         resolve();
       };
-      this.waiters.push(grant);
+      queue.push(grant);
     });
+  }
+
+  release(): void {
+    const held = this.now() - this.heldSince;
+    const lead = this.lead + (this.holder === "foreground" ? held : -held);
+    this.lead = Math.max(-MAX_LEAD_MS, Math.min(MAX_LEAD_MS, lead));
+    const { foreground, background } = this.waiting;
+    const lane: Lane | null =
+      foreground.length > 0 && background.length > 0
+        ? this.lead > 0
+          ? "background"
+          : "foreground"
+        : foreground.length > 0
+          ? "foreground"
+          : background.length > 0
+            ? "background"
+            : null;
+    if (lane === null) {
+      this.busy = false;
+      return;
+    }
+    const next = this.waiting[lane].shift()!;
+    this.grant(lane);
+    setImmediate(next);
+  }
+
+  private grant(lane: Lane): void {
+    this.busy = true;
+    this.holder = lane;
+    this.heldSince = this.now();
+  }
+}
+
+class PGliteDriver implements Driver {
+  private readonly connection: PGliteConnection;
+
+  constructor(
+    pglite: PGlite,
+    private readonly turns: ConnectionTurns,
+    private readonly lane: Lane,
+  ) {
+    this.connection = new PGliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.turns.acquire(this.lane);
     return this.connection;
   }
 
@@ -97,9 +169,7 @@ class PGliteDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.locked = false;
+    this.turns.release();
   }
 
   async destroy(): Promise<void> {}

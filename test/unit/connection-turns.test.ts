@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ConnectionTurns, type Lane } from "../../src/db/pglite-dialect.ts";
+
+/** Turns on the one PGlite connection between the API (foreground) and the worker (background). */
+
+const nextTurnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function harness() {
+  let clock = 0;
+  const turns = new ConnectionTurns(() => clock);
+  const served: string[] = [];
+  let asked = 0;
+  const ask = (lane: Lane, name: string) => {
+    asked++;
+    return turns.acquire(lane).then(() => served.push(name));
+  };
+  /** The holder keeps the connection `ms`, releases it, and the next one is handed it. */
+  const hold = async (ms: number) => {
+    clock += ms;
+    turns.release();
+    await nextTurnOfTheLoop();
+    await nextTurnOfTheLoop();
+  };
+  /** Everyone still waiting is served and the connection left free (no wait outlives its test). */
+  const finish = async () => {
+    while (served.length < asked) await hold(1);
+    await hold(1);
+  };
+  return { turns, served, ask, hold, finish };
+}
+
+describe("ConnectionTurns", () => {
+  test("a free connection is taken at once; each lane is served first come, first served", async () => {
+    const { served, ask, hold } = harness();
+    await ask("foreground", "f1");
+    void ask("foreground", "f2");
+    void ask("foreground", "f3");
+    await hold(5);
+    await hold(5);
+    assert.deepEqual(served, ["f1", "f2", "f3"]);
+    await hold(5);
+    // Nobody waiting: the next caller takes it at once.
+    await ask("background", "b1");
+    assert.deepEqual(served, ["f1", "f2", "f3", "b1"]);
+  });
+
+  test("while both lanes wait, the one that held the connection for less time goes next", async () => {
+    const { served, ask, hold, finish } = harness();
+    await ask("foreground", "f1");
+    for (const name of ["f2", "f3", "f4"]) void ask("foreground", name);
+    for (const name of ["b1", "b2", "b3"]) void ask("background", name);
+    await hold(30); // f1 held 30 ms: the background is 30 behind
+    await hold(10); // b1: 20 behind
+    await hold(10); // b2: 10 behind
+    await hold(10); // b3: even; the background queue is empty
+    await hold(10); // f2
+    await hold(10); // f3
+    assert.deepEqual(served, ["f1", "b1", "b2", "b3", "f2", "f3", "f4"]);
+    await finish();
+  });
+
+  test("a lane's lead is bounded: a long holder does not buy its rival unlimited turns", async () => {
+    const { served, ask, hold, finish } = harness();
+    await ask("foreground", "f1");
+    void ask("foreground", "f2");
+    for (let i = 1; i <= 30; i++) void ask("background", `b${i}`);
+    await hold(10_000); // f1 held 10 s; the lead counts at most 200 ms of it
+    for (let i = 0; i < 20; i++) await hold(10); // the background catches up 200 ms
+    await hold(10);
+    // b1..b20 repaid the bounded lead; then the foreground's turn came round, not after all 30.
+    assert.deepEqual(served.slice(0, 22), [
+      "f1",
+      ...Array.from({ length: 20 }, (_, i) => `b${i + 1}`),
+      "f2",
+    ]);
+    await finish();
+  });
+
+  test("the next holder gets the connection on a later turn of the event loop", async () => {
+    const { turns, served, ask, finish } = harness();
+    await ask("foreground", "f1");
+    void ask("background", "b1");
+    turns.release();
+    // Not within the releasing promise chain: sockets are read before the next transaction runs.
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    assert.deepEqual(served, ["f1"]);
+    await nextTurnOfTheLoop();
+    await Promise.resolve();
+    assert.deepEqual(served, ["f1", "b1"]);
+    await finish();
+  });
+});
