@@ -177,7 +177,7 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
           .selectFrom("stock_movements")
           .select(MOVEMENT_COLUMNS)
           .where("store_id", "=", storeId)
-          .where("id", "in", payload.movement_ids)
+          .where(sql<boolean>`id = any(${payload.movement_ids}::bigint[])`)
           .where("pushed_at", "is", null)
           .orderBy("id")
           .execute();
@@ -195,12 +195,11 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
         .updateTable("stock_movements")
         .set({ pushed_at: ctx.clock.now() })
         .where("store_id", "=", storeId)
-        .where("id", "in", ids)
+        .where(sql<boolean>`id = any(${ids}::bigint[])`)
         .where("pushed_at", "is", null)
-        .returning("id")
-        .execute();
+        .executeTakeFirst();
       // Another worker holding the same job (its lease ran out) acknowledged the document first.
-      if (acked.length > 0) {
+      if (Number(acked.numUpdatedRows) > 0) {
         await adoptPushedUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
         await refreshLevels(
           ctx,
@@ -208,6 +207,13 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
           storeId,
           document.map((m) => ({ inventoryItemId: m.inventory_item_id, locationId: m.location_id })),
           result.levels,
+          document.map((m) => ({
+            inventoryItemId: m.inventory_item_id,
+            locationId: m.location_id,
+            available: m.available_delta,
+            onHand: m.on_hand_delta,
+            incoming: m.incoming_delta,
+          })),
         );
       }
       if (index === documents.length - 1) await settle(ctx, trx, payload);

@@ -61,7 +61,9 @@ interface Change {
 
 /**
  * Recomputes the mirror levels of `keys` (plus those named by `reports`), adopting each report that
- * is newer than what the mirror holds, and emits item events for the crossings.
+ * is newer than what the mirror holds, and emits item events for the crossings. `acknowledged`: the
+ * movements the platform has just accepted (already marked pushed in this transaction), when that is
+ * why the levels are refreshed.
  */
 export async function refreshLevels(
   ctx: AppContext,
@@ -69,7 +71,9 @@ export async function refreshLevels(
   storeId: number,
   keys: readonly LevelKey[],
   reports: readonly PlatformInventoryLevel[] = [],
+  acknowledged: readonly LevelDelta[] | null = null,
 ): Promise<void> {
+  const acknowledgedByKey = acknowledged && sumByLevel(acknowledged);
   const reportByKey = new Map<string, PlatformInventoryLevel>();
   for (const r of reports) {
     const k = keyOf(r.inventoryItemId, r.locationId);
@@ -90,7 +94,9 @@ export async function refreshLevels(
   );
   const changes: Change[] = [];
   for (let i = 0; i < list.length; i += CHUNK) {
-    changes.push(...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey)));
+    changes.push(
+      ...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey, acknowledgedByKey)),
+    );
   }
   if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
 }
@@ -100,6 +106,22 @@ export interface LevelDelta extends LevelKey {
   available: number;
   onHand: number;
   incoming: number;
+}
+
+/** Deltas added up by level. */
+function sumByLevel(deltas: readonly LevelDelta[]): Map<string, LevelDelta> {
+  const byKey = new Map<string, LevelDelta>();
+  for (const d of deltas) {
+    const k = keyOf(d.inventoryItemId, d.locationId);
+    const sum = byKey.get(k);
+    if (!sum) byKey.set(k, { ...d });
+    else {
+      sum.available += d.available;
+      sum.onHand += d.onHand;
+      sum.incoming += d.incoming;
+    }
+  }
+  return byKey;
 }
 
 /**
@@ -117,17 +139,7 @@ export async function addMovementsToLevels(
   deltas: readonly LevelDelta[],
 ): Promise<void> {
   if (deltas.length === 0) return;
-  const byKey = new Map<string, LevelDelta>();
-  for (const d of deltas) {
-    const k = keyOf(d.inventoryItemId, d.locationId);
-    const sum = byKey.get(k);
-    if (!sum) byKey.set(k, { ...d });
-    else {
-      sum.available += d.available;
-      sum.onHand += d.onHand;
-      sum.incoming += d.incoming;
-    }
-  }
+  const byKey = sumByLevel(deltas);
   const list = [...byKey.values()].sort(
     (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
   );
@@ -220,6 +232,7 @@ async function refreshChunk(
   storeId: number,
   keys: LevelKey[],
   reports: Map<string, PlatformInventoryLevel>,
+  acknowledged: ReadonlyMap<string, LevelDelta> | null,
 ): Promise<Change[]> {
   const now = ctx.clock.now();
   const pairs = keys.map((k) => [k.inventoryItemId, k.locationId] as const);
@@ -268,27 +281,13 @@ async function refreshChunk(
     );
   }
 
-  // 3. What the platform has not acknowledged yet.
-  const pendingRows = await trx
-    .selectFrom("stock_movements")
-    .select((eb) => [
-      "inventory_item_id",
-      "location_id",
-      eb.fn.sum<string>("available_delta").as("available"),
-      eb.fn.sum<string>("on_hand_delta").as("on_hand"),
-      eb.fn.sum<string>("incoming_delta").as("incoming"),
-    ])
-    .where("store_id", "=", storeId)
-    .where("pushed_at", "is", null)
-    .where(pairIn("inventory_item_id", "location_id", pairs))
-    .groupBy(["inventory_item_id", "location_id"])
-    .execute();
-  const pending = new Map(
-    pendingRows.map((p) => [
-      keyOf(p.inventory_item_id, p.location_id),
-      { available: Number(p.available), on_hand: Number(p.on_hand), incoming: Number(p.incoming) },
-    ]),
-  );
+  // 3. What the platform has not acknowledged yet. After an acknowledgement it is what the rows held
+  //    beyond the platform's part (every writer keeps visible = platform + unacknowledged) less what
+  //    was just acknowledged; otherwise, and when this refresh created rows, summed from the ledger.
+  const pending =
+    acknowledged && fresh.size === 0
+      ? pendingAfterAcknowledgement(rows, acknowledged)
+      : await unacknowledgedSums(trx, storeId, pairs);
 
   // 4. Recompute; write only what changed, in one statement.
   const updates: Array<LevelRow & { bump: boolean }> = [];
@@ -327,6 +326,58 @@ async function refreshChunk(
   }
   if (updates.length > 0) await writeLevels(trx, updates, now);
   return changes;
+}
+
+interface Pending {
+  available: number;
+  on_hand: number;
+  incoming: number;
+}
+
+/** The deltas of the store's unacknowledged movements at `pairs`, by level. */
+async function unacknowledgedSums(
+  trx: Db,
+  storeId: number,
+  pairs: ReadonlyArray<readonly [number, number]>,
+): Promise<Map<string, Pending>> {
+  const rows = await trx
+    .selectFrom("stock_movements")
+    .select((eb) => [
+      "inventory_item_id",
+      "location_id",
+      eb.fn.sum<string>("available_delta").as("available"),
+      eb.fn.sum<string>("on_hand_delta").as("on_hand"),
+      eb.fn.sum<string>("incoming_delta").as("incoming"),
+    ])
+    .where("store_id", "=", storeId)
+    .where("pushed_at", "is", null)
+    .where(pairIn("inventory_item_id", "location_id", pairs))
+    .groupBy(["inventory_item_id", "location_id"])
+    .execute();
+  return new Map(
+    rows.map((p) => [
+      keyOf(p.inventory_item_id, p.location_id),
+      { available: Number(p.available), on_hand: Number(p.on_hand), incoming: Number(p.incoming) },
+    ]),
+  );
+}
+
+/** Unacknowledged deltas of locked rows once `acknowledged` (summed by level) left them. */
+function pendingAfterAcknowledgement(
+  rows: readonly LevelRow[],
+  acknowledged: ReadonlyMap<string, LevelDelta>,
+): Map<string, Pending> {
+  const pending = new Map<string, Pending>();
+  for (const row of rows) {
+    const k = keyOf(row.inventory_item_id, row.location_id);
+    const acked = acknowledged.get(k);
+    pending.set(k, {
+      available: row.available - row.platform_available - (acked?.available ?? 0),
+      on_hand: row.on_hand - row.platform_on_hand - (acked?.onHand ?? 0),
+      incoming: row.incoming - row.platform_incoming - (acked?.incoming ?? 0),
+    });
+  }
+  return pending;
 }
 
 /**
