@@ -359,15 +359,19 @@ async function lockLevels(
   return map;
 }
 
-/** Writes levels with fresh change numbers (inserting the missing ones); returns them as reported. */
+/**
+ * Writes levels with fresh change numbers (inserting the missing ones); returns them as reported.
+ * `first`: change numbers already allocated for them (from `first` on), else allocated here.
+ */
 async function writeLevels(
   trx: Db,
   clock: Clock,
   storeId: number,
   rows: LevelRow[],
+  allocated?: number,
 ): Promise<PlatformInventoryLevel[]> {
   if (rows.length === 0) return [];
-  const first = await allocateChanges(trx, storeId, rows.length);
+  const first = allocated ?? (await allocateChanges(trx, storeId, rows.length));
   const now = clock.now();
   const values = rows.map((r, i) => ({
     store_id: storeId,
@@ -420,7 +424,7 @@ async function knownItems(trx: Db, storeId: number, itemIds: number[]): Promise<
     .selectFrom("sim_variants")
     .select("inventory_item_id")
     .where("store_id", "=", storeId)
-    .where("inventory_item_id", "in", [...new Set(itemIds)])
+    .where(sql<boolean>`inventory_item_id = any(${[...new Set(itemIds)]}::bigint[])`)
     .execute();
   return new Set(rows.map((r) => r.inventory_item_id));
 }
@@ -700,12 +704,14 @@ export async function applySimAdjustment(
       } else if (c.name === "on_hand") row.on_hand += c.delta;
       else row.incoming += c.delta;
     }
-    const reported = await writeLevels(trx, clock, storeId, [...touched.values()]);
-    if (adjustment.itemCosts.length > 0) {
-      // The last cost given for an item wins, as if the costs were set one after the other.
-      const costs = [...new Map(adjustment.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
-      const first = await allocateChanges(trx, storeId, costs.length);
-      const numbered = costs.map((c, i) => ({ ...c, seq: first + i }));
+    // The last cost given for an item wins, as if the costs were set one after the other.
+    const costs = [...new Map(adjustment.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
+    // One allocation of change numbers: the levels' first, then the costs'.
+    const first = await allocateChanges(trx, storeId, touched.size + costs.length);
+    const reported = await writeLevels(trx, clock, storeId, [...touched.values()], first);
+    if (costs.length > 0) {
+      const firstCost = first + touched.size;
+      const numbered = costs.map((c, i) => ({ ...c, seq: firstCost + i }));
       await sql`update sim_variants as v
         set unit_cost = c.unit_cost, unit_cost_currency = c.currency, change_seq = c.seq, updated_at = ${clock.now()}
         from (${unnestRows(numbered, [
