@@ -6,6 +6,7 @@ import { purchaseOrdersMigration } from "./004_purchase_orders.ts";
 import { stockAdjustmentsMigration } from "./005_stock_adjustments.ts";
 import { webhooksMigration } from "./006_webhooks.ts";
 import { receiptsPaymentsMigration } from "./007_receipts_payments.ts";
+import { writeCostsMigration } from "./008_write_costs.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "005_stock_adjustments": migrationOf(stockAdjustmentsMigration),
   "006_webhooks": migrationOf(webhooksMigration),
   "007_receipts_payments": migrationOf(receiptsPaymentsMigration),
+  "008_write_costs": migrationOf(writeCostsMigration),
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
