@@ -155,7 +155,9 @@ export class Bench {
    * no status shows, such as the mirror pulling back what the pushes changed on the platform.
    * Returns the seconds waited and how many pushes were pending at first.
    */
-  async quiesce(boundMs = this.quick ? 180_000 : 900_000): Promise<{ seconds: number; pending: number }> {
+  async quiesce(
+    boundMs = this.quick ? 180_000 : 900_000,
+  ): Promise<{ seconds: number; pending: number; drainSeconds: number }> {
     const t0 = Date.now();
     const pendingNow = async () =>
       (await this.admin.get<{ data: { counts: { pending: number } } }>(`/admin/stores/${this.storeId}/sync`))
@@ -163,9 +165,11 @@ export class Bench {
     const first = await pendingNow();
     let pending = first;
     while (pending > 0 && Date.now() - t0 < boundMs) {
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 100));
       pending = await pendingNow();
     }
+    // Until the last platform push was acknowledged (0.1 s resolution).
+    const drainSeconds = (Date.now() - t0) / 1000;
     if (pending > 0)
       this.log(`   ${pending} platform pushes still pending after ${boundMs / 1000} s; going on`);
     let prompt = 0;
@@ -175,7 +179,7 @@ export class Bench {
       prompt = performance.now() - start < 50 ? prompt + 1 : 0;
       await new Promise((r) => setTimeout(r, prompt === 0 ? 500 : 100));
     }
-    return { seconds: (Date.now() - t0) / 1000, pending: first };
+    return { seconds: (Date.now() - t0) / 1000, pending: first, drainSeconds };
   }
 
   /**

@@ -74,21 +74,31 @@ export const receipt: Scenario = {
     const c1 = await b.load("c=1", { connections: 1, requests: first, once: true });
     await b.quiesce();
     const c32 = await b.load("c=32", { connections: 32, requests: second, once: true });
+    // Sustained means the background keeps up: the receipts of the c=32 run over the run and the time
+    // its platform pushes took to drain afterwards.
+    const drained = await b.quiesce();
+    const sustained = c32.requests / (c32.durationSec + drained.drainSeconds);
     const pg = b.kind === "postgres";
     return output({
       rows: [c1, c32],
-      figures: { lines: LINES },
+      figures: {
+        lines: LINES,
+        pushes_pending_after_c32: drained.pending,
+        push_drain_seconds_after_c32: drained.drainSeconds,
+        receipts_per_second_with_pushes: Math.round(sustained * 10) / 10,
+      },
       targets: [
         target(6, "50-line receipt p50 < 50 ms (PostgreSQL)", c1.p50, "ms", pg ? c1.p50 < 50 : null),
         target(
           6,
-          "receipts per second sustained ≥ 20 (PGlite, 32 connections)",
-          c32.rps,
+          "receipts per second sustained ≥ 20, platform pushes included (PGlite, 32 connections)",
+          sustained,
           "/s",
-          pg ? null : c32.rps >= 20,
+          pg ? null : sustained >= 20,
         ),
       ],
       notes: [
+        "sustained = receipts of the c=32 run / (its duration + the time its platform pushes took to drain after it)",
         `each request is a new receipt (its own Idempotency-Key) of 1 unit on each of the 50 lines; ${perOrder} receipts per order over ${o1} + ${o32} ordered orders; a run ends early when they are used up`,
       ],
     });
