@@ -103,11 +103,20 @@ export interface PlatformInventoryLevel {
   updatedAt: Date;
 }
 
+/** An inventory item's unit cost as the platform last set it (Shopify's InventoryItem.unitCost). */
+export interface PlatformItemCost {
+  inventoryItemId: number;
+  unitCost: string | null;
+  currency: string | null;
+}
+
 export interface CatalogChanges {
   products: PlatformProduct[];
   variants: PlatformVariant[];
   locations: PlatformLocation[];
   levels: PlatformInventoryLevel[];
+  /** Unit costs changed on their own (a variant in `variants` carries its item's cost too). */
+  itemCosts: PlatformItemCost[];
   /** Hand back to the next `listChanges`. */
   watermark: string;
   /** More changes wait after this batch. */

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { StockMovementsTable } from "../db/tables/catalog.ts";
 import { refreshLevels } from "../domain/catalog/levels.ts";
-import { adoptPushedUnitCosts } from "../domain/catalog/mirror.ts";
+import { adoptUnitCosts } from "../domain/catalog/mirror.ts";
 import type { AppContext } from "../http/context.ts";
 import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import {
@@ -200,7 +200,7 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
         .executeTakeFirst();
       // Another worker holding the same job (its lease ran out) acknowledged the document first.
       if (Number(acked.numUpdatedRows) > 0) {
-        await adoptPushedUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
+        await adoptUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
         await refreshLevels(
           ctx,
           trx,

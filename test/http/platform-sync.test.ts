@@ -286,6 +286,54 @@ describe("platform sync", () => {
     assert.deepEqual(await platformLevel(v.inventory_item_id, loc), pushed);
   });
 
+  test("a pushed unit cost is the item's: the feed reports the cost, not the variant, and a sync applies it", async () => {
+    const v = tracked(4);
+    const loc = locationIds[0];
+    await syncCatalog(t.runtime.ctx, store.id);
+    const before = (await store.api.get(`/v2/variants/${v.id}`)).body.data;
+    const watermark = (
+      await t.runtime.ctx.db
+        .selectFrom("mirror_sync_states")
+        .select("watermark")
+        .where("store_id", "=", store.id)
+        .executeTakeFirstOrThrow()
+    ).watermark;
+    await move([
+      {
+        inventoryItemId: v.inventory_item_id,
+        locationId: loc,
+        availableDelta: 1,
+        unitCost: "3.25",
+        unitCostCurrency: "USD",
+        reason: "received",
+      },
+    ]);
+    await t.drain();
+    // Acknowledged: the mirror shows the cost at once.
+    const acknowledged = (await store.api.get(`/v2/variants/${v.id}`)).body.data;
+    assert.equal(acknowledged.unit_cost, "3.25");
+    const connector = await connectorForStore(t.runtime.ctx, t.runtime.ctx.db, store.id);
+    const feed = await connector.listChanges(watermark, 1000);
+    assert.deepEqual(feed.itemCosts, [
+      { inventoryItemId: v.inventory_item_id, unitCost: "3.25000000", currency: "USD" },
+    ]);
+    assert.deepEqual(feed.variants, [], "the variant itself did not change");
+    // A mirror that missed it (here: overwritten) gets the cost back from the next sync.
+    await t.runtime.ctx.db
+      .updateTable("variants")
+      .set({ unit_cost: before.unit_cost })
+      .where("store_id", "=", store.id)
+      .where("id", "=", v.id)
+      .execute();
+    await t.runtime.ctx.db
+      .updateTable("mirror_sync_states")
+      .set({ watermark })
+      .where("store_id", "=", store.id)
+      .execute();
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.equal((await store.api.get(`/v2/variants/${v.id}`)).body.data.unit_cost, "3.25");
+  });
+
   test("mirror = platform report + unacknowledged movements, whatever the order", async () => {
     const v = tracked(3);
     const loc = locationIds[0];

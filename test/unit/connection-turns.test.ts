@@ -69,11 +69,7 @@ describe("ConnectionTurns", () => {
     for (let i = 0; i < 20; i++) await hold(10); // the background catches up 200 ms
     await hold(10);
     // b1..b20 repaid the bounded lead; then the foreground's turn came round, not after all 30.
-    assert.deepEqual(served.slice(0, 22), [
-      "f1",
-      ...Array.from({ length: 20 }, (_, i) => `b${i + 1}`),
-      "f2",
-    ]);
+    assert.deepEqual(served.slice(0, 22), ["f1", ...Array.from({ length: 20 }, (_, i) => `b${i + 1}`), "f2"]);
     await finish();
   });
 

@@ -7,6 +7,7 @@ import { stockAdjustmentsMigration } from "./005_stock_adjustments.ts";
 import { webhooksMigration } from "./006_webhooks.ts";
 import { receiptsPaymentsMigration } from "./007_receipts_payments.ts";
 import { writeCostsMigration } from "./008_write_costs.ts";
+import { simItemCostsMigration } from "./009_sim_item_costs.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "006_webhooks": migrationOf(webhooksMigration),
   "007_receipts_payments": migrationOf(receiptsPaymentsMigration),
   "008_write_costs": migrationOf(writeCostsMigration),
+  "009_sim_item_costs": migrationOf(simItemCostsMigration),
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -193,6 +193,8 @@ export interface SimVariantsTable {
   unit_cost: Numeric | null;
   unit_cost_currency: string | null;
   change_seq: number;
+  /** Change number of the item's last unit cost set by a push (null: never set that way). */
+  cost_seq: Generated<number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -64,13 +64,13 @@ const VARIANT_COLUMNS = [
 ] as const;
 
 /**
- * The unit costs of a push the platform has just accepted, written into the mirror's variants in the
- * acknowledging transaction: the platform holds them now, so the mirror shows them at once instead of
- * after the next sync, which still brings the platform's own record of the change (and corrects the
- * mirror if another push set a different cost in between). The last cost given for an item wins, as on
- * the platform; unchanged rows are not rewritten.
+ * Item unit costs into the mirror's variants: from the change feed, and from a push the platform has
+ * just accepted (in the acknowledging transaction: the platform holds them now, so the mirror shows
+ * them at once; the next sync brings the platform's own record of the change and corrects the mirror
+ * if another push set a different cost in between). The last cost given for an item wins, as on the
+ * platform; unchanged rows are not rewritten.
  */
-export async function adoptPushedUnitCosts(
+export async function adoptUnitCosts(
   trx: Db,
   storeId: number,
   costs: ReadonlyArray<{ inventoryItemId: number; unitCost: string; currency: string | null }>,
@@ -217,6 +217,12 @@ export async function applyCatalogChanges(
     }
   }
 
+  const costs = changes.itemCosts.flatMap((c) =>
+    c.unitCost === null
+      ? []
+      : [{ inventoryItemId: c.inventoryItemId, unitCost: c.unitCost, currency: c.currency }],
+  );
+  await adoptUnitCosts(trx, storeId, costs, now);
   if (changes.levels.length > 0) await refreshLevels(ctx, trx, storeId, [], changes.levels);
 }
 

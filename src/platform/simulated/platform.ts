@@ -712,8 +712,9 @@ export async function applySimAdjustment(
     if (costs.length > 0) {
       const firstCost = first + touched.size;
       const numbered = costs.map((c, i) => ({ ...c, seq: firstCost + i }));
+      // The cost is the item's, not the variant's: the variant keeps its change number and updated_at.
       await sql`update sim_variants as v
-        set unit_cost = c.unit_cost, unit_cost_currency = c.currency, change_seq = c.seq, updated_at = ${clock.now()}
+        set unit_cost = c.unit_cost, unit_cost_currency = c.currency, cost_seq = c.seq
         from (${unnestRows(numbered, [
           ["item", "bigint", (c) => c.inventoryItemId],
           ["unit_cost", "numeric", (c) => c.unitCost],
@@ -758,10 +759,11 @@ export async function listSimChanges(
       variants: [],
       locations: [],
       levels: [],
+      itemCosts: [],
       watermark: String(after),
       hasMore: false,
     };
-  const [products, variants, locations, levels] = await Promise.all([
+  const [products, variants, locations, levels, costs] = await Promise.all([
     db
       .selectFrom("sim_products")
       .selectAll()
@@ -793,6 +795,14 @@ export async function listSimChanges(
       .where("change_seq", ">", after)
       .where("change_seq", "<=", upTo)
       .orderBy("change_seq")
+      .execute(),
+    db
+      .selectFrom("sim_variants")
+      .select(["inventory_item_id", "unit_cost", "unit_cost_currency"])
+      .where("store_id", "=", storeId)
+      .where("cost_seq", ">", after)
+      .where("cost_seq", "<=", upTo)
+      .orderBy("cost_seq")
       .execute(),
   ]);
   return {
@@ -849,6 +859,11 @@ export async function listSimChanges(
       incoming: l.incoming,
       version: Number(l.change_seq),
       updatedAt: l.updated_at,
+    })),
+    itemCosts: costs.map((c) => ({
+      inventoryItemId: c.inventory_item_id,
+      unitCost: c.unit_cost,
+      currency: c.unit_cost_currency,
     })),
     watermark: String(upTo),
     hasMore: upTo < latest,
