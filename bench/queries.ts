@@ -70,7 +70,7 @@ async function count(label: string, fn: () => Promise<unknown>): Promise<void> {
   const tables = new Set<string>();
   for (const s of work) {
     for (const m of s.matchAll(/\b(?:from|into|update|join)\s+"?([a-z_]+)"?/gi))
-      if (!["set", "skip", "unnest", "lateral", "select"].includes(m[1])) tables.add(m[1]);
+      if (!["set", "skip", "unnest", "lateral", "select", "of"].includes(m[1])) tables.add(m[1]);
   }
   if (process.env.VERBOSE) {
     console.log(`\n## ${label}`);

@@ -57,8 +57,9 @@ function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   return map;
 }
 
-async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) {
-  const [lines, charges] = await Promise.all([
+/** The lines and charges of the orders `ids`, each in order and position order (two queries). */
+function lineAndChargeRows(db: Db, storeId: number, ids: readonly number[]) {
+  return Promise.all([
     db
       .selectFrom("purchase_order_lines")
       .selectAll()
@@ -67,7 +68,7 @@ async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) 
       .orderBy("purchase_order_id")
       .orderBy("position")
       .orderBy("id")
-      .execute(),
+      .execute() as Promise<LineRow[]>,
     db
       .selectFrom("purchase_order_charges")
       .selectAll()
@@ -76,11 +77,15 @@ async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) 
       .orderBy("purchase_order_id")
       .orderBy("position")
       .orderBy("id")
-      .execute(),
+      .execute() as Promise<ChargeRow[]>,
   ]);
+}
+
+async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) {
+  const [lines, charges] = await lineAndChargeRows(db, storeId, ids);
   return {
-    lines: groupBy(lines as LineRow[], (l) => l.purchase_order_id),
-    charges: groupBy(charges as ChargeRow[], (c) => c.purchase_order_id),
+    lines: groupBy(lines, (l) => l.purchase_order_id),
+    charges: groupBy(charges, (c) => c.purchase_order_id),
   };
 }
 
@@ -127,25 +132,8 @@ export const syncKey = (type: string, id: number) => `${type}:${id}`;
 
 /** The parts of the orders `ids` (already known to be the store's), in five queries whatever the size. */
 export async function loadOrderParts(db: Db, storeId: number, ids: readonly number[]): Promise<OrderParts> {
-  const [lines, charges, receipts, receiptLines, payments, syncRows] = await Promise.all([
-    db
-      .selectFrom("purchase_order_lines")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("purchase_order_id", "in", [...ids])
-      .orderBy("purchase_order_id")
-      .orderBy("position")
-      .orderBy("id")
-      .execute(),
-    db
-      .selectFrom("purchase_order_charges")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("purchase_order_id", "in", [...ids])
-      .orderBy("purchase_order_id")
-      .orderBy("position")
-      .orderBy("id")
-      .execute(),
+  const [[lines, charges], receipts, receiptLines, payments, syncRows] = await Promise.all([
+    lineAndChargeRows(db, storeId, ids),
     db
       .selectFrom("receipts as r")
       .leftJoin("locations as loc", (j) =>
@@ -205,8 +193,8 @@ export async function loadOrderParts(db: Db, storeId: number, ids: readonly numb
       error: r.error,
     });
   return {
-    lines: lines as LineRow[],
-    charges: charges as ChargeRow[],
+    lines,
+    charges,
     receipts,
     receiptLines,
     payments: payments as PaymentRow[],
