@@ -1,9 +1,10 @@
 /**
  * Receipts: record (and preview), void. A receipt locks its order row (FOR UPDATE) first, so two
- * receipts for the same order run one after the other and the second sees what the first booked; the
- * rest is a fixed number of statements whatever the number of lines (multi-row inserts, one UPDATE …
- * FROM VALUES for the lines), then the stock movements, history, events and the platform push job,
- * all in the caller's transaction.
+ * receipts for the same order run one after the other and the second sees what the first booked; it
+ * reads everything the order shows once, and the rest is a fixed number of statements whatever the
+ * number of lines (inserts and one UPDATE … FROM unnest for the lines, one array per column), then the
+ * stock movements, history, events and the platform push job, all in the caller's transaction. The
+ * answer and the event present the order from what was read plus what was written.
  */
 
 import Big from "big.js";
