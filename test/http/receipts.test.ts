@@ -647,6 +647,63 @@ describe("landed costs and stock", () => {
     assert.deepEqual([now.c.available, now.c.incoming], [before.c.available + 5, before.c.incoming + 1]);
   });
 
+  test("a receipt at another location, backdated, with invoice, rate and lots answers the order as stored", async () => {
+    // No unordered lines: the answer is built from what the receipt read and wrote (receive() compares
+    // it and the event with GET), here with every optional field set and an earlier receipt voided.
+    const [a, b] = [freshVariant(), freshVariant()];
+    const [home, away] = [locations[0].id, locations[1].id];
+    const order = await newOrder({
+      location_id: home,
+      lines: [
+        { variant_id: a.id, quantity: 6, unit_cost: 2.5 },
+        { variant_id: b.id, quantity: 3, unit_cost: 4, location_id: away },
+      ],
+      charges: [{ kind: "shipping", amount: "7.00", allocation_method: "quantity" }],
+    });
+    const first = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 1 }] });
+    expect(first, 201);
+    expect(
+      await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${first.body.data.id}/void`, {}, key()),
+      200,
+    );
+    tick();
+    const res = await receive(order.id, {
+      location_id: away,
+      route_to_destinations: true,
+      received_at: "2030-05-01",
+      invoice_reference: "INV-77",
+      invoice_date: "2030-04-30",
+      invoice_total: "20.50",
+      exchange_rate: 1.25,
+      note: "partial, dock 2",
+      rejected_disposition: "remove",
+      lines: [
+        {
+          line_id: order.lines[0].id,
+          quantity: 2,
+          lot_number: "L-1",
+          lot_expiry: "2031-02-28",
+          bin_location: "B-2",
+        },
+        { line_id: order.lines[1].id, quantity: 1, rejected: [{ quantity: 1, reason: "dented" }] },
+      ],
+    });
+    expect(res, 201);
+    const receipt = res.body.data;
+    assert.deepEqual(
+      [receipt.location.id, receipt.received_at, receipt.invoice, receipt.exchange_rate, receipt.note],
+      [
+        away,
+        "2030-05-01T00:00:00.000Z",
+        { reference: "INV-77", date: "2030-04-30", total: "20.50" },
+        1.25,
+        "partial, dock 2",
+      ],
+    );
+    assert.equal(res.body.purchase_order.receipts.length, 2);
+    assert.equal(res.body.purchase_order.status, "partial");
+  });
+
   test("unordered lines, route_to_destinations, received_at, lot fields; an order not updating stock moves nothing", async () => {
     const [a, b, extra] = [freshVariant(), freshVariant(), freshVariant()];
     const [home, away] = [locations[0].id, locations[1].id];
