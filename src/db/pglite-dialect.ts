@@ -69,7 +69,10 @@ export class ConnectionTurns {
   /** Connection time of the foreground minus that of the background, within ±MAX_LEAD_MS. */
   private lead = 0;
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    private readonly timeoutMs = ACQUIRE_TIMEOUT_MS,
+  ) {}
 
   async acquire(lane: Lane): Promise<void> {
     if (!this.busy) {
@@ -80,9 +83,12 @@ export class ConnectionTurns {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const index = queue.indexOf(grant);
-        if (index >= 0) queue.splice(index, 1);
+        // Already handed the connection (the hand-over waits for the next turn of the loop): it is
+        // this caller's now, and refusing it here would leave it held by nobody.
+        if (index < 0) return;
+        queue.splice(index, 1);
         reject(new Error("PGlite connection wait timed out (query outside its transaction?)"));
-      }, ACQUIRE_TIMEOUT_MS);
+      }, this.timeoutMs);
       const grant = () => {
         clearTimeout(timer);
         resolve();

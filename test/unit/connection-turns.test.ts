@@ -86,4 +86,21 @@ describe("ConnectionTurns", () => {
     assert.deepEqual(served, ["f1", "b1"]);
     await finish();
   });
+
+  test("a wait that times out is refused and leaves the queue; one handed the connection is not", async (t) => {
+    // Only setTimeout is faked: the hand-over still happens on a real later turn of the loop.
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const turns = new ConnectionTurns(() => 0, 20);
+    await turns.acquire("foreground");
+    const refused = assert.rejects(turns.acquire("background"), /timed out/);
+    t.mock.timers.tick(20); // nobody released: the waiter gives up and leaves the queue
+    await refused;
+    const waiting = turns.acquire("background");
+    turns.release(); // handed over, to run on the next turn of the loop...
+    t.mock.timers.tick(20); // ...when its timer fires first: the connection is still this caller's
+    await waiting;
+    turns.release();
+    await turns.acquire("foreground"); // free again: nobody holds it
+    turns.release();
+  });
 });
