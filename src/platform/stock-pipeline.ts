@@ -136,7 +136,11 @@ export async function recordStockMovements(
   return inserted.map((r) => r.id);
 }
 
-const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
+/** platform_sync of a record that never moved stock: nothing waits to reach the platform. */
+export const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
+
+/** platform_sync that recordStockMovements leaves on a record: queued, not yet attempted. */
+export const JUST_RECORDED: SyncState = { state: "pending", attempted_at: null, error: null };
 
 /** platform_sync for many records of one type in one query (lists must not query per row). */
 export async function platformSyncOf(

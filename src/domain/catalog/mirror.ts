@@ -73,7 +73,7 @@ const VARIANT_COLUMNS = [
 export async function adoptUnitCosts(
   trx: Db,
   storeId: number,
-  costs: ReadonlyArray<{ inventoryItemId: number; unitCost: string; currency: string | null }>,
+  costs: ReadonlyArray<{ inventoryItemId: number; unitCost: string | null; currency: string | null }>,
   now: Date,
 ): Promise<void> {
   if (costs.length === 0) return;
@@ -217,12 +217,7 @@ export async function applyCatalogChanges(
     }
   }
 
-  const costs = changes.itemCosts.flatMap((c) =>
-    c.unitCost === null
-      ? []
-      : [{ inventoryItemId: c.inventoryItemId, unitCost: c.unitCost, currency: c.currency }],
-  );
-  await adoptUnitCosts(trx, storeId, costs, now);
+  await adoptUnitCosts(trx, storeId, changes.itemCosts, now);
   if (changes.levels.length > 0) await refreshLevels(ctx, trx, storeId, [], changes.levels);
 }
 

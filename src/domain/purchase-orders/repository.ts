@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import { platformSyncOf, type SyncState } from "../../platform/stock-pipeline.ts";
+import { NEVER_MOVED, platformSyncOf, type SyncState } from "../../platform/stock-pipeline.ts";
 import { notFound } from "../errors.ts";
 import {
   type ChargeRow,
@@ -23,8 +23,6 @@ import {
   type ReceiptLineRow,
   type ReceiptRow,
 } from "./presenter.ts";
-
-const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
 
 /** The order rows (with supplier name and location) of `ids` in the store. */
 export function orderRecordQuery(db: Db, storeId: number) {

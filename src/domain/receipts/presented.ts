@@ -15,9 +15,6 @@ import {
 import type { OrderRecord, ReceiptLineRow } from "../purchase-orders/presenter.ts";
 import type { LineChange } from "./compute.ts";
 
-/** platform_sync of a record whose movements are queued and not yet acknowledged. */
-export const PENDING: SyncState = { state: "pending", attempted_at: null, error: null };
-
 export interface ReceiptWrites {
   now: Date;
   status: string;

@@ -13,7 +13,7 @@ import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import type { AppContext } from "../../http/context.ts";
-import { type MovementInput, recordStockMovements } from "../../platform/stock-pipeline.ts";
+import { JUST_RECORDED, type MovementInput, recordStockMovements } from "../../platform/stock-pipeline.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import type { AllocatableCharge, AllocationMethod } from "../landed-cost.ts";
 import { formatMoney, formatUnitCost, minorUnits, parseDecimalInput } from "../money.ts";
@@ -46,7 +46,7 @@ import {
   type ReceiptOrderLine,
   type UnorderedRequest,
 } from "./compute.ts";
-import { knownLocationName, PENDING, presentAfterReceipt } from "./presented.ts";
+import { knownLocationName, presentAfterReceipt } from "./presented.ts";
 
 export interface ReceiptLineBody {
   line_id: number;
@@ -611,7 +611,7 @@ export async function recordReceipt(
             allocated_charge_amount: r.line.allocatedChargeAmount.round(4, Big.roundHalfUp).toString(),
             unordered: r.line.source.kind === "unordered",
           })),
-          receiptSync: movementIds.length > 0 ? PENDING : null,
+          receiptSync: movementIds.length > 0 ? JUST_RECORDED : null,
         });
   const presentedReceipt = presented.receipts.find((r) => r.id === receipt.id)!;
   await emit(ctx, trx, {
