@@ -6,7 +6,7 @@ import sjson from "secure-json-parse";
 import { adminAuthHook } from "./admin/routes.ts";
 import { AppError } from "./domain/errors.ts";
 import { randomBase62 } from "./domain/secrets.ts";
-import type { AppContext } from "./http/context.ts";
+import type { HttpContext } from "./http/context.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { registerErrorHandling } from "./http/plugins/errors.ts";
 import { registerIdempotency } from "./http/plugins/idempotency.ts";
@@ -15,7 +15,7 @@ import { registerRequestLog } from "./http/plugins/request-log.ts";
 import { validatorCompiler } from "./http/validation.ts";
 
 export interface BuildAppOptions {
-  ctx: AppContext;
+  ctx: HttpContext;
   /** SHA-256 hex of the admin token. */
   adminTokenHash: string;
   logger?: boolean | object;

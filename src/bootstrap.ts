@@ -1,5 +1,5 @@
 import { createKey, createStore, FULL_SCOPES } from "./admin/stores.ts";
-import type { AppContext } from "./http/context.ts";
+import type { AppContext } from "./context.ts";
 
 export interface DemoStore {
   storeId: number;

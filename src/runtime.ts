@@ -8,7 +8,7 @@ import { type DatabaseHandle, type Db, openDatabase } from "./db/database.ts";
 import { embeddedMaintenanceTask } from "./db/maintenance.ts";
 import { migrateToLatest } from "./db/migrations/index.ts";
 import { hashSecret, randomBase62 } from "./domain/secrets.ts";
-import type { AppContext } from "./http/context.ts";
+import type { HttpContext } from "./http/context.ts";
 import { RateLimiter } from "./http/plugins/rate-limit.ts";
 import { RequestLogWriter } from "./http/plugins/request-log.ts";
 import { JobQueue } from "./jobs/queue.ts";
@@ -27,7 +27,7 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
-  ctx: AppContext;
+  ctx: HttpContext;
   app: FastifyInstance;
   worker: Worker;
   database: DatabaseHandle;
@@ -97,7 +97,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     : null;
   redis?.on("error", () => {});
   const requestLog = new RequestLogWriter(database.db, clock);
-  const ctx: AppContext = {
+  const ctx: HttpContext = {
     config,
     db: database.db,
     dbKind: database.kind,

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { keysetPage } from "../db/keyset-paging.ts";
 import { AppError } from "../domain/errors.ts";
 import { SCOPES } from "../domain/scopes.ts";
 import { hashSecret, safeEqualHex } from "../domain/secrets.ts";
-import { keysetPage } from "../http/paging.ts";
 import { DataOf, ErrorBody, Id, Nullable, Page, Timestamp } from "../http/schemas/common.ts";
 import { createKey, createStore, getStore, presentKey, presentStore, updateStore } from "./stores.ts";
 

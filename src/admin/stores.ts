@@ -1,11 +1,11 @@
 import type { Selectable } from "kysely";
+import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import type { StoresTable } from "../db/tables/foundation.ts";
 import { AppError, DetailCollector, notFound } from "../domain/errors.ts";
 import { isKnownCurrency } from "../domain/money.ts";
 import { SCOPES } from "../domain/scopes.ts";
 import { generateApiKey, randomBase62 } from "../domain/secrets.ts";
-import type { AppContext } from "../http/context.ts";
 
 export type StoreRow = Selectable<StoresTable>;
 

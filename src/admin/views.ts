@@ -2,7 +2,7 @@
  * The admin API's JSON as its clients (the CLI and the console) read it: one definition of each shape
  * instead of a copy in every client.
  */
-export type { Page } from "../http/paging.ts";
+export type { Page } from "../db/keyset-paging.ts";
 
 /** An API key as `GET /admin/stores/{id}/keys` lists it (the secret is never there). */
 export interface AdminKeyView {

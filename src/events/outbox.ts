@@ -1,6 +1,6 @@
+import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import { randomBase62 } from "../domain/secrets.ts";
-import type { AppContext } from "../http/context.ts";
 
 export interface EmitInput {
   storeId: number;

@@ -1,27 +1,12 @@
-import type { Clock } from "../clock.ts";
-import type { Config } from "../config.ts";
-import type { Db } from "../db/database.ts";
+import type { AppContext } from "../context.ts";
 import type { Scope } from "../domain/scopes.ts";
-import type { JobQueue } from "../jobs/queue.ts";
-import type { Module } from "../modules/module.ts";
 import type { RateLimiter } from "./plugins/rate-limit.ts";
 import type { RequestLogWriter } from "./plugins/request-log.ts";
 
-/** What every route and service gets: built once in buildApp, shared by the worker and the CLI paths. */
-export interface AppContext {
-  config: Config;
-  db: Db;
-  dbKind: "pglite" | "postgres";
-  clock: Clock;
-  jobs: JobQueue;
+/** The API process's context: the application context plus what only the HTTP layer uses. */
+export interface HttpContext extends AppContext {
   rateLimiter: RateLimiter;
   requestLog: RequestLogWriter;
-  /** Secret used to sign list cursors (random per installation, kept in service_settings). */
-  cursorSecret: string;
-  /** Key that encrypts stored webhook signing secrets. */
-  secretsKey: string;
-  /** The feature modules this process runs. */
-  modules: readonly Module[];
 }
 
 export interface AuthStore {
@@ -60,6 +45,6 @@ declare module "fastify" {
     idempotencyClaim: import("./plugins/idempotency.ts").IdempotencyClaim | null;
   }
   interface FastifyInstance {
-    ctx: AppContext;
+    ctx: HttpContext;
   }
 }

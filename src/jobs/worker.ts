@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { AppContext } from "../http/context.ts";
+import type { AppContext } from "../context.ts";
 import { type ClaimedJob, DEFAULT_LEASE_MS, JobQueue } from "./queue.ts";
 
 /** A failure that retrying cannot fix (e.g. the platform refused the push): fail the job now. */

@@ -1,4 +1,4 @@
-import type { AppContext } from "../http/context.ts";
+import type { AppContext } from "../context.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 
 const mailers = new WeakMap<AppContext, Mailer>();

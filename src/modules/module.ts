@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import type { EmittedEvent } from "../events/outbox.ts";
-import type { AppContext } from "../http/context.ts";
 import type { JobHandler, PeriodicTask } from "../jobs/worker.ts";
 
 export interface CreatedStore {

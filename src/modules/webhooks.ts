@@ -1,4 +1,5 @@
 import { webhookAdminRoutes } from "../admin/webhook-routes.ts";
+import type { AppContext } from "../context.ts";
 import { RETENTION_MS } from "../domain/webhooks/catalogue.ts";
 import {
   DISABLED_EMAIL_JOB,
@@ -17,7 +18,6 @@ import {
 } from "../domain/webhooks/delivery.ts";
 import { type WebhooksOptions, webhookRuntime } from "../domain/webhooks/runtime.ts";
 import { purgeOlderThan } from "../domain/webhooks/service.ts";
-import type { AppContext } from "../http/context.ts";
 import { webhookRoutes } from "../http/routes/webhooks.ts";
 import type { Module } from "./module.ts";
 

@@ -1,10 +1,10 @@
 import type { Selectable } from "kysely";
 import { sql } from "kysely";
+import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import type { StockMovementsTable } from "../db/tables/catalog.ts";
 import { refreshLevels } from "../domain/catalog/levels.ts";
 import { adoptUnitCosts } from "../domain/catalog/mirror.ts";
-import type { AppContext } from "../http/context.ts";
 import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import {
   type InventoryAdjustment,

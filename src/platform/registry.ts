@@ -1,5 +1,5 @@
+import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import type { AppContext } from "../http/context.ts";
 import { type PlatformConnector, PlatformPermanentError } from "./connector.ts";
 import { SimulatedConnector } from "./simulated/connector.ts";
 

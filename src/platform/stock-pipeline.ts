@@ -1,8 +1,8 @@
 import { sql } from "kysely";
+import type { AppContext } from "../context.ts";
 import { insertRows } from "../db/bulk.ts";
 import type { Db } from "../db/database.ts";
 import { addMovementsToLevels } from "../domain/catalog/levels.ts";
-import type { AppContext } from "../http/context.ts";
 
 export type SyncSubjectType = "purchase_order" | "receipt" | "stock_adjustment";
 

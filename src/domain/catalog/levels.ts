@@ -1,8 +1,8 @@
 import { sql } from "kysely";
+import type { AppContext } from "../../context.ts";
 import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import type { PlatformInventoryLevel } from "../../platform/connector.ts";
 import { crossingsFor, type ItemRuleRow, type LevelQuantities, ruleForLevel } from "./alerts.ts";
 import { pairIn } from "./sql.ts";

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
+import type { AppContext } from "../../context.ts";
 import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
-import type { AppContext } from "../../http/context.ts";
 import type { CatalogChanges } from "../../platform/connector.ts";
 import { connectorForStore } from "../../platform/registry.ts";
 import { inTransaction } from "../../platform/simulated/platform.ts";

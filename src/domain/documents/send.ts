@@ -1,6 +1,6 @@
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import type { ClaimedJob } from "../../jobs/queue.ts";
 import { type JobHandler, PermanentJobError } from "../../jobs/worker.ts";
 import { classifySendError } from "../../mail/mailer.ts";

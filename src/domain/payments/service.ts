@@ -5,10 +5,10 @@
  */
 import Big from "big.js";
 import type { Selectable } from "kysely";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { PaymentsTable } from "../../db/tables/receipts_payments.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import { notFound } from "../errors.ts";
 import {
   type Actor,

@@ -6,8 +6,8 @@
  * that day yet. last_overdue_on makes it fire once per order per day, whichever process runs the scan.
  */
 import { sql } from "kysely";
+import type { AppContext } from "../../context.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import type { PeriodicTask } from "../../jobs/worker.ts";
 import { loadPurchaseOrders } from "./repository.ts";
 import { OPEN_STATUSES } from "./transitions.ts";

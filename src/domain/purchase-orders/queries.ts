@@ -1,7 +1,8 @@
 /** Purchase order lists: orders (keyset, oldest update first) and history (newest first). */
+
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import type { AppContext } from "../../http/context.ts";
-import { keysetPage, type Page, type PageRequest } from "../../http/paging.ts";
+import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { OrderRecord, PurchaseOrderSummary } from "./presenter.ts";
 import { orderRecordQuery, presentSummaries } from "./repository.ts";

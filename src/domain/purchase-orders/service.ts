@@ -5,10 +5,10 @@
  */
 import Big from "big.js";
 import { sql, type Updateable } from "kysely";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { PurchaseOrdersTable } from "../../db/tables/purchase_orders.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import { formatMoney, isKnownCurrency, parseDecimalInput } from "../money.ts";
 import { localDate } from "../suppliers/pricing.ts";

@@ -2,8 +2,9 @@
  * Incoming stock of purchase orders: every change goes through recordStockMovements (subject
  * purchase_order), so the order's platform_sync reports it.
  */
+
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import type { AppContext } from "../../http/context.ts";
 import { recordStockMovements } from "../../platform/stock-pipeline.ts";
 import { isOpen, type LineQuantities, outstandingOf, type PurchaseOrderStatus } from "./transitions.ts";
 

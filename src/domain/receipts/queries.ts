@@ -1,7 +1,7 @@
 /** Reading receipts: the order's receipts page (oldest first) and one receipt. */
 import type { Db } from "../../db/database.ts";
-import type { Page, PageRequest } from "../../http/paging.ts";
-import { keysetPage } from "../../http/paging.ts";
+import type { Page, PageRequest } from "../../db/keyset-paging.ts";
+import { keysetPage } from "../../db/keyset-paging.ts";
 import { platformSyncOf } from "../../platform/stock-pipeline.ts";
 import { notFound } from "../errors.ts";
 import { type PresentedReceipt, presentReceipt } from "../purchase-orders/index.ts";

@@ -9,10 +9,10 @@
 
 import Big from "big.js";
 import { sql } from "kysely";
+import type { AppContext } from "../../context.ts";
 import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import { JUST_RECORDED, type MovementInput, recordStockMovements } from "../../platform/stock-pipeline.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import type { AllocatableCharge, AllocationMethod } from "../landed-cost.ts";

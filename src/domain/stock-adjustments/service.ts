@@ -1,6 +1,6 @@
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import { recordStockMovements } from "../../platform/stock-pipeline.ts";
 import { DetailCollector, notFound } from "../errors.ts";
 import { presentOne, presentWithLines, type StockAdjustmentView } from "./presenter.ts";

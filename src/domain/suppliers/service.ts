@@ -1,8 +1,8 @@
 import Big from "big.js";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { StoredTier } from "../../db/tables/suppliers.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import { AppError, DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import { isKnownCurrency, minorUnits, parseDecimalInput } from "../money.ts";
 import { type Actor, addHistory, loadPurchaseOrders } from "../purchase-orders/index.ts";

@@ -24,9 +24,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { EmittedEvent } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
 import type { EnqueueOptions } from "../../jobs/queue.ts";
 import { PermanentJobError } from "../../jobs/worker.ts";
 import { classifySendError } from "../../mail/mailer.ts";

@@ -3,7 +3,7 @@
  * hundreds of deliveries a second possible), the retry schedule, the key that opens stored secrets,
  * and the mailer for the owner's "endpoint disabled" email. Built lazily, once per AppContext.
  */
-import type { AppContext } from "../../http/context.ts";
+import type { AppContext } from "../../context.ts";
 import { createMailer, type Mailer } from "../../mail/mailer.ts";
 import { createWebhookSender, type WebhookSender } from "./http-client.ts";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.ts";

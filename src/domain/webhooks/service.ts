@@ -4,10 +4,10 @@
  * public API share these functions.
  */
 import { sql } from "kysely";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
+import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { emit } from "../../events/outbox.ts";
-import type { AppContext } from "../../http/context.ts";
-import { keysetPage, type Page, type PageRequest } from "../../http/paging.ts";
 import { AppError, DetailCollector, invalidTransition, notFound, validationFailed } from "../errors.ts";
 import { ALL_EVENTS, isCatalogueEvent, subscribes, TEST_EVENT } from "./catalogue.ts";
 import { sendJob } from "./delivery.ts";

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { hotQuery } from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
 import { keyHasScope } from "../../domain/scopes.ts";
 import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
-import type { AppContext, Principal } from "../context.ts";
+import type { Principal } from "../context.ts";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);
 

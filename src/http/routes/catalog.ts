@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { keysetPage } from "../../db/keyset-paging.ts";
 import {
   presentLevel,
   presentLocation,
@@ -14,7 +15,6 @@ import {
   productsQuery,
   variantsOfProducts,
 } from "../../domain/catalog/repository.ts";
-import { keysetPage } from "../paging.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { keysetPage } from "../../db/keyset-paging.ts";
 import { AppError } from "../../domain/errors.ts";
 import { presentAdjustments } from "../../domain/stock-adjustments/presenter.ts";
 import { adjustmentListQuery } from "../../domain/stock-adjustments/repository.ts";
@@ -17,7 +18,6 @@ import {
   type AdjustmentReason,
   type StockAdjustmentStatus,
 } from "../../domain/stock-adjustments/transitions.ts";
-import { keysetPage } from "../paging.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { keysetPage } from "../../db/keyset-paging.ts";
 import { notFound, validationFailed } from "../../domain/errors.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { presentCatalogRow, presentSupplier } from "../../domain/suppliers/presenter.ts";
@@ -15,7 +16,6 @@ import {
   unarchiveSupplier,
   updateSupplier,
 } from "../../domain/suppliers/service.ts";
-import { keysetPage } from "../paging.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,

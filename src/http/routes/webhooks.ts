@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../../context.ts";
 import { presentWebhook } from "../../domain/webhooks/presenter.ts";
 import type { WebhookRuntime } from "../../domain/webhooks/runtime.ts";
 import {
@@ -15,7 +16,6 @@ import {
   sendTestEvent,
   updateWebhook,
 } from "../../domain/webhooks/service.ts";
-import type { AppContext } from "../context.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
