@@ -30,6 +30,8 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
 type Env = Record<string, string | undefined>;
 
 function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -77,8 +79,12 @@ function readUrl(env: Env, name: string, protocols: string[]): string | null {
 export function loadConfig(env: Env = process.env): Config {
   const dataDirRaw = env.DATA_DIR && env.DATA_DIR !== "" ? env.DATA_DIR : "./data";
   const adminToken = env.ADMIN_TOKEN && env.ADMIN_TOKEN !== "" ? env.ADMIN_TOKEN : null;
-  if (adminToken !== null && adminToken.length < 16) {
-    throw new ConfigError("ADMIN_TOKEN must be at least 16 characters");
+  // The admin API throttles failed attempts per address, but a short token would still fall to a
+  // patient or distributed guesser; 32 characters is out of reach (the generated one has 44).
+  if (adminToken !== null && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, got ${adminToken.length}`,
+    );
   }
   const retrySchedule =
     env.WEBHOOK_RETRY_SCHEDULE && env.WEBHOOK_RETRY_SCHEDULE !== "" ? env.WEBHOOK_RETRY_SCHEDULE : null;

@@ -16,7 +16,7 @@ import pg from "pg";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const BIN = path.join(ROOT, "bin/stockroom.mjs");
-const TOKEN = "cli-test-admin-token-0123456789";
+const TOKEN = "cli-test-admin-token-0123456789abcdef";
 const PG_URL = process.env.TEST_DATABASE_URL ?? "";
 
 interface Run {

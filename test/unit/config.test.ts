@@ -25,6 +25,7 @@ describe("config", () => {
       [{ WEBHOOK_ALLOW_PRIVATE: "perhaps" }, /WEBHOOK_ALLOW_PRIVATE/],
       [{ WEBHOOK_RETRY_SCHEDULE: "1m,soon" }, /WEBHOOK_RETRY_SCHEDULE/],
       [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN/],
+      [{ ADMIN_TOKEN: "x".repeat(31) }, /^ADMIN_TOKEN must be at least 32 characters, got 31$/],
       [{ REDIS_URL: "http://x" }, /REDIS_URL/],
     ];
     for (const [env, pattern] of bad) {
@@ -34,6 +35,10 @@ describe("config", () => {
         JSON.stringify(env),
       );
     }
+  });
+
+  test("an ADMIN_TOKEN of 32 characters is accepted", () => {
+    assert.equal(loadConfig({ ADMIN_TOKEN: "x".repeat(32) }).adminToken, "x".repeat(32));
   });
 
   test(":memory: keeps nothing and sends mail to a temporary outbox", () => {
