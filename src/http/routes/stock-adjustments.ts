@@ -1,10 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { keysetPage } from "../../db/keyset-paging.ts";
-import { AppError } from "../../domain/errors.ts";
-import { presentAdjustments } from "../../domain/stock-adjustments/presenter.ts";
-import { adjustmentListQuery } from "../../domain/stock-adjustments/repository.ts";
+import { listAdjustments } from "../../domain/stock-adjustments/queries.ts";
 import {
   applyAdjustment,
   cancelAdjustment,
@@ -158,26 +155,6 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** `status=draft,applied`: every value must be a known status (else 400 invalid_filter). */
-function parseStatuses(text: string | undefined): StockAdjustmentStatus[] | undefined {
-  if (text === undefined) return undefined;
-  const values = [
-    ...new Set(
-      text
-        .split(",")
-        .map((s) => s.trim())
-        .filter((s) => s !== ""),
-    ),
-  ];
-  const unknown = values.filter((v) => !ADJUSTMENT_STATUSES.includes(v as StockAdjustmentStatus));
-  if (values.length === 0 || unknown.length > 0)
-    throw new AppError(
-      "invalid_filter",
-      `Unknown stock adjustment status ${JSON.stringify(unknown[0] ?? text)}; use ${ADJUSTMENT_STATUSES.join(", ")}.`,
-    );
-  return values.sort() as StockAdjustmentStatus[];
-}
-
 export async function stockAdjustmentRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const one = DataOf(StockAdjustmentSchema);
@@ -197,26 +174,7 @@ export async function stockAdjustmentRoutes(instance: FastifyInstance): Promise<
     async (request) => {
       const { store } = principalOf(request);
       const { ctx } = request.server;
-      const query = request.query;
-      const statuses = parseStatuses(query.status);
-      const page = await keysetPage(
-        adjustmentListQuery(ctx.db, store.id, { statuses, locationId: query.location_id }),
-        query,
-        {
-          timeColumn: "sa.updated_at",
-          idColumn: "sa.id",
-          direction: "asc",
-          binding: {
-            list: "stock_adjustments",
-            store: store.id,
-            status: statuses,
-            location_id: query.location_id,
-          },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.updated_at, id: row.id }),
-      );
-      return { ...page, data: await presentAdjustments(ctx.db, store.id, page.data) };
+      return listAdjustments(ctx, ctx.db, store.id, request.query);
     },
   );
 

@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { keysetPage } from "../../db/keyset-paging.ts";
-import { notFound, validationFailed } from "../../domain/errors.ts";
+import { validationFailed } from "../../domain/errors.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { presentCatalogRow, presentSupplier } from "../../domain/suppliers/presenter.ts";
 import { localDate } from "../../domain/suppliers/pricing.ts";
-import { catalogListQuery, findSupplier, supplierListQuery } from "../../domain/suppliers/repository.ts";
+import { getSupplier, listCatalogRows, listSuppliers } from "../../domain/suppliers/queries.ts";
 import {
   archiveSupplier,
   createSupplier,
@@ -227,18 +226,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
       const { store } = principalOf(request);
       const { archived } = request.query;
       const filter = archived === "true" ? "archived" : archived === "all" ? "all" : "active";
-      const page = await keysetPage(
-        supplierListQuery(ctx.db, store.id, filter),
-        request.query,
-        {
-          timeColumn: "s.updated_at",
-          idColumn: "s.id",
-          direction: "asc",
-          binding: { list: "suppliers", store: store.id, archived: filter },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.updated_at, id: row.id }),
-      );
+      const page = await listSuppliers(ctx, ctx.db, store.id, filter, request.query);
       return { ...page, data: page.data.map(presentSupplier) };
     },
   );
@@ -309,9 +297,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { store } = principalOf(request);
-      const row = await findSupplier(ctx.db, store.id, request.params.id);
-      if (!row) throw notFound("supplier");
-      return { data: presentSupplier(row) };
+      return { data: presentSupplier(await getSupplier(ctx.db, store.id, request.params.id)) };
     },
   );
 
@@ -379,19 +365,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
     async (request) => {
       const { store } = principalOf(request);
       const supplierId = request.params.id;
-      if (!(await findSupplier(ctx.db, store.id, supplierId))) throw notFound("supplier");
-      const page = await keysetPage(
-        catalogListQuery(ctx.db, store.id, supplierId),
-        request.query,
-        {
-          timeColumn: "c.updated_at",
-          idColumn: "c.id",
-          direction: "asc",
-          binding: { list: "supplier_catalog", store: store.id, supplier: supplierId },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.updated_at, id: row.id }),
-      );
+      const page = await listCatalogRows(ctx, ctx.db, store.id, supplierId, request.query);
       const today = localDate(ctx.clock.now(), store.timezone);
       return { ...page, data: page.data.map((row) => presentCatalogRow(row, today)) };
     },

@@ -1,0 +1,62 @@
+/** Supplier lists: suppliers and a supplier's catalog rows, keyset-paged, oldest update first. */
+
+import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/database.ts";
+import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
+import { notFound } from "../errors.ts";
+import type { SupplierRow } from "./presenter.ts";
+import type { CatalogRow } from "./pricing.ts";
+import { catalogListQuery, findSupplier, supplierListQuery } from "./repository.ts";
+
+export type ArchivedFilter = "active" | "archived" | "all";
+
+export async function listSuppliers(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  archived: ArchivedFilter,
+  paging: PageRequest,
+): Promise<Page<SupplierRow>> {
+  return keysetPage(
+    supplierListQuery(db, storeId, archived),
+    paging,
+    {
+      timeColumn: "s.updated_at",
+      idColumn: "s.id",
+      direction: "asc",
+      binding: { list: "suppliers", store: storeId, archived },
+    },
+    ctx.cursorSecret,
+    (row) => ({ time: row.updated_at, id: row.id }),
+  );
+}
+
+/** One supplier as stored, or 404 `not_found`. */
+export async function getSupplier(db: Db, storeId: number, id: number): Promise<SupplierRow> {
+  const row = await findSupplier(db, storeId, id);
+  if (!row) throw notFound("supplier");
+  return row;
+}
+
+/** A supplier's catalog rows; 404 when the supplier is not the store's. */
+export async function listCatalogRows(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  supplierId: number,
+  paging: PageRequest,
+): Promise<Page<CatalogRow>> {
+  await getSupplier(db, storeId, supplierId);
+  return keysetPage(
+    catalogListQuery(db, storeId, supplierId),
+    paging,
+    {
+      timeColumn: "c.updated_at",
+      idColumn: "c.id",
+      direction: "asc",
+      binding: { list: "supplier_catalog", store: storeId, supplier: supplierId },
+    },
+    ctx.cursorSecret,
+    (row) => ({ time: row.updated_at, id: row.id }),
+  );
+}
