@@ -2,16 +2,16 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
-import { getAlertRules, putAlertRules } from "../domain/catalog/alert-rules.ts";
 import {
   type ProductRow,
   presentLocation,
   presentProduct,
   presentVariant,
   type VariantRow,
-} from "../domain/catalog/presenters.ts";
+} from "../domain/catalog/index.ts";
 import { AppError, DetailCollector, invalidTransition } from "../domain/errors.ts";
 import { parseDecimalInput } from "../domain/money.ts";
+import { getAlertRules, PUSH_JOB, putAlertRules } from "../domain/stock/index.ts";
 import { LocationSchema, ProductSchema } from "../http/routes/catalog.ts";
 import { DataOf, ErrorBody, Id, MoneyInput, Nullable, Timestamp } from "../http/schemas/common.ts";
 import {
@@ -24,7 +24,6 @@ import {
   setSimFaults,
 } from "../platform/simulated/platform.ts";
 import { seedSimulatedCatalog } from "../platform/simulated/seed.ts";
-import { PUSH_JOB } from "../platform/stock-pipeline.ts";
 import { requestCatalogSync } from "../platform/sync-jobs.ts";
 import { getStore } from "./stores.ts";
 

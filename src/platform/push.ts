@@ -3,8 +3,8 @@ import { sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import type { StockMovementsTable } from "../db/tables/catalog.ts";
-import { refreshLevels } from "../domain/catalog/levels.ts";
-import { adoptUnitCosts } from "../domain/catalog/mirror.ts";
+import { adoptUnitCosts } from "../domain/catalog/index.ts";
+import { PUSH_JOB, refreshLevels, type SyncSubjectType } from "../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import {
   type InventoryAdjustment,
@@ -12,7 +12,6 @@ import {
   PlatformPermanentError,
 } from "./connector.ts";
 import { connectorForStore } from "./registry.ts";
-import { PUSH_JOB, type SyncSubjectType } from "./stock-pipeline.ts";
 
 /**
  * The stock push worker (decisions §7). A `platform.push` job carries the movements one stock-moving
@@ -37,7 +36,6 @@ import { PUSH_JOB, type SyncSubjectType } from "./stock-pipeline.ts";
  * 2 min, 10 min, 1 h). Every attempt sets attempted_at and error.
  */
 
-export const PUSH_MAX_ATTEMPTS = 6;
 export const PUSH_RETRY_DELAYS_MS = [10_000, 30_000, 120_000, 600_000, 3_600_000] as const;
 
 /**

@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
+import { recordStockMovements } from "../../src/domain/stock/index.ts";
 import { consoleModule } from "../../src/modules/console.ts";
 import { foundationModule } from "../../src/modules/foundation.ts";
 import { allModules } from "../../src/modules/index.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
-import { recordStockMovements } from "../../src/platform/stock-pipeline.ts";
 import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 
 // Nothing listens on port 9 of loopback: every webhook attempt fails fast.

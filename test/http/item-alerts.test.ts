@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type MovementInput, recordStockMovements } from "../../src/platform/stock-pipeline.ts";
+import { type MovementInput, recordStockMovements } from "../../src/domain/stock/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 
 /**

@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type ManualClock, systemClock } from "../../src/clock.ts";
-import { syncCatalog } from "../../src/domain/catalog/mirror.ts";
+import { syncCatalog } from "../../src/domain/catalog/index.ts";
+import { type MovementInput, platformSyncOf, recordStockMovements } from "../../src/domain/stock/index.ts";
 import { PlatformPermanentError, PlatformTransientError } from "../../src/platform/connector.ts";
 import { movementIdempotencyKey, pushTestHooks } from "../../src/platform/push.ts";
 import { connectorForStore } from "../../src/platform/registry.ts";
 import { changeSimInventory } from "../../src/platform/simulated/platform.ts";
-import {
-  type MovementInput,
-  platformSyncOf,
-  recordStockMovements,
-} from "../../src/platform/stock-pipeline.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 
 /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import Big from "big.js";
 import fc from "fast-check";
-import { moneyText, unitCostText } from "../../src/domain/catalog/presenters.ts";
+import { moneyText, unitCostText } from "../../src/domain/catalog/index.ts";
 import { formatMoney, formatUnitCost } from "../../src/domain/money.ts";
 
 // numeric(20, 8) as the database returns it.

@@ -6,7 +6,7 @@ import {
   crossingsFor,
   type LevelQuantities,
   ruleForLevel,
-} from "../../src/domain/catalog/alerts.ts";
+} from "../../src/domain/stock/crossings.ts";
 
 const level = (on_hand: number, available = on_hand, incoming = 0): LevelQuantities => ({
   on_hand,

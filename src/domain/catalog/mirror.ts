@@ -5,7 +5,7 @@ import type { Db } from "../../db/database.ts";
 import type { CatalogChanges } from "../../platform/connector.ts";
 import { connectorForStore } from "../../platform/registry.ts";
 import { inTransaction } from "../../platform/simulated/platform.ts";
-import { refreshLevels } from "./levels.ts";
+import { refreshLevels } from "../stock/index.ts";
 
 /**
  * The mirror sync: pulls the platform's changes after the store's watermark and upserts products,

@@ -1,7 +1,6 @@
 import type { Db } from "../../db/database.ts";
 import { notFound } from "../errors.ts";
 import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
-import { pairIn } from "./sql.ts";
 
 /**
  * Reads of the catalog mirror, always within one store. Other modules resolve items and locations
@@ -104,25 +103,6 @@ export async function getVisibleLocation(db: Db, storeId: number, id: number): P
   return row;
 }
 
-/** Visible locations by id (missing or hidden ones absent). */
-export async function findVisibleLocations(
-  db: Db,
-  storeId: number,
-  ids: readonly number[],
-): Promise<Map<number, LocationRow>> {
-  const map = new Map<number, LocationRow>();
-  if (ids.length === 0) return map;
-  const rows = await db
-    .selectFrom("locations")
-    .selectAll()
-    .where("store_id", "=", storeId)
-    .where("id", "in", [...new Set(ids)])
-    .where("hidden", "=", false)
-    .execute();
-  for (const row of rows) map.set(row.id, row);
-  return map;
-}
-
 /** The store's first active visible location (a default for orders and adjustments). */
 export async function defaultLocation(db: Db, storeId: number): Promise<LocationRow | undefined> {
   return db
@@ -134,28 +114,4 @@ export async function defaultLocation(db: Db, storeId: number): Promise<Location
     .orderBy("id")
     .limit(1)
     .executeTakeFirst();
-}
-
-/** Current mirror levels (available, on_hand, incoming…) for item/location pairs. */
-export async function levelsFor(
-  db: Db,
-  storeId: number,
-  keys: ReadonlyArray<{ inventoryItemId: number; locationId: number }>,
-): Promise<Map<string, { available: number; on_hand: number; committed: number; incoming: number }>> {
-  const map = new Map<string, { available: number; on_hand: number; committed: number; incoming: number }>();
-  if (keys.length === 0) return map;
-  const rows = await db
-    .selectFrom("inventory_levels")
-    .select(["inventory_item_id", "location_id", "available", "on_hand", "committed", "incoming"])
-    .where("store_id", "=", storeId)
-    .where(
-      pairIn(
-        "inventory_item_id",
-        "location_id",
-        keys.map((k) => [k.inventoryItemId, k.locationId] as const),
-      ),
-    )
-    .execute();
-  for (const r of rows) map.set(`${r.inventory_item_id}:${r.location_id}`, r);
-  return map;
 }

@@ -11,8 +11,8 @@ import type {
   PurchaseOrdersTable,
 } from "../../db/tables/purchase_orders.ts";
 import type { PaymentsTable, ReceiptLinesTable, ReceiptsTable } from "../../db/tables/receipts_payments.ts";
-import type { SyncState } from "../../platform/stock-pipeline.ts";
 import { formatMoney, formatUnitCost } from "../money.ts";
+import type { SyncState } from "../stock/index.ts";
 import { outstandingOf } from "./transitions.ts";
 
 export type OrderRow = Selectable<PurchaseOrdersTable>;

@@ -4,8 +4,8 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import { NEVER_MOVED, platformSyncOf, type SyncState } from "../../platform/stock-pipeline.ts";
 import { notFound } from "../errors.ts";
+import { NEVER_MOVED, platformSyncOf, type SyncState } from "../stock/index.ts";
 import {
   type ChargeRow,
   type LineRow,

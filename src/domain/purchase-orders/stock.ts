@@ -5,7 +5,7 @@
 
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { recordStockMovements } from "../../platform/stock-pipeline.ts";
+import { recordStockMovements } from "../stock/index.ts";
 import { isOpen, type LineQuantities, outstandingOf, type PurchaseOrderStatus } from "./transitions.ts";
 
 export interface IncomingOrder {

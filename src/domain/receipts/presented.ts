@@ -4,7 +4,6 @@
  * Covered by a test that compares the answer, field by field, with the order read back by GET.
  */
 
-import type { SyncState } from "../../platform/stock-pipeline.ts";
 import {
   assembleOrders,
   type OrderParts,
@@ -13,6 +12,7 @@ import {
   syncKey,
 } from "../purchase-orders/index.ts";
 import type { OrderRecord, ReceiptLineRow } from "../purchase-orders/presenter.ts";
+import type { SyncState } from "../stock/index.ts";
 import type { LineChange } from "./compute.ts";
 
 export interface ReceiptWrites {

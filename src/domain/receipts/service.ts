@@ -13,7 +13,6 @@ import type { AppContext } from "../../context.ts";
 import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import { JUST_RECORDED, type MovementInput, recordStockMovements } from "../../platform/stock-pipeline.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import type { AllocatableCharge, AllocationMethod } from "../landed-cost.ts";
 import { formatMoney, formatUnitCost, minorUnits, parseDecimalInput } from "../money.ts";
@@ -38,6 +37,7 @@ import {
 } from "../purchase-orders/index.ts";
 import { fetchLookups, type LineDraft, lineRowOf, resolveLines } from "../purchase-orders/lines.ts";
 import type { LineRow } from "../purchase-orders/presenter.ts";
+import { JUST_RECORDED, type MovementInput, recordStockMovements } from "../stock/index.ts";
 import { localDate } from "../suppliers/pricing.ts";
 import {
   type ComputedReceipt,

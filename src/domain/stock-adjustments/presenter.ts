@@ -1,7 +1,7 @@
 import Big from "big.js";
 import type { Db } from "../../db/database.ts";
-import { platformSyncOf, type SyncState } from "../../platform/stock-pipeline.ts";
 import { formatUnitCost, isKnownCurrency, UNIT_COST_PLACES } from "../money.ts";
+import { platformSyncOf, type SyncState } from "../stock/index.ts";
 import { type AdjustmentLineRow, type AdjustmentRow, linesOf, locationNames } from "./repository.ts";
 import { reasonLabel, type StockAdjustmentStatus } from "./transitions.ts";
 

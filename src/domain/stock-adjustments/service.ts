@@ -1,8 +1,8 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import { recordStockMovements } from "../../platform/stock-pipeline.ts";
 import { DetailCollector, notFound } from "../errors.ts";
+import { recordStockMovements } from "../stock/index.ts";
 import { presentOne, presentWithLines, type StockAdjustmentView } from "./presenter.ts";
 import {
   type AdjustmentLineInsert,

@@ -3,18 +3,16 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { keysetPage } from "../../db/keyset-paging.ts";
 import {
+  getProduct,
+  getVariant,
+  getVisibleLocation,
   presentLevel,
   presentLocation,
   presentProduct,
   presentVariant,
-} from "../../domain/catalog/presenters.ts";
-import {
-  getProduct,
-  getVariant,
-  getVisibleLocation,
   productsQuery,
   variantsOfProducts,
-} from "../../domain/catalog/repository.ts";
+} from "../../domain/catalog/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,

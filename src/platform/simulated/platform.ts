@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
 import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
-import { pairIn } from "../../domain/catalog/sql.ts";
+import { pairIn } from "../../db/pair-in.ts";
 import {
   type CatalogChanges,
   type InventoryAdjustment,

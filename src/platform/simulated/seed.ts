@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { syncCatalog } from "../../domain/catalog/mirror.ts";
+import { syncCatalog } from "../../domain/catalog/index.ts";
 import { createLargeSimCatalog, seedDemoPlatform, seedEmptyPlatform } from "./demo.ts";
 import { ensureSimStore } from "./platform.ts";
 

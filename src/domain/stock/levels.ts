@@ -2,10 +2,8 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
-import { emit } from "../../events/outbox.ts";
-import type { PlatformInventoryLevel } from "../../platform/connector.ts";
-import { crossingsFor, type ItemRuleRow, type LevelQuantities, ruleForLevel } from "./alerts.ts";
-import { pairIn } from "./sql.ts";
+import { pairIn } from "../../db/pair-in.ts";
+import { emitCrossings, type LevelChange } from "./level-alerts.ts";
 
 /**
  * The mirror's inventory levels, kept right at every moment:
@@ -33,6 +31,19 @@ export interface LevelKey {
   locationId: number;
 }
 
+/**
+ * A level as the platform reported it (a connector's inventory level has this shape). `version` is
+ * monotonic per level: a report with a higher version is newer.
+ */
+export interface LevelReport extends LevelKey {
+  available: number;
+  onHand: number;
+  committed: number;
+  incoming: number;
+  version: number;
+  updatedAt: Date;
+}
+
 const CHUNK = 1000;
 
 interface LevelRow {
@@ -53,12 +64,6 @@ interface LevelRow {
 
 const keyOf = (item: number, location: number) => `${item}:${location}`;
 
-interface Change {
-  key: LevelKey;
-  before: LevelQuantities;
-  after: LevelQuantities;
-}
-
 /**
  * Recomputes the mirror levels of `keys` (plus those named by `reports`), adopting each report that
  * is newer than what the mirror holds, and emits item events for the crossings. `acknowledged`: the
@@ -70,11 +75,11 @@ export async function refreshLevels(
   trx: Db,
   storeId: number,
   keys: readonly LevelKey[],
-  reports: readonly PlatformInventoryLevel[] = [],
+  reports: readonly LevelReport[] = [],
   acknowledged: readonly LevelDelta[] | null = null,
 ): Promise<void> {
   const acknowledgedByKey = acknowledged && sumByLevel(acknowledged);
-  const reportByKey = new Map<string, PlatformInventoryLevel>();
+  const reportByKey = new Map<string, LevelReport>();
   for (const r of reports) {
     const k = keyOf(r.inventoryItemId, r.locationId);
     const prev = reportByKey.get(k);
@@ -92,7 +97,7 @@ export async function refreshLevels(
   const list = [...all.values()].sort(
     (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
   );
-  const changes: Change[] = [];
+  const changes: LevelChange[] = [];
   for (let i = 0; i < list.length; i += CHUNK) {
     changes.push(
       ...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey, acknowledgedByKey)),
@@ -174,7 +179,7 @@ export async function addMovementsToLevels(
       where (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)
       returning inventory_item_id, location_id, available, on_hand, incoming, (xmax = 0) as inserted`,
   ).execute(trx);
-  const changes: Change[] = [];
+  const changes: LevelChange[] = [];
   for (const row of rows) {
     if (row.inserted) continue;
     const d = byKey.get(keyOf(row.inventory_item_id, row.location_id));
@@ -231,9 +236,9 @@ async function refreshChunk(
   trx: Db,
   storeId: number,
   keys: LevelKey[],
-  reports: Map<string, PlatformInventoryLevel>,
+  reports: Map<string, LevelReport>,
   acknowledged: ReadonlyMap<string, LevelDelta> | null,
-): Promise<Change[]> {
+): Promise<LevelChange[]> {
   const now = ctx.clock.now();
   const pairs = keys.map((k) => [k.inventoryItemId, k.locationId] as const);
   // 1. Lock and read what the mirror holds now.
@@ -291,7 +296,7 @@ async function refreshChunk(
 
   // 4. Recompute; write only what changed, in one statement.
   const updates: Array<LevelRow & { bump: boolean }> = [];
-  const changes: Change[] = [];
+  const changes: LevelChange[] = [];
   for (const row of rows) {
     const k = keyOf(row.inventory_item_id, row.location_id);
     const next: LevelRow = { ...row };
@@ -411,80 +416,4 @@ async function writeLevels(
       as v(id, available, on_hand, committed, incoming, p_available, p_on_hand, p_committed, p_incoming,
         p_version, p_updated_at, bump)
     where l.id = v.id and l.id = any(${ids}::bigint[])`.execute(trx);
-}
-
-/** Item events for the crossings among `changes`, with the store's rules (none: nothing fires). */
-async function emitCrossings(ctx: AppContext, trx: Db, storeId: number, changes: Change[]): Promise<void> {
-  const settings = await trx
-    .selectFrom("alert_settings")
-    .select("low_stock_threshold")
-    .where("store_id", "=", storeId)
-    .executeTakeFirst();
-  const lowStockThreshold = settings?.low_stock_threshold ?? null;
-  const anyItemRule = await trx
-    .selectFrom("alert_item_rules")
-    .select("id")
-    .where("store_id", "=", storeId)
-    .limit(1)
-    .executeTakeFirst();
-  if (lowStockThreshold === null && !anyItemRule) return;
-  const itemIds = [...new Set(changes.map((c) => c.key.inventoryItemId))];
-  const itemRules: ItemRuleRow[] = anyItemRule
-    ? await trx
-        .selectFrom("alert_item_rules")
-        .select(["inventory_item_id", "location_id", "reorder_point", "max_stock"])
-        .where("store_id", "=", storeId)
-        .where("inventory_item_id", "in", itemIds)
-        .execute()
-    : [];
-  const fired: Array<{ change: Change; event: string; threshold: number | null }> = [];
-  for (const change of changes) {
-    const rule = ruleForLevel(itemRules, change.key.inventoryItemId, change.key.locationId);
-    for (const c of crossingsFor(change.before, change.after, {
-      lowStockThreshold,
-      reorderPoint: rule?.reorder_point ?? null,
-      maxStock: rule?.max_stock ?? null,
-      outOfStock: true,
-    }))
-      fired.push({ change, event: c.event, threshold: c.threshold });
-  }
-  if (fired.length === 0) return;
-  const variants = await trx
-    .selectFrom("variants")
-    .select(["id", "product_id", "inventory_item_id", "sku", "product_title", "title", "inventory_tracked"])
-    .where("store_id", "=", storeId)
-    .where("inventory_item_id", "in", [...new Set(fired.map((f) => f.change.key.inventoryItemId))])
-    .execute();
-  const variantByItem = new Map(variants.map((v) => [v.inventory_item_id, v]));
-  const locations = await trx
-    .selectFrom("locations")
-    .select(["id", "name"])
-    .where("store_id", "=", storeId)
-    .where("id", "in", [...new Set(fired.map((f) => f.change.key.locationId))])
-    .execute();
-  const locationName = new Map(locations.map((l) => [l.id, l.name]));
-  for (const f of fired) {
-    const variant = variantByItem.get(f.change.key.inventoryItemId);
-    // An item the mirror does not know, or one the platform does not track, raises no alert.
-    if (!variant?.inventory_tracked) continue;
-    await emit(ctx, trx, {
-      storeId,
-      name: f.event,
-      subjectType: "inventory_item",
-      subjectId: variant.inventory_item_id,
-      data: {
-        inventory_item_id: variant.inventory_item_id,
-        variant_id: variant.id,
-        product_id: variant.product_id,
-        sku: variant.sku,
-        product_title: variant.product_title,
-        variant_title: variant.title,
-        location: { id: f.change.key.locationId, name: locationName.get(f.change.key.locationId) ?? "" },
-        available: f.change.after.available,
-        incoming: f.change.after.incoming,
-        on_hand: f.change.after.on_hand,
-        threshold: f.threshold,
-      },
-    });
-  }
 }

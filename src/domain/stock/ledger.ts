@@ -1,9 +1,10 @@
 import { sql } from "kysely";
-import type { AppContext } from "../context.ts";
-import { insertRows } from "../db/bulk.ts";
-import type { Db } from "../db/database.ts";
-import { addMovementsToLevels } from "../domain/catalog/levels.ts";
+import type { AppContext } from "../../context.ts";
+import { insertRows } from "../../db/bulk.ts";
+import type { Db } from "../../db/database.ts";
+import { addMovementsToLevels } from "./levels.ts";
 
+/** The records that move stock. */
 export type SyncSubjectType = "purchase_order" | "receipt" | "stock_adjustment";
 
 export interface MovementInput {
@@ -19,13 +20,10 @@ export interface MovementInput {
   reason: string;
 }
 
-export interface SyncState {
-  state: "pending" | "synced" | "failed";
-  attempted_at: string | null;
-  error: string | null;
-}
-
+/** The job that tells the platform about recorded movements (its handler: platform/push.ts). */
 export const PUSH_JOB = "platform.push";
+/** How often a push is tried before its record's platform_sync stays failed. */
+export const PUSH_MAX_ATTEMPTS = 6;
 
 /**
  * The one place stock moves. Writes the movements (a signed ledger, never edited), marks the owning
@@ -119,7 +117,7 @@ export async function recordStockMovements(
       movement_ids: inserted.map((r) => r.id),
       grouped: true,
     },
-    { storeId: input.storeId, maxAttempts: 6 },
+    { storeId: input.storeId, maxAttempts: PUSH_MAX_ATTEMPTS },
   );
   await addMovementsToLevels(
     ctx,
@@ -134,37 +132,4 @@ export async function recordStockMovements(
     })),
   );
   return inserted.map((r) => r.id);
-}
-
-/** platform_sync of a record that never moved stock: nothing waits to reach the platform. */
-export const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
-
-/** platform_sync that recordStockMovements leaves on a record: queued, not yet attempted. */
-export const JUST_RECORDED: SyncState = { state: "pending", attempted_at: null, error: null };
-
-/** platform_sync for many records of one type in one query (lists must not query per row). */
-export async function platformSyncOf(
-  db: Db,
-  storeId: number,
-  subjectType: SyncSubjectType,
-  subjectIds: readonly number[],
-): Promise<Map<number, SyncState>> {
-  const result = new Map<number, SyncState>();
-  if (subjectIds.length === 0) return result;
-  const rows = await db
-    .selectFrom("platform_sync_states")
-    .select(["subject_id", "state", "attempted_at", "error"])
-    .where("store_id", "=", storeId)
-    .where("subject_type", "=", subjectType)
-    .where("subject_id", "in", [...subjectIds])
-    .execute();
-  for (const row of rows) {
-    result.set(row.subject_id, {
-      state: row.state,
-      attempted_at: row.attempted_at?.toISOString() ?? null,
-      error: row.error,
-    });
-  }
-  for (const id of subjectIds) if (!result.has(id)) result.set(id, NEVER_MOVED);
-  return result;
 }

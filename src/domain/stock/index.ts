@@ -1,0 +1,16 @@
+/**
+ * The stock module: the ledger of stock movements (the one place stock moves), the mirror's inventory
+ * levels kept as the platform's last report plus the movements it has not acknowledged, the item
+ * alerts those levels raise, and where each stock-moving record stands with the platform.
+ * Other modules use only what this file exports.
+ */
+export { type AlertRuleItem, type AlertRules, getAlertRules, putAlertRules } from "./alert-rules.ts";
+export {
+  type MovementInput,
+  PUSH_JOB,
+  PUSH_MAX_ATTEMPTS,
+  recordStockMovements,
+  type SyncSubjectType,
+} from "./ledger.ts";
+export { type LevelDelta, type LevelKey, type LevelReport, refreshLevels } from "./levels.ts";
+export { JUST_RECORDED, NEVER_MOVED, platformSyncOf, type SyncState } from "./sync-state.ts";

@@ -1,0 +1,42 @@
+import type { Db } from "../../db/database.ts";
+import type { SyncSubjectType } from "./ledger.ts";
+
+/** Where a stock-moving record stands with the platform (its `platform_sync` field). */
+export interface SyncState {
+  state: "pending" | "synced" | "failed";
+  attempted_at: string | null;
+  error: string | null;
+}
+
+/** platform_sync of a record that never moved stock: nothing waits to reach the platform. */
+export const NEVER_MOVED: SyncState = { state: "synced", attempted_at: null, error: null };
+
+/** platform_sync that recordStockMovements leaves on a record: queued, not yet attempted. */
+export const JUST_RECORDED: SyncState = { state: "pending", attempted_at: null, error: null };
+
+/** platform_sync for many records of one type in one query (lists must not query per row). */
+export async function platformSyncOf(
+  db: Db,
+  storeId: number,
+  subjectType: SyncSubjectType,
+  subjectIds: readonly number[],
+): Promise<Map<number, SyncState>> {
+  const result = new Map<number, SyncState>();
+  if (subjectIds.length === 0) return result;
+  const rows = await db
+    .selectFrom("platform_sync_states")
+    .select(["subject_id", "state", "attempted_at", "error"])
+    .where("store_id", "=", storeId)
+    .where("subject_type", "=", subjectType)
+    .where("subject_id", "in", [...subjectIds])
+    .execute();
+  for (const row of rows) {
+    result.set(row.subject_id, {
+      state: row.state,
+      attempted_at: row.attempted_at?.toISOString() ?? null,
+      error: row.error,
+    });
+  }
+  for (const id of subjectIds) if (!result.has(id)) result.set(id, NEVER_MOVED);
+  return result;
+}
