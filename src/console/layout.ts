@@ -1,6 +1,6 @@
+import { html, SafeHtml } from "../html/template.ts";
 import type { ErrorDetail } from "./admin.ts";
 import { consoleCss, consoleIcon, consoleJs } from "./assets.ts";
-import { html, SafeHtml } from "./html.ts";
 import type { Flash, Session } from "./session.ts";
 
 /** The frame of every console page, and the small building blocks pages share. */

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { html } from "../html/template.ts";
 import { AdminApi, AdminError, FeatureUnavailable } from "./admin.ts";
 import { consoleCss, consoleIcon, consoleJs } from "./assets.ts";
 import {
@@ -11,7 +12,6 @@ import {
   redirectTo,
   sendPage,
 } from "./context.ts";
-import { html, queryString } from "./html.ts";
 import { errorSummary, notAvailable, page } from "./layout.ts";
 import { alertRulesPage, saveAlertRulesAction } from "./pages/alert-rules.ts";
 import { createKeyAction, keysPage, requestLogPage, revokeKeyAction } from "./pages/keys.ts";
@@ -24,6 +24,7 @@ import {
   syncPage,
   webhooksPage,
 } from "./pages/webhooks.ts";
+import { queryString } from "./query-string.ts";
 import {
   LOGIN_COOKIE,
   parseCookies,

@@ -1,3 +1,4 @@
+import { html } from "../../html/template.ts";
 import { AdminError, type ErrorDetail } from "../admin.ts";
 import {
   field,
@@ -9,7 +10,6 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { html } from "../html.ts";
 import { csrfField, errorSummary, notAvailable, page, storePath } from "../layout.ts";
 
 interface AlertItem {

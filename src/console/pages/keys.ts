@@ -1,5 +1,6 @@
 import type { AdminKeyView, Page, RequestLogView } from "../../admin/views.ts";
 import { SCOPES } from "../../domain/scopes.ts";
+import { html, type SafeHtml } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import {
   field,
@@ -13,8 +14,8 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { html, queryString, type SafeHtml } from "../html.ts";
 import { actionButton, csrfField, errorSummary, page, storePath, table } from "../layout.ts";
+import { queryString } from "../query-string.ts";
 
 const SCOPE_HINTS: Record<string, string> = {
   read: "read everything",

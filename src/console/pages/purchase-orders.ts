@@ -1,8 +1,9 @@
 import type { FastifyReply } from "fastify";
+import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import { idOf, loadStore, type PageContext, PageNotFound, queryOf, sendPage, takeFlash } from "../context.ts";
-import { html, queryString } from "../html.ts";
 import { dl, errorSummary, notAvailable, page, storePath, table } from "../layout.ts";
+import { queryString } from "../query-string.ts";
 
 interface Line {
   id: number;

@@ -1,3 +1,4 @@
+import { html, type SafeHtml } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import {
   field,
@@ -9,7 +10,6 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { html, type SafeHtml } from "../html.ts";
 import { csrfField, dl, errorSummary, page, storePath, table } from "../layout.ts";
 
 interface StoreForm {

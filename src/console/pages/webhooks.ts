@@ -1,3 +1,4 @@
+import { html, type SafeHtml } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import {
   idOf,
@@ -10,8 +11,8 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { html, queryString, type SafeHtml } from "../html.ts";
 import { actionButton, dl, notAvailable, page, type StoreTab, storePath, table } from "../layout.ts";
+import { queryString } from "../query-string.ts";
 
 interface Webhook {
   id: number;

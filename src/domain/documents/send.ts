@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
+import { html, lines } from "../../html/template.ts";
 import type { ClaimedJob } from "../../jobs/queue.ts";
 import { type JobHandler, PermanentJobError } from "../../jobs/worker.ts";
 import { classifySendError } from "../../mail/mailer.ts";
@@ -117,13 +118,6 @@ export async function sendPurchaseOrder(
   return presented;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
-}
-
 export const sendEmailJob: JobHandler = {
   type: SEND_EMAIL_JOB,
   retryDelayMs: (attempts) => SEND_RETRY_MS[attempts - 1] ?? null,
@@ -153,13 +147,11 @@ export const sendEmailJob: JobHandler = {
       "",
       document.store.name,
     ].join("\n");
-    const html = [
-      `<p>${escapeHtml(greeting)}</p>`,
-      `<p>${escapeHtml(intro)}</p>`,
-      p.message ? `<p>${escapeHtml(p.message).replace(/\n/g, "<br>")}</p>` : "",
-      `<p>${details.map(escapeHtml).join("<br>")}</p>`,
-      `<p>${escapeHtml(document.store.name)}</p>`,
-    ].join("\n");
+    const body = html`<p>${greeting}</p>
+<p>${intro}</p>
+${p.message ? html`<p>${lines(p.message.split("\n"))}</p>` : ""}
+<p>${lines(details)}</p>
+<p>${document.store.name}</p>`;
     try {
       await mailerFor(ctx).send({
         from: ctx.config.mailFrom,
@@ -168,7 +160,7 @@ export const sendEmailJob: JobHandler = {
         replyTo: owner?.owner_email ?? undefined,
         subject,
         text,
-        html,
+        html: body.value,
         attachments: [{ filename: `${document.number}.pdf`, content: pdf, contentType: "application/pdf" }],
       });
     } catch (error) {

@@ -27,6 +27,7 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { EmittedEvent } from "../../events/outbox.ts";
+import { html } from "../../html/template.ts";
 import type { EnqueueOptions } from "../../jobs/queue.ts";
 import { PermanentJobError } from "../../jobs/worker.ts";
 import { classifySendError } from "../../mail/mailer.ts";
@@ -398,8 +399,8 @@ export async function runDisabledEmail(
     "re-enabled: PATCH /v2/webhooks/" + `${row.id} with {"status": "active"}. After fixing the receiver,`,
     `POST /v2/webhooks/${row.id}/redeliver with {"since": "<time>"} sends what it missed.`,
   ].join("\n");
-  const html = `<p>Webhook endpoint ${row.id} of ${escapeHtml(row.store_name)} was disabled at ${when}.</p>
-<p>URL: <code>${escapeHtml(row.url)}</code><br>Reason: ${escapeHtml(reason)}</p>
+  const body = html`<p>Webhook endpoint ${row.id} of ${row.store_name} was disabled at ${when}.</p>
+<p>URL: <code>${row.url}</code><br>Reason: ${reason}</p>
 <p>Events still happen and are kept for 30 days, but nothing is sent to this endpoint until it is
 re-enabled with <code>PATCH /v2/webhooks/${row.id}</code> and <code>{"status": "active"}</code>.
 After fixing the receiver, <code>POST /v2/webhooks/${row.id}/redeliver</code> with
@@ -410,7 +411,7 @@ After fixing the receiver, <code>POST /v2/webhooks/${row.id}/redeliver</code> wi
       to: [row.owner_email],
       subject: `Webhook endpoint disabled: ${row.url}`,
       text,
-      html,
+      html: body.value,
     });
   } catch (error) {
     if (classifySendError(error) === "permanent") {
@@ -830,11 +831,4 @@ async function forEachLimit<T>(
     }
   });
   await Promise.all(runners);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
 }

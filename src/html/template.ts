@@ -1,7 +1,8 @@
 /**
  * HTML built with template literals, escaped strictly: every interpolated value is escaped unless it is
  * a `SafeHtml` produced by this module (`html` templates, `raw` for trusted constants). Arrays of
- * fragments are joined. Nothing else reaches a page unescaped.
+ * fragments are joined. Nothing else reaches a page or a mail unescaped. It belongs to no layer: the
+ * console's pages and every mail's HTML part are built with it.
  */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -43,11 +44,7 @@ export function raw(value: string): SafeHtml {
   return new SafeHtml(value);
 }
 
-/** A query string from the given parameters, leaving out empty ones. */
-export function queryString(params: Record<string, string | number | undefined | null>): string {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params))
-    if (v !== undefined && v !== null && v !== "") search.set(k, String(v));
-  const text = search.toString();
-  return text === "" ? "" : `?${text}`;
+/** Lines of text shown as lines: each escaped, separated by `<br>`. */
+export function lines(texts: readonly string[]): SafeHtml {
+  return new SafeHtml(texts.map(escapeHtml).join("<br>"));
 }
