@@ -3,6 +3,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
 import sjson from "secure-json-parse";
+import { AdminAuthThrottle } from "./admin/auth-throttle.ts";
 import { adminAuthHook } from "./admin/routes.ts";
 import { AppError } from "./domain/errors.ts";
 import { randomBase62 } from "./domain/secrets.ts";
@@ -101,7 +102,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(
     async (admin) => {
-      admin.addHook("onRequest", adminAuthHook(options.adminTokenHash));
+      const throttle = new AdminAuthThrottle(ctx.rateLimiter.redis);
+      admin.addHook("onRequest", adminAuthHook(options.adminTokenHash, throttle));
       for (const module of ctx.modules) if (module.adminRoutes) await admin.register(module.adminRoutes);
     },
     { prefix: "/admin" },

@@ -6,6 +6,7 @@ import { AppError } from "../domain/errors.ts";
 import { SCOPES } from "../domain/scopes.ts";
 import { hashSecret, safeEqualHex } from "../domain/secrets.ts";
 import { DataOf, ErrorBody, Id, Nullable, Page, Timestamp } from "../http/schemas/common.ts";
+import type { AdminAuthThrottle } from "./auth-throttle.ts";
 import { createKey, createStore, getStore, presentKey, presentStore, updateStore } from "./stores.ts";
 
 const StoreSchema = Type.Object({
@@ -47,12 +48,17 @@ const StoreParams = Type.Object({ id: Id });
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const adminTag = { tags: ["admin"] };
 
-/** `Authorization: Bearer <ADMIN_TOKEN>`, compared by hash in constant time. */
-export function adminAuthHook(tokenHash: string) {
+/**
+ * `Authorization: Bearer <ADMIN_TOKEN>`, compared by hash in constant time; wrong tokens are counted
+ * per client address and an address over its allowance is refused (src/admin/auth-throttle.ts).
+ */
+export function adminAuthHook(tokenHash: string, throttle: AdminAuthThrottle) {
   return async (request: FastifyRequest) => {
+    await throttle.checkAllowed(request.ip);
     const header = request.headers.authorization ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !safeEqualHex(hashSecret(match[1]), tokenHash)) {
+      if (match) await throttle.recordFailure(request.ip);
       throw new AppError("unauthorized", "Send the admin token as `Authorization: Bearer <ADMIN_TOKEN>`.");
     }
   };

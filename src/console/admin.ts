@@ -42,6 +42,8 @@ export class AdminApi {
   constructor(
     private readonly app: FastifyInstance,
     private readonly token: string,
+    /** The browser's address, so the admin API's failed-token throttle counts the right client. */
+    private readonly remoteAddress?: string,
   ) {}
 
   /** Whether the admin API has a route for this method and concrete path. */
@@ -58,6 +60,7 @@ export class AdminApi {
     const res = await this.app.inject({
       method: method as "GET",
       url: path,
+      ...(this.remoteAddress !== undefined && { remoteAddress: this.remoteAddress }),
       headers: {
         authorization: `Bearer ${this.token}`,
         ...(body !== undefined && { "content-type": "application/json" }),

@@ -275,7 +275,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
         status: 429,
       });
     const token = field(form, "token");
-    const check = token === "" ? null : await new AdminApi(app, token).raw("GET", "/admin/stores");
+    const check = token === "" ? null : await new AdminApi(app, token, ip).raw("GET", "/admin/stores");
     if (check?.status !== 200) {
       const entry = loginFailures.get(ip) ?? { count: 0, resetAt: now + LOGIN_WINDOW_MS };
       entry.count += 1;

@@ -24,7 +24,8 @@ export interface LimitOutcome {
  */
 export class RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
-  constructor(private readonly redis: Redis | null) {}
+  /** The shared store of every budget, or null for process memory (the admin throttle uses it too). */
+  constructor(readonly redis: Redis | null) {}
 
   private limiterFor(kind: LimitKind, points: number): RateLimiterAbstract {
     const id = `${kind}:${points}`;
