@@ -6,7 +6,7 @@
 import Big from "big.js";
 import { DetailCollector, invalidTransition } from "../errors.ts";
 import { formatMoney, minorUnits, parseDecimalInput } from "../money.ts";
-import { type PaymentStatus, paymentStatusOf } from "../purchase-orders/payment-status.ts";
+import { type PaymentStatus, paymentStatusOf } from "../purchase-orders/index.ts";
 
 export { type PaymentStatus, paymentStatusOf };
 

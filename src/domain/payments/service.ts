@@ -19,7 +19,7 @@ import {
   type PresentedPayment,
   type PurchaseOrder,
   presentPayment,
-  refreshPaymentStatus,
+  settlePaymentChange,
 } from "../purchase-orders/index.ts";
 import { localDate } from "../suppliers/pricing.ts";
 import {
@@ -71,13 +71,7 @@ async function finish(
   now: Date,
 ): Promise<PurchaseOrder> {
   const { ctx, trx, store, actor } = call;
-  await refreshPaymentStatus(trx, store.id, orderId);
-  await trx
-    .updateTable("purchase_orders")
-    .set({ updated_at: now })
-    .where("store_id", "=", store.id)
-    .where("id", "=", orderId)
-    .execute();
+  await settlePaymentChange(trx, store.id, orderId, now);
   await addHistory(trx, { storeId: store.id, orderId, type, by: actor.by, via: actor.via, data, at: now });
   const order = await loadPurchaseOrder(trx, store.id, orderId);
   await emit(ctx, trx, {

@@ -1,7 +1,10 @@
 /** The purchase order API other modules (receipts, payments, documents) build on. */
 
+export { fetchLookups, type LineDraft, resolveLines } from "./lines.ts";
+export type { PaymentStatus } from "./payment-status.ts";
 export { paymentStatusOf, refreshPaymentStatus } from "./payment-status.ts";
 export {
+  type LineRow,
   locationRef,
   type OrderRecord,
   type PresentedPayment,
@@ -13,8 +16,18 @@ export {
   presentPurchaseOrderSummary,
   presentReceipt,
   presentReceiptLine,
+  RECEIPT_LINE_COLUMNS,
+  type ReceiptLineRow,
   type ReceiptPresentExtra,
+  type ReceiptRow,
 } from "./presenter.ts";
+export {
+  addUnorderedLines,
+  bookReceivedQuantities,
+  setStatusAfterReceiving,
+  setStatusAfterVoid,
+  settlePaymentChange,
+} from "./receiving.ts";
 export {
   type Actor,
   actorOf,

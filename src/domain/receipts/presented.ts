@@ -7,11 +7,12 @@
 import {
   assembleOrders,
   type OrderParts,
+  type OrderRecord,
   type PurchaseOrder,
+  type ReceiptLineRow,
   type ReceiptRecord,
   syncKey,
 } from "../purchase-orders/index.ts";
-import type { OrderRecord, ReceiptLineRow } from "../purchase-orders/presenter.ts";
 import type { SyncState } from "../stock/index.ts";
 import type { LineChange } from "./compute.ts";
 

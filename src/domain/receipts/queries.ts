@@ -3,8 +3,13 @@ import type { Db } from "../../db/database.ts";
 import type { Page, PageRequest } from "../../db/keyset-paging.ts";
 import { keysetPage } from "../../db/keyset-paging.ts";
 import { notFound } from "../errors.ts";
-import { type PresentedReceipt, presentReceipt } from "../purchase-orders/index.ts";
-import { RECEIPT_LINE_COLUMNS, type ReceiptLineRow, type ReceiptRow } from "../purchase-orders/presenter.ts";
+import {
+  type PresentedReceipt,
+  presentReceipt,
+  RECEIPT_LINE_COLUMNS,
+  type ReceiptLineRow,
+  type ReceiptRow,
+} from "../purchase-orders/index.ts";
 import { platformSyncOf } from "../stock/index.ts";
 
 async function orderCurrencies(db: Db, storeId: number, orderId: number) {

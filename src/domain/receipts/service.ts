@@ -10,7 +10,7 @@
 import Big from "big.js";
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
-import { insertRows, unnestRows } from "../../db/bulk.ts";
+import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
@@ -19,9 +19,14 @@ import { formatMoney, formatUnitCost, minorUnits, parseDecimalInput } from "../m
 import {
   type Actor,
   addHistory,
+  addUnorderedLines,
   assertCan,
+  bookReceivedQuantities,
   deriveStatusAfterReceiving,
+  fetchLookups,
   incomingOf,
+  type LineDraft,
+  type LineRow,
   loadOrderParts,
   loadPurchaseOrder,
   locationRef,
@@ -33,10 +38,10 @@ import {
   orderRecordQuery,
   type PresentedReceipt,
   type PurchaseOrder,
-  recomputeTotals,
+  resolveLines,
+  setStatusAfterReceiving,
+  setStatusAfterVoid,
 } from "../purchase-orders/index.ts";
-import { fetchLookups, type LineDraft, lineRowOf, resolveLines } from "../purchase-orders/lines.ts";
-import type { LineRow } from "../purchase-orders/presenter.ts";
 import { JUST_RECORDED, type MovementInput, recordStockMovements } from "../stock/index.ts";
 import { localDate } from "../suppliers/pricing.ts";
 import {
@@ -429,28 +434,7 @@ export async function recordReceipt(
   const now = ctx.clock.now();
 
   // Unordered entries become order lines, fully received.
-  const newLineIds: number[] = [];
-  if (newLines.length > 0) {
-    const inserted = await trx
-      .insertInto("purchase_order_lines")
-      .values(
-        newLines.map((l) => ({
-          ...lineRowOf(store.id, orderId, l, now),
-          // Fully received by this receipt, at the cost given (no discount), without notes.
-          cancelled_quantity: 0,
-          received_quantity: l.quantity,
-          discount_percent: null,
-          supplier_note: null,
-          internal_note: null,
-          warnings: "[]",
-          created_at: now,
-        })),
-      )
-      .returning(["id", "position"])
-      .execute();
-    const byPosition = new Map(inserted.map((r) => [r.position, r.id]));
-    for (const l of newLines) newLineIds.push(byPosition.get(l.position)!);
-  }
+  const newLineIds = await addUnorderedLines(trx, store.id, orderId, newLines, now);
 
   const receiptValues = {
     store_id: store.id,
@@ -513,7 +497,7 @@ export async function recordReceipt(
     sql`returning id`,
   ).execute(trx);
 
-  await updateLineQuantities(
+  await bookReceivedQuantities(
     trx,
     store.id,
     computed.lineChanges.map((c) => ({
@@ -525,13 +509,13 @@ export async function recordReceipt(
   );
 
   const becameReceived = computed.statusAfter === "received" && order.status !== "received";
-  await trx
-    .updateTable("purchase_orders")
-    .set({ status: computed.statusAfter, ...(becameReceived && { received_at: now }), updated_at: now })
-    .where("store_id", "=", store.id)
-    .where("id", "=", orderId)
-    .execute();
-  if (newLines.length > 0) await recomputeTotals(trx, store.id, orderId);
+  await setStatusAfterReceiving(
+    trx,
+    store.id,
+    orderId,
+    { status: computed.statusAfter, becameReceived, linesAdded: newLines.length > 0 },
+    now,
+  );
 
   const movementIds = await recordStockMovements(ctx, trx, {
     storeId: store.id,
@@ -634,25 +618,6 @@ export async function recordReceipt(
   return { receipt: presentedReceipt, order: presented };
 }
 
-async function updateLineQuantities(
-  trx: Db,
-  storeId: number,
-  changes: readonly { id: number; received: number; cancelled: number }[],
-  now: Date,
-): Promise<void> {
-  if (changes.length === 0) return;
-  await sql`update purchase_order_lines as l
-    set received_quantity = v.received, cancelled_quantity = v.cancelled, updated_at = ${now}
-    from (${unnestRows(changes, [
-      ["id", "int", (c) => c.id],
-      ["received", "int", (c) => c.received],
-      ["cancelled", "int", (c) => c.cancelled],
-    ])}) as v(id, received, cancelled)
-    where l.id = v.id and l.id = any(${changes.map((c) => c.id)}::int[]) and l.store_id = ${storeId}`.execute(
-    trx,
-  );
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Voiding
 
@@ -715,7 +680,7 @@ export async function voidReceipt(
     .where("store_id", "=", store.id)
     .where("id", "=", receiptId)
     .execute();
-  await updateLineQuantities(
+  await bookReceivedQuantities(
     trx,
     store.id,
     linesAfter
@@ -727,12 +692,7 @@ export async function voidReceipt(
       .map((l) => ({ id: l.id, received: l.received_quantity, cancelled: l.cancelled_quantity })),
     now,
   );
-  await trx
-    .updateTable("purchase_orders")
-    .set({ status: statusAfter, ...(statusAfter !== "received" && { received_at: null }), updated_at: now })
-    .where("store_id", "=", store.id)
-    .where("id", "=", orderId)
-    .execute();
+  await setStatusAfterVoid(trx, store.id, orderId, statusAfter, now);
 
   // Stock: take back exactly the units the receipt put in; incoming follows the lines' outstanding
   // quantity (what the receipt took off, unless later receipts took it since).

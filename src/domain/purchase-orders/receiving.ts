@@ -1,0 +1,117 @@
+/**
+ * What receiving, voiding and paying do to an order, written here because the order's tables are this
+ * module's: receipts and payments decide what changes and call these with the caller's transaction.
+ * Each is a fixed number of statements whatever the number of lines (a receipt is benchmarked).
+ */
+import { sql } from "kysely";
+import { unnestRows } from "../../db/bulk.ts";
+import type { Db } from "../../db/database.ts";
+import { type LineDraft, lineRowOf } from "./lines.ts";
+import { refreshPaymentStatus } from "./payment-status.ts";
+import { recomputeTotals } from "./totals.ts";
+import type { PurchaseOrderStatus } from "./transitions.ts";
+
+/**
+ * Adds a receipt's unordered entries as order lines, fully received at the cost given (no discount,
+ * no notes). Answers the new lines' ids in the order of `drafts`. The order's totals are left to
+ * `setStatusAfterReceiving`, once the quantities are booked.
+ */
+export async function addUnorderedLines(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  drafts: readonly LineDraft[],
+  now: Date,
+): Promise<number[]> {
+  if (drafts.length === 0) return [];
+  const inserted = await trx
+    .insertInto("purchase_order_lines")
+    .values(
+      drafts.map((l) => ({
+        ...lineRowOf(storeId, orderId, l, now),
+        cancelled_quantity: 0,
+        received_quantity: l.quantity,
+        discount_percent: null,
+        supplier_note: null,
+        internal_note: null,
+        warnings: "[]",
+        created_at: now,
+      })),
+    )
+    .returning(["id", "position"])
+    .execute();
+  const byPosition = new Map(inserted.map((r) => [r.position, r.id]));
+  return drafts.map((l) => byPosition.get(l.position)!);
+}
+
+/** Sets the received and cancelled quantities of order lines, in one statement. */
+export async function bookReceivedQuantities(
+  trx: Db,
+  storeId: number,
+  changes: readonly { id: number; received: number; cancelled: number }[],
+  now: Date,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await sql`update purchase_order_lines as l
+    set received_quantity = v.received, cancelled_quantity = v.cancelled, updated_at = ${now}
+    from (${unnestRows(changes, [
+      ["id", "int", (c) => c.id],
+      ["received", "int", (c) => c.received],
+      ["cancelled", "int", (c) => c.cancelled],
+    ])}) as v(id, received, cancelled)
+    where l.id = v.id and l.id = any(${changes.map((c) => c.id)}::int[]) and l.store_id = ${storeId}`.execute(
+    trx,
+  );
+}
+
+/**
+ * The order's status after a receipt (received_at set when it became received), and its totals again
+ * when the receipt added lines.
+ */
+export async function setStatusAfterReceiving(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  after: { status: PurchaseOrderStatus; becameReceived: boolean; linesAdded: boolean },
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable("purchase_orders")
+    .set({ status: after.status, ...(after.becameReceived && { received_at: now }), updated_at: now })
+    .where("store_id", "=", storeId)
+    .where("id", "=", orderId)
+    .execute();
+  if (after.linesAdded) await recomputeTotals(trx, storeId, orderId);
+}
+
+/** The order's status after a receipt was voided: received_at goes unless the order is still received. */
+export async function setStatusAfterVoid(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  status: PurchaseOrderStatus,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable("purchase_orders")
+    .set({ status, ...(status !== "received" && { received_at: null }), updated_at: now })
+    .where("store_id", "=", storeId)
+    .where("id", "=", orderId)
+    .execute();
+}
+
+/** After a payment was added or deleted: payment_status/paid_at follow the payments, updated_at is now. */
+export async function settlePaymentChange(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  now: Date,
+): Promise<void> {
+  await refreshPaymentStatus(trx, storeId, orderId);
+  await trx
+    .updateTable("purchase_orders")
+    .set({ updated_at: now })
+    .where("store_id", "=", storeId)
+    .where("id", "=", orderId)
+    .execute();
+}
