@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { presentSupplier } from "../domain/suppliers/presenter.ts";
-import { setNetworkLink } from "../domain/suppliers/service.ts";
+import { presentSupplier, setNetworkLink } from "../domain/suppliers/index.ts";
 import { SupplierSchema } from "../http/routes/suppliers.ts";
 import { DataOf, ErrorBody, Id } from "../http/schemas/common.ts";
 import { getStore } from "./stores.ts";

@@ -3,18 +3,21 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { validationFailed } from "../../domain/errors.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
-import { presentCatalogRow, presentSupplier } from "../../domain/suppliers/presenter.ts";
-import { localDate } from "../../domain/suppliers/pricing.ts";
-import { getSupplier, listCatalogRows, listSuppliers } from "../../domain/suppliers/queries.ts";
 import {
   archiveSupplier,
   createSupplier,
   deleteCatalogItem,
+  getSupplier,
+  listCatalogRows,
+  listSuppliers,
+  localDate,
   mergeSuppliers,
+  presentCatalogRow,
+  presentSupplier,
   putCatalog,
   unarchiveSupplier,
   updateSupplier,
-} from "../../domain/suppliers/service.ts";
+} from "../../domain/suppliers/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,

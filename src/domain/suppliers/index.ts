@@ -1,0 +1,38 @@
+/**
+ * The suppliers module's public entry: suppliers, their merge, their catalogs and tiered prices.
+ * Routes, the admin API and other modules import from here only.
+ */
+
+export { type CatalogRowInput, deleteCatalogItem, putCatalog, type StoreRef } from "./catalog.ts";
+export { type MergeResult, mergeSuppliers } from "./merge.ts";
+export {
+  formatSupplierMoney,
+  type PriceTierSetView,
+  presentCatalogRow,
+  presentSupplier,
+  type SupplierCatalogRowView,
+  type SupplierRow,
+  type SupplierView,
+} from "./presenter.ts";
+export {
+  type CatalogRow,
+  localDate,
+  lowestTier,
+  promoteDue,
+  type SupplierItemTerms,
+  supplierPriceFor,
+  type TierSet,
+  type TierSetsOnDate,
+  tierFor,
+  tierSetsOn,
+} from "./pricing.ts";
+export { type ArchivedFilter, getSupplier, listCatalogRows, listSuppliers } from "./queries.ts";
+export { findSupplier } from "./repository.ts";
+export {
+  archiveSupplier,
+  createSupplier,
+  setNetworkLink,
+  unarchiveSupplier,
+  updateSupplier,
+} from "./service.ts";
+export type { SupplierInput } from "./supplier-input.ts";
