@@ -1,3 +1,5 @@
+import type { CatalogFeed } from "../domain/catalog/index.ts";
+
 /**
  * What any commerce platform must offer Stockroom. Platform-neutral, and shaped so a Shopify Admin
  * GraphQL connector fits without change:
@@ -15,76 +17,16 @@
  *   `PlatformPermanentError` (retrying cannot help: unknown item or location, refused change).
  */
 
-export type ProductStatus = "active" | "draft" | "archived";
-
-export interface PlatformProductOption {
-  name: string;
-  position: number;
-  values: string[];
-}
-
-export interface PlatformProduct {
-  id: number;
-  title: string;
-  handle: string | null;
-  vendor: string | null;
-  productType: string | null;
-  status: ProductStatus;
-  tags: string[];
-  options: PlatformProductOption[];
-  imageUrl: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** The platform's inventory item behind a variant: it carries the tracked flag and the unit cost. */
-export interface PlatformInventoryItem {
-  id: number;
-  tracked: boolean;
-  /** Decimal string or null. */
-  unitCost: string | null;
-  unitCostCurrency: string | null;
-}
-
-export interface PlatformVariant {
-  id: number;
-  productId: number;
-  title: string;
-  sku: string | null;
-  barcode: string | null;
-  position: number;
-  /** Decimal strings. */
-  price: string;
-  compareAtPrice: string | null;
-  weightGrams: number;
-  inventoryPolicy: string;
-  taxable: boolean;
-  imageUrl: string | null;
-  inventoryItem: PlatformInventoryItem;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface PlatformAddress {
-  line1: string | null;
-  line2: string | null;
-  city: string | null;
-  province_code: string | null;
-  zip: string | null;
-  country: string | null;
-  country_code: string | null;
-  phone: string | null;
-}
-
-export interface PlatformLocation {
-  id: number;
-  name: string;
-  active: boolean;
-  fulfillmentService: string;
-  address: PlatformAddress;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type {
+  PlatformAddress,
+  PlatformInventoryItem,
+  PlatformItemCost,
+  PlatformLocation,
+  PlatformProduct,
+  PlatformProductOption,
+  PlatformVariant,
+  ProductStatus,
+} from "../domain/catalog/index.ts";
 
 export type QuantityName = "available" | "on_hand" | "committed" | "incoming";
 
@@ -103,20 +45,9 @@ export interface PlatformInventoryLevel {
   updatedAt: Date;
 }
 
-/** An inventory item's unit cost as the platform last set it (Shopify's InventoryItem.unitCost). */
-export interface PlatformItemCost {
-  inventoryItemId: number;
-  unitCost: string | null;
-  currency: string | null;
-}
-
-export interface CatalogChanges {
-  products: PlatformProduct[];
-  variants: PlatformVariant[];
-  locations: PlatformLocation[];
+/** One batch of the change feed: the catalog's part, the levels, and where the next batch starts. */
+export interface CatalogChanges extends CatalogFeed {
   levels: PlatformInventoryLevel[];
-  /** Unit costs changed on their own (a variant in `variants` carries its item's cost too). */
-  itemCosts: PlatformItemCost[];
   /** Hand back to the next `listChanges`. */
   watermark: string;
   /** More changes wait after this batch. */

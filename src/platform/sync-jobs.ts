@@ -1,7 +1,7 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import { recordSyncError, SYNC_JOB, syncCatalog } from "../domain/catalog/index.ts";
 import { type JobHandler, type PeriodicTask, PermanentJobError } from "../jobs/worker.ts";
+import { recordSyncError, SYNC_JOB, syncCatalog } from "./catalog-sync.ts";
 import { PlatformPermanentError } from "./connector.ts";
 import { simStoresWithChanges } from "./simulated/platform.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type ManualClock, systemClock } from "../../src/clock.ts";
-import { syncCatalog } from "../../src/domain/catalog/index.ts";
 import { type MovementInput, platformSyncOf, recordStockMovements } from "../../src/domain/stock/index.ts";
 import type { PeriodicTask } from "../../src/jobs/worker.ts";
+import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import { PlatformPermanentError, PlatformTransientError } from "../../src/platform/connector.ts";
 import { movementIdempotencyKey, pushTestHooks } from "../../src/platform/push.ts";
 import { connectorForStore } from "../../src/platform/registry.ts";

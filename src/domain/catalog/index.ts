@@ -1,16 +1,19 @@
 /**
  * The catalog module: the store's mirror of the platform's products, variants and locations, read
- * here and written by the mirror sync. Other modules use only what this file exports.
+ * here and written by the mirror (applyCatalogChanges, fed by the platform layer's sync). Other modules use only what this file exports.
  */
-export {
-  adoptUnitCosts,
-  applyCatalogChanges,
-  recordSyncError,
-  SYNC_BATCH,
-  SYNC_JOB,
-  type SyncResult,
-  syncCatalog,
-} from "./mirror.ts";
+export type {
+  CatalogFeed,
+  PlatformAddress,
+  PlatformInventoryItem,
+  PlatformItemCost,
+  PlatformLocation,
+  PlatformProduct,
+  PlatformProductOption,
+  PlatformVariant,
+  ProductStatus,
+} from "./feed.ts";
+export { adoptUnitCosts, applyCatalogChanges } from "./mirror.ts";
 export {
   type LevelRow,
   type LocationRow,
@@ -30,6 +33,7 @@ export {
   getProduct,
   getVariant,
   getVisibleLocation,
+  hideImportedLocation,
   productsQuery,
   variantsOfProducts,
 } from "./repository.ts";

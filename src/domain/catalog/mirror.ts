@@ -2,20 +2,14 @@ import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
-import type { CatalogChanges } from "../../platform/connector.ts";
-import { connectorForStore } from "../../platform/registry.ts";
-import { inTransaction } from "../../platform/simulated/platform.ts";
-import { refreshLevels } from "../stock/index.ts";
+import type { CatalogFeed } from "./feed.ts";
 
 /**
- * The mirror sync: pulls the platform's changes after the store's watermark and upserts products,
- * variants, locations and inventory levels (bulk, multi-row, in chunks). Each batch and its new
- * watermark commit together, so a sync that dies resumes where the last batch ended, and a batch
- * applied twice changes nothing (rows are only rewritten when a value differs).
+ * The mirror's writer: upserts a batch of the platform's products, variants, locations and item costs
+ * (bulk, multi-row, in chunks). A batch applied twice changes nothing (rows are only rewritten when a
+ * value differs). The sync that pulls the batches is the platform layer's (platform/catalog-sync.ts).
  */
 
-export const SYNC_JOB = "catalog.sync";
-export const SYNC_BATCH = 5000;
 const UPSERT_CHUNK = 500;
 
 function chunks<T>(items: readonly T[], size = UPSERT_CHUNK): T[][] {
@@ -95,7 +89,7 @@ export async function applyCatalogChanges(
   ctx: AppContext,
   trx: Db,
   storeId: number,
-  changes: CatalogChanges,
+  changes: CatalogFeed,
 ): Promise<void> {
   const now = ctx.clock.now();
 
@@ -218,76 +212,4 @@ export async function applyCatalogChanges(
   }
 
   await adoptUnitCosts(trx, storeId, changes.itemCosts, now);
-  if (changes.levels.length > 0) await refreshLevels(ctx, trx, storeId, [], changes.levels);
-}
-
-export interface SyncResult {
-  batches: number;
-  changes: number;
-}
-
-/**
- * Pulls every change after the store's watermark, batch by batch. With `trx` (store creation) the
- * whole import runs inside that transaction; otherwise each batch commits on its own. A batch is
- * applied only if the watermark is still the one it was read from (a second worker syncing the same
- * store at the same time loses the race and re-reads instead of applying twice).
- */
-export async function syncCatalog(
-  ctx: AppContext,
-  storeId: number,
-  options: { trx?: Db; batchSize?: number } = {},
-): Promise<SyncResult> {
-  const db = options.trx ?? ctx.db;
-  const connector = await connectorForStore(ctx, db, storeId);
-  const result: SyncResult = { batches: 0, changes: 0 };
-  for (let round = 0; round < 100_000; round++) {
-    const state = await db
-      .selectFrom("mirror_sync_states")
-      .select("watermark")
-      .where("store_id", "=", storeId)
-      .executeTakeFirst();
-    const watermark = state?.watermark ?? null;
-    const changes = await connector.listChanges(watermark, options.batchSize ?? SYNC_BATCH);
-    const applied = await inTransaction(db, async (trx) => {
-      const now = ctx.clock.now();
-      await trx
-        .insertInto("mirror_sync_states")
-        .values({ store_id: storeId, watermark: null, updated_at: now })
-        .onConflict((oc) => oc.column("store_id").doNothing())
-        .execute();
-      const locked = await trx
-        .selectFrom("mirror_sync_states")
-        .select("watermark")
-        .where("store_id", "=", storeId)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      if (locked.watermark !== watermark) return false;
-      await applyCatalogChanges(ctx, trx, storeId, changes);
-      await trx
-        .updateTable("mirror_sync_states")
-        .set({ watermark: changes.watermark, synced_at: now, last_error: null, updated_at: now })
-        .where("store_id", "=", storeId)
-        .execute();
-      return true;
-    });
-    if (applied) {
-      result.batches++;
-      result.changes +=
-        changes.products.length + changes.variants.length + changes.locations.length + changes.levels.length;
-      if (!changes.hasMore) break;
-    }
-  }
-  return result;
-}
-
-/** Records why the last sync attempt failed (shown by the admin sync status). */
-export async function recordSyncError(ctx: AppContext, storeId: number, error: string): Promise<void> {
-  const now = ctx.clock.now();
-  await ctx.db
-    .insertInto("mirror_sync_states")
-    .values({ store_id: storeId, watermark: null, last_error: error.slice(0, 2000), updated_at: now })
-    .onConflict((oc) =>
-      oc.column("store_id").doUpdateSet({ last_error: error.slice(0, 2000), updated_at: now }),
-    )
-    .execute();
 }

@@ -115,3 +115,16 @@ export async function defaultLocation(db: Db, storeId: number): Promise<Location
     .limit(1)
     .executeTakeFirst();
 }
+
+/**
+ * Hides a location as the store's initial settings hide it (store creation): its updated_at stays the
+ * one its import set.
+ */
+export async function hideImportedLocation(trx: Db, storeId: number, locationId: number): Promise<void> {
+  await trx
+    .updateTable("locations")
+    .set({ hidden: true })
+    .where("store_id", "=", storeId)
+    .where("id", "=", locationId)
+    .execute();
+}

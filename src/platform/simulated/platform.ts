@@ -3,6 +3,7 @@ import type { Clock } from "../../clock.ts";
 import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import {
   type CatalogChanges,
   type InventoryAdjustment,
@@ -22,12 +23,6 @@ import {
  */
 
 export type FaultMode = "ok" | "down" | "reject";
-
-/** Runs `work` in the given transaction, or in a new one when `db` is not a transaction. */
-export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return work(db);
-  return db.transaction().execute(work);
-}
 
 const INSERT_CHUNK = 1000;
 

@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { syncCatalog } from "../../domain/catalog/index.ts";
+import { hideImportedLocation } from "../../domain/catalog/index.ts";
+import { syncCatalog } from "../catalog-sync.ts";
 import { createLargeSimCatalog, seedDemoPlatform, seedEmptyPlatform } from "./demo.ts";
 import { ensureSimStore } from "./platform.ts";
 
@@ -23,13 +24,7 @@ export async function seedSimulatedStore(
     await seedEmptyPlatform(trx, ctx.clock, store.id);
   }
   await syncCatalog(ctx, store.id, { trx });
-  if (hidden !== null)
-    await trx
-      .updateTable("locations")
-      .set({ hidden: true })
-      .where("store_id", "=", store.id)
-      .where("id", "=", hidden)
-      .execute();
+  if (hidden !== null) await hideImportedLocation(trx, store.id, hidden);
 }
 
 /**

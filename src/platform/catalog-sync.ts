@@ -1,0 +1,88 @@
+import type { AppContext } from "../context.ts";
+import type { Db } from "../db/database.ts";
+import { inTransaction } from "../db/transaction.ts";
+import { applyCatalogChanges } from "../domain/catalog/index.ts";
+import { refreshLevels } from "../domain/stock/index.ts";
+import { connectorForStore } from "./registry.ts";
+
+/**
+ * The mirror sync: pulls the platform's changes after the store's watermark and hands each batch to
+ * its owners (products, variants, locations and item costs to the catalog, inventory levels to the
+ * stock module). Each batch and its new watermark commit together, so a sync that dies resumes where
+ * the last batch ended, and a batch applied twice changes nothing.
+ */
+
+export const SYNC_JOB = "catalog.sync";
+export const SYNC_BATCH = 5000;
+
+export interface SyncResult {
+  batches: number;
+  changes: number;
+}
+
+/**
+ * Pulls every change after the store's watermark, batch by batch. With `trx` (store creation) the
+ * whole import runs inside that transaction; otherwise each batch commits on its own. A batch is
+ * applied only if the watermark is still the one it was read from (a second worker syncing the same
+ * store at the same time loses the race and re-reads instead of applying twice).
+ */
+export async function syncCatalog(
+  ctx: AppContext,
+  storeId: number,
+  options: { trx?: Db; batchSize?: number } = {},
+): Promise<SyncResult> {
+  const db = options.trx ?? ctx.db;
+  const connector = await connectorForStore(ctx, db, storeId);
+  const result: SyncResult = { batches: 0, changes: 0 };
+  for (let round = 0; round < 100_000; round++) {
+    const state = await db
+      .selectFrom("mirror_sync_states")
+      .select("watermark")
+      .where("store_id", "=", storeId)
+      .executeTakeFirst();
+    const watermark = state?.watermark ?? null;
+    const changes = await connector.listChanges(watermark, options.batchSize ?? SYNC_BATCH);
+    const applied = await inTransaction(db, async (trx) => {
+      const now = ctx.clock.now();
+      await trx
+        .insertInto("mirror_sync_states")
+        .values({ store_id: storeId, watermark: null, updated_at: now })
+        .onConflict((oc) => oc.column("store_id").doNothing())
+        .execute();
+      const locked = await trx
+        .selectFrom("mirror_sync_states")
+        .select("watermark")
+        .where("store_id", "=", storeId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (locked.watermark !== watermark) return false;
+      await applyCatalogChanges(ctx, trx, storeId, changes);
+      if (changes.levels.length > 0) await refreshLevels(ctx, trx, storeId, [], changes.levels);
+      await trx
+        .updateTable("mirror_sync_states")
+        .set({ watermark: changes.watermark, synced_at: now, last_error: null, updated_at: now })
+        .where("store_id", "=", storeId)
+        .execute();
+      return true;
+    });
+    if (applied) {
+      result.batches++;
+      result.changes +=
+        changes.products.length + changes.variants.length + changes.locations.length + changes.levels.length;
+      if (!changes.hasMore) break;
+    }
+  }
+  return result;
+}
+
+/** Records why the last sync attempt failed (shown by the admin sync status). */
+export async function recordSyncError(ctx: AppContext, storeId: number, error: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db
+    .insertInto("mirror_sync_states")
+    .values({ store_id: storeId, watermark: null, last_error: error.slice(0, 2000), updated_at: now })
+    .onConflict((oc) =>
+      oc.column("store_id").doUpdateSet({ last_error: error.slice(0, 2000), updated_at: now }),
+    )
+    .execute();
+}
