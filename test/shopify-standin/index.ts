@@ -1,0 +1,262 @@
+// The Shopify stand-in: one origin serving the Admin GraphQL API, OAuth and bulk results for any number
+// of shops (told apart by access token and by OAuth code), with fault switches for tests. Start it with
+// `startShopifyStandin()`; `npm run shopify-standin` runs it alone.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { BulkRunner } from "./bulk.ts";
+import { CostBucket } from "./cost.ts";
+import { answerGraphql } from "./endpoint.ts";
+import type { MutationHost } from "./mutations.ts";
+import { TokenRegistry } from "./oauth.ts";
+import { ADMIN_API_VERSION } from "./schema.ts";
+import { gid, type ShopState as Shop, ShopState } from "./state.ts";
+import { WebhookOutbox } from "./webhooks.ts";
+
+export interface StandinOptions {
+  port?: number;
+  apiKey?: string;
+  apiSecret?: string;
+  /** Milliseconds since the epoch; drives token expiry, bucket restore and timestamps. */
+  now?: () => number;
+  /** Shopify's Standard plan: 100 points/s (shopify.dev rate limits); the bucket holds 20 s of it. */
+  bucket?: { maximumAvailable: number; restoreRate: number };
+  /** How long a bulk query runs; null: until completeBulkOperations(). */
+  bulkDurationMs?: number | null;
+  bulkOrder?: "parents-first" | "children-first";
+}
+
+type Outage = null | { kind: "5xx" | "refused"; remaining: number };
+
+export class ShopifyStandin implements MutationHost {
+  readonly apiVersion = ADMIN_API_VERSION;
+  readonly apiKey: string;
+  readonly apiSecret: string;
+  readonly shops = new Map<string, Shop>();
+  readonly tokens: TokenRegistry;
+  readonly webhooks: WebhookOutbox;
+  readonly bulk: BulkRunner;
+  /** The shop whose merchant approves the next OAuth authorize request (default: the first shop). */
+  installingShop: string | null = null;
+  private readonly buckets = new Map<Shop, CostBucket>();
+  private forcedRefusals: { code: string; message: string }[] = [];
+  private outage: Outage = null;
+  private port = 0;
+  readonly clock: () => number;
+
+  constructor(
+    private readonly server: Server,
+    private readonly options: StandinOptions,
+  ) {
+    this.apiKey = options.apiKey ?? "standin-api-key";
+    this.apiSecret = options.apiSecret ?? "standin-api-secret";
+    this.clock = options.now ?? Date.now;
+    this.tokens = new TokenRegistry(this.apiKey, this.apiSecret, this.clock);
+    this.webhooks = new WebhookOutbox(this.apiSecret, this.apiVersion, () => this.now());
+    this.bulk = new BulkRunner({
+      origin: () => this.origin,
+      now: () => this.now(),
+      durationMs: options.bulkDurationMs === undefined ? 20 : options.bulkDurationMs,
+      order: options.bulkOrder ?? "parents-first",
+      finished: (op) =>
+        this.webhooks.emit(op.shop, "bulk_operations/finish", {
+          admin_graphql_api_id: gid("BulkOperation", op.id),
+          completed_at: op.completedAt?.toISOString(),
+          created_at: op.createdAt.toISOString(),
+          error_code: null,
+          status: "completed",
+          type: "query",
+        }),
+    });
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  now(): Date {
+    return new Date(this.clock());
+  }
+
+  /** A shop and a custom app's access token for it. */
+  addShop(
+    domain: string,
+    details: { name?: string; currency?: string; timezone?: string; scope?: string } = {},
+  ) {
+    const shop = new ShopState(
+      domain,
+      details.name ?? domain.split(".")[0],
+      details.currency ?? "USD",
+      details.timezone ?? "America/New_York",
+      () => this.now(),
+    );
+    this.shops.set(domain, shop);
+    const accessToken = this.tokens.issueFixed(
+      shop,
+      details.scope ?? "read_products,read_inventory,write_inventory,read_locations",
+    );
+    return { shop, accessToken };
+  }
+
+  /** The app is uninstalled: app/uninstalled goes out, then tokens and subscriptions are gone. */
+  uninstall(domain: string): void {
+    const shop = this.shops.get(domain)!;
+    this.webhooks.emit(shop, "app/uninstalled", { id: 1, name: shop.name, domain, myshopify_domain: domain });
+    this.tokens.revoke(shop);
+    shop.subscriptions.length = 0;
+  }
+
+  // Fault switches ---------------------------------------------------------------------------------------
+
+  /** The next inventoryAdjustQuantities answers this userError (IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED burns the key). */
+  refuseNextAdjust(code: string, message = "The quantities couldn't be adjusted. Try again."): void {
+    this.forcedRefusals.push({ code, message });
+  }
+
+  /** Every request (or the next `requests`) answers 503, or the port refuses connections. */
+  async startOutage(kind: "5xx" | "refused", requests = Number.POSITIVE_INFINITY): Promise<void> {
+    this.outage = { kind, remaining: requests };
+    if (kind === "refused") {
+      this.server.closeAllConnections();
+      await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    }
+  }
+
+  async endOutage(): Promise<void> {
+    const refused = this.outage?.kind === "refused";
+    this.outage = null;
+    if (refused) await new Promise<void>((resolve) => this.server.listen(this.port, "127.0.0.1", resolve));
+  }
+
+  completeBulkOperations(): void {
+    this.bulk.completeAll();
+  }
+
+  async close(): Promise<void> {
+    await this.webhooks.settled();
+    this.server.closeAllConnections();
+    if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // MutationHost -----------------------------------------------------------------------------------------
+
+  takeForcedRefusal() {
+    return this.forcedRefusals.shift() ?? null;
+  }
+
+  levelsChanged(shop: Shop, levels: { itemId: number; locationId: number }[]): void {
+    for (const { itemId, locationId } of levels) {
+      const level = shop.level(itemId, locationId)!;
+      this.webhooks.emit(shop, "inventory_levels/update", {
+        inventory_item_id: itemId,
+        location_id: locationId,
+        available: level.quantities.available,
+        updated_at: level.updatedAt.toISOString(),
+        admin_graphql_api_id: `gid://shopify/InventoryLevel/${locationId}?inventory_item_id=${itemId}`,
+      });
+    }
+  }
+
+  itemChanged(shop: Shop, itemId: number): void {
+    const item = shop.items.get(itemId)!;
+    this.webhooks.emit(shop, "inventory_items/update", {
+      id: item.id,
+      sku: item.sku,
+      cost: item.cost,
+      tracked: item.tracked,
+      requires_shipping: true,
+      updated_at: item.updatedAt.toISOString(),
+      admin_graphql_api_id: gid("InventoryItem", item.id),
+    });
+  }
+
+  // HTTP -------------------------------------------------------------------------------------------------
+
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { "content-type": "application/json", ...headers });
+      response.end(typeof body === "string" ? body : JSON.stringify(body));
+    };
+    if (this.outage) {
+      if (--this.outage.remaining <= 0) this.outage = null;
+      request.resume();
+      return send(503, { errors: "Service Unavailable" });
+    }
+    const url = new URL(request.url ?? "/", this.origin);
+    const raw = await readBody(request);
+    if (request.method === "POST" && url.pathname === `/admin/api/${this.apiVersion}/graphql.json`) {
+      const shop = this.tokens.shopOf(request.headers["x-shopify-access-token"] as string | undefined);
+      if (!shop)
+        return send(401, {
+          errors: "[API] Invalid API key or access token (unrecognized login or wrong password)",
+        });
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return send(400, { errors: { query: "Required parameter missing or invalid" } });
+      }
+      const bucket = this.buckets.get(shop) ?? this.newBucket(shop);
+      return send(200, answerGraphql(shop, bucket, this.bulk, this, body));
+    }
+    if (request.method === "GET" && url.pathname === "/admin/oauth/authorize") {
+      const domain = this.installingShop ?? url.searchParams.get("shop") ?? [...this.shops.keys()][0];
+      const answer = this.tokens.authorize(url.searchParams, this.shops.get(domain));
+      return "location" in answer
+        ? send(302, "", { location: answer.location })
+        : send(400, { error: answer.error });
+    }
+    if (request.method === "POST" && url.pathname === "/admin/oauth/access_token") {
+      const form = (request.headers["content-type"] ?? "").includes("json")
+        ? safeJson(raw)
+        : Object.fromEntries(new URLSearchParams(raw));
+      const [status, body] = this.tokens.exchange(form);
+      return send(status, body);
+    }
+    const bulkResult = /^\/bulk-results\/(\d+)\.jsonl$/.exec(url.pathname);
+    const jsonl = bulkResult && request.method === "GET" ? this.bulk.jsonl(Number(bulkResult[1])) : undefined;
+    if (jsonl !== undefined) return send(200, jsonl, { "content-type": "application/jsonl" });
+    send(404, { errors: "Not Found" });
+  }
+
+  private newBucket(shop: Shop): CostBucket {
+    const { maximumAvailable, restoreRate } = this.options.bucket ?? {
+      maximumAvailable: 2000,
+      restoreRate: 100,
+    };
+    const bucket = new CostBucket(maximumAvailable, restoreRate, this.clock);
+    this.buckets.set(shop, bucket);
+    return bucket;
+  }
+
+  async listen(port: number): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(port, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+}
+
+function safeJson(raw: string): Record<string, unknown> {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return {};
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function startShopifyStandin(options: StandinOptions = {}): Promise<ShopifyStandin> {
+  const server = createServer();
+  const standin = new ShopifyStandin(server, options);
+  server.on("request", (request, response) => {
+    standin.handle(request, response).catch((error) => {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(JSON.stringify({ errors: (error as Error).message }));
+    });
+  });
+  await standin.listen(options.port ?? 0);
+  return standin;
+}

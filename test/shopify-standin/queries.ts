@@ -1,0 +1,54 @@
+// The query root: the reads a connector makes (shop, catalog, locations, levels, bulk operations, nodes).
+import type { BulkRunner } from "./bulk.ts";
+import { type ConnectionArgs, connection } from "./connection.ts";
+import { gid, parseGid, type ShopState } from "./state.ts";
+import type { Views } from "./views.ts";
+
+export function queryRoot(shop: ShopState, views: Views, bulk: BulkRunner, inBulk: boolean) {
+  const byId = (id: string): unknown => {
+    const type = /^gid:\/\/shopify\/(\w+)\//.exec(id)?.[1];
+    const n = type ? parseGid(id, type) : null;
+    if (n === null) return null;
+    if (type === "Product") return lookup(shop.products, n, views.product);
+    if (type === "ProductVariant") return lookup(shop.variants, n, views.variant);
+    if (type === "InventoryItem") return lookup(shop.items, n, views.item);
+    if (type === "Location") return lookup(shop.locations, n, views.location);
+    if (type === "BulkOperation") return bulk.viewOf(shop, n);
+    return null;
+  };
+  return {
+    shop: () => ({
+      __typename: "Shop",
+      id: gid("Shop", 1),
+      name: shop.name,
+      myshopifyDomain: shop.domain,
+      currencyCode: shop.currencyCode,
+      ianaTimezone: shop.ianaTimezone,
+    }),
+    products: (args: ConnectionArgs) => connection(shop.products.values(), args, views.product, inBulk),
+    productVariants: (args: ConnectionArgs) =>
+      connection(shop.variants.values(), args, views.variant, inBulk),
+    inventoryItems: (args: ConnectionArgs) => connection(shop.items.values(), args, views.item, inBulk),
+    locations: (args: ConnectionArgs & { includeInactive?: boolean }) =>
+      connection(
+        [...shop.locations.values()].filter((l) => l.isActive || args.includeInactive),
+        args,
+        views.location,
+        inBulk,
+      ),
+    product: (args: { id: string }) => byId(args.id),
+    productVariant: (args: { id: string }) => byId(args.id),
+    inventoryItem: (args: { id: string }) => byId(args.id),
+    location: (args: { id?: string }) =>
+      args.id ? byId(args.id) : views.location([...shop.locations.values()].find((l) => l.isActive)!),
+    node: (args: { id: string }) => byId(args.id),
+    nodes: (args: { ids: string[] }) => args.ids.map(byId),
+    bulkOperation: (args: { id: string }) => byId(args.id),
+    currentBulkOperation: (args: { type?: string }) => bulk.current(shop, args.type ?? "QUERY"),
+  };
+}
+
+function lookup<T>(map: Map<number, T>, id: number, view: (row: T) => unknown): unknown {
+  const row = map.get(id);
+  return row === undefined ? null : view(row);
+}

@@ -1,0 +1,160 @@
+// What one shop holds in the stand-in: its catalog, locations and inventory levels, its webhook
+// subscriptions and the answers remembered for idempotency keys. Ids are numbers of Shopify's size
+// (10^13 and up) so a connector that squeezes them into 32 bits fails here too.
+export const QUANTITY_NAMES = [
+  "available",
+  "committed",
+  "damaged",
+  "incoming",
+  "on_hand",
+  "quality_control",
+  "reserved",
+  "safety_stock",
+] as const;
+export type QuantityName = (typeof QUANTITY_NAMES)[number];
+
+interface Record_ {
+  id: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+export interface Product extends Record_ {
+  title: string;
+  handle: string;
+  status: "ACTIVE" | "ARCHIVED" | "DRAFT" | "UNLISTED";
+  vendor: string;
+  productType: string;
+}
+export interface Variant extends Record_ {
+  productId: number;
+  inventoryItemId: number;
+  sku: string | null;
+  title: string;
+  price: string;
+  barcode: string | null;
+}
+export interface InventoryItem extends Record_ {
+  sku: string | null;
+  cost: string | null;
+  tracked: boolean;
+}
+export interface Location extends Record_ {
+  name: string;
+  isActive: boolean;
+}
+export interface Level extends Record_ {
+  itemId: number;
+  locationId: number;
+  quantities: Record<QuantityName, number>;
+}
+export interface Subscription extends Record_ {
+  topic: string;
+  uri: string;
+}
+
+let nextId = 10_000_000_000_000;
+export const newId = () => ++nextId;
+
+export const gid = (type: string, id: number) => `gid://shopify/${type}/${id}`;
+
+export function parseGid(value: unknown, type: string): number | null {
+  const match = typeof value === "string" ? /^gid:\/\/shopify\/(\w+)\/(\d+)$/.exec(value) : null;
+  return match && match[1] === type ? Number(match[2]) : null;
+}
+
+export interface NewVariant {
+  sku: string;
+  price?: string;
+  cost?: string | null;
+  available?: number;
+}
+
+export class ShopState {
+  readonly products = new Map<number, Product>();
+  readonly variants = new Map<number, Variant>();
+  readonly items = new Map<number, InventoryItem>();
+  readonly locations = new Map<number, Location>();
+  readonly levels = new Map<string, Level>();
+  readonly subscriptions: Subscription[] = [];
+  /** idempotency key → the input it came with and the payload answered (or a burned key). */
+  readonly idempotency = new Map<string, { fingerprint: string; payload: unknown; failed: boolean }>();
+
+  constructor(
+    readonly domain: string,
+    public name: string,
+    readonly currencyCode: string,
+    readonly ianaTimezone: string,
+    private readonly now: () => Date,
+  ) {}
+
+  private stamp(): Record_ {
+    const at = this.now();
+    return { id: newId(), createdAt: at, updatedAt: at };
+  }
+
+  addLocation(name: string): Location {
+    const location = { ...this.stamp(), name, isActive: true };
+    this.locations.set(location.id, location);
+    return location;
+  }
+
+  /** A product and its variants, each stocked at every active location with `available` units. */
+  addProduct(title: string, variants: NewVariant[]): { product: Product; variants: Variant[] } {
+    const product: Product = {
+      ...this.stamp(),
+      title,
+      handle: title.toLowerCase().replace(/[^a-z0-9]+/g, "-"),
+      status: "ACTIVE",
+      vendor: "Stand-in",
+      productType: "",
+    };
+    this.products.set(product.id, product);
+    const created = variants.map((v, i) => {
+      const item: InventoryItem = { ...this.stamp(), sku: v.sku, cost: v.cost ?? null, tracked: true };
+      this.items.set(item.id, item);
+      const variant: Variant = {
+        ...this.stamp(),
+        productId: product.id,
+        inventoryItemId: item.id,
+        sku: v.sku,
+        title: variants.length === 1 ? "Default Title" : `Option ${i + 1}`,
+        price: v.price ?? "10.00",
+        barcode: null,
+      };
+      this.variants.set(variant.id, variant);
+      for (const location of this.locations.values()) {
+        if (location.isActive) this.stock(item.id, location.id, v.available ?? 0);
+      }
+      return variant;
+    });
+    return { product, variants: created };
+  }
+
+  stock(itemId: number, locationId: number, available: number): Level {
+    const quantities = Object.fromEntries(QUANTITY_NAMES.map((n) => [n, 0])) as Record<QuantityName, number>;
+    quantities.available = available;
+    quantities.on_hand = available;
+    const level = { ...this.stamp(), itemId, locationId, quantities };
+    this.levels.set(`${itemId}:${locationId}`, level);
+    return level;
+  }
+
+  level(itemId: number, locationId: number): Level | undefined {
+    return this.levels.get(`${itemId}:${locationId}`);
+  }
+
+  /** A catalog of `products` × `variantsPerProduct` variants at `locations` locations (created if missing). */
+  seed(options: { products: number; variantsPerProduct?: number; locations?: number; available?: number }) {
+    while (this.locations.size < (options.locations ?? 1))
+      this.addLocation(`Location ${this.locations.size + 1}`);
+    for (let p = 1; p <= options.products; p++) {
+      const variants = Array.from({ length: options.variantsPerProduct ?? 1 }, (_, v) => ({
+        sku: `SKU-${p}-${v + 1}`,
+        price: "19.99",
+        cost: "7.50",
+        available: options.available ?? 10,
+      }));
+      this.addProduct(`Product ${p}`, variants);
+    }
+  }
+}

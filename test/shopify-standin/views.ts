@@ -1,0 +1,121 @@
+// The shop's records as the Admin API presents them: GIDs, ISO times, decimal strings, and relations as
+// functions that graphql's default resolver calls with the field's arguments.
+import { GraphQLError } from "graphql";
+import { type ConnectionArgs, connection } from "./connection.ts";
+import {
+  gid,
+  type InventoryItem,
+  type Level,
+  type Location,
+  type Product,
+  QUANTITY_NAMES,
+  type QuantityName,
+  type ShopState,
+  type Variant,
+} from "./state.ts";
+
+export type Views = ReturnType<typeof viewsOf>;
+
+/** `bulk`: inside a bulk operation, connections need no `first` and return everything. */
+export function viewsOf(shop: ShopState, bulk: boolean) {
+  const common = (type: string, r: { id: number; createdAt: Date; updatedAt: Date }) => ({
+    __typename: type,
+    id: gid(type, r.id),
+    legacyResourceId: String(r.id),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  });
+  const variantsOf = (productId: number) =>
+    [...shop.variants.values()].filter((v) => v.productId === productId);
+  const levelsWhere = (test: (l: Level) => boolean) => [...shop.levels.values()].filter(test);
+
+  const product = (p: Product) => ({
+    ...common("Product", p),
+    title: p.title,
+    handle: p.handle,
+    status: p.status,
+    vendor: p.vendor,
+    productType: p.productType,
+    tracksInventory: true,
+    variants: (args: ConnectionArgs) => connection(variantsOf(p.id), args, variant, bulk),
+    variantsCount: () => ({ count: variantsOf(p.id).length, precision: "EXACT" }),
+  });
+
+  const variant = (v: Variant) => ({
+    ...common("ProductVariant", v),
+    sku: v.sku,
+    title: v.title,
+    displayName: `${shop.products.get(v.productId)?.title} - ${v.title}`,
+    price: v.price,
+    compareAtPrice: null,
+    barcode: v.barcode,
+    inventoryQuantity: levelsWhere((l) => l.itemId === v.inventoryItemId).reduce(
+      (n, l) => n + l.quantities.available,
+      0,
+    ),
+    product: () => product(shop.products.get(v.productId)!),
+    inventoryItem: () => item(shop.items.get(v.inventoryItemId)!),
+  });
+
+  const item = (i: InventoryItem) => ({
+    ...common("InventoryItem", i),
+    sku: i.sku,
+    tracked: i.tracked,
+    requiresShipping: true,
+    unitCost: i.cost === null ? null : { amount: i.cost, currencyCode: shop.currencyCode },
+    variant: () => variant([...shop.variants.values()].find((v) => v.inventoryItemId === i.id)!),
+    inventoryLevels: (args: ConnectionArgs) =>
+      connection(
+        levelsWhere((l) => l.itemId === i.id),
+        args,
+        level,
+        bulk,
+      ),
+    inventoryLevel: (args: { locationId: string }) => levelAt(i.id, args.locationId),
+  });
+
+  const location = (l: Location) => ({
+    ...common("Location", l),
+    name: l.name,
+    isActive: l.isActive,
+    inventoryLevels: (args: ConnectionArgs) =>
+      connection(
+        levelsWhere((lv) => lv.locationId === l.id),
+        args,
+        level,
+        bulk,
+      ),
+  });
+
+  const levelAt = (itemId: number, locationGid: string) => {
+    const found = levelsWhere((l) => l.itemId === itemId && gid("Location", l.locationId) === locationGid)[0];
+    return found ? level(found) : null;
+  };
+
+  const level = (l: Level) => ({
+    ...common("InventoryLevel", l),
+    // Shopify's level GID names the location and the item: it is not unique by its number alone.
+    id: `gid://shopify/InventoryLevel/${l.locationId}?inventory_item_id=${l.itemId}`,
+    isActive: true,
+    canDeactivate: true,
+    item: () => item(shop.items.get(l.itemId)!),
+    location: () => location(shop.locations.get(l.locationId)!),
+    quantities: (args: { names: string[] }) =>
+      args.names.map((name) => {
+        if (!QUANTITY_NAMES.includes(name as QuantityName)) {
+          throw new GraphQLError(`${name} is not a valid quantity name.`, {
+            extensions: { code: "BAD_REQUEST" },
+          });
+        }
+        return {
+          __typename: "InventoryQuantity",
+          id: `gid://shopify/InventoryQuantity/${l.locationId}?inventory_item_id=${l.itemId}&name=${name}`,
+          name,
+          quantity: l.quantities[name as QuantityName],
+          updatedAt: l.updatedAt.toISOString(),
+        };
+      }),
+  });
+
+  return { product, variant, item, location, level };
+}
