@@ -1,20 +1,18 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { listAdjustments } from "../../domain/stock-adjustments/queries.ts";
-import {
-  applyAdjustment,
-  cancelAdjustment,
-  createAdjustment,
-  getAdjustment,
-  updateAdjustment,
-} from "../../domain/stock-adjustments/service.ts";
 import {
   ADJUSTMENT_REASONS,
   ADJUSTMENT_STATUSES,
   type AdjustmentReason,
+  applyAdjustment,
+  cancelAdjustment,
+  createAdjustment,
+  getAdjustment,
+  listAdjustments,
   type StockAdjustmentStatus,
-} from "../../domain/stock-adjustments/transitions.ts";
+  updateAdjustment,
+} from "../../domain/stock-adjustments/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
