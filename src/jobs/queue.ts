@@ -197,4 +197,26 @@ export class JobQueue {
   static newWorkerId(): string {
     return `w-${process.pid}-${randomUUID().slice(0, 8)}`;
   }
+
+  /** When the job waiting under `dedupeKey` is due, or null when none waits. */
+  async queuedRunAt(db: Db, dedupeKey: string): Promise<Date | null> {
+    const row = await db
+      .selectFrom("jobs")
+      .select("run_at")
+      .where("dedupe_key", "=", dedupeKey)
+      .where("state", "=", "queued")
+      .executeTakeFirst();
+    return row?.run_at ?? null;
+  }
+
+  /** Moves the job waiting under `dedupeKey` to `runAt` when it waits for a later time. */
+  async runNoLaterThan(trx: Db, dedupeKey: string, runAt: Date): Promise<void> {
+    await trx
+      .updateTable("jobs")
+      .set({ run_at: runAt })
+      .where("dedupe_key", "=", dedupeKey)
+      .where("state", "=", "queued")
+      .where("run_at", ">", runAt)
+      .execute();
+  }
 }

@@ -1,22 +1,21 @@
 import { webhookAdminRoutes } from "../admin/webhook-routes.ts";
 import type { AppContext } from "../context.ts";
 import { RETENTION_MS } from "../domain/webhooks/catalogue.ts";
+import { runDisabledEmail } from "../domain/webhooks/disabled-email-job.ts";
+import { runFanout } from "../domain/webhooks/fanout-job.ts";
+import { runFold } from "../domain/webhooks/fold-job.ts";
 import {
   DISABLED_EMAIL_JOB,
   FANOUT_JOB,
   FOLD_JOB,
   LANE_JOB,
-  routeEmittedEvent,
-  runDisabledEmail,
-  runFanout,
-  runFold,
-  runLane,
-  runSend,
   SEND_JOB,
-  SEND_JOB_MAX_SHARE,
   type SendPayload,
-} from "../domain/webhooks/delivery.ts";
+} from "../domain/webhooks/job-types.ts";
+import { runLane } from "../domain/webhooks/lane-job.ts";
+import { routeEmittedEvent } from "../domain/webhooks/routing.ts";
 import { type WebhooksOptions, webhookRuntime } from "../domain/webhooks/runtime.ts";
+import { runSend, SEND_JOB_MAX_SHARE } from "../domain/webhooks/send-job.ts";
 import { purgeOlderThan } from "../domain/webhooks/service.ts";
 import { webhookRoutes } from "../http/routes/webhooks.ts";
 import type { Module } from "./module.ts";

@@ -11,7 +11,7 @@ import {
   isCatalogueEvent,
   subscribes,
 } from "../../src/domain/webhooks/catalogue.ts";
-import { envelopeBody } from "../../src/domain/webhooks/delivery.ts";
+import { envelopeBody } from "../../src/domain/webhooks/deliver.ts";
 
 describe("webhook event catalogue rules", () => {
   test("the catalogue is the contract's 24 names", () => {

@@ -10,7 +10,7 @@ import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.
 import { emit } from "../../events/outbox.ts";
 import { AppError, DetailCollector, invalidTransition, notFound, validationFailed } from "../errors.ts";
 import { ALL_EVENTS, isCatalogueEvent, subscribes, TEST_EVENT } from "./catalogue.ts";
-import { sendJob } from "./delivery.ts";
+import { sendJob } from "./job-types.ts";
 import { type DeliveryRow, presentDelivery, presentWebhook, type WebhookRow } from "./presenter.ts";
 import type { WebhookRuntime } from "./runtime.ts";
 import { generateWebhookSecret } from "./signing.ts";
