@@ -5,12 +5,18 @@ import { runDisabledEmail } from "../domain/webhooks/disabled-email-job.ts";
 import { runFanout } from "../domain/webhooks/fanout-job.ts";
 import { runFold } from "../domain/webhooks/fold-job.ts";
 import {
+  parseDisabledEmailPayload,
+  parseFanoutPayload,
+  parseFoldPayload,
+  parseLanePayload,
+  parseSendPayload,
+} from "../domain/webhooks/job-payloads.ts";
+import {
   DISABLED_EMAIL_JOB,
   FANOUT_JOB,
   FOLD_JOB,
   LANE_JOB,
   SEND_JOB,
-  type SendPayload,
 } from "../domain/webhooks/job-types.ts";
 import { runLane } from "../domain/webhooks/lane-job.ts";
 import { routeEmittedEvent } from "../domain/webhooks/routing.ts";
@@ -35,34 +41,27 @@ export function createWebhooksModule(options: WebhooksOptions = {}): Module {
     jobs: [
       {
         type: FANOUT_JOB,
-        run: (ctx, job) => runFanout(ctx, rt(ctx), Number(job.payload.seq)),
+        run: (ctx, job) => runFanout(ctx, rt(ctx), parseFanoutPayload(job.payload).seq),
       },
       {
         type: FOLD_JOB,
-        run: (ctx, job) =>
-          runFold(ctx, rt(ctx), {
-            seq: Number(job.payload.seq),
-            store_id: Number(job.payload.store_id),
-            subject_type: String(job.payload.subject_type),
-            subject_id: Number(job.payload.subject_id),
-            name: String(job.payload.name),
-          }),
+        run: (ctx, job) => runFold(ctx, rt(ctx), parseFoldPayload(job.payload)),
       },
       {
         type: SEND_JOB,
-        run: (ctx, job) => runSend(ctx, rt(ctx), job.payload as unknown as SendPayload),
+        run: (ctx, job) => runSend(ctx, rt(ctx), parseSendPayload(job.payload)),
         // Retries go mostly to failing (possibly hanging) endpoints: they never take every slot.
         maxShare: SEND_JOB_MAX_SHARE,
       },
       {
         type: LANE_JOB,
-        run: (ctx, job) => runLane(ctx, rt(ctx), Number(job.payload.store_id), job.id),
+        run: (ctx, job) => runLane(ctx, rt(ctx), parseLanePayload(job.payload).store_id, job.id),
         // A failed batch (database trouble) comes back soon; its rows are leased meanwhile anyway.
         retryDelayMs: (attempts) => Math.min(60_000, 1000 * 2 ** Math.min(attempts, 6)),
       },
       {
         type: DISABLED_EMAIL_JOB,
-        run: (ctx, job) => runDisabledEmail(ctx, rt(ctx), Number(job.payload.webhook_id)),
+        run: (ctx, job) => runDisabledEmail(ctx, rt(ctx), parseDisabledEmailPayload(job.payload).webhook_id),
       },
     ],
     periodic: [
