@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../src/db/database.ts";
-import { nextSequentialIds, takeOrderNumbers } from "../../src/domain/purchase-orders/repository.ts";
+import { nextSequentialIds, takeOrderNumbers } from "../../src/domain/purchase-orders/index.ts";
 
 async function columns(db: Db, table: string, except: string[]): Promise<string[]> {
   const rows = await sql<{ column_name: string }>`

@@ -1,4 +1,4 @@
-import { orderRecordQuery } from "../../src/domain/purchase-orders/repository.ts";
+import { orderRecordQuery } from "../../src/domain/purchase-orders/index.ts";
 import { catalogFixture, suppliersFixture } from "../fixtures.ts";
 import type { Bench } from "../lib/context.ts";
 import { mapLimit } from "../lib/http.ts";

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { settingsAdminRoutes } from "../admin/settings-routes.ts";
-import { overdueTask } from "../domain/purchase-orders/overdue.ts";
-import { addHistory } from "../domain/purchase-orders/repository.ts";
+import { addHistory, overdueTask } from "../domain/purchase-orders/index.ts";
 import { purchaseOrderAdminRoutes } from "../http/routes/purchase-orders/admin.ts";
 import { purchaseOrderRoutes } from "../http/routes/purchase-orders/index.ts";
 import type { Module } from "./module.ts";

@@ -2,18 +2,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
 import {
-  formatOrderNumber,
-  nextSequentialIds,
-  SYSTEM_ACTOR,
-  takeOrderNumbers,
-} from "../../src/domain/purchase-orders/repository.ts";
-import {
   archiveOrder,
   closeOrder,
   createPurchaseOrder,
+  formatOrderNumber,
   markInTransit,
   markOrdered,
-} from "../../src/domain/purchase-orders/service.ts";
+  nextSequentialIds,
+  SYSTEM_ACTOR,
+  takeOrderNumbers,
+} from "../../src/domain/purchase-orders/index.ts";
 import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 
 interface Expected {

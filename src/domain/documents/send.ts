@@ -13,9 +13,10 @@ import {
   assertCan,
   loadPurchaseOrder,
   lockPurchaseOrder,
+  markOrdered,
   type PurchaseOrder,
+  type StoreInfo,
 } from "../purchase-orders/index.ts";
-import { markOrdered, type StoreInfo } from "../purchase-orders/service.ts";
 import { loadPurchaseOrderDocument } from "./document-data.ts";
 import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 

@@ -1,8 +1,44 @@
-/** The purchase order API other modules (receipts, payments, documents) build on. */
+/**
+ * The purchase orders module's one public entry: every other module (receipts, payments, documents,
+ * suppliers, the HTTP routes) uses purchase orders through what is exported here.
+ */
 
-export { fetchLookups, type LineDraft, resolveLines } from "./lines.ts";
-export type { PaymentStatus } from "./payment-status.ts";
-export { paymentStatusOf, refreshPaymentStatus } from "./payment-status.ts";
+export type { StoreInfo } from "./call.ts";
+export { createPurchaseOrder, duplicateOrder } from "./create.ts";
+export {
+  type Actor,
+  actorOf,
+  addHistory,
+  type HistoryType,
+  SYSTEM_ACTOR,
+} from "./history.ts";
+export {
+  addLines,
+  archiveOrder,
+  cancelRemaining,
+  closeOrder,
+  deletePurchaseOrder,
+  markInTransit,
+  markOrdered,
+  reopenOrder,
+  unarchiveOrder,
+} from "./lifecycle.ts";
+export { fetchLookups, type LineDraft, type LineInput, lineRowOf, resolveLines } from "./lines.ts";
+export {
+  assembleOrders,
+  loadOrderParts,
+  loadPurchaseOrder,
+  loadPurchaseOrders,
+  lockOrderRecord,
+  type OrderParts,
+  orderRecordQuery,
+  presentSummaries,
+  type ReceiptRecord,
+  syncKey,
+} from "./loading.ts";
+export type { OrderInput } from "./order-input.ts";
+export { OVERDUE_TASK, overdueTask } from "./overdue.ts";
+export { type PaymentStatus, paymentStatusOf, refreshPaymentStatus } from "./payment-status.ts";
 export {
   type LineRow,
   locationRef,
@@ -21,6 +57,7 @@ export {
   type ReceiptPresentExtra,
   type ReceiptRow,
 } from "./presenter.ts";
+export { listHistory, listPurchaseOrders, parseStatusFilter } from "./queries.ts";
 export {
   addUnorderedLines,
   bookReceivedQuantities,
@@ -29,27 +66,15 @@ export {
   settlePaymentChange,
 } from "./receiving.ts";
 export {
-  type Actor,
-  actorOf,
-  addHistory,
-  assembleOrders,
-  type HistoryType,
-  loadOrderParts,
-  loadPurchaseOrder,
-  loadPurchaseOrders,
-  lockOrderRecord,
+  formatOrderNumber,
   lockPurchaseOrder,
-  type OrderParts,
+  nextSequentialIds,
   orderCharges,
   orderLines,
-  orderRecordQuery,
-  presentSummaries,
-  type ReceiptRecord,
-  SYSTEM_ACTOR,
-  syncKey,
+  takeOrderNumbers,
 } from "./repository.ts";
 export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncomingChange } from "./stock.ts";
-export { recomputeTotals } from "./totals.ts";
+export { computeMoney, recomputeTotals } from "./totals.ts";
 export {
   assertCan,
   can,
@@ -62,3 +87,4 @@ export {
   statusAfterCancel,
   TRANSITIONS,
 } from "./transitions.ts";
+export { updatePurchaseOrder } from "./update.ts";

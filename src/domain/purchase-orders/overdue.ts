@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { emit } from "../../events/outbox.ts";
 import type { PeriodicTask } from "../../jobs/worker.ts";
-import { loadPurchaseOrders } from "./repository.ts";
+import { loadPurchaseOrders } from "./loading.ts";
 import { OPEN_STATUSES } from "./transitions.ts";
 
 const BATCH = 100;

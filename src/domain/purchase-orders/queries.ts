@@ -4,8 +4,9 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { AppError, notFound } from "../errors.ts";
+import { orderRecordQuery, presentSummaries } from "./loading.ts";
 import type { OrderRecord, PurchaseOrderSummary } from "./presenter.ts";
-import { orderRecordQuery, presentSummaries } from "./repository.ts";
+import { orderExists } from "./repository.ts";
 import { type PurchaseOrderStatus, STATUSES } from "./transitions.ts";
 
 /** `status=ordered,partial` → statuses; an unknown one is 400 invalid_filter. */
@@ -86,13 +87,7 @@ export async function listHistory(
   orderId: number,
   params: PageRequest,
 ): Promise<Page<HistoryRowView>> {
-  const exists = await db
-    .selectFrom("purchase_orders")
-    .select("id")
-    .where("store_id", "=", storeId)
-    .where("id", "=", orderId)
-    .executeTakeFirst();
-  if (!exists) throw notFound("purchase order");
+  if (!(await orderExists(db, storeId, orderId))) throw notFound("purchase order");
   const query = db
     .selectFrom("purchase_order_history as h")
     .selectAll("h")

@@ -1,277 +1,16 @@
 /**
- * Purchase order SQL: loading an order (or many) with everything its presenter needs in a fixed
- * number of queries, row locks, history rows. No rules here.
+ * The purchase order tables' SQL (orders, lines, charges, numbering): row locks, the rows a write
+ * starts from, and every write. No rules here: the callers decide what to write.
  */
-import { sql } from "kysely";
+import Big from "big.js";
+import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db } from "../../db/database.ts";
+import type { PurchaseOrdersTable } from "../../db/tables/purchase_orders.ts";
 import { notFound } from "../errors.ts";
-import { NEVER_MOVED, platformSyncOf, type SyncState } from "../stock/index.ts";
-import {
-  type ChargeRow,
-  type LineRow,
-  type LocationAddress,
-  type OrderRecord,
-  type OrderRow,
-  type PaymentRow,
-  type PresentedReceipt,
-  type PurchaseOrder,
-  type PurchaseOrderSummary,
-  presentPurchaseOrder,
-  presentPurchaseOrderSummary,
-  presentReceipt,
-  RECEIPT_LINE_COLUMNS,
-  type ReceiptLineRow,
-  type ReceiptRow,
-} from "./presenter.ts";
-
-/** The order rows (with supplier name and location) of `ids` in the store. */
-export function orderRecordQuery(db: Db, storeId: number) {
-  return db
-    .selectFrom("purchase_orders as po")
-    .leftJoin("suppliers as s", (j) => j.onRef("s.id", "=", "po.supplier_id").on("s.store_id", "=", storeId))
-    .leftJoin("locations as loc", (j) =>
-      j.onRef("loc.id", "=", "po.location_id").on("loc.store_id", "=", storeId),
-    )
-    .selectAll("po")
-    .select([
-      "s.name as supplier_name",
-      "loc.name as location_name",
-      sql<LocationAddress | null>`loc.address`.as("location_address"),
-    ])
-    .where("po.store_id", "=", storeId);
-}
-
-function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
-  const map = new Map<K, T[]>();
-  for (const row of rows) {
-    const k = key(row);
-    let list = map.get(k);
-    if (!list) {
-      list = [];
-      map.set(k, list);
-    }
-    list.push(row);
-  }
-  return map;
-}
-
-/** The lines and charges of the orders `ids`, each in order and position order (two queries). */
-function lineAndChargeRows(db: Db, storeId: number, ids: readonly number[]) {
-  return Promise.all([
-    db
-      .selectFrom("purchase_order_lines")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("purchase_order_id", "in", [...ids])
-      .orderBy("purchase_order_id")
-      .orderBy("position")
-      .orderBy("id")
-      .execute() as Promise<LineRow[]>,
-    db
-      .selectFrom("purchase_order_charges")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("purchase_order_id", "in", [...ids])
-      .orderBy("purchase_order_id")
-      .orderBy("position")
-      .orderBy("id")
-      .execute() as Promise<ChargeRow[]>,
-  ]);
-}
-
-async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) {
-  const [lines, charges] = await lineAndChargeRows(db, storeId, ids);
-  return {
-    lines: groupBy(lines, (l) => l.purchase_order_id),
-    charges: groupBy(charges, (c) => c.purchase_order_id),
-  };
-}
-
-/** List rows: presents many already-loaded order records with lines, charges and sync (3 queries). */
-export async function presentSummaries(
-  db: Db,
-  storeId: number,
-  orders: readonly OrderRecord[],
-): Promise<PurchaseOrderSummary[]> {
-  if (orders.length === 0) return [];
-  const ids = orders.map((o) => o.id);
-  const [{ lines, charges }, sync] = await Promise.all([
-    linesAndCharges(db, storeId, ids),
-    platformSyncOf(db, storeId, "purchase_order", ids),
-  ]);
-  return orders.map((o) =>
-    presentPurchaseOrderSummary(
-      o,
-      lines.get(o.id) ?? [],
-      charges.get(o.id) ?? [],
-      sync.get(o.id) ?? NEVER_MOVED,
-    ),
-  );
-}
-
-/** A receipt row with its location's name, as the order's presentation reads it. */
-export type ReceiptRecord = ReceiptRow & { location_name: string | null };
-
-/**
- * Everything of some orders besides their own rows: lines, charges, receipts with their lines,
- * payments, and the platform_sync of the orders and of their receipts. Rows in presentation order.
- */
-export interface OrderParts {
-  lines: LineRow[];
-  charges: ChargeRow[];
-  receipts: ReceiptRecord[];
-  receiptLines: ReceiptLineRow[];
-  payments: PaymentRow[];
-  /** platform_sync by `${subject_type}:${subject_id}`; absent means never moved (synced). */
-  sync: Map<string, SyncState>;
-}
-
-export const syncKey = (type: string, id: number) => `${type}:${id}`;
-
-/** The parts of the orders `ids` (already known to be the store's), in five queries whatever the size. */
-export async function loadOrderParts(db: Db, storeId: number, ids: readonly number[]): Promise<OrderParts> {
-  const [[lines, charges], receipts, receiptLines, payments, syncRows] = await Promise.all([
-    lineAndChargeRows(db, storeId, ids),
-    db
-      .selectFrom("receipts as r")
-      .leftJoin("locations as loc", (j) =>
-        j.onRef("loc.id", "=", "r.location_id").on("loc.store_id", "=", storeId),
-      )
-      .selectAll("r")
-      .select("loc.name as location_name")
-      .where("r.store_id", "=", storeId)
-      .where("r.purchase_order_id", "in", [...ids])
-      .orderBy("r.created_at")
-      .orderBy("r.id")
-      .execute(),
-    db
-      .selectFrom("receipt_lines as rl")
-      .innerJoin("receipts as r", "r.id", "rl.receipt_id")
-      .select(RECEIPT_LINE_COLUMNS.map((c) => `rl.${c}` as const))
-      .where("r.store_id", "=", storeId)
-      .where("r.purchase_order_id", "in", [...ids])
-      .orderBy("rl.id")
-      .execute(),
-    db
-      .selectFrom("payments")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("purchase_order_id", "in", [...ids])
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute(),
-    db
-      .selectFrom("platform_sync_states")
-      .select(["subject_type", "subject_id", "state", "attempted_at", "error"])
-      .where("store_id", "=", storeId)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb("subject_type", "=", "purchase_order"), eb("subject_id", "in", [...ids])]),
-          eb.and([
-            eb("subject_type", "=", "receipt"),
-            eb(
-              "subject_id",
-              "in",
-              eb
-                .selectFrom("receipts")
-                .select("id")
-                .where("store_id", "=", storeId)
-                .where("purchase_order_id", "in", [...ids]),
-            ),
-          ]),
-        ]),
-      )
-      .execute(),
-  ]);
-  const sync = new Map<string, SyncState>();
-  for (const r of syncRows)
-    sync.set(syncKey(r.subject_type, r.subject_id), {
-      state: r.state,
-      attempted_at: r.attempted_at?.toISOString() ?? null,
-      error: r.error,
-    });
-  return {
-    lines,
-    charges,
-    receipts,
-    receiptLines,
-    payments: payments as PaymentRow[],
-    sync,
-  };
-}
-
-/** Presents orders from their rows and parts (no queries). */
-export function assembleOrders(
-  orders: readonly OrderRecord[],
-  parts: OrderParts,
-): Map<number, PurchaseOrder> {
-  const result = new Map<number, PurchaseOrder>();
-  const sync = (type: string, id: number) => parts.sync.get(syncKey(type, id)) ?? NEVER_MOVED;
-  const lines = groupBy(parts.lines, (l) => l.purchase_order_id);
-  const charges = groupBy(parts.charges, (c) => c.purchase_order_id);
-  const linesByReceipt = groupBy(parts.receiptLines, (l) => l.receipt_id);
-  const receiptsByOrder = groupBy(parts.receipts, (r) => r.purchase_order_id);
-  const paymentsByOrder = groupBy(parts.payments, (p) => p.purchase_order_id);
-  for (const order of orders) {
-    const presentedReceipts: PresentedReceipt[] = (receiptsByOrder.get(order.id) ?? []).map((r) => {
-      const { location_name, ...row } = r;
-      return presentReceipt(row, linesByReceipt.get(r.id) ?? [], sync("receipt", r.id), {
-        currency: order.currency,
-        storeCurrency: order.exchange_rate_base_currency,
-        locationName: location_name,
-      });
-    });
-    result.set(
-      order.id,
-      presentPurchaseOrder({
-        order,
-        lines: lines.get(order.id) ?? [],
-        charges: charges.get(order.id) ?? [],
-        sync: sync("purchase_order", order.id),
-        receipts: presentedReceipts,
-        payments: paymentsByOrder.get(order.id) ?? [],
-      }),
-    );
-  }
-  return result;
-}
-
-/**
- * Full PurchaseOrders (lines, charges, receipts with their lines, payments, platform_sync) for
- * `ids`, in a fixed number of queries whatever the number of orders or lines. Missing ids are absent
- * from the map.
- */
-export async function loadPurchaseOrders(
-  db: Db,
-  storeId: number,
-  ids: readonly number[],
-): Promise<Map<number, PurchaseOrder>> {
-  if (ids.length === 0) return new Map();
-  const orders = (await orderRecordQuery(db, storeId)
-    .where("po.id", "in", [...ids])
-    .execute()) as OrderRecord[];
-  if (orders.length === 0) return new Map();
-  const parts = await loadOrderParts(
-    db,
-    storeId,
-    orders.map((o) => o.id),
-  );
-  return assembleOrders(orders, parts);
-}
-
-/** The order's row with its supplier name and location, locked (`FOR UPDATE` of the order row only). */
-export async function lockOrderRecord(trx: Db, storeId: number, id: number): Promise<OrderRecord> {
-  const row = await orderRecordQuery(trx, storeId).where("po.id", "=", id).forUpdate("po").executeTakeFirst();
-  if (!row) throw notFound("purchase order");
-  return row as OrderRecord;
-}
-
-/** One full PurchaseOrder as GET returns it; 404 not_found when absent from the store. */
-export async function loadPurchaseOrder(db: Db, storeId: number, id: number): Promise<PurchaseOrder> {
-  const order = (await loadPurchaseOrders(db, storeId, [id])).get(id);
-  if (!order) throw notFound("purchase order");
-  return order;
-}
+import type { ChargeDraft } from "./charges.ts";
+import { type LineDraft, lineRowOf } from "./lines.ts";
+import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
+import type { ComputedMoney } from "./totals.ts";
 
 /** `SELECT … FOR UPDATE` of the order row; 404 not_found when absent from the store. */
 export async function lockPurchaseOrder(trx: Db, storeId: number, id: number): Promise<OrderRow> {
@@ -306,73 +45,6 @@ export async function orderCharges(db: Db, storeId: number, orderId: number): Pr
     .where("purchase_order_id", "=", orderId)
     .orderBy("position")
     .orderBy("id")
-    .execute();
-}
-
-export type HistoryType =
-  | "created"
-  | "updated"
-  | "lines_added"
-  | "line_cancelled"
-  | "ordered"
-  | "sent"
-  | "in_transit"
-  | "receipt_recorded"
-  | "receipt_voided"
-  | "received"
-  | "closed"
-  | "reopened"
-  | "archived"
-  | "unarchived"
-  | "payment_added"
-  | "payment_deleted"
-  | "marked_paid"
-  | "marked_unpaid"
-  | "duplicated"
-  | "platform_sync_failed"
-  /** Additive: the emailed order could not be delivered after its retries (documents module). */
-  | "send_failed";
-
-/** Who did it: an API key (by = its name, via = its prefix), or the service itself. */
-export interface Actor {
-  by: string;
-  via: string | null;
-}
-
-export const SYSTEM_ACTOR: Actor = { by: "system", via: null };
-
-/** The actor of a /v2 request's principal. */
-export function actorOf(principal: { key: { name: string; prefix: string } } | null | undefined): Actor {
-  return principal ? { by: principal.key.name, via: principal.key.prefix } : SYSTEM_ACTOR;
-}
-
-export interface HistoryInput {
-  storeId: number;
-  orderId: number;
-  type: HistoryType;
-  /** The request's principal (`principalOf(request)`); or give `by`/`via` directly; default system. */
-  principal?: { key: { name: string; prefix: string } } | null;
-  by?: string;
-  via?: string | null;
-  data?: Record<string, unknown>;
-  at: Date;
-}
-
-/** Writes one history row (decisions §8) in the caller's transaction. */
-export async function addHistory(trx: Db, input: HistoryInput): Promise<void> {
-  const actor =
-    input.by !== undefined ? { by: input.by, via: input.via ?? null } : actorOf(input.principal ?? null);
-  await trx
-    .insertInto("purchase_order_history")
-    .values({
-      store_id: input.storeId,
-      purchase_order_id: input.orderId,
-      type: input.type,
-      at: input.at,
-      by_name: actor.by,
-      via: actor.via,
-      data: JSON.stringify(input.data ?? {}),
-    })
     .execute();
 }
 
@@ -412,4 +84,213 @@ export async function takeOrderNumbers(
 /** `PO-0001`: prefix then the number padded to 4 digits (longer numbers are not cut). */
 export function formatOrderNumber(prefix: string, n: number): string {
   return `${prefix}${String(n).padStart(4, "0")}`;
+}
+
+/** True when the order is the store's (no lock). */
+export async function orderExists(db: Db, storeId: number, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom("purchase_orders")
+    .select("id")
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Inserts an order row; undefined when its number is already the store's (nothing written). */
+export async function insertOrderRow(
+  trx: Db,
+  values: Insertable<PurchaseOrdersTable>,
+): Promise<OrderRow | undefined> {
+  return trx
+    .insertInto("purchase_orders")
+    .values(values)
+    .onConflict((oc) => oc.columns(["store_id", "number"]).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Sets columns of one order; returns the row as written. */
+export async function setOrder(
+  trx: Db,
+  storeId: number,
+  id: number,
+  values: Updateable<PurchaseOrdersTable>,
+): Promise<OrderRow> {
+  return trx
+    .updateTable("purchase_orders")
+    .set(values)
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes a (draft) order with its history; lines and charges go with it (foreign keys cascade). */
+export async function deleteOrder(trx: Db, storeId: number, id: number): Promise<void> {
+  await trx
+    .deleteFrom("purchase_order_history")
+    .where("store_id", "=", storeId)
+    .where("purchase_order_id", "=", id)
+    .execute();
+  await trx.deleteFrom("purchase_orders").where("store_id", "=", storeId).where("id", "=", id).execute();
+}
+
+const BATCH = 1000;
+
+/** Inserts lines (multi-row, in batches of 1,000); returns their ids in order. */
+export async function insertLines(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  lines: readonly LineDraft[],
+  money: ComputedMoney["lines"],
+  now: Date,
+): Promise<number[]> {
+  const ids: number[] = [];
+  for (let start = 0; start < lines.length; start += BATCH) {
+    const rows = lines.slice(start, start + BATCH).map((l, i) => ({
+      ...lineRowOf(storeId, orderId, l, now),
+      line_total: money[start + i].line_total,
+      tax_amount: money[start + i].tax_amount,
+      tax_rate_percent: money[start + i].tax_rate_percent,
+    }));
+    const inserted = await trx.insertInto("purchase_order_lines").values(rows).returning("id").execute();
+    for (const r of inserted) ids.push(r.id);
+  }
+  return ids;
+}
+
+/** Replaces every line of the order (kept lines keep their ids). */
+export async function replaceLines(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  lines: readonly LineDraft[],
+  money: ComputedMoney["lines"],
+  now: Date,
+): Promise<void> {
+  await trx
+    .deleteFrom("purchase_order_lines")
+    .where("store_id", "=", storeId)
+    .where("purchase_order_id", "=", orderId)
+    .execute();
+  await insertLines(trx, storeId, orderId, lines, money, now);
+}
+
+/** Adds `quantity` to the line's cancelled quantity. */
+export async function addCancelledQuantity(
+  trx: Db,
+  storeId: number,
+  line: Pick<LineRow, "id" | "cancelled_quantity">,
+  quantity: number,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable("purchase_order_lines")
+    .set({ cancelled_quantity: line.cancelled_quantity + quantity, updated_at: now })
+    .where("id", "=", line.id)
+    .where("store_id", "=", storeId)
+    .execute();
+}
+
+export async function insertCharges(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  charges: readonly ChargeDraft[],
+  money: ComputedMoney["charges"],
+  now: Date,
+): Promise<number[]> {
+  if (charges.length === 0) return [];
+  const rows = charges.map((c, i) => ({
+    store_id: storeId,
+    purchase_order_id: orderId,
+    position: c.position,
+    kind: c.kind,
+    label: c.label,
+    amount: c.amount,
+    currency: c.currency,
+    amount_in_order_currency: money[i].amount_in_order_currency,
+    rate_to_order_currency: c.rate_to_order_currency,
+    tax_amount: money[i].tax_amount,
+    billed_by_supplier: c.billed_by_supplier,
+    allocation_method: c.allocation_method,
+    custom_split: c.custom_split ? JSON.stringify(c.custom_split) : null,
+    created_at: now,
+    updated_at: now,
+  }));
+  const inserted = await trx.insertInto("purchase_order_charges").values(rows).returning("id").execute();
+  return inserted.map((r) => r.id);
+}
+
+/** Replaces every charge of the order. */
+export async function replaceCharges(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  charges: readonly ChargeDraft[],
+  money: ComputedMoney["charges"],
+  now: Date,
+): Promise<void> {
+  await trx
+    .deleteFrom("purchase_order_charges")
+    .where("store_id", "=", storeId)
+    .where("purchase_order_id", "=", orderId)
+    .execute();
+  await insertCharges(trx, storeId, orderId, charges, money, now);
+}
+
+/** Writes new line money for lines whose amounts changed (one statement). */
+export async function updateLineMoney(
+  trx: Db,
+  storeId: number,
+  lines: readonly LineRow[],
+  money: ComputedMoney["lines"],
+): Promise<void> {
+  const changed = lines
+    .map((l, i) => ({ l, m: money[i] }))
+    .filter(
+      ({ l, m }) =>
+        !new Big(l.line_total).eq(m.line_total) ||
+        !new Big(l.tax_amount).eq(m.tax_amount) ||
+        !new Big(l.tax_rate_percent).eq(m.tax_rate_percent),
+    );
+  if (changed.length === 0) return;
+  const values = sql.join(
+    changed.map(
+      ({ l, m }) =>
+        sql`(${l.id}::integer, ${m.line_total}::numeric, ${m.tax_amount}::numeric, ${m.tax_rate_percent}::numeric)`,
+    ),
+  );
+  await sql`update purchase_order_lines as l
+    set line_total = v.line_total, tax_amount = v.tax_amount, tax_rate_percent = v.tax_rate_percent
+    from (values ${values}) as v(id, line_total, tax_amount, tax_rate_percent)
+    where l.id = v.id and l.store_id = ${storeId}`.execute(trx);
+}
+
+/** Writes new charge money for charges whose amounts changed (one statement). */
+export async function updateChargeMoney(
+  trx: Db,
+  storeId: number,
+  charges: readonly ChargeRow[],
+  money: ComputedMoney["charges"],
+): Promise<void> {
+  const changed = charges
+    .map((c, i) => ({ c, m: money[i] }))
+    .filter(
+      ({ c, m }) =>
+        !new Big(c.amount_in_order_currency).eq(m.amount_in_order_currency) ||
+        !new Big(c.tax_amount).eq(m.tax_amount),
+    );
+  if (changed.length === 0) return;
+  const values = sql.join(
+    changed.map(
+      ({ c, m }) => sql`(${c.id}::integer, ${m.amount_in_order_currency}::numeric, ${m.tax_amount}::numeric)`,
+    ),
+  );
+  await sql`update purchase_order_charges as c
+    set amount_in_order_currency = v.amount_in_order_currency, tax_amount = v.tax_amount
+    from (values ${values}) as v(id, amount_in_order_currency, tax_amount)
+    where c.id = v.id and c.store_id = ${storeId}`.execute(trx);
 }

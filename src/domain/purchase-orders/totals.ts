@@ -3,11 +3,10 @@
  * order-totals.ts from the order's settings, lines and charges.
  */
 import Big from "big.js";
-import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { computeOrderTotals, type OrderTotals } from "../order-totals.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
-import { orderCharges, orderLines } from "./repository.ts";
+import { orderCharges, orderLines, updateChargeMoney, updateLineMoney } from "./repository.ts";
 
 export interface MoneySettings {
   currency: string;
@@ -91,8 +90,6 @@ export function computeMoney(
   };
 }
 
-const same = (a: string, b: string) => new Big(a).eq(b);
-
 /**
  * Recomputes and stores the money of an order from its rows (after lines were added or changed
  * outside the order service, e.g. unordered lines of a receipt), then refreshes payment_status.
@@ -110,44 +107,8 @@ export async function recomputeTotals(trx: Db, storeId: number, orderId: number)
     orderCharges(trx, storeId, orderId),
   ]);
   const money = computeMoney(order, lines, charges);
-  const lineUpdates = lines
-    .map((l, i) => ({ id: l.id, ...money.lines[i], before: l }))
-    .filter(
-      (u) =>
-        !same(u.line_total, u.before.line_total) ||
-        !same(u.tax_amount, u.before.tax_amount) ||
-        !same(u.tax_rate_percent, u.before.tax_rate_percent),
-    );
-  if (lineUpdates.length > 0) {
-    const values = sql.join(
-      lineUpdates.map(
-        (u) =>
-          sql`(${u.id}::integer, ${u.line_total}::numeric, ${u.tax_amount}::numeric, ${u.tax_rate_percent}::numeric)`,
-      ),
-    );
-    await sql`update purchase_order_lines as l
-      set line_total = v.line_total, tax_amount = v.tax_amount, tax_rate_percent = v.tax_rate_percent
-      from (values ${values}) as v(id, line_total, tax_amount, tax_rate_percent)
-      where l.id = v.id and l.store_id = ${storeId}`.execute(trx);
-  }
-  const chargeUpdates = charges
-    .map((c, i) => ({ id: c.id, ...money.charges[i], before: c }))
-    .filter(
-      (u) =>
-        !same(u.amount_in_order_currency, u.before.amount_in_order_currency) ||
-        !same(u.tax_amount, u.before.tax_amount),
-    );
-  if (chargeUpdates.length > 0) {
-    const values = sql.join(
-      chargeUpdates.map(
-        (u) => sql`(${u.id}::integer, ${u.amount_in_order_currency}::numeric, ${u.tax_amount}::numeric)`,
-      ),
-    );
-    await sql`update purchase_order_charges as c
-      set amount_in_order_currency = v.amount_in_order_currency, tax_amount = v.tax_amount
-      from (values ${values}) as v(id, amount_in_order_currency, tax_amount)
-      where c.id = v.id and c.store_id = ${storeId}`.execute(trx);
-  }
+  await updateLineMoney(trx, storeId, lines, money.lines);
+  await updateChargeMoney(trx, storeId, charges, money.charges);
   await trx
     .updateTable("purchase_orders")
     .set(money.order)

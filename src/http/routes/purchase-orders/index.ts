@@ -2,12 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
-  listHistory,
-  listPurchaseOrders,
-  parseStatusFilter,
-} from "../../../domain/purchase-orders/queries.ts";
-import { actorOf, loadPurchaseOrder } from "../../../domain/purchase-orders/repository.ts";
-import {
+  actorOf,
   addLines,
   archiveOrder,
   cancelRemaining,
@@ -15,12 +10,16 @@ import {
   createPurchaseOrder,
   deletePurchaseOrder,
   duplicateOrder,
+  listHistory,
+  listPurchaseOrders,
+  loadPurchaseOrder,
   markInTransit,
   markOrdered,
+  parseStatusFilter,
   reopenOrder,
   unarchiveOrder,
   updatePurchaseOrder,
-} from "../../../domain/purchase-orders/service.ts";
+} from "../../../domain/purchase-orders/index.ts";
 import { principalOf } from "../../plugins/auth.ts";
 import {
   commonErrorResponses,

@@ -1,0 +1,69 @@
+/** The order history (decisions §8): who did what to an order, one row per change. */
+import type { Db } from "../../db/database.ts";
+
+export type HistoryType =
+  | "created"
+  | "updated"
+  | "lines_added"
+  | "line_cancelled"
+  | "ordered"
+  | "sent"
+  | "in_transit"
+  | "receipt_recorded"
+  | "receipt_voided"
+  | "received"
+  | "closed"
+  | "reopened"
+  | "archived"
+  | "unarchived"
+  | "payment_added"
+  | "payment_deleted"
+  | "marked_paid"
+  | "marked_unpaid"
+  | "duplicated"
+  | "platform_sync_failed"
+  /** Additive: the emailed order could not be delivered after its retries (documents module). */
+  | "send_failed";
+
+/** Who did it: an API key (by = its name, via = its prefix), or the service itself. */
+export interface Actor {
+  by: string;
+  via: string | null;
+}
+
+export const SYSTEM_ACTOR: Actor = { by: "system", via: null };
+
+/** The actor of a /v2 request's principal. */
+export function actorOf(principal: { key: { name: string; prefix: string } } | null | undefined): Actor {
+  return principal ? { by: principal.key.name, via: principal.key.prefix } : SYSTEM_ACTOR;
+}
+
+export interface HistoryInput {
+  storeId: number;
+  orderId: number;
+  type: HistoryType;
+  /** The request's principal (`principalOf(request)`); or give `by`/`via` directly; default system. */
+  principal?: { key: { name: string; prefix: string } } | null;
+  by?: string;
+  via?: string | null;
+  data?: Record<string, unknown>;
+  at: Date;
+}
+
+/** Writes one history row (decisions §8) in the caller's transaction. */
+export async function addHistory(trx: Db, input: HistoryInput): Promise<void> {
+  const actor =
+    input.by !== undefined ? { by: input.by, via: input.via ?? null } : actorOf(input.principal ?? null);
+  await trx
+    .insertInto("purchase_order_history")
+    .values({
+      store_id: input.storeId,
+      purchase_order_id: input.orderId,
+      type: input.type,
+      at: input.at,
+      by_name: actor.by,
+      via: actor.via,
+      data: JSON.stringify(input.data ?? {}),
+    })
+    .execute();
+}

@@ -1,0 +1,273 @@
+/**
+ * Reading purchase orders for presentation: one order or many, with everything their presenter needs
+ * (lines, charges, receipts, payments, platform_sync) in a fixed number of queries. No rules here.
+ */
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import { notFound } from "../errors.ts";
+import { NEVER_MOVED, platformSyncOf, type SyncState } from "../stock/index.ts";
+import {
+  type ChargeRow,
+  type LineRow,
+  type LocationAddress,
+  type OrderRecord,
+  type PaymentRow,
+  type PresentedReceipt,
+  type PurchaseOrder,
+  type PurchaseOrderSummary,
+  presentPurchaseOrder,
+  presentPurchaseOrderSummary,
+  presentReceipt,
+  RECEIPT_LINE_COLUMNS,
+  type ReceiptLineRow,
+  type ReceiptRow,
+} from "./presenter.ts";
+
+/** The order rows (with supplier name and location) of `ids` in the store. */
+export function orderRecordQuery(db: Db, storeId: number) {
+  return db
+    .selectFrom("purchase_orders as po")
+    .leftJoin("suppliers as s", (j) => j.onRef("s.id", "=", "po.supplier_id").on("s.store_id", "=", storeId))
+    .leftJoin("locations as loc", (j) =>
+      j.onRef("loc.id", "=", "po.location_id").on("loc.store_id", "=", storeId),
+    )
+    .selectAll("po")
+    .select([
+      "s.name as supplier_name",
+      "loc.name as location_name",
+      sql<LocationAddress | null>`loc.address`.as("location_address"),
+    ])
+    .where("po.store_id", "=", storeId);
+}
+
+function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const map = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    let list = map.get(k);
+    if (!list) {
+      list = [];
+      map.set(k, list);
+    }
+    list.push(row);
+  }
+  return map;
+}
+
+/** The lines and charges of the orders `ids`, each in order and position order (two queries). */
+function lineAndChargeRows(db: Db, storeId: number, ids: readonly number[]) {
+  return Promise.all([
+    db
+      .selectFrom("purchase_order_lines")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", [...ids])
+      .orderBy("purchase_order_id")
+      .orderBy("position")
+      .orderBy("id")
+      .execute() as Promise<LineRow[]>,
+    db
+      .selectFrom("purchase_order_charges")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", [...ids])
+      .orderBy("purchase_order_id")
+      .orderBy("position")
+      .orderBy("id")
+      .execute() as Promise<ChargeRow[]>,
+  ]);
+}
+
+async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) {
+  const [lines, charges] = await lineAndChargeRows(db, storeId, ids);
+  return {
+    lines: groupBy(lines, (l) => l.purchase_order_id),
+    charges: groupBy(charges, (c) => c.purchase_order_id),
+  };
+}
+
+/** List rows: presents many already-loaded order records with lines, charges and sync (3 queries). */
+export async function presentSummaries(
+  db: Db,
+  storeId: number,
+  orders: readonly OrderRecord[],
+): Promise<PurchaseOrderSummary[]> {
+  if (orders.length === 0) return [];
+  const ids = orders.map((o) => o.id);
+  const [{ lines, charges }, sync] = await Promise.all([
+    linesAndCharges(db, storeId, ids),
+    platformSyncOf(db, storeId, "purchase_order", ids),
+  ]);
+  return orders.map((o) =>
+    presentPurchaseOrderSummary(
+      o,
+      lines.get(o.id) ?? [],
+      charges.get(o.id) ?? [],
+      sync.get(o.id) ?? NEVER_MOVED,
+    ),
+  );
+}
+
+/** A receipt row with its location's name, as the order's presentation reads it. */
+export type ReceiptRecord = ReceiptRow & { location_name: string | null };
+
+/**
+ * Everything of some orders besides their own rows: lines, charges, receipts with their lines,
+ * payments, and the platform_sync of the orders and of their receipts. Rows in presentation order.
+ */
+export interface OrderParts {
+  lines: LineRow[];
+  charges: ChargeRow[];
+  receipts: ReceiptRecord[];
+  receiptLines: ReceiptLineRow[];
+  payments: PaymentRow[];
+  /** platform_sync by `${subject_type}:${subject_id}`; absent means never moved (synced). */
+  sync: Map<string, SyncState>;
+}
+
+export const syncKey = (type: string, id: number) => `${type}:${id}`;
+
+/** The parts of the orders `ids` (already known to be the store's), in five queries whatever the size. */
+export async function loadOrderParts(db: Db, storeId: number, ids: readonly number[]): Promise<OrderParts> {
+  const [[lines, charges], receipts, receiptLines, payments, syncRows] = await Promise.all([
+    lineAndChargeRows(db, storeId, ids),
+    db
+      .selectFrom("receipts as r")
+      .leftJoin("locations as loc", (j) =>
+        j.onRef("loc.id", "=", "r.location_id").on("loc.store_id", "=", storeId),
+      )
+      .selectAll("r")
+      .select("loc.name as location_name")
+      .where("r.store_id", "=", storeId)
+      .where("r.purchase_order_id", "in", [...ids])
+      .orderBy("r.created_at")
+      .orderBy("r.id")
+      .execute(),
+    db
+      .selectFrom("receipt_lines as rl")
+      .innerJoin("receipts as r", "r.id", "rl.receipt_id")
+      .select(RECEIPT_LINE_COLUMNS.map((c) => `rl.${c}` as const))
+      .where("r.store_id", "=", storeId)
+      .where("r.purchase_order_id", "in", [...ids])
+      .orderBy("rl.id")
+      .execute(),
+    db
+      .selectFrom("payments")
+      .selectAll()
+      .where("store_id", "=", storeId)
+      .where("purchase_order_id", "in", [...ids])
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute(),
+    db
+      .selectFrom("platform_sync_states")
+      .select(["subject_type", "subject_id", "state", "attempted_at", "error"])
+      .where("store_id", "=", storeId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("subject_type", "=", "purchase_order"), eb("subject_id", "in", [...ids])]),
+          eb.and([
+            eb("subject_type", "=", "receipt"),
+            eb(
+              "subject_id",
+              "in",
+              eb
+                .selectFrom("receipts")
+                .select("id")
+                .where("store_id", "=", storeId)
+                .where("purchase_order_id", "in", [...ids]),
+            ),
+          ]),
+        ]),
+      )
+      .execute(),
+  ]);
+  const sync = new Map<string, SyncState>();
+  for (const r of syncRows)
+    sync.set(syncKey(r.subject_type, r.subject_id), {
+      state: r.state,
+      attempted_at: r.attempted_at?.toISOString() ?? null,
+      error: r.error,
+    });
+  return {
+    lines,
+    charges,
+    receipts,
+    receiptLines,
+    payments: payments as PaymentRow[],
+    sync,
+  };
+}
+
+/** Presents orders from their rows and parts (no queries). */
+export function assembleOrders(
+  orders: readonly OrderRecord[],
+  parts: OrderParts,
+): Map<number, PurchaseOrder> {
+  const result = new Map<number, PurchaseOrder>();
+  const sync = (type: string, id: number) => parts.sync.get(syncKey(type, id)) ?? NEVER_MOVED;
+  const lines = groupBy(parts.lines, (l) => l.purchase_order_id);
+  const charges = groupBy(parts.charges, (c) => c.purchase_order_id);
+  const linesByReceipt = groupBy(parts.receiptLines, (l) => l.receipt_id);
+  const receiptsByOrder = groupBy(parts.receipts, (r) => r.purchase_order_id);
+  const paymentsByOrder = groupBy(parts.payments, (p) => p.purchase_order_id);
+  for (const order of orders) {
+    const presentedReceipts: PresentedReceipt[] = (receiptsByOrder.get(order.id) ?? []).map((r) => {
+      const { location_name, ...row } = r;
+      return presentReceipt(row, linesByReceipt.get(r.id) ?? [], sync("receipt", r.id), {
+        currency: order.currency,
+        storeCurrency: order.exchange_rate_base_currency,
+        locationName: location_name,
+      });
+    });
+    result.set(
+      order.id,
+      presentPurchaseOrder({
+        order,
+        lines: lines.get(order.id) ?? [],
+        charges: charges.get(order.id) ?? [],
+        sync: sync("purchase_order", order.id),
+        receipts: presentedReceipts,
+        payments: paymentsByOrder.get(order.id) ?? [],
+      }),
+    );
+  }
+  return result;
+}
+
+/**
+ * Full PurchaseOrders (lines, charges, receipts with their lines, payments, platform_sync) for
+ * `ids`, in a fixed number of queries whatever the number of orders or lines. Missing ids are absent
+ * from the map.
+ */
+export async function loadPurchaseOrders(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<Map<number, PurchaseOrder>> {
+  if (ids.length === 0) return new Map();
+  const orders = (await orderRecordQuery(db, storeId)
+    .where("po.id", "in", [...ids])
+    .execute()) as OrderRecord[];
+  if (orders.length === 0) return new Map();
+  const parts = await loadOrderParts(
+    db,
+    storeId,
+    orders.map((o) => o.id),
+  );
+  return assembleOrders(orders, parts);
+}
+
+/** The order's row with its supplier name and location, locked (`FOR UPDATE` of the order row only). */
+export async function lockOrderRecord(trx: Db, storeId: number, id: number): Promise<OrderRecord> {
+  const row = await orderRecordQuery(trx, storeId).where("po.id", "=", id).forUpdate("po").executeTakeFirst();
+  if (!row) throw notFound("purchase order");
+  return row as OrderRecord;
+}
+
+/** One full PurchaseOrder as GET returns it; 404 not_found when absent from the store. */
+export async function loadPurchaseOrder(db: Db, storeId: number, id: number): Promise<PurchaseOrder> {
+  const order = (await loadPurchaseOrders(db, storeId, [id])).get(id);
+  if (!order) throw notFound("purchase order");
+  return order;
+}

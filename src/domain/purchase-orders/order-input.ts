@@ -1,0 +1,395 @@
+/**
+ * Order input to the order's stored fields, lines and charges (create and PATCH): every reference is
+ * checked within the store and every problem is gathered into one 422.
+ */
+import type { Db } from "../../db/database.ts";
+import { DetailCollector, validationFailed } from "../errors.ts";
+import { isKnownCurrency, parseDecimalInput } from "../money.ts";
+import { localDate } from "../suppliers/pricing.ts";
+import type { OrderCall } from "./call.ts";
+import {
+  type ChargeDraft,
+  type ChargeInput,
+  orderExchangeRate,
+  resolveCharges,
+  storeRates,
+} from "./charges.ts";
+import { chargeInputOf, lineDraftOf } from "./drafts.ts";
+import { fetchLookups, type LineDraft, type LineInput, referencesOf, resolveLines } from "./lines.ts";
+import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
+import { orderExists } from "./repository.ts";
+import type { MoneySettings } from "./totals.ts";
+
+export interface OrderInput {
+  supplier_id?: number;
+  number?: string | null;
+  currency?: string | null;
+  type?: "purchase" | "return";
+  return_reason?: string | null;
+  return_source_po_id?: number | null;
+  location_id?: number | null;
+  tax_rate_id?: number | null;
+  taxes_included?: boolean;
+  charges_taxable?: boolean;
+  reference?: string | null;
+  customer_order_number?: string | null;
+  supplier_order_number?: string | null;
+  invoice_number?: string | null;
+  account_number?: string | null;
+  notes?: string | null;
+  expected_at?: string | null;
+  payment_due_on?: string | null;
+  ship_to_override?: string | null;
+  bill_to_override?: string | null;
+  ships_to_customer?: boolean;
+  updates_stock?: boolean;
+  /** Additive (decisions §11): sets the order's exchange rate with source `manual`; null reverts. */
+  exchange_rate?: number | string | null;
+  lines?: LineInput[];
+  charges?: ChargeInput[];
+}
+
+/** Order columns the API sets directly from input fields of the same name. */
+const PLAIN_FIELDS = [
+  "return_reason",
+  "return_source_po_id",
+  "taxes_included",
+  "charges_taxable",
+  "reference",
+  "customer_order_number",
+  "supplier_order_number",
+  "invoice_number",
+  "account_number",
+  "notes",
+  "expected_at",
+  "payment_due_on",
+  "ship_to_override",
+  "bill_to_override",
+  "ships_to_customer",
+  "updates_stock",
+  "type",
+] as const;
+
+/** The order's stored fields (what create writes and PATCH changes). */
+export interface OrderFields extends MoneySettings {
+  supplier_id: number;
+  number: string | null;
+  type: "purchase" | "return";
+  return_reason: string | null;
+  return_source_po_id: number | null;
+  location_id: number;
+  tax_rate_name: string | null;
+  reference: string | null;
+  customer_order_number: string | null;
+  supplier_order_number: string | null;
+  invoice_number: string | null;
+  account_number: string | null;
+  notes: string | null;
+  expected_at: string | null;
+  payment_due_on: string | null;
+  ship_to_override: string | null;
+  bill_to_override: string | null;
+  ships_to_customer: boolean;
+  updates_stock: boolean;
+  exchange_rate: string;
+  exchange_rate_base_currency: string;
+  exchange_rate_date: string;
+  exchange_rate_source: "identity" | "store_rates" | "manual";
+}
+
+interface SupplierRef {
+  id: number;
+  currency: string | null;
+  default_updates_stock: boolean | null;
+}
+
+async function supplierFor(
+  call: OrderCall,
+  supplierId: number,
+  problems: DetailCollector,
+): Promise<SupplierRef | null> {
+  const row = await call.trx
+    .selectFrom("suppliers")
+    .select(["id", "currency", "default_updates_stock", "archived"])
+    .where("store_id", "=", call.store.id)
+    .where("id", "=", supplierId)
+    .executeTakeFirst();
+  if (!row) {
+    problems.add("supplier_id", "not_found", "is not a supplier of this store");
+    return null;
+  }
+  if (row.archived) {
+    problems.add(
+      "supplier_id",
+      "archived",
+      "is archived (unarchive it, or use the supplier it was merged into)",
+    );
+    return null;
+  }
+  return row;
+}
+
+async function defaultLocation(trx: Db, storeId: number): Promise<{ id: number; name: string } | null> {
+  const row = await trx
+    .selectFrom("locations")
+    .select(["id", "name"])
+    .where("store_id", "=", storeId)
+    .where("active", "=", true)
+    .where("hidden", "=", false)
+    .orderBy("id")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { id: Number(row.id), name: row.name } : null;
+}
+
+function parseManualRate(
+  value: number | string | null | undefined,
+  problems: DetailCollector,
+): string | null {
+  if (value === undefined || value === null) return null;
+  const parsed = parseDecimalInput(value, { maxPlaces: 12, allowZero: false });
+  if (!parsed.ok) {
+    problems.add("exchange_rate", parsed.code, parsed.message);
+    return null;
+  }
+  return parsed.value.toString();
+}
+
+export interface ResolvedOrder {
+  fields: OrderFields;
+  /** Every line after the input (the current ones when it gives none). */
+  lines: LineDraft[];
+  /** The charges to write, or null when the current ones stay. */
+  charges: ChargeDraft[] | null;
+}
+
+/**
+ * Builds the order's fields, lines and charges after applying `input` to `base` (null: create),
+ * checking every reference within the store. Throws one 422 with every problem.
+ */
+export async function resolveOrderInput(
+  call: OrderCall,
+  input: OrderInput,
+  base: { order: OrderRow; lines: LineRow[]; charges: ChargeRow[] } | null,
+): Promise<ResolvedOrder> {
+  const { trx, store } = call;
+  const problems = new DetailCollector();
+  const today = localDate(call.ctx.clock.now(), store.timezone);
+
+  const supplierId = input.supplier_id ?? base?.order.supplier_id;
+  if (supplierId === undefined) problems.add("supplier_id", "required", "is required");
+  const lineInputs = input.lines;
+  if (!base && (!lineInputs || lineInputs.length === 0))
+    problems.add("lines", "required", "at least one line is required");
+  problems.throwIfAny();
+
+  const refs = referencesOf(lineInputs ?? [], base?.lines ?? []);
+  const locationIds = [...refs.locationIds];
+  if (input.location_id != null) locationIds.push(input.location_id);
+  const taxRateIds = [...refs.taxRateIds];
+  if (input.tax_rate_id != null) taxRateIds.push(input.tax_rate_id);
+
+  const supplierNeeded = !base || input.supplier_id !== undefined;
+  const currencyGiven = input.currency ?? null;
+  const chargeCurrencies = (input.charges ?? []).map((c) => c.currency).filter((c): c is string => !!c);
+  const [supplier, lookups, rates, fallbackLocation, returnSource] = await Promise.all([
+    supplierNeeded ? supplierFor(call, supplierId as number, problems) : Promise.resolve(null),
+    fetchLookups(trx, store.id, {
+      supplierId: supplierId as number,
+      variantIds: refs.variantIds,
+      itemIds: refs.itemIds,
+      locationIds,
+      taxRateIds,
+    }),
+    // Every currency the order may need: given, the supplier's (looked up by subquery), the charges'.
+    (async () => {
+      const list = [...chargeCurrencies];
+      if (currencyGiven) list.push(currencyGiven);
+      if (base) list.push(base.order.currency);
+      const map = await storeRates(trx, store.id, list);
+      if (supplierNeeded && !currencyGiven) {
+        const row = await trx
+          .selectFrom("exchange_rates as er")
+          .innerJoin("suppliers as s", (j) =>
+            j.onRef("s.currency", "=", "er.currency").on("s.store_id", "=", store.id),
+          )
+          .select(["er.currency", "er.rate_to_base", "er.date"])
+          .where("er.store_id", "=", store.id)
+          .where("s.id", "=", supplierId as number)
+          .executeTakeFirst();
+        if (row) map.set(row.currency, { rate_to_base: row.rate_to_base, date: row.date });
+      }
+      return map;
+    })(),
+    !base && input.location_id == null ? defaultLocation(trx, store.id) : Promise.resolve(null),
+    input.return_source_po_id != null
+      ? orderExists(trx, store.id, input.return_source_po_id)
+      : Promise.resolve(false),
+  ]);
+  if (input.return_source_po_id != null && !returnSource)
+    problems.add("return_source_po_id", "not_found", "is not a purchase order of this store");
+
+  // Currency and exchange rate.
+  let currency = base?.order.currency ?? store.currency;
+  if (currencyGiven !== null) currency = currencyGiven;
+  else if (!base && supplier?.currency) currency = supplier.currency;
+  const currencyValid = isKnownCurrency(currency);
+  if (!currencyValid) problems.add("currency", "invalid_value", "is not a known ISO 4217 currency code");
+  const manual =
+    input.exchange_rate !== undefined
+      ? parseManualRate(input.exchange_rate, problems)
+      : base?.order.exchange_rate_source === "manual" && currency === base.order.currency
+        ? base.order.exchange_rate
+        : null;
+  let exchange = base
+    ? {
+        rate: base.order.exchange_rate,
+        base_currency: base.order.exchange_rate_base_currency,
+        date: base.order.exchange_rate_date,
+        source: base.order.exchange_rate_source,
+      }
+    : null;
+  const rateChanges = !base || input.exchange_rate !== undefined || currency !== base.order.currency;
+  if (currencyValid && rateChanges) {
+    exchange = orderExchangeRate(currency, store.currency, manual, rates, today);
+    if (!exchange)
+      problems.add(
+        "currency",
+        "no_exchange_rate",
+        `the store has no exchange rate for ${currency}: set one in the store's exchange rates or send exchange_rate`,
+      );
+  }
+
+  // Location.
+  let locationId = base?.order.location_id;
+  if (input.location_id != null) {
+    if (!lookups.locations.has(input.location_id))
+      problems.add("location_id", "not_found", "is not a location of this store");
+    locationId = input.location_id;
+  } else if (!base || input.location_id === null) {
+    const loc =
+      fallbackLocation ?? (input.location_id === null ? await defaultLocation(trx, store.id) : null);
+    if (!loc) problems.add("location_id", "required", "the store has no active location to ship to");
+    else locationId = loc.id;
+  }
+
+  // Tax rate (snapshot of name and percent).
+  let taxRateId = base?.order.tax_rate_id ?? null;
+  let taxRateName = base?.order.tax_rate_name ?? null;
+  let taxRatePercent = base?.order.tax_rate_percent ?? "0";
+  if (input.tax_rate_id !== undefined) {
+    taxRateId = input.tax_rate_id;
+    if (taxRateId === null) {
+      taxRateName = null;
+      taxRatePercent = "0";
+    } else {
+      const rate = lookups.taxRates.get(taxRateId);
+      if (!rate) problems.add("tax_rate_id", "not_found", "is not a tax rate of this store");
+      else {
+        taxRateName = rate.name;
+        taxRatePercent = rate.rate_percent;
+      }
+    }
+  }
+
+  if (input.number !== undefined && input.number !== null && input.number.trim() === "")
+    problems.add("number", "invalid_length", "must not be empty (leave it out for automatic numbering)");
+
+  const fields = {} as OrderFields;
+  const b = base?.order;
+  for (const f of PLAIN_FIELDS) {
+    const given = input[f];
+    // biome-ignore lint/suspicious/noExplicitAny: copying same-named fields
+    (fields as any)[f] = given !== undefined ? given : b ? b[f] : null;
+  }
+  if (!b) {
+    fields.type = input.type ?? "purchase";
+    fields.taxes_included = input.taxes_included ?? false;
+    fields.charges_taxable = input.charges_taxable ?? false;
+    fields.ships_to_customer = input.ships_to_customer ?? false;
+    fields.updates_stock = input.updates_stock ?? supplier?.default_updates_stock ?? true;
+  }
+  Object.assign(fields, {
+    supplier_id: supplierId as number,
+    number: input.number !== undefined ? input.number : (b?.number ?? null),
+    currency,
+    location_id: locationId as number,
+    tax_rate_id: taxRateId,
+    tax_rate_name: taxRateName,
+    tax_rate_percent: taxRatePercent,
+    exchange_rate: exchange?.rate ?? "1",
+    exchange_rate_base_currency: exchange?.base_currency ?? store.currency,
+    exchange_rate_date: exchange?.date ?? today,
+    exchange_rate_source: exchange?.source ?? "identity",
+  });
+
+  // Lines: a full replacement when given, else the current ones.
+  let lines: LineDraft[];
+  if (lineInputs) {
+    const existing = base ? new Map(base.lines.map((l) => [l.id, l])) : undefined;
+    lines = resolveLines(
+      {
+        currency,
+        storeCurrency: store.currency,
+        today,
+        lookups,
+        path: "lines",
+        firstPosition: 1,
+        existing,
+        problems,
+      },
+      lineInputs,
+    );
+    if (base) {
+      const kept = new Set(lines.map((l) => l.id).filter((id) => id !== undefined));
+      for (const old of base.lines) {
+        if (!kept.has(old.id) && old.received_quantity > 0)
+          problems.add("lines", "line_received", `line ${old.id} has received units and cannot be removed`);
+      }
+    }
+  } else {
+    lines = (base?.lines ?? []).map(lineDraftOf);
+  }
+
+  // Charges: a full replacement when given (or when the order currency changed, to reconvert them).
+  let charges: ChargeDraft[] | null = null;
+  const rateToBase = fields.exchange_rate;
+  if (input.charges) {
+    charges = resolveCharges(input.charges, {
+      orderCurrency: currency,
+      orderRateToBase: rateToBase,
+      storeCurrency: store.currency,
+      rates,
+      linePositions: new Set(lines.map((l) => l.position)),
+      problems,
+    });
+  } else if (base && (currency !== base.order.currency || rateToBase !== base.order.exchange_rate)) {
+    const more = await storeRates(
+      trx,
+      store.id,
+      base.charges.map((c) => c.currency),
+    );
+    for (const [k, v] of more) rates.set(k, v);
+    charges = resolveCharges(base.charges.map(chargeInputOf), {
+      orderCurrency: currency,
+      orderRateToBase: rateToBase,
+      storeCurrency: store.currency,
+      rates,
+      linePositions: new Set(lines.map((l) => l.position)),
+      problems,
+    });
+  }
+  problems.throwIfAny();
+  return { fields, lines, charges };
+}
+
+/** 422 on `number`: another order of the store has it. */
+export function numberTaken() {
+  return validationFailed([
+    {
+      field: "number",
+      code: "taken",
+      message: "is already the number of another purchase order in this store",
+    },
+  ]);
+}

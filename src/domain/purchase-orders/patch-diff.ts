@@ -1,0 +1,146 @@
+/**
+ * What a PATCH changes: the order fields (as history's `changes`, before and after), which lines were
+ * added, removed or updated, and whether the charges differ. A PATCH that changes nothing writes nothing.
+ */
+import Big from "big.js";
+import { formatMoney } from "../money.ts";
+import type { ChargeDraft } from "./charges.ts";
+import type { LineDraft } from "./lines.ts";
+import type { OrderFields } from "./order-input.ts";
+import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
+
+const HISTORY_FIELDS: (keyof OrderFields)[] = [
+  "supplier_id",
+  "number",
+  "currency",
+  "type",
+  "return_reason",
+  "return_source_po_id",
+  "location_id",
+  "tax_rate_id",
+  "taxes_included",
+  "charges_taxable",
+  "reference",
+  "customer_order_number",
+  "supplier_order_number",
+  "invoice_number",
+  "account_number",
+  "notes",
+  "expected_at",
+  "payment_due_on",
+  "ship_to_override",
+  "bill_to_override",
+  "ships_to_customer",
+  "updates_stock",
+  "exchange_rate",
+];
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a === undefined || b === undefined) return false;
+  if (
+    typeof a === "string" &&
+    typeof b === "string" &&
+    /^-?\d+(\.\d+)?$/.test(a) &&
+    /^-?\d+(\.\d+)?$/.test(b)
+  )
+    return new Big(a).eq(b);
+  return String(a) === String(b);
+}
+
+function historyValue(field: string, value: unknown): unknown {
+  if (field === "exchange_rate" && typeof value === "string") return Number(value);
+  return value;
+}
+
+const LINE_COMPARE: (keyof LineDraft)[] = [
+  "position",
+  "product_title",
+  "variant_title",
+  "sku",
+  "supplier_sku",
+  "barcode",
+  "pack_code",
+  "inventory_item_id",
+  "variant_id",
+  "location_id",
+  "quantity",
+  "unit_cost",
+  "discount_percent",
+  "taxable",
+  "tax_rate_id",
+  "weight_grams",
+  "supplier_note",
+  "internal_note",
+];
+
+function diffLines(before: readonly LineRow[], after: readonly LineDraft[]) {
+  const kept = new Map(after.filter((l) => l.id !== undefined).map((l) => [l.id as number, l]));
+  const removed = before.filter((l) => !kept.has(l.id)).map((l) => l.id);
+  const updated = before
+    .filter((l) => {
+      const next = kept.get(l.id);
+      if (!next) return false;
+      return LINE_COMPARE.some((f) => !sameValue((l as unknown as Record<string, unknown>)[f], next[f]));
+    })
+    .map((l) => l.id);
+  const added = after.filter((l) => l.id === undefined).length;
+  return { added, removed, updated };
+}
+
+function chargesDiffer(before: readonly ChargeRow[], after: readonly ChargeDraft[]): boolean {
+  if (before.length !== after.length) return true;
+  return before.some((c, i) => {
+    const n = after[i];
+    return (
+      c.kind !== n.kind ||
+      c.label !== n.label ||
+      !sameValue(c.amount, n.amount) ||
+      c.currency !== n.currency ||
+      !sameValue(c.rate_to_order_currency, n.rate_to_order_currency) ||
+      c.billed_by_supplier !== n.billed_by_supplier ||
+      c.allocation_method !== n.allocation_method ||
+      JSON.stringify(c.custom_split) !== JSON.stringify(n.custom_split)
+    );
+  });
+}
+
+export interface OrderDiff {
+  /** Field → [before, after], for the history row (the total in the currency's format). */
+  changes: Record<string, [unknown, unknown]>;
+  /** When the PATCH gave lines: what happened to them. */
+  lines: { added: number; removed: number[]; updated: number[] } | null;
+  linesChanged: boolean;
+  /** When the PATCH gave charges: how many there were and are. */
+  charges: { replaced: number; now: number } | null;
+  chargesChanged: boolean;
+}
+
+/** The differences between the stored order and what the PATCH resolved to. */
+export function diffOrder(
+  before: { order: OrderRow; lines: readonly LineRow[]; charges: readonly ChargeRow[] },
+  after: { fields: OrderFields; lines: readonly LineDraft[]; charges: readonly ChargeDraft[]; total: string },
+  given: { lines: boolean; charges: boolean },
+): OrderDiff {
+  const { order } = before;
+  const changes: Record<string, [unknown, unknown]> = {};
+  for (const f of HISTORY_FIELDS) {
+    const was = (order as unknown as Record<string, unknown>)[f];
+    const now = (after.fields as unknown as Record<string, unknown>)[f];
+    if (!sameValue(was, now)) changes[f] = [historyValue(f, was), historyValue(f, now)];
+  }
+  if (!sameValue(order.total, after.total))
+    changes.total = [
+      formatMoney(new Big(order.total), order.currency),
+      formatMoney(new Big(after.total), after.fields.currency),
+    ];
+  const lines = given.lines ? diffLines(before.lines, after.lines) : null;
+  const charges = given.charges ? { replaced: before.charges.length, now: after.charges.length } : null;
+  return {
+    changes,
+    lines,
+    linesChanged: lines !== null && (lines.added > 0 || lines.removed.length > 0 || lines.updated.length > 0),
+    charges,
+    chargesChanged: charges !== null && chargesDiffer(before.charges, after.charges),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * PATCH of an order, by state (decisions §3): what the state accepts is resolved like a create, then
+ * only what differs is written, with one `updated` history row listing the changes.
+ */
+import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/database.ts";
+import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
+import { chargeDraftOf } from "./drafts.ts";
+import type { Actor } from "./history.ts";
+import { loadPurchaseOrder } from "./loading.ts";
+import { numberTaken, type OrderInput, resolveOrderInput } from "./order-input.ts";
+import { diffOrder, sameValue } from "./patch-diff.ts";
+import { refreshPaymentStatus } from "./payment-status.ts";
+import type { PurchaseOrder } from "./presenter.ts";
+import {
+  lockPurchaseOrder,
+  orderCharges,
+  orderLines,
+  replaceCharges,
+  replaceLines,
+  setOrder,
+  updateChargeMoney,
+  updateLineMoney,
+} from "./repository.ts";
+import { incomingOf, pushIncomingChange } from "./stock.ts";
+import { computeMoney } from "./totals.ts";
+import { isOpen, patchRefusal, refusedPatchField, statusAfterCancel } from "./transitions.ts";
+
+export async function updatePurchaseOrder(
+  ctx: AppContext,
+  trx: Db,
+  store: StoreInfo,
+  actor: Actor,
+  id: number,
+  input: OrderInput,
+): Promise<PurchaseOrder> {
+  const call: OrderCall = { ctx, trx, store, actor };
+  const order = await lockPurchaseOrder(trx, store.id, id);
+  const given = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
+  const refused = refusedPatchField(order.status, given);
+  if (refused) throw patchRefusal(order.status, refused);
+  if (given.length === 0) return loadPurchaseOrder(trx, store.id, id);
+
+  const now = ctx.clock.now();
+  const [lines, charges] = await Promise.all([
+    orderLines(trx, store.id, id),
+    orderCharges(trx, store.id, id),
+  ]);
+  const resolved = await resolveOrderInput(call, input, { order, lines, charges });
+  const { fields } = resolved;
+  const chargeDrafts = resolved.charges ?? charges.map(chargeDraftOf);
+  const money = computeMoney(fields, resolved.lines, chargeDrafts);
+  const diff = diffOrder(
+    { order, lines, charges },
+    { fields, lines: resolved.lines, charges: chargeDrafts, total: money.order.total },
+    { lines: input.lines !== undefined, charges: input.charges !== undefined },
+  );
+  if (Object.keys(diff.changes).length === 0 && !diff.linesChanged && !diff.chargesChanged) {
+    return loadPurchaseOrder(trx, store.id, id);
+  }
+
+  const before = incomingOf(order, lines);
+  // Status of an open order after its lines changed: received when nothing is left outstanding.
+  let status = order.status;
+  if (isOpen(order.status) && input.lines) status = statusAfterCancel(order.status, resolved.lines);
+  const received = status === "received" && order.status !== "received";
+
+  const { number, ...rest } = fields;
+  const updated = await setOrder(trx, store.id, id, {
+    ...rest,
+    ...(number !== null && { number }),
+    ...money.order,
+    status,
+    ...(received && { received_at: now }),
+    updated_at: now,
+  }).catch((error: unknown) => {
+    if (isUniqueViolation(error)) throw numberTaken();
+    throw error;
+  });
+
+  if (input.lines) await replaceLines(trx, store.id, id, resolved.lines, money.lines, now);
+  else await updateLineMoney(trx, store.id, lines, money.lines);
+  if (resolved.charges) await replaceCharges(trx, store.id, id, chargeDrafts, money.charges, now);
+  else await updateChargeMoney(trx, store.id, charges, money.charges);
+  if (!sameValue(order.total, money.order.total)) await refreshPaymentStatus(trx, store.id, id);
+
+  await pushIncomingChange(ctx, trx, updated, before, incomingOf(updated, resolved.lines));
+
+  const data: Record<string, unknown> = { changes: diff.changes };
+  if (diff.lines && diff.linesChanged) {
+    const newLines = await orderLines(trx, store.id, id);
+    const keptIds = new Set(lines.map((l) => l.id));
+    data.lines = {
+      added: newLines.filter((l) => !keptIds.has(l.id)).map((l) => l.id),
+      removed: diff.lines.removed,
+      updated: diff.lines.updated,
+    };
+  }
+  if (diff.chargesChanged && diff.charges) data.charges = [diff.charges.replaced, diff.charges.now];
+  await recordHistory(call, id, "updated", data, now);
+  const presented = await loadPurchaseOrder(trx, store.id, id);
+  await emitOrder(call, "purchase_order.updated", presented);
+  if (received) {
+    await recordHistory(call, id, "received", { via: "lines_updated" }, now);
+    await emitOrder(call, "purchase_order.received", presented);
+  }
+  return presented;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: string }).code === "23505";
+}
