@@ -404,15 +404,7 @@ export async function platformAdminRoutes(instance: FastifyInstance): Promise<vo
         .groupBy("state")
         .execute();
       for (const r of rows) counts[r.state] = Number(r.n);
-      const failedJobs = await ctx.db
-        .selectFrom("jobs")
-        .select(["id", "payload", "attempts", "last_error", "updated_at"])
-        .where("type", "=", PUSH_JOB)
-        .where("store_id", "=", store.id)
-        .where("state", "=", "failed")
-        .orderBy("id", "desc")
-        .limit(250)
-        .execute();
+      const failedJobs = await ctx.jobs.failedJobs(ctx.db, PUSH_JOB, store.id, 250);
       const mirror = await ctx.db
         .selectFrom("mirror_sync_states")
         .select(["watermark", "synced_at", "last_error"])
@@ -465,14 +457,7 @@ export async function platformAdminRoutes(instance: FastifyInstance): Promise<vo
       const store = await getStore(ctx.db, request.params.id);
       const jobId = request.params.job_id;
       return ctx.db.transaction().execute(async (trx) => {
-        const job = await trx
-          .selectFrom("jobs")
-          .select(["id", "state", "payload"])
-          .where("id", "=", jobId)
-          .where("store_id", "=", store.id)
-          .where("type", "=", PUSH_JOB)
-          .forUpdate()
-          .executeTakeFirst();
+        const job = await ctx.jobs.lockJob(trx, PUSH_JOB, store.id, jobId);
         if (!job) throw new AppError("not_found", "No such platform push in this store.");
         if (job.state !== "failed") throw invalidTransition(`the push is ${job.state}, not failed`);
         await ctx.jobs.retryFailed(trx, job.id, store.id);

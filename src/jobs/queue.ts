@@ -26,6 +26,15 @@ export interface ClaimedJob {
   dedupe_key: string | null;
 }
 
+/** A failed job as the admin lists it. */
+export interface FailedJob {
+  id: number;
+  payload: Record<string, unknown>;
+  attempts: number;
+  last_error: string | null;
+  updated_at: Date;
+}
+
 export const DEFAULT_LEASE_MS = 30_000;
 
 /**
@@ -218,5 +227,59 @@ export class JobQueue {
       .where("state", "=", "queued")
       .where("run_at", ">", runAt)
       .execute();
+  }
+
+  /** The store's failed jobs of one type, newest first (the admin's failed push list). */
+  failedJobs(db: Db, type: string, storeId: number, limit: number): Promise<FailedJob[]> {
+    return db
+      .selectFrom("jobs")
+      .select(["id", "payload", "attempts", "last_error", "updated_at"])
+      .where("type", "=", type)
+      .where("store_id", "=", storeId)
+      .where("state", "=", "failed")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  /** One job of the store and type, locked for the caller's transaction (undefined: none such). */
+  lockJob(
+    trx: Db,
+    type: string,
+    storeId: number,
+    jobId: number,
+  ): Promise<{ id: number; state: string; payload: Record<string, unknown> } | undefined> {
+    return trx
+      .selectFrom("jobs")
+      .select(["id", "state", "payload"])
+      .where("id", "=", jobId)
+      .where("store_id", "=", storeId)
+      .where("type", "=", type)
+      .forUpdate()
+      .executeTakeFirst();
+  }
+
+  /** The newest failed job of the type about one record (payload `subject_type` and `subject_id`). */
+  lastFailedJobAbout(
+    db: Db,
+    type: string,
+    storeId: number,
+    subject: { type: string; id: number },
+  ): Promise<{ id: number; last_error: string | null } | undefined> {
+    return db
+      .selectFrom("jobs")
+      .select(["id", "last_error"])
+      .where("type", "=", type)
+      .where("state", "=", "failed")
+      .where("store_id", "=", storeId)
+      .where(sql<boolean>`payload->>'subject_type' = ${subject.type}`)
+      .where(sql<boolean>`(payload->>'subject_id')::int = ${subject.id}`)
+      .orderBy("id", "desc")
+      .executeTakeFirst();
+  }
+
+  /** Forgets the jobs that finished well before `cutoff` (retention). */
+  async deleteDoneBefore(db: Db, cutoff: Date): Promise<void> {
+    await db.deleteFrom("jobs").where("state", "=", "done").where("finished_at", "<", cutoff).execute();
   }
 }

@@ -13,11 +13,7 @@ export const retentionTask: PeriodicTask = {
       .deleteFrom("idempotency_keys")
       .where("created_at", "<", new Date(now - IDEMPOTENCY_RETENTION_MS))
       .execute();
-    await ctx.db
-      .deleteFrom("jobs")
-      .where("state", "=", "done")
-      .where("finished_at", "<", new Date(now - 7 * DAY))
-      .execute();
+    await ctx.jobs.deleteDoneBefore(ctx.db, new Date(now - 7 * DAY));
     await ctx.db
       .deleteFrom("request_log")
       .where("created_at", "<", new Date(now - 30 * DAY))

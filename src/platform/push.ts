@@ -246,25 +246,6 @@ async function writeSyncState(
     .execute();
 }
 
-/** A failed push job still holding movements of this record (its error), if any. */
-async function failedPushOf(
-  db: Db,
-  storeId: number,
-  subjectType: string,
-  subjectId: number,
-): Promise<{ id: number; last_error: string | null } | undefined> {
-  return db
-    .selectFrom("jobs")
-    .select(["id", "last_error"])
-    .where("type", "=", PUSH_JOB)
-    .where("state", "=", "failed")
-    .where("store_id", "=", storeId)
-    .where(sql<boolean>`payload->>'subject_type' = ${subjectType}`)
-    .where(sql<boolean>`(payload->>'subject_id')::int = ${subjectId}`)
-    .orderBy("id", "desc")
-    .executeTakeFirst();
-}
-
 /** After the job's last document: synced when nothing of the record is left unacknowledged. */
 async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<void> {
   const subject = {
@@ -282,7 +263,11 @@ async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<vo
     .limit(1)
     .executeTakeFirst();
   if (!left) return writeSyncState(ctx, db, subject, "synced", null);
-  const failed = await failedPushOf(db, payload.store_id, payload.subject_type, payload.subject_id);
+  // A failed push job still holding movements of this record: its error is the record's.
+  const failed = await ctx.jobs.lastFailedJobAbout(db, PUSH_JOB, payload.store_id, {
+    type: payload.subject_type,
+    id: payload.subject_id,
+  });
   if (failed) return writeSyncState(ctx, db, subject, "failed", failed.last_error);
   return writeSyncState(ctx, db, subject, "pending", null);
 }
