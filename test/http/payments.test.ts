@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
-import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectDetails, expectInvalidTransition, expectStatus } from "../helpers/assertions.ts";
+import { createDraftOrder, createOrderedOrder } from "../helpers/factories.ts";
 
 /**
  * Payments through HTTP: list, add (part payments, deposits on drafts), delete, mark_paid, mark_unpaid,
@@ -19,36 +21,13 @@ let store: TestStore;
 let other: TestStore;
 let supplierId: number;
 
-function expect(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-}
-
-function expectDetails(res: HttpResult, details: [string, string][]): void {
-  expect(res, 422);
-  assert.equal(res.body.error.code, "validation_failed");
-  assert.deepEqual(
-    res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]).sort(),
-    [...details].sort(),
-  );
-}
-
-function expectInvalidTransition(res: HttpResult, state: string): void {
-  expect(res, 422);
-  assert.equal(res.body.error.code, "invalid_transition");
-  assert.match(res.body.error.message, new RegExp(`\\b${state}\\b`));
-}
-
 /** An order of `total` (one custom line), a draft unless `ordered`. */
 async function order(total: number, ordered = false) {
-  const res = await store.api.post("/v2/purchase_orders", {
+  const body = {
     supplier_id: supplierId,
     lines: [{ product_title: "Widget", quantity: 1, unit_cost: total }],
-  });
-  expect(res, 201);
-  if (!ordered) return res.body.data;
-  const placed = await store.api.post(`/v2/purchase_orders/${res.body.data.id}/mark_ordered`, {});
-  expect(placed, 200);
-  return placed.body.data;
+  };
+  return ordered ? createOrderedOrder(store.api, body) : createDraftOrder(store.api, body);
 }
 
 async function call(method: "post" | "delete", url: string, body?: unknown) {
@@ -60,7 +39,7 @@ const status = (po: { payment_status: string; paid_at: string | null }) => [po.p
 
 async function history(id: number) {
   const res = await store.api.get(`/v2/purchase_orders/${id}/history?limit=250`);
-  expect(res, 200);
+  expectStatus(res, 200);
   return (res.body.data as { type: string; data: Record<string, unknown> }[])
     .reverse()
     .filter((h) => h.type.includes("paid") || h.type.startsWith("payment"));
@@ -83,7 +62,7 @@ before(async () => {
   store = await t.createStore({ seed: "demo", timezone: "America/New_York" });
   other = await t.createStore({ seed: "demo" });
   const s = await store.api.post("/v2/suppliers", { name: "Acme Supply", currency: "USD" });
-  expect(s, 201);
+  expectStatus(s, 201);
   supplierId = s.body.data.id;
 });
 after(() => t.close());
@@ -93,12 +72,12 @@ describe("payments", () => {
     const po = await order(100);
     assert.deepEqual(status(po), ["unpaid", null]);
     const empty = await store.api.get(`/v2/purchase_orders/${po.id}/payments`);
-    expect(empty, 200);
+    expectStatus(empty, 200);
     assert.deepEqual(empty.body, { data: [] });
 
     // deposit on the draft, defaults filled
     const deposit = await call("post", `/v2/purchase_orders/${po.id}/payments`, { amount: 30 });
-    expect(deposit, 201);
+    expectStatus(deposit, 201);
     assert.deepEqual(Object.keys(deposit.body).sort(), ["data", "purchase_order"]);
     const p1 = deposit.body.data;
     assert.deepEqual(Object.keys(p1).sort(), PAYMENT_FIELDS);
@@ -128,7 +107,7 @@ describe("payments", () => {
       note: "balance",
       currency: "USD",
     });
-    expect(rest, 201);
+    expectStatus(rest, 201);
     const p2 = rest.body.data;
     assert.deepEqual(
       [p2.amount, p2.paid_on, p2.method, p2.reference, p2.note],
@@ -142,18 +121,18 @@ describe("payments", () => {
 
     // deleting the payment that made it paid: partial again
     const deleted = await call("delete", `/v2/purchase_orders/${po.id}/payments/${p2.id}`);
-    expect(deleted, 200);
+    expectStatus(deleted, 200);
     assert.deepEqual(Object.keys(deleted.body).sort(), ["data", "purchase_order"]);
     assert.deepEqual(deleted.body.data, { id: p2.id, deleted: true });
     assert.deepEqual(status(deleted.body.purchase_order), ["partial", null]);
     assert.deepEqual(deleted.body.purchase_order.payments, [p1]);
     const gone = await call("delete", `/v2/purchase_orders/${po.id}/payments/${p2.id}`);
-    expect(gone, 404);
+    expectStatus(gone, 404);
     assert.equal(gone.body.error.code, "not_found");
 
     // mark_paid: one payment for the balance, today, "other"
     const marked = await call("post", `/v2/purchase_orders/${po.id}/mark_paid`, {});
-    expect(marked, 200);
+    expectStatus(marked, 200);
     assert.deepEqual(Object.keys(marked.body), ["data"]);
     const m = marked.body.data;
     assert.equal(m.payments.length, 2);
@@ -163,7 +142,7 @@ describe("payments", () => {
 
     // mark_unpaid: every payment goes
     const unpaid = await call("post", `/v2/purchase_orders/${po.id}/mark_unpaid`, {});
-    expect(unpaid, 200);
+    expectStatus(unpaid, 200);
     assert.deepEqual(status(unpaid.body.data), ["unpaid", null]);
     assert.deepEqual(unpaid.body.data.payments, []);
     expectInvalidTransition(await call("post", `/v2/purchase_orders/${po.id}/mark_unpaid`), "unpaid");
@@ -173,7 +152,7 @@ describe("payments", () => {
       paid_on: "2030-05-01",
       method: "card",
     });
-    expect(full, 200);
+    expectStatus(full, 200);
     assert.deepEqual(
       full.body.data.payments.map((p: Record<string, string>) => [p.amount, p.paid_on, p.method]),
       [["100.00", "2030-05-01", "card"]],
@@ -204,7 +183,7 @@ describe("payments", () => {
   test("overpayment, zero totals, totals raised by a receipt, closed orders", async () => {
     const po = await order(100, true);
     const over = await call("post", `/v2/purchase_orders/${po.id}/payments`, { amount: 150 });
-    expect(over, 201);
+    expectStatus(over, 201);
     assert.deepEqual(status(over.body.purchase_order), ["paid", over.body.data.created_at]);
     const more = await call("post", `/v2/purchase_orders/${po.id}/payments`, { amount: 1 });
     assert.deepEqual(status(more.body.purchase_order), ["paid", over.body.data.created_at]);
@@ -212,7 +191,7 @@ describe("payments", () => {
 
     // a paid order whose total a receipt raises (an unordered line) is partial again
     const exact = await order(10, true);
-    expect(await call("post", `/v2/purchase_orders/${exact.id}/mark_paid`), 200);
+    expectStatus(await call("post", `/v2/purchase_orders/${exact.id}/mark_paid`), 200);
     clock.advance(1000);
     const receipt = await store.api.post(
       `/v2/purchase_orders/${exact.id}/receipts`,
@@ -222,11 +201,11 @@ describe("payments", () => {
       },
       { "idempotency-key": "raise-total" },
     );
-    expect(receipt, 201);
+    expectStatus(receipt, 201);
     assert.equal(receipt.body.purchase_order.totals.total, "15.00");
     assert.deepEqual(status(receipt.body.purchase_order), ["partial", null]);
     const balance = await call("post", `/v2/purchase_orders/${exact.id}/mark_paid`);
-    expect(balance, 200);
+    expectStatus(balance, 200);
     assert.equal(balance.body.data.payments.at(-1).amount, "5.00");
     assert.equal(balance.body.data.payment_status, "paid");
 
@@ -237,10 +216,10 @@ describe("payments", () => {
     assert.deepEqual(status(tip.body.purchase_order), ["partial", null]);
 
     // a closed order still takes and loses payments
-    expect(await call("post", `/v2/purchase_orders/${exact.id}/close`, {}), 200);
+    expectStatus(await call("post", `/v2/purchase_orders/${exact.id}/close`, {}), 200);
     const late = await call("post", `/v2/purchase_orders/${exact.id}/payments`, { amount: 1 });
-    expect(late, 201);
-    expect(await call("delete", `/v2/purchase_orders/${exact.id}/payments/${late.body.data.id}`), 200);
+    expectStatus(late, 201);
+    expectStatus(await call("delete", `/v2/purchase_orders/${exact.id}/payments/${late.body.data.id}`), 200);
   });
 
   test("refusals change nothing; replays; scopes and other stores", async () => {
@@ -267,13 +246,13 @@ describe("payments", () => {
 
     const readOnly = await store.keyWithScopes(["read"]);
     const denied = await readOnly.post(url, { amount: 5 });
-    expect(denied, 403);
+    expectStatus(denied, 403);
     assert.equal(denied.body.error.code, "insufficient_scope");
-    expect(await readOnly.get(url), 200);
-    expect(await other.api.get(url), 404);
-    expect(await other.api.post(url, { amount: 5 }), 404);
-    expect(await other.api.post(`/v2/purchase_orders/${po.id}/mark_paid`, {}), 404);
-    expect(await store.api.get("/v2/purchase_orders/999999/payments"), 404);
+    expectStatus(await readOnly.get(url), 200);
+    expectStatus(await other.api.get(url), 404);
+    expectStatus(await other.api.post(url, { amount: 5 }), 404);
+    expectStatus(await other.api.post(`/v2/purchase_orders/${po.id}/mark_paid`, {}), 404);
+    expectStatus(await store.api.get("/v2/purchase_orders/999999/payments"), 404);
 
     const now = await store.api.get(`/v2/purchase_orders/${po.id}`);
     assert.deepEqual(now.body.data.payments, []);
@@ -284,9 +263,9 @@ describe("payments", () => {
     // a replayed key adds nothing
     const headers = { "idempotency-key": "pay-once" };
     const first = await store.api.post(url, { amount: 10 }, headers);
-    expect(first, 201);
+    expectStatus(first, 201);
     const replay = await store.api.post(url, { amount: 10 }, headers);
-    expect(replay, 201);
+    expectStatus(replay, 201);
     assert.equal(replay.headers["idempotent-replayed"], "true");
     assert.deepEqual(replay.body, first.body);
     assert.equal((await store.api.get(url)).body.data.length, 1);
@@ -294,6 +273,6 @@ describe("payments", () => {
     // a payment of another order is not found on this one
     const second = await order(5);
     const foreign = await call("post", `/v2/purchase_orders/${second.id}/payments`, { amount: 1 });
-    expect(await call("delete", `/v2/purchase_orders/${po.id}/payments/${foreign.body.data.id}`), 404);
+    expectStatus(await call("delete", `/v2/purchase_orders/${po.id}/payments/${foreign.body.data.id}`), 404);
   });
 });

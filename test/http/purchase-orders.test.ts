@@ -3,22 +3,18 @@ import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
 import { OVERDUE_TASK } from "../../src/domain/purchase-orders/overdue.ts";
 import { ALL_SCOPES, type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectDetails, expectInvalidTransition, expectStatus } from "../helpers/assertions.ts";
+import {
+  createDraftOrder,
+  customLine,
+  eventsOf as eventsOfSubject,
+  platformLevel,
+  type Variant,
+} from "../helpers/factories.ts";
 
 const START = "2030-03-10T12:00:00.000Z";
 const TODAY = "2030-03-10";
 const KEY_NAME = `key ${ALL_SCOPES.join(" ")}`;
-
-interface Variant {
-  id: number;
-  inventory_item_id: number;
-  product_id: number;
-  title: string;
-  product_title: string;
-  sku: string | null;
-  barcode: string | null;
-  unit_cost: string;
-  weight_grams: number;
-}
 
 let t: TestApp;
 let clock: ManualClock;
@@ -29,47 +25,11 @@ let locations: { id: number; name: string }[];
 let supplierId: number;
 let otherSupplierId: number;
 
-function expect(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-}
+const create = (body: Record<string, unknown>, api = store.api) =>
+  createDraftOrder(api, { supplier_id: supplierId, ...body });
 
-function expectInvalidTransition(res: HttpResult, state: string, ...words: string[]): void {
-  expect(res, 422);
-  assert.equal(res.body.error.code, "invalid_transition");
-  assert.match(res.body.error.message, new RegExp(`\\b${state}\\b`));
-  for (const w of words) assert.ok(res.body.error.message.includes(w), res.body.error.message);
-}
-
-function expectDetails(res: HttpResult, details: { field: string; code: string }[]): void {
-  expect(res, 422);
-  assert.equal(res.body.error.code, "validation_failed");
-  const got = res.body.error.details.map((d: { field: string; code: string }) => ({
-    field: d.field,
-    code: d.code,
-  }));
-  const sort = (a: { field: string }, b: { field: string }) => a.field.localeCompare(b.field);
-  assert.deepEqual(got.sort(sort), [...details].sort(sort));
-}
-
-async function create(body: Record<string, unknown>, api = store.api) {
-  const res = await api.post("/v2/purchase_orders", { supplier_id: supplierId, ...body });
-  expect(res, 201);
-  return res.body.data;
-}
-
-const custom = (quantity = 1, unit_cost: number | string = 1) => ({
-  product_title: "Custom part",
-  quantity,
-  unit_cost,
-});
-
-async function platformIncoming(itemId: number, locationId: number): Promise<number> {
-  const res = await t.admin.get(
-    `/admin/stores/${store.id}/platform/inventory?inventory_item_id=${itemId}&location_id=${locationId}`,
-  );
-  expect(res, 200);
-  return res.body.data[0]?.incoming ?? 0;
-}
+const platformIncoming = async (itemId: number, locationId: number) =>
+  (await platformLevel(t, store.id, itemId, locationId)).incoming;
 
 async function forceReceived(orderId: number, lineId: number, received: number, status: string) {
   const db = t.runtime.ctx.db;
@@ -87,7 +47,7 @@ async function forceReceived(orderId: number, lineId: number, received: number, 
 
 async function historyOf(id: number, api = store.api) {
   const res = await api.get(`/v2/purchase_orders/${id}/history?limit=250`);
-  expect(res, 200);
+  expectStatus(res, 200);
   return res.body.data as {
     type: string;
     at: string;
@@ -97,15 +57,7 @@ async function historyOf(id: number, api = store.api) {
   }[];
 }
 
-async function eventsOf(id: number) {
-  return t.runtime.ctx.db
-    .selectFrom("events")
-    .select(["name", "data"])
-    .where("subject_type", "=", "purchase_order")
-    .where("subject_id", "=", id)
-    .orderBy("seq")
-    .execute();
-}
+const eventsOf = (id: number) => eventsOfSubject(t, { type: "purchase_order", id });
 
 before(async () => {
   clock = new ManualClock(START);
@@ -114,12 +66,12 @@ before(async () => {
   other = await t.createStore({ seed: "demo" });
   await t.drain();
   const v = await store.api.get("/v2/variants?limit=10");
-  expect(v, 200);
+  expectStatus(v, 200);
   variants = v.body.data;
   const l = await store.api.get("/v2/locations");
   locations = l.body.data.sort((a: { id: number }, b: { id: number }) => a.id - b.id);
   const s = await store.api.post("/v2/suppliers", { name: "Acme Supply", currency: "USD" });
-  expect(s, 201);
+  expectStatus(s, 201);
   supplierId = s.body.data.id;
   const os = await other.api.post("/v2/suppliers", { name: "Other Co", currency: "USD" });
   otherSupplierId = os.body.data.id;
@@ -139,7 +91,7 @@ before(async () => {
       },
     ],
   });
-  expect(catalog, 200);
+  expectStatus(catalog, 200);
 });
 after(() => t.close());
 
@@ -243,37 +195,37 @@ describe("POST /v2/purchase_orders", () => {
   });
 
   test("numbering: store prefix and counter, 4-digit padding, supplied numbers unique per store", async () => {
-    const second = await create({ lines: [custom()] });
+    const second = await create({ lines: [customLine()] });
     assert.equal(second.number, "PO-0002");
     assert.equal(second.sequential_id, 2);
-    const supplied = await create({ number: "CUSTOM-7", lines: [custom()] });
+    const supplied = await create({ number: "CUSTOM-7", lines: [customLine()] });
     assert.equal(supplied.number, "CUSTOM-7");
     assert.equal(supplied.sequential_id, 3);
     const taken = await store.api.post("/v2/purchase_orders", {
       supplier_id: supplierId,
       number: "CUSTOM-7",
-      lines: [custom()],
+      lines: [customLine()],
     });
     expectDetails(taken, [{ field: "number", code: "taken" }]);
     // The same number is free in another store.
     const elsewhere = await other.api.post("/v2/purchase_orders", {
       supplier_id: otherSupplierId,
       number: "CUSTOM-7",
-      lines: [custom()],
+      lines: [customLine()],
     });
-    expect(elsewhere, 201);
+    expectStatus(elsewhere, 201);
     // A number someone typed by hand is skipped by automatic numbering.
-    await create({ number: "PO-0003", lines: [custom()] });
-    assert.equal((await create({ lines: [custom()] })).number, "PO-0004");
+    await create({ number: "PO-0003", lines: [customLine()] });
+    assert.equal((await create({ lines: [customLine()] })).number, "PO-0004");
     const patched = await t.admin.patch(`/admin/stores/${store.id}`, {
       numbering: { purchase_order_prefix: "AC-", next_purchase_order_number: 12345 },
     });
-    expect(patched, 200);
-    assert.equal((await create({ lines: [custom()] })).number, "AC-12345");
+    expectStatus(patched, 200);
+    assert.equal((await create({ lines: [customLine()] })).number, "AC-12345");
     await t.admin.patch(`/admin/stores/${store.id}`, {
       numbering: { purchase_order_prefix: "PO-", next_purchase_order_number: 100 },
     });
-    assert.equal((await create({ lines: [custom()] })).number, "PO-0100");
+    assert.equal((await create({ lines: [customLine()] })).number, "PO-0100");
   });
 
   test("ids from another store or missing ones are 422 not_found on their field; nothing is written", async () => {
@@ -306,12 +258,12 @@ describe("POST /v2/purchase_orders", () => {
       { field: "lines.4.tax_rate_id", code: "not_found" },
     ]);
     const missing = await store.api.post("/v2/purchase_orders", { supplier_id: supplierId, lines: [] });
-    expect(missing, 422);
-    const noSupplier = await store.api.post("/v2/purchase_orders", { lines: [custom()] });
+    expectStatus(missing, 422);
+    const noSupplier = await store.api.post("/v2/purchase_orders", { lines: [customLine()] });
     expectDetails(noSupplier, [{ field: "supplier_id", code: "required" }]);
     const unknown = await store.api.post("/v2/purchase_orders", {
       supplier_id: supplierId,
-      lines: [custom()],
+      lines: [customLine()],
       colour: "red",
     });
     expectDetails(unknown, [{ field: "colour", code: "unknown_field" }]);
@@ -324,10 +276,10 @@ describe("POST /v2/purchase_orders", () => {
     const none = await store.api.post("/v2/suppliers", { name: "No Currency Ltd" });
     const noRate = await store.api.post("/v2/purchase_orders", {
       supplier_id: eur.body.data.id,
-      lines: [custom()],
+      lines: [customLine()],
     });
     expectDetails(noRate, [{ field: "currency", code: "no_exchange_rate" }]);
-    const manual = await create({ supplier_id: eur.body.data.id, exchange_rate: 1.2, lines: [custom()] });
+    const manual = await create({ supplier_id: eur.body.data.id, exchange_rate: 1.2, lines: [customLine()] });
     assert.equal(manual.currency, "EUR");
     assert.deepEqual(manual.exchange_rate, {
       rate: 1.2,
@@ -341,26 +293,26 @@ describe("POST /v2/purchase_orders", () => {
         { currency: "GBP", rate_to_base: 1.25 },
       ],
     });
-    expect(put, 200);
+    expectStatus(put, 200);
     assert.deepEqual(put.body.data, [
       { currency: "EUR", rate_to_base: 1.1, date: "2030-03-01" },
       { currency: "GBP", rate_to_base: 1.25, date: TODAY },
     ]);
-    const stored = await create({ supplier_id: eur.body.data.id, lines: [custom(2, "10.00")] });
+    const stored = await create({ supplier_id: eur.body.data.id, lines: [customLine(2, "10.00")] });
     assert.deepEqual(stored.exchange_rate, {
       rate: 1.1,
       base_currency: "USD",
       date: "2030-03-01",
       source: "store_rates",
     });
-    const plain = await create({ supplier_id: none.body.data.id, lines: [custom()] });
+    const plain = await create({ supplier_id: none.body.data.id, lines: [customLine()] });
     assert.equal(plain.currency, "USD");
-    const given = await create({ currency: "GBP", lines: [custom()] });
+    const given = await create({ currency: "GBP", lines: [customLine()] });
     assert.equal(given.currency, "GBP");
     assert.equal(given.exchange_rate.source, "store_rates");
     const badCharge = await store.api.post("/v2/purchase_orders", {
       supplier_id: supplierId,
-      lines: [custom()],
+      lines: [customLine()],
       charges: [
         { amount: 5, currency: "CHF" },
         { amount: "1.234", currency: "USD" },
@@ -379,7 +331,7 @@ describe("POST /v2/purchase_orders", () => {
         { name: "Reduced 5", rate_percent: "5" },
       ],
     });
-    expect(taxes, 200);
+    expectStatus(taxes, 200);
     const [vat, reduced] = taxes.body.data;
     assert.deepEqual(taxes.body.data, [
       { id: vat.id, name: "VAT 20", rate_percent: 20 },
@@ -450,7 +402,7 @@ describe("POST /v2/purchase_orders", () => {
     });
 
     const included = await store.api.patch(`/v2/purchase_orders/${order.id}`, { taxes_included: true });
-    expect(included, 200);
+    expectStatus(included, 200);
     assert.deepEqual(
       included.body.data.lines.map((l: Record<string, unknown>) => l.tax_amount),
       ["9.00", "0.48", "0.00"],
@@ -493,7 +445,7 @@ describe("POST /v2/purchase_orders", () => {
         },
       ],
     });
-    expect(ok, 200);
+    expectStatus(ok, 200);
     assert.deepEqual(ok.body.data.charges[0].custom_split, [
       { position: 1, amount: "4.00" },
       { position: 3, amount: "6.00" },
@@ -519,7 +471,7 @@ describe("POST /v2/purchase_orders", () => {
         { amount: 10.99, currency: "USD", label: "Docs" },
       ],
     });
-    expect(res, 201);
+    expectStatus(res, 201);
     const order = res.body.data;
     assert.equal(order.currency, "JPY");
     assert.deepEqual(order.exchange_rate, {
@@ -553,7 +505,7 @@ describe("POST /v2/purchase_orders", () => {
     });
     const fraction = await jp.api.post("/v2/purchase_orders", {
       supplier_id: sup.body.data.id,
-      lines: [custom()],
+      lines: [customLine()],
       charges: [{ amount: 1.5 }],
     });
     expectDetails(fraction, [{ field: "charges.0.amount", code: "too_many_decimals" }]);
@@ -565,19 +517,19 @@ describe("lifecycle", () => {
   const STATES: State[] = ["draft", "ordered", "in_transit", "partial", "received", "closed"];
 
   async function orderIn(state: State) {
-    const order = await create({ lines: [{ variant_id: variants[3].id, quantity: 4 }, custom(2, 3)] });
+    const order = await create({ lines: [{ variant_id: variants[3].id, quantity: 4 }, customLine(2, 3)] });
     const id = order.id as number;
     const lines = order.lines.map((l: { id: number }) => l.id);
     if (state === "draft") return { id, lines };
-    expect(await store.api.post(`/v2/purchase_orders/${id}/mark_ordered`, {}), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${id}/mark_ordered`, {}), 200);
     if (state === "in_transit")
-      expect(await store.api.post(`/v2/purchase_orders/${id}/mark_in_transit`), 200);
+      expectStatus(await store.api.post(`/v2/purchase_orders/${id}/mark_in_transit`), 200);
     if (state === "partial") await forceReceived(id, lines[0], 1, "partial");
     if (state === "received") {
       await forceReceived(id, lines[0], 4, "partial");
       await forceReceived(id, lines[1], 2, "received");
     }
-    if (state === "closed") expect(await store.api.post(`/v2/purchase_orders/${id}/close`, {}), 200);
+    if (state === "closed") expectStatus(await store.api.post(`/v2/purchase_orders/${id}/close`, {}), 200);
     return { id, lines };
   }
 
@@ -612,7 +564,7 @@ describe("lifecycle", () => {
     },
     lines: {
       allowed: ["ordered", "in_transit", "partial"],
-      run: (o) => store.api.post(`/v2/purchase_orders/${o.id}/lines`, { lines: [custom(1, 1)] }),
+      run: (o) => store.api.post(`/v2/purchase_orders/${o.id}/lines`, { lines: [customLine(1, 1)] }),
       to: (from) => from,
     },
     cancel_remaining: {
@@ -658,15 +610,15 @@ describe("lifecycle", () => {
           return;
         }
         if (name === "delete") {
-          expect(res, 204);
+          expectStatus(res, 204);
           assert.equal(res.raw.body, "");
-          expect(await store.api.get(`/v2/purchase_orders/${order.id}`), 404);
+          expectStatus(await store.api.get(`/v2/purchase_orders/${order.id}`), 404);
           const events = await eventsOf(order.id);
           assert.equal(events.at(-1)?.name, "purchase_order.deleted");
           assert.deepEqual(events.at(-1)?.data, before.body.data);
           return;
         }
-        expect(res, 200);
+        expectStatus(res, 200);
         assert.equal(res.body.data.status, call.to?.(state));
         assert.equal(res.body.data.updated_at, clock.now().toISOString());
       });
@@ -679,10 +631,10 @@ describe("lifecycle", () => {
     assert.equal(reopenedA.body.data.status, "ordered");
     assert.equal(reopenedA.body.data.closed_at, null);
     const b = await orderIn("partial");
-    expect(await store.api.post(`/v2/purchase_orders/${b.id}/close`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${b.id}/close`), 200);
     assert.equal((await store.api.post(`/v2/purchase_orders/${b.id}/reopen`)).body.data.status, "partial");
     const c = await orderIn("received");
-    expect(await store.api.post(`/v2/purchase_orders/${c.id}/close`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${c.id}/close`), 200);
     assert.equal((await store.api.post(`/v2/purchase_orders/${c.id}/reopen`)).body.data.status, "received");
   });
 
@@ -690,7 +642,7 @@ describe("lifecycle", () => {
     const o = await orderIn("partial");
     // line 0 has 1 of 4 received; cancel its rest, then cancel line 1 (nothing received on it).
     const first = await store.api.post(`/v2/purchase_orders/${o.id}/lines/${o.lines[0]}/cancel_remaining`);
-    expect(first, 200);
+    expectStatus(first, 200);
     assert.equal(first.body.data.status, "partial");
     assert.deepEqual(
       [first.body.data.lines[0].cancelled_quantity, first.body.data.lines[0].outstanding_quantity],
@@ -699,17 +651,17 @@ describe("lifecycle", () => {
     const again = await store.api.post(`/v2/purchase_orders/${o.id}/lines/${o.lines[0]}/cancel_remaining`);
     expectInvalidTransition(again, "partial", "nothing outstanding");
     const second = await store.api.post(`/v2/purchase_orders/${o.id}/lines/${o.lines[1]}/cancel_remaining`);
-    expect(second, 200);
+    expectStatus(second, 200);
     assert.equal(second.body.data.status, "received");
     assert.equal(second.body.data.received_at, clock.now().toISOString());
     const missing = await store.api.post(`/v2/purchase_orders/${o.id}/lines/999999/cancel_remaining`);
-    expect(missing, 404);
+    expectStatus(missing, 404);
   });
 
   test("archive (with close), unarchive, list visibility", async () => {
     const o = await orderIn("ordered");
     const archived = await store.api.post(`/v2/purchase_orders/${o.id}/archive`, { close: true });
-    expect(archived, 200);
+    expectStatus(archived, 200);
     assert.equal(archived.body.data.status, "closed");
     assert.equal(archived.body.data.archived, true);
     assert.equal(archived.body.data.archived_at, clock.now().toISOString());
@@ -720,7 +672,7 @@ describe("lifecycle", () => {
     const onlyArchived = await store.api.get(`/v2/purchase_orders?archived=true&limit=250`);
     assert.ok(onlyArchived.body.data.some((r: { id: number }) => r.id === o.id));
     const un = await store.api.post(`/v2/purchase_orders/${o.id}/unarchive`);
-    expect(un, 200);
+    expectStatus(un, 200);
     assert.deepEqual(
       [un.body.data.archived, un.body.data.archived_at, un.body.data.status],
       [false, null, "closed"],
@@ -760,7 +712,7 @@ describe("lifecycle", () => {
     const o = await orderIn("partial");
     const source = (await store.api.get(`/v2/purchase_orders/${o.id}`)).body.data;
     const res = await store.api.post(`/v2/purchase_orders/${o.id}/duplicate`);
-    expect(res, 201);
+    expectStatus(res, 201);
     const copy = res.body.data;
     assert.notEqual(copy.id, o.id);
     assert.equal(copy.status, "draft");
@@ -791,7 +743,7 @@ describe("lifecycle", () => {
 describe("PATCH /v2/purchase_orders/{id}", () => {
   test("a draft takes every field; lines replace the set and `id` keeps a line", async () => {
     const order = await create({
-      lines: [{ variant_id: variants[0].id, quantity: 12 }, custom(1, 2), custom(5, 1)],
+      lines: [{ variant_id: variants[0].id, quantity: 12 }, customLine(1, 2), customLine(5, 1)],
       charges: [{ amount: 10, label: "Freight" }],
     });
     const [keep, drop, edit] = order.lines;
@@ -810,7 +762,7 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
         { variant_id: variants[1].id, quantity: 1, unit_cost: 3 },
       ],
     });
-    expect(res, 200);
+    expectStatus(res, 200);
     const d = res.body.data;
     assert.deepEqual(
       [d.supplier_id, d.currency, d.location.id, d.notes, d.expected_at, d.type],
@@ -857,13 +809,13 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
     // A PATCH that changes nothing writes nothing.
     const events = (await eventsOf(order.id)).length;
     const same = await store.api.patch(`/v2/purchase_orders/${order.id}`, { notes: "Call first" });
-    expect(same, 200);
+    expectStatus(same, 200);
     assert.equal((await eventsOf(order.id)).length, events);
   });
 
   test("open orders: notes, references, dates, charges and unreceived lines only", async () => {
-    const order = await create({ lines: [{ variant_id: variants[0].id, quantity: 12 }, custom(3, 1)] });
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 200);
+    const order = await create({ lines: [{ variant_id: variants[0].id, quantity: 12 }, customLine(3, 1)] });
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 200);
     for (const [field, value] of [
       ["supplier_id", supplierId],
       ["currency", "USD"],
@@ -888,7 +840,7 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
       charges: [{ amount: 12 }],
       lines: [{ id: order.lines[0].id, quantity: 18 }, { id: order.lines[1].id }],
     });
-    expect(ok, 200);
+    expectStatus(ok, 200);
     assert.deepEqual(
       [
         ok.body.data.notes,
@@ -917,16 +869,17 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
     const finish = await store.api.patch(`/v2/purchase_orders/${order.id}`, {
       lines: [{ id: order.lines[0].id, quantity: 5 }],
     });
-    expect(finish, 200);
+    expectStatus(finish, 200);
     assert.equal(finish.body.data.status, "received");
   });
 
   test("received and closed orders take notes, references and payment_due_on only", async () => {
-    const order = await create({ lines: [custom(2, 1)] });
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 200);
+    const order = await create({ lines: [customLine(2, 1)] });
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 200);
     await forceReceived(order.id, order.lines[0].id, 2, "received");
     for (const state of ["received", "closed"]) {
-      if (state === "closed") expect(await store.api.post(`/v2/purchase_orders/${order.id}/close`), 200);
+      if (state === "closed")
+        expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/close`), 200);
       for (const body of [
         { expected_at: "2030-01-01" },
         { charges: [] },
@@ -947,7 +900,7 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
         account_number: "A-1",
         payment_due_on: "2030-07-01",
       });
-      expect(ok, 200);
+      expectStatus(ok, 200);
       assert.deepEqual(
         [ok.body.data.notes, ok.body.data.invoice_number, ok.body.data.payment_due_on],
         [state, `INV-${state}`, "2030-07-01"],
@@ -974,14 +927,14 @@ describe("incoming stock, history and events", () => {
       lines: [
         { variant_id: a.id, quantity: 10 },
         { variant_id: b.id, quantity: 4, location_id: l2 },
-        custom(3, 1),
+        customLine(3, 1),
       ],
     });
     const [la, lb] = order.lines;
     const ordered = await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`, {
       ordered_at: "2030-03-09T08:00:00Z",
     });
-    expect(ordered, 200);
+    expectStatus(ordered, 200);
     assert.equal(ordered.body.data.ordered_at, "2030-03-09T08:00:00.000Z");
     assert.equal(ordered.body.data.platform_sync.state, "pending");
     await t.drain();
@@ -994,7 +947,7 @@ describe("incoming stock, history and events", () => {
     const added = await store.api.post(`/v2/purchase_orders/${order.id}/lines`, {
       lines: [{ variant_id: c.id, quantity: 5 }],
     });
-    expect(added, 200);
+    expectStatus(added, 200);
     assert.equal(added.body.data.lines.length, 4);
     assert.equal(added.body.data.lines[3].position, 4);
     await t.drain();
@@ -1008,19 +961,22 @@ describe("incoming stock, history and events", () => {
         { id: added.body.data.lines[3].id },
       ],
     });
-    expect(edited, 200);
+    expectStatus(edited, 200);
     await t.drain();
     assert.deepEqual(await now(), { a: 12, b: 4, c: 5 });
 
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/lines/${lb.id}/cancel_remaining`), 200);
+    expectStatus(
+      await store.api.post(`/v2/purchase_orders/${order.id}/lines/${lb.id}/cancel_remaining`),
+      200,
+    );
     await t.drain();
     assert.deepEqual(await now(), { a: 12, b: 0, c: 5 });
 
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/close`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/close`), 200);
     await t.drain();
     assert.deepEqual(await now(), { a: 0, b: 0, c: 0 });
 
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/reopen`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/reopen`), 200);
     await t.drain();
     assert.deepEqual(await now(), { a: 12, b: 0, c: 5 });
 
@@ -1082,7 +1038,7 @@ describe("incoming stock, history and events", () => {
       history.map((h) => h.type),
     );
     assert.equal(page2.body.next_cursor, null);
-    expect(await other.api.get(`/v2/purchase_orders/${order.id}/history`), 404);
+    expectStatus(await other.api.get(`/v2/purchase_orders/${order.id}/history`), 404);
 
     const events = await eventsOf(order.id);
     assert.deepEqual(
@@ -1106,12 +1062,12 @@ describe("incoming stock, history and events", () => {
       updates_stock: false,
       lines: [{ variant_id: variants[7].id, quantity: 9 }],
     });
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 200);
     const transit = await store.api.post(`/v2/purchase_orders/${order.id}/mark_in_transit`, {
       expected_at: "2030-03-20",
       note: "Truck 4",
     });
-    expect(transit, 200);
+    expectStatus(transit, 200);
     assert.deepEqual(
       [transit.body.data.status, transit.body.data.expected_at, transit.body.data.in_transit_at],
       ["in_transit", "2030-03-20", clock.now().toISOString()],
@@ -1135,8 +1091,8 @@ describe("incoming stock, history and events", () => {
     assert.deepEqual(transit.body.data.platform_sync, { state: "synced", attempted_at: null, error: null });
     // A return order sends stock back: placing and closing it never touches incoming.
     const ret = await create({ type: "return", lines: [{ variant_id: variants[7].id, quantity: 2 }] });
-    expect(await store.api.post(`/v2/purchase_orders/${ret.id}/mark_ordered`), 200);
-    expect(await store.api.post(`/v2/purchase_orders/${ret.id}/close`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${ret.id}/mark_ordered`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${ret.id}/close`), 200);
     const retMoved = await t.runtime.ctx.db
       .selectFrom("stock_movements")
       .select("id")
@@ -1147,14 +1103,14 @@ describe("incoming stock, history and events", () => {
   });
 
   test("tenancy: another store's order is 404 everywhere", async () => {
-    const order = await create({ lines: [custom()] });
-    expect(await other.api.get(`/v2/purchase_orders/${order.id}`), 404);
-    expect(await other.api.patch(`/v2/purchase_orders/${order.id}`, { notes: "x" }), 404);
-    expect(await other.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 404);
-    expect(await other.api.delete(`/v2/purchase_orders/${order.id}`), 404);
+    const order = await create({ lines: [customLine()] });
+    expectStatus(await other.api.get(`/v2/purchase_orders/${order.id}`), 404);
+    expectStatus(await other.api.patch(`/v2/purchase_orders/${order.id}`, { notes: "x" }), 404);
+    expectStatus(await other.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`), 404);
+    expectStatus(await other.api.delete(`/v2/purchase_orders/${order.id}`), 404);
     const readOnly = await store.keyWithScopes(["read"]);
     const denied = await readOnly.post(`/v2/purchase_orders/${order.id}/mark_ordered`);
-    expect(denied, 403);
+    expectStatus(denied, 403);
     assert.equal(denied.body.error.code, "insufficient_scope");
   });
 });
@@ -1168,9 +1124,9 @@ describe("purchase_order.overdue daily scan", () => {
       const res = await tokyo.api.post("/v2/purchase_orders", {
         supplier_id: sup.body.data.id,
         expected_at: expected,
-        lines: [custom()],
+        lines: [customLine()],
       });
-      expect(res, 201);
+      expectStatus(res, 201);
       return res.body.data.id as number;
     };
     // 2030-03-10T12:00Z is 21:00 in Tokyo on 2030-03-10.
@@ -1180,8 +1136,8 @@ describe("purchase_order.overdue daily scan", () => {
     const closed = await make("2030-03-01");
     const future = await make("2030-03-15");
     for (const id of [late, closed, future])
-      expect(await tokyo.api.post(`/v2/purchase_orders/${id}/mark_ordered`), 200);
-    expect(await tokyo.api.post(`/v2/purchase_orders/${closed}/close`), 200);
+      expectStatus(await tokyo.api.post(`/v2/purchase_orders/${id}/mark_ordered`), 200);
+    expectStatus(await tokyo.api.post(`/v2/purchase_orders/${closed}/close`), 200);
     const overdue = async () =>
       (
         await t.runtime.ctx.db
@@ -1215,7 +1171,7 @@ describe("purchase_order.overdue daily scan", () => {
     clock.set("2030-03-11T15:10:00.000Z"); // 00:10 on the 12th
     await scan();
     assert.deepEqual(await overdue(), [late, late]);
-    expect(await tokyo.api.post(`/v2/purchase_orders/${late}/close`), 200);
+    expectStatus(await tokyo.api.post(`/v2/purchase_orders/${late}/close`), 200);
     clock.set("2030-03-12T15:10:00.000Z");
     await scan();
     assert.deepEqual(await overdue(), [late, late]);
@@ -1232,7 +1188,7 @@ describe("admin settings and read-only order views", () => {
         { name: "Low", rate_percent: 7 },
       ],
     });
-    expect(first, 200);
+    expectStatus(first, 200);
     const [std, low] = first.body.data;
     const second = await t.admin.put(`/admin/stores/${other.id}/tax_rates`, {
       rates: [
@@ -1240,7 +1196,7 @@ describe("admin settings and read-only order views", () => {
         { name: "Zero", rate_percent: 0 },
       ],
     });
-    expect(second, 200);
+    expectStatus(second, 200);
     assert.deepEqual(second.body.data, [
       { id: std.id, name: "Standard", rate_percent: 19.5 },
       { id: second.body.data[1].id, name: "Zero", rate_percent: 0 },
@@ -1257,7 +1213,7 @@ describe("admin settings and read-only order views", () => {
       { field: "rates.1.rate_percent", code: "out_of_range" },
     ]);
     assert.deepEqual((await t.admin.get(`/admin/stores/${other.id}/tax_rates`)).body, second.body);
-    expect(await t.admin.get(`/admin/stores/999999/tax_rates`), 404);
+    expectStatus(await t.admin.get(`/admin/stores/999999/tax_rates`), 404);
   });
 
   test("exchange rates: store currency and unknown codes refused", async () => {
@@ -1282,17 +1238,17 @@ describe("admin settings and read-only order views", () => {
   });
 
   test("admin order views reuse the API's shapes", async () => {
-    const order = await create({ lines: [custom(2, 2)] });
+    const order = await create({ lines: [customLine(2, 2)] });
     const one = await t.admin.get(`/admin/stores/${store.id}/purchase_orders/${order.id}`);
-    expect(one, 200);
+    expectStatus(one, 200);
     assert.deepEqual(one.body.data, (await store.api.get(`/v2/purchase_orders/${order.id}`)).body.data);
-    expect(await t.admin.get(`/admin/stores/${other.id}/purchase_orders/${order.id}`), 404);
+    expectStatus(await t.admin.get(`/admin/stores/${other.id}/purchase_orders/${order.id}`), 404);
     const list = await t.admin.get(`/admin/stores/${store.id}/purchase_orders?limit=2`);
-    expect(list, 200);
+    expectStatus(list, 200);
     assert.equal(list.body.data.length, 2);
     assert.equal(list.body.has_more, true);
     assert.ok(!("receipts" in list.body.data[0]));
     const noAuth = await t.client().get(`/admin/stores/${store.id}/purchase_orders`);
-    expect(noAuth, 401);
+    expectStatus(noAuth, 401);
   });
 });

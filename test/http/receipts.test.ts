@@ -2,6 +2,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
 import { type Client, type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectDetails, expectInvalidTransition, expectStatus } from "../helpers/assertions.ts";
+import {
+  createDraftOrder,
+  createOrderedOrder,
+  eventsOf as eventsOfSubject,
+  getOrder as getOrderOf,
+  platformLevel,
+  type Variant,
+  variantPool,
+} from "../helpers/factories.ts";
 
 /**
  * Receipts through HTTP on the demo store: every refusal (changing nothing), worked landed costs with
@@ -11,15 +21,6 @@ import { type Client, type HttpResult, startTestApp, type TestApp, type TestStor
 
 const START = "2030-05-04T09:30:00.000Z";
 const TODAY = "2030-05-04";
-
-interface Variant {
-  id: number;
-  inventory_item_id: number;
-  inventory_tracked: boolean;
-  sku: string | null;
-  title: string;
-  product_title: string;
-}
 
 let t: TestApp;
 let clock: ManualClock;
@@ -61,29 +62,8 @@ const RECEIPT_LINE_FIELDS = [
 const key = () => ({ "idempotency-key": `receipt-${++keyCounter}` });
 const tick = () => clock.advance(1000);
 
-function expect(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-}
-
-function expectDetails(res: HttpResult, details: [string, string][]): void {
-  expect(res, 422);
-  assert.equal(res.body.error.code, "validation_failed");
-  const got = res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]);
-  assert.deepEqual(got.sort(), [...details].sort());
-}
-
-function expectInvalidTransition(res: HttpResult, state: string): void {
-  expect(res, 422);
-  assert.equal(res.body.error.code, "invalid_transition");
-  assert.match(res.body.error.message, new RegExp(`\\b${state}\\b`));
-}
-
-let nextVariant = 0;
-function freshVariant(): Variant {
-  const v = variants[nextVariant++];
-  assert.ok(v, "the demo catalog ran out of tracked variants");
-  return v;
-}
+const pool = variantPool(() => variants);
+const freshVariant = () => pool.next();
 
 interface OrderOptions {
   lines: Record<string, unknown>[];
@@ -95,14 +75,12 @@ interface OrderOptions {
 }
 
 async function newOrder(options: OrderOptions, api: Client = store.api) {
-  const { ordered = true, ...body } = options;
-  const created = await api.post("/v2/purchase_orders", { supplier_id: supplierId, ...body });
-  expect(created, 201);
-  if (!ordered) return created.body.data;
-  const res = await api.post(`/v2/purchase_orders/${created.body.data.id}/mark_ordered`, {});
-  expect(res, 200);
+  const { ordered = true, ...fields } = options;
+  const body = { supplier_id: supplierId, ...fields };
+  if (!ordered) return createDraftOrder(api, body);
+  const placed = await createOrderedOrder(api, body);
   tick();
-  return res.body.data;
+  return placed;
 }
 
 async function receive(
@@ -125,7 +103,7 @@ async function assertAsStored(res: HttpResult) {
   const receipt = res.body.data;
   assert.deepEqual(order, await getOrder(order.id));
   const one = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${receipt.id}`);
-  expect(one, 200);
+  expectStatus(one, 200);
   assert.deepEqual(receipt, one.body.data);
   const recorded = (await eventsOf("purchase_order", order.id)).filter(
     (e) => e.name === "purchase_order.receipt_recorded",
@@ -135,34 +113,13 @@ async function assertAsStored(res: HttpResult) {
   assert.deepEqual((last.extra as { receipt: unknown }).receipt, receipt);
 }
 
-async function platform(itemId: number, locationId: number) {
-  const res = await t.admin.get(
-    `/admin/stores/${store.id}/platform/inventory?inventory_item_id=${itemId}&location_id=${locationId}`,
-  );
-  expect(res, 200);
-  const row = res.body.data[0];
-  return {
-    available: row?.available ?? 0,
-    on_hand: row?.on_hand ?? 0,
-    incoming: row?.incoming ?? 0,
-    unit_cost: row?.unit_cost ?? null,
-  };
-}
+const platform = (itemId: number, locationId: number) => platformLevel(t, store.id, itemId, locationId);
 
-async function eventsOf(subjectType: string, id: number) {
-  return t.runtime.ctx.db
-    .selectFrom("events")
-    .select(["name", "data", "extra"])
-    .where("store_id", "=", store.id)
-    .where("subject_type", "=", subjectType)
-    .where("subject_id", "=", id)
-    .orderBy("seq")
-    .execute();
-}
+const eventsOf = (type: string, id: number) => eventsOfSubject(t, { type, id, storeId: store.id });
 
 async function historyTypes(orderId: number) {
   const res = await store.api.get(`/v2/purchase_orders/${orderId}/history?limit=250`);
-  expect(res, 200);
+  expectStatus(res, 200);
   return (res.body.data as { type: string; data: Record<string, unknown> }[]).reverse();
 }
 
@@ -183,11 +140,7 @@ async function counts(orderId: number) {
   return { receipts: receipts.length, movements: movements.length };
 }
 
-async function getOrder(id: number) {
-  const res = await store.api.get(`/v2/purchase_orders/${id}`);
-  expect(res, 200);
-  return res.body.data;
-}
+const getOrder = (id: number) => getOrderOf(store.api, id);
 
 before(async () => {
   clock = new ManualClock(START);
@@ -196,22 +149,22 @@ before(async () => {
   other = await t.createStore({ seed: "demo" });
   await t.drain();
   const v = await store.api.get("/v2/variants?limit=250");
-  expect(v, 200);
+  expectStatus(v, 200);
   variants = (v.body.data as Variant[]).filter((x) => x.inventory_tracked);
   const l = await store.api.get("/v2/locations");
   locations = l.body.data.sort((a: { id: number }, b: { id: number }) => a.id - b.id);
   assert.ok(locations.length >= 2);
   const s = await store.api.post("/v2/suppliers", { name: "Acme Supply", currency: "USD" });
-  expect(s, 201);
+  expectStatus(s, 201);
   supplierId = s.body.data.id;
-  expect(
+  expectStatus(
     await t.admin.put(`/admin/stores/${store.id}/exchange_rates`, {
       rates: [{ currency: "EUR", rate_to_base: "1.2", date: TODAY }],
     }),
     200,
   );
   const eur = await store.api.post("/v2/suppliers", { name: "Euro Parts", currency: "EUR" });
-  expect(eur, 201);
+  expectStatus(eur, 201);
   eurSupplierId = eur.body.data.id;
 });
 after(() => t.close());
@@ -224,12 +177,12 @@ describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () =
     const ok = { lines: [{ line_id: lineId, quantity: 1 }] };
 
     const noKey = await store.api.post(`/v2/purchase_orders/${order.id}/receipts`, ok);
-    expect(noKey, 400);
+    expectStatus(noKey, 400);
     assert.equal(noKey.body.error.code, "idempotency_key_required");
 
     const readOnly = await store.keyWithScopes(["read"]);
     const forbidden = await readOnly.post(`/v2/purchase_orders/${order.id}/receipts`, ok, key());
-    expect(forbidden, 403);
+    expectStatus(forbidden, 403);
     assert.equal(forbidden.body.error.code, "insufficient_scope");
 
     expectDetails(await receive(order.id, { lines: [{ line_id: 999999, quantity: 1 }] }), [
@@ -289,7 +242,7 @@ describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () =
       ["location_id", "not_found"],
     ]);
     const notOurs = await receive(foreign.id, ok);
-    expect(notOurs, 404);
+    expectStatus(notOurs, 404);
     assert.equal(notOurs.body.error.code, "not_found");
 
     // a draft was never placed
@@ -307,9 +260,9 @@ describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () =
     assert.equal(after.updated_at, order.updated_at);
 
     // received and closed orders are refused too
-    expect(await receive(order.id, { lines: [{ line_id: lineId, quantity: 5 }] }), 201);
+    expectStatus(await receive(order.id, { lines: [{ line_id: lineId, quantity: 5 }] }), 201);
     expectInvalidTransition(await receive(order.id, ok), "received");
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
     expectInvalidTransition(await receive(order.id, ok), "closed");
     assert.equal((await counts(order.id)).receipts, 1);
   });
@@ -350,7 +303,7 @@ describe("landed costs and stock", () => {
       invoice_date: "2030-05-01",
       note: "first pallet",
     });
-    expect(first, 201);
+    expectStatus(first, 201);
     assert.deepEqual(Object.keys(first.body).sort(), ["data", "purchase_order"]);
     const r1 = first.body.data;
     assert.deepEqual(Object.keys(r1).sort(), RECEIPT_FIELDS);
@@ -398,7 +351,7 @@ describe("landed costs and stock", () => {
     assert.deepEqual(po1.receipts, [r1]);
 
     const second = await receive(order.id, { lines: [{ line_id: la.id, quantity: 6 }] });
-    expect(second, 201);
+    expectStatus(second, 201);
     const r2 = second.body.data;
     assert.deepEqual(
       r2.lines.map((l: Record<string, unknown>) => [
@@ -464,7 +417,7 @@ describe("landed costs and stock", () => {
     assert.equal(Number(nowA.unit_cost), 11);
     assert.equal(Number(nowB.unit_cost), 19.8);
     const synced = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${r1.id}`);
-    expect(synced, 200);
+    expectStatus(synced, 200);
     assert.equal(synced.body.data.platform_sync.state, "synced");
     // the selling price is never touched
     const variant = await store.api.get(`/v2/variants/${a.id}`);
@@ -506,7 +459,7 @@ describe("landed costs and stock", () => {
         quantity: l.quantity,
       })),
     });
-    expect(res, 201);
+    expectStatus(res, 201);
     // a: 10 + 10 + 20 + 7 = 47.00 over 10 → (10 + 4.70) × 1.2 = 17.64
     // b: 9 + 5 + 5 + 0 = 19.00 over 5 → (18 + 3.80) × 1.2 = 26.16
     // c: 1 + 2 + 20 + 3 = 26.00 over 2 → (5 + 13) × 1.2 = 21.60
@@ -537,7 +490,7 @@ describe("landed costs and stock", () => {
       exchange_rate: 1.5,
       lines: [{ line_id: again.lines[0].id, quantity: 10, unit_cost: 9 }],
     });
-    expect(own, 201);
+    expectStatus(own, 201);
     assert.deepEqual(
       own.body.data.lines.map((l: Record<string, unknown>) => [
         l.unit_cost,
@@ -573,7 +526,7 @@ describe("landed costs and stock", () => {
         { line_id: lb.id, quantity: 6, rejected: [{ quantity: 2, reason: "crushed" }, { quantity: 1 }] },
       ],
     });
-    expect(replace, 201);
+    expectStatus(replace, 201);
     assert.deepEqual(
       replace.body.data.lines.map((l: Record<string, number>) => [
         l.quantity,
@@ -618,7 +571,7 @@ describe("landed costs and stock", () => {
         { line_id: lb.id, quantity: 0, rejected: [{ quantity: 4, reason: null }] },
       ],
     });
-    expect(remove, 201);
+    expectStatus(remove, 201);
     assert.equal(remove.body.data.rejected_disposition, "remove");
     assert.deepEqual(
       remove.body.purchase_order.lines.map((l: Record<string, number>) => [
@@ -661,8 +614,8 @@ describe("landed costs and stock", () => {
       charges: [{ kind: "shipping", amount: "7.00", allocation_method: "quantity" }],
     });
     const first = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 1 }] });
-    expect(first, 201);
-    expect(
+    expectStatus(first, 201);
+    expectStatus(
       await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${first.body.data.id}/void`, {}, key()),
       200,
     );
@@ -688,7 +641,7 @@ describe("landed costs and stock", () => {
         { line_id: order.lines[1].id, quantity: 1, rejected: [{ quantity: 1, reason: "dented" }] },
       ],
     });
-    expect(res, 201);
+    expectStatus(res, 201);
     const receipt = res.body.data;
     assert.deepEqual(
       [receipt.location.id, receipt.received_at, receipt.invoice, receipt.exchange_rate, receipt.note],
@@ -739,7 +692,7 @@ describe("landed costs and stock", () => {
         { product_title: "Free sample", sku: "FS-1", quantity: 1 },
       ],
     });
-    expect(res, 201);
+    expectStatus(res, 201);
     const po = res.body.purchase_order;
     assert.equal(po.lines.length, 4);
     const [, , added, sample] = po.lines;
@@ -819,7 +772,7 @@ describe("landed costs and stock", () => {
       lines: [{ variant_id: a.id, quantity: 2, unit_cost: 1 }],
     });
     const booked = await receive(quiet.id, { lines: [{ line_id: quiet.lines[0].id, quantity: 2 }] });
-    expect(booked, 201);
+    expectStatus(booked, 201);
     assert.equal(booked.body.purchase_order.status, "received");
     assert.deepEqual(booked.body.data.platform_sync, { state: "synced", attempted_at: null, error: null });
     assert.equal((await counts(quiet.id)).movements, 0);
@@ -837,15 +790,15 @@ describe("replays", () => {
     const body = { lines: [{ line_id: order.lines[0].id, quantity: 2 }] };
     const headers = key();
     const first = await receive(order.id, body, headers);
-    expect(first, 201);
+    expectStatus(first, 201);
     await t.drain();
     const level = await platform(a.inventory_item_id, loc);
     const replay = await receive(order.id, body, headers);
-    expect(replay, 201);
+    expectStatus(replay, 201);
     assert.equal(replay.headers["idempotent-replayed"], "true");
     assert.deepEqual(replay.body, first.body);
     const reused = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 3 }] }, headers);
-    expect(reused, 409);
+    expectStatus(reused, 409);
     assert.equal(reused.body.error.code, "idempotency_key_reused");
     await t.drain();
     assert.deepEqual(await platform(a.inventory_item_id, loc), level);
@@ -888,7 +841,7 @@ describe("void", () => {
         { line_id: order.lines[1].id, quantity: 3 },
       ],
     });
-    expect(r2, 201);
+    expectStatus(r2, 201);
     assert.equal(r2.body.purchase_order.status, "received");
     await t.drain();
     const received = {
@@ -902,7 +855,7 @@ describe("void", () => {
       note: "wrong order",
     });
     tick();
-    expect(voided, 200);
+    expectStatus(voided, 200);
     assert.deepEqual(Object.keys(voided.body).sort(), ["data", "purchase_order"]);
     const v = voided.body.data;
     assert.equal(v.voided_at, new Date(clock.now().getTime() - 1000).toISOString());
@@ -954,8 +907,11 @@ describe("void", () => {
       {},
     );
     expectInvalidTransition(again, "voided");
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/receipts/999999/void`, {}), 404);
-    expect(await other.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`, {}), 404);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/receipts/999999/void`, {}), 404);
+    expectStatus(
+      await other.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`, {}),
+      404,
+    );
 
     // re-receiving after the void allocates the charges again, exactly
     const r3 = await receive(order.id, {
@@ -964,7 +920,7 @@ describe("void", () => {
         { line_id: order.lines[1].id, quantity: 3 },
       ],
     });
-    expect(r3, 201);
+    expectStatus(r3, 201);
     assert.equal(r3.body.purchase_order.status, "received");
     const live = [r1.body.data, r3.body.data].flatMap((r) => r.lines);
     assert.equal(
@@ -976,15 +932,18 @@ describe("void", () => {
     );
 
     // a closed order must be reopened first; voiding the first receipt of all goes back to ordered
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
     expectInvalidTransition(
       await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`),
       "closed",
     );
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/reopen`, {}), 200);
-    expect(await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r3.body.data.id}/void`), 200);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/reopen`, {}), 200);
+    expectStatus(
+      await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r3.body.data.id}/void`),
+      200,
+    );
     const last = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`);
-    expect(last, 200);
+    expectStatus(last, 200);
     assert.equal(last.body.purchase_order.status, "ordered");
     await t.drain();
     const end = { a: await platform(a.inventory_item_id, loc), b: await platform(b.inventory_item_id, loc) };
@@ -1002,7 +961,7 @@ describe("void", () => {
       lines: [{ line_id: order.lines[0].id, quantity: 2, rejected: [{ quantity: 1, reason: "bent" }] }],
       unordered: [{ variant_id: extra.id, quantity: 2 }],
     });
-    expect(res, 201);
+    expectStatus(res, 201);
     assert.deepEqual(
       res.body.purchase_order.lines.map((l: Record<string, number>) => [
         l.quantity,
@@ -1015,7 +974,7 @@ describe("void", () => {
       ],
     );
     const voided = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}/void`);
-    expect(voided, 200);
+    expectStatus(voided, 200);
     assert.equal(voided.body.purchase_order.status, "ordered");
     assert.deepEqual(
       voided.body.purchase_order.lines.map((l: Record<string, number>) => [
@@ -1039,11 +998,11 @@ describe("GET receipts", () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 1 }] });
-      expect(r, 201);
+      expectStatus(r, 201);
       ids.push(r.body.data.id);
     }
     const page1 = await store.api.get(`/v2/purchase_orders/${order.id}/receipts?limit=2`);
-    expect(page1, 200);
+    expectStatus(page1, 200);
     assert.deepEqual(Object.keys(page1.body).sort(), ["data", "has_more", "next_cursor"]);
     assert.deepEqual(
       page1.body.data.map((r: { id: number }) => r.id),
@@ -1053,21 +1012,21 @@ describe("GET receipts", () => {
     const page2 = await store.api.get(
       `/v2/purchase_orders/${order.id}/receipts?limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`,
     );
-    expect(page2, 200);
+    expectStatus(page2, 200);
     assert.deepEqual(
       page2.body.data.map((r: { id: number }) => r.id),
       ids.slice(2),
     );
     assert.deepEqual(page2.body, { data: page2.body.data, has_more: false, next_cursor: null });
     const one = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${ids[1]}`);
-    expect(one, 200);
+    expectStatus(one, 200);
     assert.deepEqual(one.body, { data: page1.body.data[1] });
     assert.deepEqual((await getOrder(order.id)).receipts, [...page1.body.data, ...page2.body.data]);
-    expect(await store.api.get(`/v2/purchase_orders/${order.id}/receipts/999999`), 404);
-    expect(await other.api.get(`/v2/purchase_orders/${order.id}/receipts`), 404);
-    expect(await other.api.get(`/v2/purchase_orders/${order.id}/receipts/${ids[0]}`), 404);
+    expectStatus(await store.api.get(`/v2/purchase_orders/${order.id}/receipts/999999`), 404);
+    expectStatus(await other.api.get(`/v2/purchase_orders/${order.id}/receipts`), 404);
+    expectStatus(await other.api.get(`/v2/purchase_orders/${order.id}/receipts/${ids[0]}`), 404);
     const bad = await store.api.get(`/v2/purchase_orders/${order.id}/receipts?cursor=nope`);
-    expect(bad, 400);
+    expectStatus(bad, 400);
     assert.equal(bad.body.error.code, "invalid_cursor");
   });
 });
@@ -1091,7 +1050,7 @@ describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
       unordered: [{ product_title: "Bonus", quantity: 1, unit_cost: 1 }],
     };
     const preview = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, body);
-    expect(preview, 200);
+    expectStatus(preview, 200);
     assert.equal(preview.body.purchase_order_status_after, "partial");
     const p = preview.body.data;
     assert.equal(p.id, null);
@@ -1128,14 +1087,14 @@ describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
     // a read-only key may preview: nothing is written
     const reader = await store.keyWithScopes(["read"]);
     const again = await reader.post(`/v2/purchase_orders/${order.id}/receipts/preview`, body);
-    expect(again, 200);
+    expectStatus(again, 200);
     assert.deepEqual(again.body, preview.body);
     assert.deepEqual(await counts(order.id), { receipts: 0, movements: 0 });
     assert.deepEqual((await getOrder(order.id)).lines, order.lines);
 
     // the real receipt books the same numbers
     const real = await receive(order.id, body);
-    expect(real, 201);
+    expectStatus(real, 201);
     assert.deepEqual(
       real.body.data.lines.map((l: Record<string, unknown>) => [
         l.quantity,

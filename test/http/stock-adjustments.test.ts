@@ -2,23 +2,19 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
 import { type Client, type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import {
+  eventsOf as eventsOfSubject,
+  platformLevel as platformLevelOf,
+  type Variant,
+  variantPool,
+} from "../helpers/factories.ts";
 
 /**
  * Stock adjustments through HTTP on the demo store: drafts filled from the mirror, every refusal,
  * apply moving the mirror at once and the platform once (even with a replayed key), quantity_before
  * under platform-side sales and unpushed movements, and the expected_before guard.
  */
-
-interface Variant {
-  id: number;
-  inventory_item_id: number;
-  title: string;
-  product_title: string;
-  sku: string | null;
-  barcode: string | null;
-  unit_cost: string;
-  inventory_tracked: boolean;
-}
 
 let t: TestApp;
 let clock: ManualClock;
@@ -74,25 +70,17 @@ const newKey = () => ({ "idempotency-key": `apply-${++keyCounter}-${Date.now()}`
 const tick = () => clock.advance(1000);
 
 /** A tracked variant not used by any earlier test, so each test reasons about its own levels. */
-let nextVariant = 0;
-function freshVariant(): Variant {
-  const v = variants[nextVariant++];
-  assert.ok(v, "the demo catalog ran out of tracked variants");
-  return v;
-}
+const pool = variantPool(() => variants);
+const freshVariant = () => pool.next();
 
 async function platformLevel(storeId: number, itemId: number, location: number) {
-  const res = await t.admin.get(
-    `/admin/stores/${storeId}/platform/inventory?inventory_item_id=${itemId}&location_id=${location}`,
-  );
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  const row = res.body.data[0] ?? { available: 0, on_hand: 0 };
-  return { available: row.available as number, on_hand: row.on_hand as number };
+  const { available, on_hand } = await platformLevelOf(t, storeId, itemId, location);
+  return { available, on_hand };
 }
 
 async function mirrorLevel(api: Client, itemId: number, location: number) {
   const res = await api.get(`/v2/inventory_levels?inventory_item_id=${itemId}&location_id=${location}`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
+  expectStatus(res, 200);
   const row = res.body.data[0] ?? { available: 0, on_hand: 0 };
   return { available: row.available as number, on_hand: row.on_hand as number };
 }
@@ -101,7 +89,7 @@ async function platformSale(storeId: number, itemId: number, location: number, u
   const res = await t.admin.post(`/admin/stores/${storeId}/platform/inventory`, {
     changes: [{ inventory_item_id: itemId, location_id: location, adjust: -units }],
   });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
+  expectStatus(res, 200);
 }
 
 async function movementCount(storeId: number, adjustmentId: number): Promise<number> {
@@ -115,26 +103,18 @@ async function movementCount(storeId: number, adjustmentId: number): Promise<num
   return rows.length;
 }
 
-async function eventsOf(storeId: number, adjustmentId: number) {
-  return t.runtime.ctx.db
-    .selectFrom("events")
-    .select(["name", "data"])
-    .where("store_id", "=", storeId)
-    .where("subject_type", "=", "stock_adjustment")
-    .where("subject_id", "=", adjustmentId)
-    .orderBy("seq")
-    .execute();
-}
+const eventsOf = (storeId: number, adjustmentId: number) =>
+  eventsOfSubject(t, { type: "stock_adjustment", id: adjustmentId, storeId });
 
 async function createDraft(body: Record<string, unknown>, api: Client = store.api) {
   const res = await api.post("/v2/stock_adjustments", body);
-  assert.equal(res.status, 201, JSON.stringify(res.body));
+  expectStatus(res, 201);
   return res.body.data;
 }
 
 async function listAll(query = ""): Promise<any[]> {
   const res = await store.api.get(`/v2/stock_adjustments?limit=250${query}`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
+  expectStatus(res, 200);
   return res.body.data;
 }
 
@@ -173,7 +153,7 @@ describe("POST /v2/stock_adjustments", () => {
       note: "Found a box in the back",
       lines: [{ variant_id: v.id, delta: 4, lot_number: "L-1", lot_units: 4 }],
     });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
+    expectStatus(res, 201);
     assert.deepEqual(Object.keys(res.body), ["data"]);
     const a = res.body.data;
     assert.deepEqual(Object.keys(a).sort(), ADJ_FIELDS);
@@ -260,7 +240,7 @@ describe("POST /v2/stock_adjustments", () => {
     const patched = await t.admin.patch(`/admin/stores/${shop.id}`, {
       numbering: { purchase_order_prefix: "PO-", stock_adjustment_prefix: "ADJ-" },
     });
-    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    expectStatus(patched, 200);
     const loc = (await shop.api.get("/v2/locations")).body.data[0].id;
     const v = (await shop.api.get("/v2/variants?limit=1")).body.data[0];
     const first = await createDraft({ location_id: loc, lines: [{ variant_id: v.id, delta: 1 }] }, shop.api);
@@ -510,7 +490,7 @@ describe("PATCH /v2/stock_adjustments/{id}", () => {
         { inventory_item_id: v1.inventory_item_id, delta: -1 },
       ],
     });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
+    expectStatus(res, 200);
     const p = res.body.data;
     assert.equal(p.status, "draft");
     assert.equal(p.reason, "damaged");
@@ -563,7 +543,7 @@ describe("PATCH /v2/stock_adjustments/{id}", () => {
     ];
     for (const [body, expected] of cases) {
       const res = await store.api.patch(`/v2/stock_adjustments/${a.id}`, body);
-      assert.equal(res.status, 422, JSON.stringify(res.body));
+      expectStatus(res, 422);
       assert.equal(res.body.error.code, "validation_failed");
       assert.deepEqual(
         res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
@@ -590,7 +570,7 @@ describe("POST /v2/stock_adjustments/{id}/cancel", () => {
     const level = await mirrorLevel(store.api, v.inventory_item_id, locationId);
     tick();
     const res = await store.api.post(`/v2/stock_adjustments/${a.id}/cancel`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
+    expectStatus(res, 200);
     const c = res.body.data;
     assert.equal(c.status, "cancelled");
     assert.equal(c.cancelled_at, clock.now().toISOString());
@@ -611,7 +591,7 @@ describe("POST /v2/stock_adjustments/{id}/cancel", () => {
       await store.api.patch(`/v2/stock_adjustments/${a.id}`, { note: "again" }),
     ];
     for (const r of refusals) {
-      assert.equal(r.status, 422, JSON.stringify(r.body));
+      expectStatus(r, 422);
       assert.equal(r.body.error.code, "invalid_transition");
       assert.match(r.body.error.message, /cancelled/);
     }
@@ -663,7 +643,7 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
     tick();
     const key = newKey();
     const res = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, key);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
+    expectStatus(res, 200);
     assert.equal(res.headers["idempotent-replayed"], undefined);
     const applied = res.body.data;
     assert.equal(applied.status, "applied");
@@ -732,7 +712,7 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
       }),
     ];
     for (const r of refusals) {
-      assert.equal(r.status, 422, JSON.stringify(r.body));
+      expectStatus(r, 422);
       assert.equal(r.body.error.code, "invalid_transition");
       assert.match(r.body.error.message, /is applied/);
     }
@@ -754,7 +734,7 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
     });
     // An empty JSON object is "no body" too.
     const res = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, {}, newKey());
-    assert.equal(res.status, 200, JSON.stringify(res.body));
+    expectStatus(res, 200);
     assert.equal(res.body.data.reason_label, "Cycle count (available)");
     await t.drain();
     assert.deepEqual(await platformLevel(store.id, v.inventory_item_id, secondLocationId), {
@@ -827,7 +807,7 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
       store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey()),
       store.api.post(`/v2/stock_adjustments/${b.id}/apply`, undefined, newKey()),
     ]);
-    assert.equal(rb.status, 200, JSON.stringify(rb.body));
+    expectStatus(rb, 200);
     assert.deepEqual([ra.status, ra2.status].sort(), [200, 422]);
     const refused = ra.status === 422 ? ra : ra2;
     assert.equal(refused.body.error.code, "invalid_transition");
@@ -863,7 +843,7 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
     const before = await platformLevel(store.id, v.inventory_item_id, secondLocationId);
     const a = await createDraft({ location_id: secondLocationId, lines: [{ variant_id: v.id, delta: 6 }] });
     const res = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
-    assert.equal(res.status, 200, JSON.stringify(res.body));
+    expectStatus(res, 200);
     assert.deepEqual([res.body.data.lines[0].quantity_before, res.body.data.lines[0].quantity_after], [0, 6]);
     await t.drain();
     assert.deepEqual(await platformLevel(store.id, v.inventory_item_id, secondLocationId), {
@@ -892,7 +872,7 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
     const p2 = await platformLevel(store.id, v2.inventory_item_id, locationId);
     const key = newKey();
     const refused = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, key);
-    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    expectStatus(refused, 422);
     assert.equal(refused.body.error.code, "validation_failed");
     assert.equal(refused.body.error.details.length, 1);
     const detail = refused.body.error.details[0];
@@ -922,7 +902,7 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
     });
     assert.equal(patched.status, 200);
     const ok = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
-    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    expectStatus(ok, 200);
     assert.deepEqual(
       ok.body.data.lines.map((l: any) => [l.quantity_before, l.quantity_after, l.expected_before]),
       [

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import { createOrderedOrder, platformLevel } from "../helpers/factories.ts";
 
 /**
  * Receipts posted at the same time for the same order, with different keys. The order row is locked
@@ -17,22 +19,8 @@ let items: { id: number; inventory_item_id: number }[];
 let locationId: number;
 let keyCounter = 0;
 
-function expect(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-}
-
-async function placed(lines: Record<string, unknown>[], charges: Record<string, unknown>[] = []) {
-  const created = await store.api.post("/v2/purchase_orders", {
-    supplier_id: supplierId,
-    location_id: locationId,
-    lines,
-    charges,
-  });
-  expect(created, 201);
-  const res = await store.api.post(`/v2/purchase_orders/${created.body.data.id}/mark_ordered`, {});
-  expect(res, 200);
-  return res.body.data;
-}
+const placed = (lines: Record<string, unknown>[], charges: Record<string, unknown>[] = []) =>
+  createOrderedOrder(store.api, { supplier_id: supplierId, location_id: locationId, lines, charges });
 
 const receive = (orderId: number, lines: { line_id: number; quantity: number }[]) =>
   store.api.post(
@@ -42,11 +30,8 @@ const receive = (orderId: number, lines: { line_id: number; quantity: number }[]
   );
 
 async function platform(itemId: number) {
-  const res = await t.admin.get(
-    `/admin/stores/${store.id}/platform/inventory?inventory_item_id=${itemId}&location_id=${locationId}`,
-  );
-  expect(res, 200);
-  return { available: res.body.data[0]?.available ?? 0, incoming: res.body.data[0]?.incoming ?? 0 };
+  const { available, incoming } = await platformLevel(t, store.id, itemId, locationId);
+  return { available, incoming };
 }
 
 async function receivedEvents(orderId: number) {
@@ -68,7 +53,7 @@ before(async () => {
   store = await t.createStore({ seed: "demo" });
   await t.drain();
   const s = await store.api.post("/v2/suppliers", { name: "Race Supply", currency: "USD" });
-  expect(s, 201);
+  expectStatus(s, 201);
   supplierId = s.body.data.id;
   const v = await store.api.get("/v2/variants?limit=250");
   items = (v.body.data as { id: number; inventory_item_id: number; inventory_tracked: boolean }[]).filter(
@@ -84,7 +69,7 @@ describe(`concurrent receipts (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : 
     const start = await platform(item.inventory_item_id);
     const order = await placed([{ variant_id: item.id, quantity: 5, unit_cost: 3 }]);
     const lineId = order.lines[0].id;
-    expect(await receive(order.id, [{ line_id: lineId, quantity: 3 }]), 201);
+    expectStatus(await receive(order.id, [{ line_id: lineId, quantity: 3 }]), 201);
 
     const results = await Promise.all([
       receive(order.id, [{ line_id: lineId, quantity: 2 }]),
