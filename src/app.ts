@@ -2,15 +2,14 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
-import sjson from "secure-json-parse";
 import { AdminAuthThrottle } from "./admin/auth-throttle.ts";
 import { adminAuthHook } from "./admin/routes.ts";
-import { AppError } from "./domain/errors.ts";
 import { randomBase62 } from "./domain/secrets.ts";
 import type { HttpContext } from "./http/context.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
-import { registerErrorHandling } from "./http/plugins/errors.ts";
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from "./http/plugins/errors.ts";
 import { registerIdempotency } from "./http/plugins/idempotency.ts";
+import { registerJsonBody } from "./http/plugins/json-body.ts";
 import { registerRateLimits } from "./http/plugins/rate-limit.ts";
 import { registerRequestLog } from "./http/plugins/request-log.ts";
 import { validatorCompiler } from "./http/validation.ts";
@@ -40,30 +39,18 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         : `req_${randomBase62(20)}`;
     },
     ajv: { customOptions: { allErrors: true } },
+    // Node checks request timeouts on this interval (30 s by default, so a 30 s timeout could take a
+    // minute to answer 408); a quarter of the timeout keeps the answer close to the configured limit.
+    http: { connectionsCheckingInterval: Math.max(250, Math.floor(ctx.config.requestTimeoutMs / 4)) },
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate("ctx", ctx);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
 
-  // An empty body with a JSON content type means "no body" (action calls such as close), rather than
-  // an error; anything else must be valid JSON, parsed without prototype pollution.
-  app.removeContentTypeParser("application/json");
-  // JSON only: any other media type is 415 (the console adds its own form parser in its own scope).
-  app.removeContentTypeParser("text/plain");
-  app.addContentTypeParser(
-    "application/json",
-    { parseAs: "string", bodyLimit: BODY_LIMIT },
-    (_req, body, done) => {
-      const text = body as string;
-      if (text.trim() === "") return done(null, undefined);
-      try {
-        done(null, sjson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
-      } catch {
-        done(new AppError("bad_request", "The body is not valid JSON."), undefined);
-      }
-    },
-  );
+  registerJsonBody(app, BODY_LIMIT);
 
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", String(request.id));

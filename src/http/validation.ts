@@ -70,6 +70,45 @@ function isJsonObject(data: unknown): boolean {
   return data !== null && typeof data === "object" && !Array.isArray(data);
 }
 
+/**
+ * Ajv coerces a path or query string to a number with `+value`, which reads `0x10` as 16, ` 1` as 1 and
+ * `1e3` as 1000, so `/suppliers/0x10` would find supplier 16. Before coercion, every string given for a
+ * numeric parameter must be written in plain decimal.
+ */
+const PLAIN_INTEGER = /^-?\d+$/;
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+function numericPattern(schema: unknown): RegExp | null {
+  const type = (schema as { type?: unknown } | undefined)?.type;
+  const types = Array.isArray(type) ? type : [type];
+  if (types.includes("number")) return PLAIN_DECIMAL;
+  if (types.includes("integer")) return PLAIN_INTEGER;
+  return null;
+}
+
+function nonDecimalErrors(schema: unknown, data: unknown): ErrorObject[] {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (!properties || !isJsonObject(data)) return [];
+  const errors: ErrorObject[] = [];
+  for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
+    const property = properties[name] as { type?: unknown; items?: unknown } | undefined;
+    if (property === undefined) continue;
+    const pattern =
+      numericPattern(property) ?? (property.type === "array" ? numericPattern(property.items) : null);
+    if (pattern === null) continue;
+    const values = Array.isArray(value) ? value : [value];
+    if (values.every((v) => typeof v !== "string" || pattern.test(v))) continue;
+    errors.push({
+      keyword: "type",
+      instancePath: `/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+      schemaPath: `#/properties/${name}/type`,
+      params: { type: pattern === PLAIN_INTEGER ? "integer" : "number" },
+      message: pattern === PLAIN_INTEGER ? "must be integer" : "must be number",
+    });
+  }
+  return errors;
+}
+
 const bodyAjv = makeAjv(false);
 const paramAjv = makeAjv(true);
 
@@ -84,6 +123,13 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     shape.type === undefined &&
     (shape.properties !== undefined || shape.additionalProperties !== undefined);
   const check = (data: unknown): boolean => {
+    if (httpPart !== "body") {
+      const nonDecimal = nonDecimalErrors(schema, data);
+      if (nonDecimal.length > 0) {
+        check.errors = nonDecimal;
+        return false;
+      }
+    }
     if (objectOrAbsent && data !== undefined && data !== null && !isJsonObject(data)) {
       check.errors = [
         {

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, type ErrorDetail } from "../../domain/errors.ts";
 import { ajvErrorsToDetails } from "../validation.ts";
@@ -41,7 +43,8 @@ export function toErrorResponse(error: unknown): {
     return {
       status: error.status,
       body: errorBody(error.code, error.message, error.details),
-      headers: error.headers,
+      // RFC 9110: a 401 names the scheme that would be accepted.
+      headers: error.status === 401 ? { ...error.headers, "www-authenticate": "Bearer" } : error.headers,
     };
   }
   const fe = error as FastifyError & { validationContext?: string };
@@ -94,9 +97,64 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(status).type("application/json; charset=utf-8").send(body);
   });
   app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0];
+    const allowed = ROUTE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header("allow", allowed.join(", "))
+        .type("application/json; charset=utf-8")
+        .send(
+          errorBody("bad_request", `${path} does not accept ${request.method}; use ${allowed.join(", ")}.`),
+        );
+    }
     return reply
       .code(404)
       .type("application/json; charset=utf-8")
-      .send(errorBody("not_found", `No route ${request.method} ${request.url.split("?")[0]}.`));
+      .send(errorBody("not_found", `No route ${request.method} ${path}.`));
   });
+}
+
+const ROUTE_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+/**
+ * Errors the router raises before any route or hook runs (Fastify's `frameworkErrors`): a path that is
+ * not valid percent-encoding, or a path segment longer than the router reads.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const [status, message] =
+    error.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? [414, "A segment of the URL path is too long."]
+      : error.code === "FST_ERR_BAD_URL"
+        ? [400, "The URL is not valid: check its percent-encoding."]
+        : [400, "The request could not be read."];
+  return reply
+    .code(status)
+    .header("x-request-id", String(request.id))
+    .type("application/json; charset=utf-8")
+    .send(errorBody("bad_request", message));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (Fastify's `clientErrorHandler`):
+ * too slow (408), headers too large (431), malformed request line or headers (400). Answered in the
+ * envelope, then the connection is closed as Node would.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody to answer.
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, message] =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "The request was not received in time."]
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "The request headers are too large."]
+        : [400, "The request could not be read: its request line or headers are malformed."];
+  const body = JSON.stringify(errorBody("bad_request", message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -31,6 +31,21 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.join(",")}}`;
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The header's length in characters, as the contract counts it. Node reads header bytes as latin1, so a
+ * key of 200 `é` arrives as 400 code units; read as UTF-8 (when it is) and count code points.
+ */
+function characterCount(header: string): number {
+  if (!/[^\x20-\x7e]/.test(header)) return header.length;
+  try {
+    return [...utf8.decode(Buffer.from(header, "latin1"))].length;
+  } catch {
+    return header.length;
+  }
+}
+
 function requestHash(request: FastifyRequest): string {
   return createHash("sha256")
     .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
@@ -95,7 +110,7 @@ export function registerIdempotency(app: FastifyInstance): void {
       if (required) throw new AppError("idempotency_key_required", "The Idempotency-Key header is empty.");
       throw new AppError("bad_request", "The Idempotency-Key header is empty.");
     }
-    if (key.length > MAX_KEY_LENGTH) {
+    if (characterCount(key) > MAX_KEY_LENGTH) {
       throw new AppError(
         "bad_request",
         `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`,
