@@ -3,6 +3,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/database.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import type { Module } from "./modules/module.ts";
+import type { ProcessResources } from "./resources.ts";
 
 /**
  * What every service, job and route gets, whatever started the process (API, worker, CLI paths,
@@ -21,4 +22,6 @@ export interface AppContext {
   secretsKey: string;
   /** The feature modules this process runs. */
   modules: readonly Module[];
+  /** Pools and transports built once per process (the mailer, the webhook sender), closed at shutdown. */
+  resources: ProcessResources;
 }

@@ -15,6 +15,7 @@ import { JobQueue } from "./jobs/queue.ts";
 import { Worker } from "./jobs/worker.ts";
 import { allModules } from "./modules/index.ts";
 import type { Module } from "./modules/module.ts";
+import { ProcessResources } from "./resources.ts";
 
 export interface RuntimeOptions {
   clock?: Clock;
@@ -108,6 +109,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cursorSecret,
     secretsKey,
     modules: options.modules ?? allModules,
+    resources: new ProcessResources(),
   };
   const app = await buildApp({ ctx, adminTokenHash, logger: options.logger });
   const worker = new Worker(
@@ -133,6 +135,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async close() {
       await app.close();
       await worker.stop();
+      await ctx.resources.close();
       await requestLog.close();
       redis?.disconnect();
       await database.close();

@@ -1,14 +1,16 @@
 import type { AppContext } from "../context.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 
-const mailers = new WeakMap<AppContext, Mailer>();
+const MAILER = {};
 
-/** The process's mailer for a context: SMTP when SMTP_URL is set, else .eml files in the outbox. */
+/**
+ * The process's one mailer (SMTP when SMTP_URL is set, else .eml files in the outbox), shared by the API
+ * and the worker and closed when the runtime closes.
+ */
 export function mailerFor(ctx: AppContext): Mailer {
-  let mailer = mailers.get(ctx);
-  if (!mailer) {
-    mailer = createMailer({ smtpUrl: ctx.config.smtpUrl ?? undefined, outboxDir: ctx.config.outboxDir });
-    mailers.set(ctx, mailer);
-  }
-  return mailer;
+  return ctx.resources.get(
+    MAILER,
+    () => createMailer({ smtpUrl: ctx.config.smtpUrl ?? undefined, outboxDir: ctx.config.outboxDir }),
+    (mailer) => mailer.close(),
+  );
 }

@@ -1,5 +1,4 @@
 import { webhookAdminRoutes } from "../admin/webhook-routes.ts";
-import type { AppContext } from "../context.ts";
 import { RETENTION_MS } from "../domain/webhooks/catalogue.ts";
 import { runDisabledEmail } from "../domain/webhooks/disabled-email-job.ts";
 import { runFanout } from "../domain/webhooks/fanout-job.ts";
@@ -20,7 +19,7 @@ import {
 } from "../domain/webhooks/job-types.ts";
 import { runLane } from "../domain/webhooks/lane-job.ts";
 import { routeEmittedEvent } from "../domain/webhooks/routing.ts";
-import { type WebhooksOptions, webhookRuntime } from "../domain/webhooks/runtime.ts";
+import { type WebhooksOptions, webhookRuntimeOf } from "../domain/webhooks/runtime.ts";
 import { runSend, SEND_JOB_MAX_SHARE } from "../domain/webhooks/send-job.ts";
 import { purgeOlderThan } from "../domain/webhooks/service.ts";
 import { webhookRoutes } from "../http/routes/webhooks.ts";
@@ -32,7 +31,7 @@ import type { Module } from "./module.ts";
  * injected resolver and CA); production uses `webhooksModule`.
  */
 export function createWebhooksModule(options: WebhooksOptions = {}): Module {
-  const rt = (ctx: AppContext) => webhookRuntime(ctx, options);
+  const rt = webhookRuntimeOf(options);
   return {
     name: "webhooks",
     routes: webhookRoutes(rt),
@@ -61,7 +60,7 @@ export function createWebhooksModule(options: WebhooksOptions = {}): Module {
       },
       {
         type: DISABLED_EMAIL_JOB,
-        run: (ctx, job) => runDisabledEmail(ctx, rt(ctx), parseDisabledEmailPayload(job.payload).webhook_id),
+        run: (ctx, job) => runDisabledEmail(ctx, parseDisabledEmailPayload(job.payload).webhook_id),
       },
     ],
     periodic: [

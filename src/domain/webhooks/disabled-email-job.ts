@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { html } from "../../html/template.ts";
 import { PermanentJobError } from "../../jobs/worker.ts";
 import { classifySendError } from "../../mail/mailer.ts";
-import type { WebhookRuntime } from "./runtime.ts";
+import { mailerFor } from "../../mail/service-mailer.ts";
 
 export interface DisabledEndpoint {
   id: number;
@@ -14,11 +14,7 @@ export interface DisabledEndpoint {
   reason: string;
 }
 
-export async function runDisabledEmail(
-  ctx: AppContext,
-  rt: WebhookRuntime,
-  webhookId: number,
-): Promise<void> {
+export async function runDisabledEmail(ctx: AppContext, webhookId: number): Promise<void> {
   const row = await ctx.db
     .selectFrom("webhooks")
     .innerJoin("stores", "stores.id", "webhooks.store_id")
@@ -41,7 +37,7 @@ export async function runDisabledEmail(
     reason: row.disabled_reason ?? "deliveries kept failing",
   });
   try {
-    await rt.mailer.send({
+    await mailerFor(ctx).send({
       from: ctx.config.mailFrom,
       to: [row.owner_email],
       subject: `Webhook endpoint disabled: ${row.url}`,

@@ -1,10 +1,11 @@
 /**
  * What webhook delivery keeps per running service: one sender (its keep-alive pool is what makes
  * hundreds of deliveries a second possible), the retry schedule, the key that opens stored secrets,
- * and the mailer for the owner's "endpoint disabled" email. Built lazily, once per AppContext.
+ * and what this process is sending. Built once per process (ctx.resources: the API and the worker
+ * share it), closed with the runtime.
  */
+import type { Config } from "../../config.ts";
 import type { AppContext } from "../../context.ts";
-import { createMailer, type Mailer } from "../../mail/mailer.ts";
 import { createWebhookSender, type WebhookSender } from "./http-client.ts";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.ts";
 import { decryptSecret, deriveSecretKey, encryptSecret } from "./signing.ts";
@@ -29,7 +30,6 @@ export class WebhookRuntime {
   readonly schedule: readonly number[];
   private readonly secretKey: Buffer;
   private senderInstance: WebhookSender | null = null;
-  private mailerInstance: Mailer | null = null;
   private readonly secrets = new Map<string, string>();
   /** Stores found over the hourly volume, until when (clock ms): saves the count on every event. */
   readonly hotUntil = new Map<number, number>();
@@ -37,23 +37,24 @@ export class WebhookRuntime {
   private readonly sending = new Map<number, Map<symbol, number>>();
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly config: Config,
+    secretsKey: string,
     readonly options: WebhooksOptions,
   ) {
     try {
-      this.schedule = ctx.config.webhookRetrySchedule
-        ? parseRetrySchedule(ctx.config.webhookRetrySchedule)
+      this.schedule = config.webhookRetrySchedule
+        ? parseRetrySchedule(config.webhookRetrySchedule)
         : DEFAULT_RETRY_SCHEDULE;
     } catch (error) {
       throw new Error(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
     }
-    this.secretKey = deriveSecretKey(ctx.secretsKey);
+    this.secretKey = deriveSecretKey(secretsKey);
   }
 
   get sender(): WebhookSender {
     this.senderInstance ??= createWebhookSender({
-      allowPrivate: this.ctx.config.webhookAllowPrivate,
-      ownHostnames: this.ctx.config.publicHostnames,
+      allowPrivate: this.config.webhookAllowPrivate,
+      ownHostnames: this.config.publicHostnames,
       timeoutMs: this.options.timeoutMs,
       ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
       ...(this.options.resolve === undefined ? {} : { lookup: this.options.resolve }),
@@ -61,12 +62,10 @@ export class WebhookRuntime {
     return this.senderInstance;
   }
 
-  get mailer(): Mailer {
-    this.mailerInstance ??= createMailer({
-      smtpUrl: this.ctx.config.smtpUrl ?? undefined,
-      outboxDir: this.ctx.config.outboxDir,
-    });
-    return this.mailerInstance;
+  /** Closes the sender's connections (after the worker stopped: nothing is in flight any more). */
+  async close(): Promise<void> {
+    await this.senderInstance?.close();
+    this.senderInstance = null;
   }
 
   /** Notes an attempt to `webhookId` starting at `atMs`; call the returned function when it ends. */
@@ -108,14 +107,16 @@ export class WebhookRuntime {
   }
 }
 
-const runtimes = new WeakMap<AppContext, WebhookRuntime>();
-
-/** The runtime of `ctx`, created on first use with `options`. */
-export function webhookRuntime(ctx: AppContext, options: WebhooksOptions = {}): WebhookRuntime {
-  let runtime = runtimes.get(ctx);
-  if (!runtime) {
-    runtime = new WebhookRuntime(ctx, options);
-    runtimes.set(ctx, runtime);
-  }
-  return runtime;
+/**
+ * How one webhooks module reaches its runtime: one per process (the API's and the worker's contexts
+ * share it through ctx.resources), made on first use with the module's `options`.
+ */
+export function webhookRuntimeOf(options: WebhooksOptions = {}): (ctx: AppContext) => WebhookRuntime {
+  const key = {};
+  return (ctx) =>
+    ctx.resources.get(
+      key,
+      () => new WebhookRuntime(ctx.config, ctx.secretsKey, options),
+      (runtime) => runtime.close(),
+    );
 }
