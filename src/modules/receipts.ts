@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { addHistory } from "../domain/purchase-orders/index.ts";
+import { orderIdOfReceipt } from "../domain/receipts/index.ts";
 import { paymentRoutes } from "../http/routes/payments.ts";
 import { receiptRoutes } from "../http/routes/receipts.ts";
 import type { Module } from "./module.ts";
@@ -13,16 +14,11 @@ export const receiptsModule: Module = {
   },
   async onPlatformSyncFailed(ctx, trx, failure) {
     if (failure.subjectType !== "receipt") return;
-    const receipt = await trx
-      .selectFrom("receipts")
-      .select("purchase_order_id")
-      .where("store_id", "=", failure.storeId)
-      .where("id", "=", failure.subjectId)
-      .executeTakeFirst();
-    if (!receipt) return;
+    const orderId = await orderIdOfReceipt(trx, failure.storeId, failure.subjectId);
+    if (orderId === undefined) return;
     await addHistory(trx, {
       storeId: failure.storeId,
-      orderId: receipt.purchase_order_id,
+      orderId,
       type: "platform_sync_failed",
       by: "system",
       via: null,

@@ -4,6 +4,7 @@
  * Covered by a test that compares the answer, field by field, with the order read back by GET.
  */
 
+import Big from "big.js";
 import {
   assembleOrders,
   type OrderParts,
@@ -15,6 +16,7 @@ import {
 } from "../purchase-orders/index.ts";
 import type { SyncState } from "../stock/index.ts";
 import type { LineChange } from "./compute.ts";
+import type { ReceiptLineWrite } from "./repository.ts";
 
 export interface ReceiptWrites {
   now: Date;
@@ -70,4 +72,25 @@ export function knownLocationName(
 ): string | null | undefined {
   if (locationId === order.location_id) return order.location_name;
   return parts.receipts.find((r) => r.location_id === locationId)?.location_name;
+}
+
+/** A receipt's lines as their columns store them, from what was written. */
+export function storedReceiptLines(
+  receiptId: number,
+  writes: readonly ReceiptLineWrite[],
+  ids: readonly number[],
+): ReceiptLineRow[] {
+  return writes.map((r, i) => ({
+    id: ids[i],
+    receipt_id: receiptId,
+    line_id: r.lineId,
+    quantity: r.line.quantity,
+    surplus_quantity: r.line.surplusQuantity,
+    rejected_quantity: r.line.rejectedQuantity,
+    // numeric(20, 8) and numeric(20, 4), half away from zero.
+    unit_cost: r.line.unitCost.round(8, Big.roundHalfUp).toString(),
+    landed_unit_cost: r.line.landedUnitCost.round(8, Big.roundHalfUp).toString(),
+    allocated_charge_amount: r.line.allocatedChargeAmount.round(4, Big.roundHalfUp).toString(),
+    unordered: r.line.source.kind === "unordered",
+  }));
 }

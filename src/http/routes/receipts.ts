@@ -2,13 +2,14 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
-import { getReceipt, listReceipts } from "../../domain/receipts/queries.ts";
 import {
+  getReceipt,
+  listReceipts,
   previewReceiptFor,
   type ReceiptBody,
   recordReceipt,
   voidReceipt,
-} from "../../domain/receipts/service.ts";
+} from "../../domain/receipts/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,

@@ -1,0 +1,184 @@
+/**
+ * Recording a receipt. It locks its order row (FOR UPDATE) first, so two receipts for the same order
+ * run one after the other and the second sees what the first booked; it reads everything the order
+ * shows once, and the rest is a fixed number of statements whatever the number of lines (inserts and
+ * one UPDATE … FROM unnest for the lines, one array per column), then the stock movements, history,
+ * events and the platform push job, all in the caller's transaction. The answer and the event present
+ * the order from what was read plus what was written.
+ */
+import type { Db } from "../../db/database.ts";
+import { emit } from "../../events/outbox.ts";
+import {
+  type Actor,
+  addHistory,
+  addUnorderedLines,
+  assertCan,
+  bookReceivedQuantities,
+  loadOrderParts,
+  loadPurchaseOrder,
+  lockOrderRecord,
+  type PresentedReceipt,
+  type PurchaseOrder,
+  setStatusAfterReceiving,
+} from "../purchase-orders/index.ts";
+import { JUST_RECORDED, recordStockMovements } from "../stock/index.ts";
+import type { ComputedReceipt } from "./compute.ts";
+import { receiptMovements, receiptReference } from "./movements.ts";
+import { type Prepared, prepare } from "./prepare.ts";
+import { presentAfterReceipt, storedReceiptLines } from "./presented.ts";
+import { insertReceipt, insertReceiptLines, type ReceiptLineWrite } from "./repository.ts";
+import type { ReceiptBody, ReceiptCall } from "./types.ts";
+
+export async function recordReceipt(
+  call: ReceiptCall,
+  orderId: number,
+  body: ReceiptBody,
+): Promise<{ receipt: PresentedReceipt; order: PurchaseOrder }> {
+  const { ctx, trx, store } = call;
+  const order = await lockOrderRecord(trx, store.id, orderId);
+  assertCan("receipt", order.status);
+  // Everything the order shows, read once: the receipt is computed from it and the order presented
+  // from it afterwards with what this receipt changed, instead of read back.
+  const parts = await loadOrderParts(trx, store.id, [orderId]);
+  const prepared = await prepare(ctx, trx, store, order, parts, body);
+  const { computed, newLines } = prepared;
+  const now = ctx.clock.now();
+
+  // Unordered entries become order lines, fully received.
+  const newLineIds = await addUnorderedLines(trx, store.id, orderId, newLines, now);
+  const receiptValues = receiptRow(store.id, orderId, prepared, body, now);
+  const receiptId = await insertReceipt(trx, receiptValues);
+  const bodyLines = body.lines ?? [];
+  const lineWrites: ReceiptLineWrite[] = computed.lines.map((l) => ({
+    line: l,
+    lineId: l.lineId ?? newLineIds[l.source.index],
+    entry: l.source.kind === "line" ? bodyLines[l.source.index] : undefined,
+  }));
+  const lineIds = await insertReceiptLines(trx, store.id, receiptId, lineWrites, now);
+
+  const becameReceived = computed.statusAfter === "received" && order.status !== "received";
+  await bookReceivedQuantities(
+    trx,
+    store.id,
+    computed.lineChanges.map((c) => ({
+      id: c.lineId,
+      received: c.receivedAfter,
+      cancelled: c.cancelledAfter,
+    })),
+    now,
+  );
+  await setStatusAfterReceiving(
+    trx,
+    store.id,
+    orderId,
+    { status: computed.statusAfter, becameReceived, linesAdded: newLines.length > 0 },
+    now,
+  );
+  const movementIds = await recordStockMovements(ctx, trx, {
+    storeId: store.id,
+    subjectType: "receipt",
+    subjectId: receiptId,
+    reference: receiptReference(orderId, receiptId),
+    movements: receiptMovements(computed.movements, store.currency),
+  });
+  await addReceiptHistory(trx, call.actor, {
+    storeId: store.id,
+    orderId,
+    receiptId,
+    statusBefore: order.status,
+    computed,
+    lineWrites,
+    becameReceived,
+    now,
+  });
+
+  // New lines changed the order's totals in the database: read it back. Otherwise it is what was
+  // read at the start with what this receipt wrote.
+  const presented =
+    newLines.length > 0
+      ? await loadPurchaseOrder(trx, store.id, orderId)
+      : presentAfterReceipt(order, parts, {
+          now,
+          status: computed.statusAfter,
+          becameReceived,
+          lineChanges: computed.lineChanges,
+          receipt: { ...receiptValues, id: receiptId, location_name: prepared.locationName },
+          receiptLines: storedReceiptLines(receiptId, lineWrites, lineIds),
+          receiptSync: movementIds.length > 0 ? JUST_RECORDED : null,
+        });
+  const presentedReceipt = presented.receipts.find((r) => r.id === receiptId)!;
+  await emit(ctx, trx, {
+    storeId: store.id,
+    name: "purchase_order.receipt_recorded",
+    subjectType: "purchase_order",
+    subjectId: orderId,
+    data: presented,
+    extra: { receipt: presentedReceipt },
+  });
+  if (becameReceived) {
+    await emit(ctx, trx, {
+      storeId: store.id,
+      name: "purchase_order.received",
+      subjectType: "purchase_order",
+      subjectId: orderId,
+      data: presented,
+    });
+  }
+  return { receipt: presentedReceipt, order: presented };
+}
+
+/** The receipts row as written (and presented from, when the order is not read back). */
+function receiptRow(storeId: number, orderId: number, prepared: Prepared, body: ReceiptBody, now: Date) {
+  return {
+    store_id: storeId,
+    purchase_order_id: orderId,
+    received_at: prepared.receivedAt,
+    voided_at: null,
+    source: "api",
+    location_id: prepared.computed.locationId,
+    route_to_destinations: body.route_to_destinations ?? false,
+    invoice_reference: body.invoice_reference ?? null,
+    invoice_date: body.invoice_date ?? null,
+    invoice_total: prepared.invoiceTotal,
+    exchange_rate: prepared.computed.exchangeRate.toString(),
+    rejected_disposition: body.rejected_disposition ?? "replace",
+    note: body.note ?? null,
+    created_at: now,
+    updated_at: now,
+  } as const;
+}
+
+/** receipt_recorded on the order's history, and `received` when this receipt completed the order. */
+async function addReceiptHistory(
+  trx: Db,
+  actor: Actor,
+  r: {
+    storeId: number;
+    orderId: number;
+    receiptId: number;
+    statusBefore: string;
+    computed: ComputedReceipt;
+    lineWrites: readonly ReceiptLineWrite[];
+    becameReceived: boolean;
+    now: Date;
+  },
+): Promise<void> {
+  const base = { storeId: r.storeId, orderId: r.orderId, by: actor.by, via: actor.via, at: r.now };
+  await addHistory(trx, {
+    ...base,
+    type: "receipt_recorded",
+    data: {
+      receipt_id: r.receiptId,
+      lines: r.lineWrites.map(({ line, lineId }) => ({
+        line_id: lineId,
+        quantity: line.quantity,
+        surplus_quantity: line.surplusQuantity,
+        rejected_quantity: line.rejectedQuantity,
+        ...(line.source.kind === "unordered" && { unordered: true }),
+      })),
+      status: { from: r.statusBefore, to: r.computed.statusAfter },
+    },
+  });
+  if (r.becameReceived)
+    await addHistory(trx, { ...base, type: "received", data: { receipt_id: r.receiptId } });
+}

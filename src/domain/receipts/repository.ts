@@ -1,0 +1,135 @@
+/**
+ * The receipts module's rows: receipts and receipt_lines are written here only. Also the few reads a
+ * receipt makes of what other modules keep (a location's name, the movements a receipt recorded).
+ */
+import { type Insertable, sql } from "kysely";
+import { insertRows } from "../../db/bulk.ts";
+import type { Db } from "../../db/database.ts";
+import type { ReceiptsTable } from "../../db/tables/receipts_payments.ts";
+import type { ComputedReceiptLine } from "./compute.ts";
+import type { ReceiptLineBody } from "./types.ts";
+
+export async function insertReceipt(trx: Db, values: Insertable<ReceiptsTable>): Promise<number> {
+  const row = await trx.insertInto("receipts").values(values).returning("id").executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** One receipt line to write: what was computed, the order line it books, the request entry (if any). */
+export interface ReceiptLineWrite {
+  line: ComputedReceiptLine;
+  lineId: number;
+  entry: ReceiptLineBody | undefined;
+}
+
+/** Writes a receipt's lines in one statement (one array per column); answers their ids in order. */
+export async function insertReceiptLines(
+  trx: Db,
+  storeId: number,
+  receiptId: number,
+  rows: readonly ReceiptLineWrite[],
+  now: Date,
+): Promise<number[]> {
+  const { rows: ids } = await insertRows<ReceiptLineWrite, { id: number }>(
+    "receipt_lines",
+    rows,
+    [
+      ["store_id", "int", () => storeId],
+      ["receipt_id", "int", () => receiptId],
+      ["line_id", "int", (r) => r.lineId],
+      ["location_id", "bigint", (r) => r.line.locationId],
+      ["quantity", "int", (r) => r.line.quantity],
+      ["surplus_quantity", "int", (r) => r.line.surplusQuantity],
+      ["rejected_quantity", "int", (r) => r.line.rejectedQuantity],
+      ["rejected", "jsonb", (r) => JSON.stringify(r.line.rejected)],
+      [
+        "outstanding_before",
+        "int",
+        (r) => (r.line.source.kind === "unordered" ? 0 : r.line.outstandingBefore),
+      ],
+      ["cancelled_added", "int", (r) => r.line.cancelledAdded],
+      ["unordered", "boolean", (r) => r.line.source.kind === "unordered"],
+      ["unit_cost", "numeric", (r) => r.line.unitCost.toString()],
+      ["landed_unit_cost", "numeric", (r) => r.line.landedUnitCost.toString()],
+      ["allocated_charge_amount", "numeric", (r) => r.line.allocatedChargeAmount.toString()],
+      ["bin_location", "text", (r) => r.entry?.bin_location ?? null],
+      ["lot_number", "text", (r) => r.entry?.lot_number ?? null],
+      ["lot_expiry", "date", (r) => r.entry?.lot_expiry ?? null],
+      ["lot_manufactured", "date", (r) => r.entry?.lot_manufactured ?? null],
+      ["lot_id", "int", (r) => r.entry?.lot_id ?? null],
+      ["created_at", "timestamptz", () => now],
+    ],
+    sql`returning id`,
+  ).execute(trx);
+  return ids.map((r) => r.id);
+}
+
+export function findReceipt(trx: Db, storeId: number, orderId: number, receiptId: number) {
+  return trx
+    .selectFrom("receipts")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("purchase_order_id", "=", orderId)
+    .where("id", "=", receiptId)
+    .executeTakeFirst();
+}
+
+export function receiptLinesOf(trx: Db, storeId: number, receiptId: number) {
+  return trx
+    .selectFrom("receipt_lines")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("receipt_id", "=", receiptId)
+    .orderBy("id")
+    .execute();
+}
+
+export async function markReceiptVoided(
+  trx: Db,
+  storeId: number,
+  receiptId: number,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable("receipts")
+    .set({ voided_at: now, updated_at: now })
+    .where("store_id", "=", storeId)
+    .where("id", "=", receiptId)
+    .execute();
+}
+
+/** The order a receipt belongs to (undefined when the receipt is not the store's). */
+export async function orderIdOfReceipt(
+  trx: Db,
+  storeId: number,
+  receiptId: number,
+): Promise<number | undefined> {
+  const row = await trx
+    .selectFrom("receipts")
+    .select("purchase_order_id")
+    .where("store_id", "=", storeId)
+    .where("id", "=", receiptId)
+    .executeTakeFirst();
+  return row?.purchase_order_id;
+}
+
+/** The movements a receipt recorded for `reason` (read from the stock ledger, to take them back). */
+export function recordedMovements(trx: Db, storeId: number, receiptId: number, reason: string) {
+  return trx
+    .selectFrom("stock_movements")
+    .select(["inventory_item_id", "location_id", "available_delta", "on_hand_delta"])
+    .where("store_id", "=", storeId)
+    .where("subject_type", "=", "receipt")
+    .where("subject_id", "=", receiptId)
+    .where("reason", "=", reason)
+    .execute();
+}
+
+export async function findLocationName(db: Db, storeId: number, id: number): Promise<string | null> {
+  const row = await db
+    .selectFrom("locations")
+    .select("name")
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row?.name ?? null;
+}
