@@ -74,6 +74,7 @@ export {
   takeOrderNumbers,
 } from "./repository.ts";
 export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncomingChange } from "./stock.ts";
+export { moveOrdersToSupplier } from "./supplier-merge.ts";
 export { computeMoney, recomputeTotals } from "./totals.ts";
 export {
   assertCan,

@@ -5,7 +5,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
-import { localDate } from "../suppliers/pricing.ts";
+import { localDate } from "../suppliers/index.ts";
 import { emitOrder, type OrderCall, type StoreInfo } from "./call.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";

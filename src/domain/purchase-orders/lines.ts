@@ -10,7 +10,7 @@ import type { LineWarning } from "../../db/tables/purchase_orders.ts";
 import type { SupplierCatalogItemsTable } from "../../db/tables/suppliers.ts";
 import type { DetailCollector } from "../errors.ts";
 import { parseDecimalInput } from "../money.ts";
-import { tierFor, tierSetsOn } from "../suppliers/pricing.ts";
+import { tierFor, tierSetsOn } from "../suppliers/index.ts";
 import type { LineRow } from "./presenter.ts";
 
 export interface LineInput {

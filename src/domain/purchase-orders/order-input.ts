@@ -3,9 +3,10 @@
  * checked within the store and every problem is gathered into one 422.
  */
 import type { Db } from "../../db/database.ts";
+import { defaultLocation } from "../catalog/index.ts";
 import { DetailCollector, validationFailed } from "../errors.ts";
 import { isKnownCurrency, parseDecimalInput } from "../money.ts";
-import { localDate } from "../suppliers/pricing.ts";
+import { findSupplier, localDate } from "../suppliers/index.ts";
 import type { OrderCall } from "./call.ts";
 import {
   type ChargeDraft,
@@ -108,12 +109,7 @@ async function supplierFor(
   supplierId: number,
   problems: DetailCollector,
 ): Promise<SupplierRef | null> {
-  const row = await call.trx
-    .selectFrom("suppliers")
-    .select(["id", "currency", "default_updates_stock", "archived"])
-    .where("store_id", "=", call.store.id)
-    .where("id", "=", supplierId)
-    .executeTakeFirst();
+  const row = await findSupplier(call.trx, call.store.id, supplierId);
   if (!row) {
     problems.add("supplier_id", "not_found", "is not a supplier of this store");
     return null;
@@ -129,17 +125,9 @@ async function supplierFor(
   return row;
 }
 
-async function defaultLocation(trx: Db, storeId: number): Promise<{ id: number; name: string } | null> {
-  const row = await trx
-    .selectFrom("locations")
-    .select(["id", "name"])
-    .where("store_id", "=", storeId)
-    .where("active", "=", true)
-    .where("hidden", "=", false)
-    .orderBy("id")
-    .limit(1)
-    .executeTakeFirst();
-  return row ? { id: Number(row.id), name: row.name } : null;
+async function shipToDefault(trx: Db, storeId: number): Promise<{ id: number } | null> {
+  const location = await defaultLocation(trx, storeId);
+  return location ? { id: Number(location.id) } : null;
 }
 
 function parseManualRate(
@@ -201,31 +189,27 @@ export async function resolveOrderInput(
       locationIds,
       taxRateIds,
     }),
-    // Every currency the order may need: given, the supplier's (looked up by subquery), the charges'.
-    (async () => {
-      const list = [...chargeCurrencies];
-      if (currencyGiven) list.push(currencyGiven);
-      if (base) list.push(base.order.currency);
-      const map = await storeRates(trx, store.id, list);
-      if (supplierNeeded && !currencyGiven) {
-        const row = await trx
-          .selectFrom("exchange_rates as er")
-          .innerJoin("suppliers as s", (j) =>
-            j.onRef("s.currency", "=", "er.currency").on("s.store_id", "=", store.id),
-          )
-          .select(["er.currency", "er.rate_to_base", "er.date"])
-          .where("er.store_id", "=", store.id)
-          .where("s.id", "=", supplierId as number)
-          .executeTakeFirst();
-        if (row) map.set(row.currency, { rate_to_base: row.rate_to_base, date: row.date });
-      }
-      return map;
-    })(),
-    !base && input.location_id == null ? defaultLocation(trx, store.id) : Promise.resolve(null),
+    // Every currency the order may need: given, the current one, the charges'.
+    storeRates(trx, store.id, [
+      ...chargeCurrencies,
+      ...(currencyGiven ? [currencyGiven] : []),
+      ...(base ? [base.order.currency] : []),
+    ]),
+    !base && input.location_id == null ? shipToDefault(trx, store.id) : Promise.resolve(null),
     input.return_source_po_id != null
       ? orderExists(trx, store.id, input.return_source_po_id)
       : Promise.resolve(false),
   ]);
+  // A new order without a currency takes the supplier's, which may need the store's rate too.
+  if (
+    !base &&
+    !currencyGiven &&
+    supplier?.currency &&
+    supplier.currency !== store.currency &&
+    !rates.has(supplier.currency)
+  ) {
+    for (const [k, v] of await storeRates(trx, store.id, [supplier.currency])) rates.set(k, v);
+  }
   if (input.return_source_po_id != null && !returnSource)
     problems.add("return_source_po_id", "not_found", "is not a purchase order of this store");
 
@@ -267,8 +251,7 @@ export async function resolveOrderInput(
       problems.add("location_id", "not_found", "is not a location of this store");
     locationId = input.location_id;
   } else if (!base || input.location_id === null) {
-    const loc =
-      fallbackLocation ?? (input.location_id === null ? await defaultLocation(trx, store.id) : null);
+    const loc = fallbackLocation ?? (input.location_id === null ? await shipToDefault(trx, store.id) : null);
     if (!loc) problems.add("location_id", "required", "the store has no active location to ship to");
     else locationId = loc.id;
   }

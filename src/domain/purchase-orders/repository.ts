@@ -294,3 +294,36 @@ export async function updateChargeMoney(
     from (values ${values}) as v(id, amount_in_order_currency, tax_amount)
     where c.id = v.id and c.store_id = ${storeId}`.execute(trx);
 }
+
+/**
+ * Moves every order of the suppliers `fromIds` to `toId`; returns the moved orders with the supplier
+ * each one had (locked first, in id order, so a concurrent order write waits for the move).
+ */
+export async function moveOrdersOfSuppliers(
+  trx: Db,
+  storeId: number,
+  fromIds: readonly number[],
+  toId: number,
+  now: Date,
+): Promise<Array<{ id: number; supplier_id: number }>> {
+  const moving = await trx
+    .selectFrom("purchase_orders")
+    .select(["id", "supplier_id"])
+    .where("store_id", "=", storeId)
+    .where("supplier_id", "in", [...fromIds])
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+  if (moving.length === 0) return [];
+  await trx
+    .updateTable("purchase_orders")
+    .set({ supplier_id: toId, updated_at: now })
+    .where("store_id", "=", storeId)
+    .where(
+      "id",
+      "in",
+      moving.map((o) => o.id),
+    )
+    .execute();
+  return moving;
+}

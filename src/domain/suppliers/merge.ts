@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import { AppError, DetailCollector } from "../errors.ts";
-import { type Actor, addHistory, loadPurchaseOrders } from "../purchase-orders/index.ts";
+import { type Actor, loadPurchaseOrders, moveOrdersToSupplier } from "../purchase-orders/index.ts";
 import { emitSupplier } from "./events.ts";
 import type { SupplierRow } from "./presenter.ts";
 import type { CatalogRow } from "./pricing.ts";
@@ -10,7 +10,6 @@ import {
   catalogRowsFor,
   deleteCatalogRowsById,
   lockSuppliers,
-  movePurchaseOrders,
   updateCatalogRowsById,
   updateSupplierRow,
   updateSuppliers,
@@ -110,18 +109,7 @@ export async function mergeSuppliers(
   }
 
   const now = ctx.clock.now();
-  const movedOrders = await movePurchaseOrders(trx, storeId, sourceIds, targetId, now);
-  for (const order of movedOrders) {
-    await addHistory(trx, {
-      storeId,
-      orderId: order.id,
-      type: "updated",
-      by: actor.by,
-      via: actor.via,
-      at: now,
-      data: { changes: { supplier_id: [order.supplier_id, targetId] }, merge: true },
-    });
-  }
+  const movedOrders = await moveOrdersToSupplier(trx, storeId, sourceIds, targetId, actor, now);
 
   // Catalog rows: the target's rows win; then the first source (in source_ids order) with the item.
   const rows = await catalogRowsFor(trx, storeId, [targetId, ...sourceIds], { forUpdate: true });

@@ -77,39 +77,6 @@ export function supplierListQuery(db: Db, storeId: number, archived: "active" | 
   return query;
 }
 
-/**
- * Moves every purchase order of the sources to the target; returns the moved orders with the supplier
- * each one had (locked first, so a concurrent order write waits for the merge).
- */
-export async function movePurchaseOrders(
-  db: Db,
-  storeId: number,
-  sourceIds: readonly number[],
-  targetId: number,
-  now: Date,
-): Promise<Array<{ id: number; supplier_id: number }>> {
-  const moving = await db
-    .selectFrom("purchase_orders")
-    .select(["id", "supplier_id"])
-    .where("store_id", "=", storeId)
-    .where("supplier_id", "in", [...sourceIds])
-    .orderBy("id")
-    .forUpdate()
-    .execute();
-  if (moving.length === 0) return [];
-  await db
-    .updateTable("purchase_orders")
-    .set({ supplier_id: targetId, updated_at: now })
-    .where("store_id", "=", storeId)
-    .where(
-      "id",
-      "in",
-      moving.map((o) => o.id),
-    )
-    .execute();
-  return moving;
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Catalog
 
