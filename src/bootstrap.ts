@@ -1,5 +1,5 @@
-import { createKey, createStore, FULL_SCOPES } from "./admin/stores.ts";
 import type { AppContext } from "./context.ts";
+import { createKey, createStore, FULL_SCOPES } from "./domain/stores/index.ts";
 
 export interface DemoStore {
   storeId: number;

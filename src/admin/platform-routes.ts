@@ -12,6 +12,7 @@ import {
 import { AppError, DetailCollector, invalidTransition } from "../domain/errors.ts";
 import { parseDecimalInput } from "../domain/money.ts";
 import { getAlertRules, PUSH_JOB, putAlertRules } from "../domain/stock/index.ts";
+import { getStore } from "../domain/stores/index.ts";
 import { LocationSchema, ProductSchema } from "../http/routes/catalog.ts";
 import { DataOf, ErrorBody, Id, MoneyInput, Nullable, Timestamp } from "../http/schemas/common.ts";
 import {
@@ -25,7 +26,6 @@ import {
 } from "../platform/simulated/platform.ts";
 import { seedSimulatedCatalog } from "../platform/simulated/seed.ts";
 import { requestCatalogSync } from "../platform/sync-jobs.ts";
-import { getStore } from "./stores.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const adminTag = { tags: ["admin"] };

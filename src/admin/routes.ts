@@ -1,13 +1,23 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { keysetPage } from "../db/keyset-paging.ts";
 import { AppError } from "../domain/errors.ts";
 import { SCOPES } from "../domain/scopes.ts";
 import { hashSecret, safeEqualHex } from "../domain/secrets.ts";
+import {
+  createKey,
+  createStore,
+  getStore,
+  listKeys,
+  listStores,
+  presentKey,
+  presentStore,
+  revokeKey,
+  updateStore,
+} from "../domain/stores/index.ts";
+import { listRequestLog } from "../http/request-log-list.ts";
 import { DataOf, ErrorBody, Id, Nullable, Page, Timestamp } from "../http/schemas/common.ts";
 import type { AdminAuthThrottle } from "./auth-throttle.ts";
-import { createKey, createStore, getStore, presentKey, presentStore, updateStore } from "./stores.ts";
 
 const StoreSchema = Type.Object({
   id: Type.Integer(),
@@ -98,10 +108,7 @@ export async function foundationAdminRoutes(instance: FastifyInstance): Promise<
   app.get(
     "/stores",
     { schema: { ...adminTag, response: { 200: DataOf(Type.Array(StoreSchema)), ...errors } } },
-    async () => {
-      const rows = await ctx.db.selectFrom("stores").selectAll().orderBy("id").execute();
-      return { data: rows.map(presentStore) };
-    },
+    async () => ({ data: (await listStores(ctx.db)).map(presentStore) }),
   );
 
   app.get(
@@ -198,15 +205,9 @@ export async function foundationAdminRoutes(instance: FastifyInstance): Promise<
       },
     },
     async (request) => {
-      await getStore(ctx.db, request.params.id);
+      // A key's last_used_at is written with the buffered request log.
       await ctx.requestLog.flush();
-      const rows = await ctx.db
-        .selectFrom("api_keys")
-        .selectAll()
-        .where("store_id", "=", request.params.id)
-        .orderBy("id")
-        .execute();
-      return { data: rows.map(presentKey) };
+      return { data: (await listKeys(ctx.db, request.params.id)).map(presentKey) };
     },
   );
 
@@ -219,18 +220,9 @@ export async function foundationAdminRoutes(instance: FastifyInstance): Promise<
         response: { 200: DataOf(KeySchema), ...errors },
       },
     },
-    async (request) => {
-      const now = ctx.clock.now();
-      const row = await ctx.db
-        .updateTable("api_keys")
-        .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
-        .where("id", "=", request.params.key_id)
-        .where("store_id", "=", request.params.id)
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) throw new AppError("not_found", "No such key in this store.");
-      return { data: presentKey(row) };
-    },
+    async (request) => ({
+      data: presentKey(await revokeKey(ctx, request.params.id, request.params.key_id)),
+    }),
   );
 
   app.get(
@@ -268,41 +260,6 @@ export async function foundationAdminRoutes(instance: FastifyInstance): Promise<
         },
       },
     },
-    async (request) => {
-      const storeId = request.params.id;
-      await getStore(ctx.db, storeId);
-      await ctx.requestLog.flush();
-      const { key_id, status } = request.query;
-      let query = ctx.db.selectFrom("request_log as r").selectAll().where("r.store_id", "=", storeId);
-      if (key_id !== undefined) query = query.where("r.key_id", "=", key_id);
-      if (status !== undefined) query = query.where("r.status", "=", status);
-      const page = await keysetPage(
-        query,
-        request.query,
-        {
-          timeColumn: "r.created_at",
-          idColumn: "r.id",
-          direction: "desc",
-          createdColumn: "r.created_at",
-          binding: { list: "request_log", store: storeId, key_id, status },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.created_at, id: row.id }),
-      );
-      return {
-        ...page,
-        data: page.data.map((r) => ({
-          id: r.id,
-          key_id: r.key_id,
-          method: r.method,
-          path: r.path,
-          status: r.status,
-          duration_ms: r.duration_ms,
-          idempotency_key: r.idempotency_key,
-          request_id: r.request_id,
-          created_at: r.created_at.toISOString(),
-        })),
-      };
-    },
+    async (request) => listRequestLog(ctx, request.params.id, request.query),
   );
 }

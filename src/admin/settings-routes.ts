@@ -3,9 +3,9 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { DetailCollector } from "../domain/errors.ts";
 import { isKnownCurrency, parseDecimalInput } from "../domain/money.ts";
+import { getStore } from "../domain/stores/index.ts";
 import { localDate } from "../domain/suppliers/pricing.ts";
 import { DataOf, DateString, ErrorBody, Id, MoneyInput } from "../http/schemas/common.ts";
-import { getStore } from "./stores.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const tags = ["admin"];

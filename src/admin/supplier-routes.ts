@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { getStore } from "../domain/stores/index.ts";
 import { presentSupplier, setNetworkLink } from "../domain/suppliers/index.ts";
 import { SupplierSchema } from "../http/routes/suppliers.ts";
 import { DataOf, ErrorBody, Id } from "../http/schemas/common.ts";
-import { getStore } from "./stores.ts";
 
 /**
  * Admin: supplier network links (decisions §2). A linked supplier cannot be merged away

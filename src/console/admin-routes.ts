@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { getStore } from "../admin/stores.ts";
+import { getStore } from "../domain/stores/index.ts";
 import { PdfResponse, sendPurchaseOrderPdf } from "../http/pdf-response.ts";
 import { ErrorBody, Id } from "../http/schemas/common.ts";
 

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { getStore } from "../../../admin/stores.ts";
 import {
   listPurchaseOrders,
   loadPurchaseOrder,
   parseStatusFilter,
 } from "../../../domain/purchase-orders/index.ts";
+import { getStore } from "../../../domain/stores/index.ts";
 import { DataOf, ErrorBody, Id, Page } from "../../schemas/common.ts";
 import { PurchaseOrderListQuery } from "./index.ts";
 import { PurchaseOrderSchema, PurchaseOrderSummarySchema } from "./schemas.ts";

@@ -1,0 +1,51 @@
+import type { Insertable, Updateable } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type { ApiKeysTable, StoresTable } from "../../db/tables/foundation.ts";
+import type { KeyRow, StoreRow } from "./presenter.ts";
+
+/** SQL for stores and their API keys. No rules here. */
+
+export async function findStore(db: Db, id: number): Promise<StoreRow | undefined> {
+  return db.selectFrom("stores").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function allStores(db: Db): Promise<StoreRow[]> {
+  return db.selectFrom("stores").selectAll().orderBy("id").execute();
+}
+
+export async function isDomainTaken(db: Db, domain: string): Promise<boolean> {
+  const row = await db.selectFrom("stores").select("id").where("domain", "=", domain).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertStore(db: Db, values: Insertable<StoresTable>): Promise<StoreRow> {
+  return db.insertInto("stores").values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateStoreRow(db: Db, id: number, set: Updateable<StoresTable>): Promise<StoreRow> {
+  return db.updateTable("stores").set(set).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function insertKey(db: Db, values: Insertable<ApiKeysTable>): Promise<KeyRow> {
+  return db.insertInto("api_keys").values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function keysOfStore(db: Db, storeId: number): Promise<KeyRow[]> {
+  return db.selectFrom("api_keys").selectAll().where("store_id", "=", storeId).orderBy("id").execute();
+}
+
+/** Revokes a key of the store; a key revoked before keeps its first `revoked_at`. */
+export async function revokeKeyRow(
+  db: Db,
+  storeId: number,
+  keyId: number,
+  now: Date,
+): Promise<KeyRow | undefined> {
+  return db
+    .updateTable("api_keys")
+    .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
+    .where("id", "=", keyId)
+    .where("store_id", "=", storeId)
+    .returningAll()
+    .executeTakeFirst();
+}
