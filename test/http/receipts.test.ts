@@ -269,160 +269,193 @@ describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () =
 });
 
 describe("landed costs and stock", () => {
-  test("partial then final receipt: value-allocated charges sum exactly, stock and costs reach the platform", async () => {
-    const a = freshVariant();
-    const b = freshVariant();
-    const loc = locations[0].id;
-    const before = {
-      a: await platform(a.inventory_item_id, loc),
-      b: await platform(b.inventory_item_id, loc),
-    };
-    const order = await newOrder({
-      location_id: loc,
-      lines: [
-        { variant_id: a.id, quantity: 10, unit_cost: 10 },
-        { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10 },
-      ],
-      charges: [
-        { kind: "shipping", label: "Freight", amount: 19, allocation_method: "value" },
-        { kind: "other", label: "Handling", amount: 5, allocation_method: "none" },
-      ],
+  // One order received in two parts, set up once; each aspect is its own test.
+  describe("partial then final receipt: value-allocated charges sum exactly, stock and costs reach the platform", () => {
+    type Level = Awaited<ReturnType<typeof platform>>;
+    let a: Variant;
+    let b: Variant;
+    let loc: number;
+    let levelsBefore: { a: Level; b: Level };
+    let incomingOrdered: number;
+    let order: any;
+    let first: HttpResult;
+    let firstAt: string;
+    let second: HttpResult;
+    let secondAt: string;
+    let r1: any;
+
+    before(async () => {
+      a = freshVariant();
+      b = freshVariant();
+      loc = locations[0].id;
+      levelsBefore = {
+        a: await platform(a.inventory_item_id, loc),
+        b: await platform(b.inventory_item_id, loc),
+      };
+      order = await newOrder({
+        location_id: loc,
+        lines: [
+          { variant_id: a.id, quantity: 10, unit_cost: 10 },
+          { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10 },
+        ],
+        charges: [
+          { kind: "shipping", label: "Freight", amount: 19, allocation_method: "value" },
+          { kind: "other", label: "Handling", amount: 5, allocation_method: "none" },
+        ],
+      });
+      await t.drain();
+      incomingOrdered = (await platform(a.inventory_item_id, loc)).incoming;
+      const [la, lb] = order.lines;
+      // Line values 100.00 and 90.00: the freight splits 10.00 / 9.00; handling is not allocated.
+      first = await receive(order.id, {
+        lines: [
+          { line_id: la.id, quantity: 4 },
+          { line_id: lb.id, quantity: 5 },
+        ],
+        invoice_reference: "INV-1",
+        invoice_total: "63.00",
+        invoice_date: "2030-05-01",
+        note: "first pallet",
+      });
+      firstAt = new Date(clock.now().getTime() - 1000).toISOString();
+      expectStatus(first, 201);
+      r1 = first.body.data;
+      second = await receive(order.id, { lines: [{ line_id: la.id, quantity: 6 }] });
+      secondAt = new Date(clock.now().getTime() - 1000).toISOString();
+      expectStatus(second, 201);
+      await t.drain();
     });
-    await t.drain();
-    assert.equal((await platform(a.inventory_item_id, loc)).incoming, before.a.incoming + 10);
-    const [la, lb] = order.lines;
 
-    // Line values 100.00 and 90.00: the freight splits 10.00 / 9.00; handling is not allocated.
-    const first = await receive(order.id, {
-      lines: [
-        { line_id: la.id, quantity: 4 },
-        { line_id: lb.id, quantity: 5 },
-      ],
-      invoice_reference: "INV-1",
-      invoice_total: "63.00",
-      invoice_date: "2030-05-01",
-      note: "first pallet",
+    test("ordering pushes the incoming units", () => {
+      assert.equal(incomingOrdered, levelsBefore.a.incoming + 10);
     });
-    expectStatus(first, 201);
-    assert.deepEqual(Object.keys(first.body).sort(), ["data", "purchase_order"]);
-    const r1 = first.body.data;
-    assert.deepEqual(Object.keys(r1).sort(), RECEIPT_FIELDS);
-    for (const l of r1.lines) assert.deepEqual(Object.keys(l).sort(), RECEIPT_LINE_FIELDS);
-    assert.equal(r1.purchase_order_id, order.id);
-    assert.equal(r1.received_at, new Date(clock.now().getTime() - 1000).toISOString());
-    assert.equal(r1.voided_at, null);
-    assert.equal(r1.source, "api");
-    assert.deepEqual(r1.location, { id: loc, name: locations[0].name });
-    assert.deepEqual(r1.invoice, { reference: "INV-1", date: "2030-05-01", total: "63.00" });
-    assert.equal(r1.exchange_rate, 1);
-    assert.equal(r1.rejected_disposition, "replace");
-    assert.equal(r1.note, "first pallet");
-    assert.equal(r1.platform_sync.state, "pending");
-    // a: 10.00 × 4/10 = 4.00 → landed 10 + 1 = 11; b: 9.00 → landed 18 + 1.80 = 19.80
-    assert.deepEqual(
-      r1.lines.map((l: Record<string, unknown>) => [
-        l.line_id,
-        l.quantity,
-        l.surplus_quantity,
-        l.rejected_quantity,
-        l.unit_cost,
-        l.allocated_charge_amount,
-        l.landed_unit_cost,
-      ]),
-      [
-        [la.id, 4, 0, 0, "10.00", "4.00", "11.00"],
-        [lb.id, 5, 0, 0, "18.00", "9.00", "19.80"],
-      ],
-    );
-    const po1 = first.body.purchase_order;
-    assert.equal(po1.status, "partial");
-    assert.equal(po1.received_at, null);
-    assert.deepEqual(
-      po1.lines.map((l: Record<string, unknown>) => [
-        l.received_quantity,
-        l.cancelled_quantity,
-        l.outstanding_quantity,
-      ]),
-      [
-        [4, 0, 6],
-        [5, 0, 0],
-      ],
-    );
-    assert.deepEqual(po1.receipts, [r1]);
 
-    const second = await receive(order.id, { lines: [{ line_id: la.id, quantity: 6 }] });
-    expectStatus(second, 201);
-    const r2 = second.body.data;
-    assert.deepEqual(
-      r2.lines.map((l: Record<string, unknown>) => [
-        l.quantity,
-        l.allocated_charge_amount,
-        l.landed_unit_cost,
-      ]),
-      [[6, "6.00", "11.00"]],
-    );
-    const po2 = second.body.purchase_order;
-    assert.equal(po2.status, "received");
-    assert.equal(po2.received_at, new Date(clock.now().getTime() - 1000).toISOString());
-    const allocated = [...r1.lines, ...r2.lines].reduce(
-      (s: number, l: { allocated_charge_amount: string }) =>
-        s + Math.round(Number(l.allocated_charge_amount) * 100),
-      0,
-    );
-    assert.equal(allocated, 1900);
-
-    // history and events: receipt_recorded twice (the order with the receipt beside it), received once
-    const history = await historyTypes(order.id);
-    assert.deepEqual(
-      history.map((h) => h.type).filter((x) => x !== "created"),
-      ["ordered", "receipt_recorded", "receipt_recorded", "received"],
-    );
-    assert.deepEqual(history[2].data, {
-      receipt_id: r1.id,
-      lines: [
-        { line_id: la.id, quantity: 4, surplus_quantity: 0, rejected_quantity: 0 },
-        { line_id: lb.id, quantity: 5, surplus_quantity: 0, rejected_quantity: 0 },
-      ],
-      status: { from: "ordered", to: "partial" },
+    test("the first receipt: every field, the freight allocated by value, the order partial", () => {
+      const [la, lb] = order.lines;
+      assert.deepEqual(Object.keys(first.body).sort(), ["data", "purchase_order"]);
+      assert.deepEqual(Object.keys(r1).sort(), RECEIPT_FIELDS);
+      for (const l of r1.lines) assert.deepEqual(Object.keys(l).sort(), RECEIPT_LINE_FIELDS);
+      assert.equal(r1.purchase_order_id, order.id);
+      assert.equal(r1.received_at, firstAt);
+      assert.equal(r1.voided_at, null);
+      assert.equal(r1.source, "api");
+      assert.deepEqual(r1.location, { id: loc, name: locations[0].name });
+      assert.deepEqual(r1.invoice, { reference: "INV-1", date: "2030-05-01", total: "63.00" });
+      assert.equal(r1.exchange_rate, 1);
+      assert.equal(r1.rejected_disposition, "replace");
+      assert.equal(r1.note, "first pallet");
+      assert.equal(r1.platform_sync.state, "pending");
+      // a: 10.00 × 4/10 = 4.00 → landed 10 + 1 = 11; b: 9.00 → landed 18 + 1.80 = 19.80
+      assert.deepEqual(
+        r1.lines.map((l: Record<string, unknown>) => [
+          l.line_id,
+          l.quantity,
+          l.surplus_quantity,
+          l.rejected_quantity,
+          l.unit_cost,
+          l.allocated_charge_amount,
+          l.landed_unit_cost,
+        ]),
+        [
+          [la.id, 4, 0, 0, "10.00", "4.00", "11.00"],
+          [lb.id, 5, 0, 0, "18.00", "9.00", "19.80"],
+        ],
+      );
+      const po1 = first.body.purchase_order;
+      assert.equal(po1.status, "partial");
+      assert.equal(po1.received_at, null);
+      assert.deepEqual(
+        po1.lines.map((l: Record<string, unknown>) => [
+          l.received_quantity,
+          l.cancelled_quantity,
+          l.outstanding_quantity,
+        ]),
+        [
+          [4, 0, 6],
+          [5, 0, 0],
+        ],
+      );
+      assert.deepEqual(po1.receipts, [r1]);
     });
-    const events = await eventsOf("purchase_order", order.id);
-    const names = events.map((e) => e.name);
-    assert.deepEqual(
-      names.filter((n) => n !== "purchase_order.created"),
-      [
-        "purchase_order.ordered",
-        "purchase_order.receipt_recorded",
-        "purchase_order.receipt_recorded",
-        "purchase_order.received",
-      ],
-    );
-    const recorded = events.filter((e) => e.name === "purchase_order.receipt_recorded");
-    assert.equal((recorded[0].data as { status: string }).status, "partial");
-    assert.deepEqual(recorded[0].extra, { receipt: r1 });
-    assert.deepEqual(recorded[1].extra, { receipt: r2 });
-    assert.deepEqual(events.at(-1)?.data, po2);
 
-    // the platform: available/on_hand up by good units, incoming back to where it was, landed cost set
-    await t.drain();
-    const nowA = await platform(a.inventory_item_id, loc);
-    const nowB = await platform(b.inventory_item_id, loc);
-    assert.deepEqual(
-      [nowA.available, nowA.on_hand, nowA.incoming],
-      [before.a.available + 10, before.a.on_hand + 10, before.a.incoming],
-    );
-    assert.deepEqual(
-      [nowB.available, nowB.on_hand, nowB.incoming],
-      [before.b.available + 5, before.b.on_hand + 5, before.b.incoming],
-    );
-    assert.equal(Number(nowA.unit_cost), 11);
-    assert.equal(Number(nowB.unit_cost), 19.8);
-    const synced = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${r1.id}`);
-    expectStatus(synced, 200);
-    assert.equal(synced.body.data.platform_sync.state, "synced");
-    // the selling price is never touched
-    const variant = await store.api.get(`/v2/variants/${a.id}`);
-    const platformVariant = variants.find((x) => x.id === a.id) as unknown as { price: string };
-    assert.equal(variant.body.data.price, platformVariant.price);
+    test("the final receipt takes the rest of the freight and receives the order; allocations sum to it", () => {
+      const r2 = second.body.data;
+      assert.deepEqual(
+        r2.lines.map((l: Record<string, unknown>) => [
+          l.quantity,
+          l.allocated_charge_amount,
+          l.landed_unit_cost,
+        ]),
+        [[6, "6.00", "11.00"]],
+      );
+      const po2 = second.body.purchase_order;
+      assert.equal(po2.status, "received");
+      assert.equal(po2.received_at, secondAt);
+      const allocated = [...r1.lines, ...r2.lines].reduce(
+        (s: number, l: { allocated_charge_amount: string }) =>
+          s + Math.round(Number(l.allocated_charge_amount) * 100),
+        0,
+      );
+      assert.equal(allocated, 1900);
+    });
+
+    test("history and events: receipt_recorded twice (the order with the receipt beside it), received once", async () => {
+      const [la, lb] = order.lines;
+      const r2 = second.body.data;
+      const po2 = second.body.purchase_order;
+      const history = await historyTypes(order.id);
+      assert.deepEqual(
+        history.map((h) => h.type).filter((x) => x !== "created"),
+        ["ordered", "receipt_recorded", "receipt_recorded", "received"],
+      );
+      assert.deepEqual(history[2].data, {
+        receipt_id: r1.id,
+        lines: [
+          { line_id: la.id, quantity: 4, surplus_quantity: 0, rejected_quantity: 0 },
+          { line_id: lb.id, quantity: 5, surplus_quantity: 0, rejected_quantity: 0 },
+        ],
+        status: { from: "ordered", to: "partial" },
+      });
+      const events = await eventsOf("purchase_order", order.id);
+      const names = events.map((e) => e.name);
+      assert.deepEqual(
+        names.filter((n) => n !== "purchase_order.created"),
+        [
+          "purchase_order.ordered",
+          "purchase_order.receipt_recorded",
+          "purchase_order.receipt_recorded",
+          "purchase_order.received",
+        ],
+      );
+      const recorded = events.filter((e) => e.name === "purchase_order.receipt_recorded");
+      assert.equal((recorded[0].data as { status: string }).status, "partial");
+      assert.deepEqual(recorded[0].extra, { receipt: r1 });
+      assert.deepEqual(recorded[1].extra, { receipt: r2 });
+      assert.deepEqual(events.at(-1)?.data, po2);
+    });
+
+    test("the platform: good units on hand, incoming back where it was, landed cost set; the price untouched", async () => {
+      const before = levelsBefore;
+      const nowA = await platform(a.inventory_item_id, loc);
+      const nowB = await platform(b.inventory_item_id, loc);
+      assert.deepEqual(
+        [nowA.available, nowA.on_hand, nowA.incoming],
+        [before.a.available + 10, before.a.on_hand + 10, before.a.incoming],
+      );
+      assert.deepEqual(
+        [nowB.available, nowB.on_hand, nowB.incoming],
+        [before.b.available + 5, before.b.on_hand + 5, before.b.incoming],
+      );
+      assert.equal(Number(nowA.unit_cost), 11);
+      assert.equal(Number(nowB.unit_cost), 19.8);
+      const synced = await store.api.get(`/v2/purchase_orders/${order.id}/receipts/${r1.id}`);
+      expectStatus(synced, 200);
+      assert.equal(synced.body.data.platform_sync.state, "synced");
+      // the selling price is never touched
+      const variant = await store.api.get(`/v2/variants/${a.id}`);
+      const platformVariant = variants.find((x) => x.id === a.id) as unknown as { price: string };
+      assert.equal(variant.body.data.price, platformVariant.price);
+    });
   });
 
   test("each allocation method through HTTP, in a foreign currency converted into the store's", async () => {
