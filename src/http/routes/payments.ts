@@ -2,15 +2,15 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Db } from "../../db/database.ts";
-import type { PaymentBody } from "../../domain/payments/rules.ts";
 import {
   addPayment,
   deletePayment,
   listPayments,
   markPaid,
   markUnpaid,
+  type PaymentBody,
   type PaymentsCall,
-} from "../../domain/payments/service.ts";
+} from "../../domain/payments/index.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import { commonErrorResponses, DataOf, DateString, Id, MoneyInput, Nullable } from "../schemas/common.ts";
