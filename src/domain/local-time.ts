@@ -1,7 +1,27 @@
 /**
- * Calendar dates in a store's timezone. A date given without a time (a receipt's received_at) means
- * the start of that day where the store is, not in UTC.
+ * Calendar dates in a store's timezone: a store's "today", and the instant a date given without a time
+ * (a receipt's received_at) stands for, the start of that day where the store is, not in UTC.
  */
+
+/** A formatter per timezone: building one costs far more than using it (every order save asks). */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Today's date (`YYYY-MM-DD`) in a timezone, e.g. the store's "today" for `effective_from`. */
+export function localDate(now: Date, timeZone: string): string {
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+    });
+    dayFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(now);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${get("year")}-${get("month")}-${get("day")}`;
+}
 
 /** 00:00 of a date in a timezone, as an instant. */
 export function startOfDay(date: string, timeZone: string): Date {

@@ -10,6 +10,7 @@ import type { Db } from "../../db/database.ts";
 import type { PaymentsTable } from "../../db/tables/receipts_payments.ts";
 import { emit } from "../../events/outbox.ts";
 import { notFound } from "../errors.ts";
+import { localDate } from "../local-time.ts";
 import {
   type Actor,
   addHistory,
@@ -21,7 +22,6 @@ import {
   presentPayment,
   settlePaymentChange,
 } from "../purchase-orders/index.ts";
-import { localDate } from "../suppliers/pricing.ts";
 import {
   assertCanMarkUnpaid,
   DEFAULT_PAYMENT_METHOD,

@@ -8,6 +8,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector } from "../errors.ts";
 import type { AllocatableCharge, AllocationMethod } from "../landed-cost.ts";
+import { localDate } from "../local-time.ts";
 import {
   fetchLookups,
   type LineDraft,
@@ -16,7 +17,6 @@ import {
   type OrderRecord,
   resolveLines,
 } from "../purchase-orders/index.ts";
-import { localDate } from "../suppliers/pricing.ts";
 import { type ComputedReceipt, computeReceipt, type ReceiptOrder, type UnorderedRequest } from "./compute.ts";
 import { checkReceiptInput, receivedAtOf, unorderedLineInputs } from "./input.ts";
 import { knownLocationName } from "./presented.ts";

@@ -28,25 +28,8 @@ export interface TierSetsOnDate {
   upcoming: TierSet | null;
 }
 
-/** A formatter per timezone: building one costs far more than using it (every order save asks). */
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Today's date (`YYYY-MM-DD`) in a timezone, e.g. the store's "today" for `effective_from`. */
-export function localDate(now: Date, timeZone: string): string {
-  let format = dayFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-    });
-    dayFormats.set(timeZone, format);
-  }
-  const parts = format.formatToParts(now);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
-  return `${get("year")}-${get("month")}-${get("day")}`;
-}
+/** Moved to domain/local-time.ts (receipts and payments need it too); kept here for existing imports. */
+export { localDate } from "../local-time.ts";
 
 function setOf(tiers: StoredTier[] | null, from: string | null, currency: string | null): TierSet | null {
   if (!tiers || tiers.length === 0 || !currency) return null;
