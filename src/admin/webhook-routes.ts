@@ -2,8 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../domain/errors.ts";
-import { presentWebhook } from "../domain/webhooks/presenter.ts";
-import { listDeliveries, listWebhooks, redeliverDelivery } from "../domain/webhooks/service.ts";
+import { listDeliveries, listWebhooks, presentWebhook, redeliverDelivery } from "../domain/webhooks/index.ts";
 import {
   DeliveriesQuery,
   DeliverySchema,

@@ -2,8 +2,6 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context.ts";
-import { presentWebhook } from "../../domain/webhooks/presenter.ts";
-import type { WebhookRuntime } from "../../domain/webhooks/runtime.ts";
 import {
   checkWebhookUrl,
   createWebhook,
@@ -11,11 +9,13 @@ import {
   getWebhook,
   listDeliveries,
   listWebhooks,
+  presentWebhook,
   redeliver,
   redeliverDelivery,
   sendTestEvent,
   updateWebhook,
-} from "../../domain/webhooks/service.ts";
+  type WebhookRuntime,
+} from "../../domain/webhooks/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
