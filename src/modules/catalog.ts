@@ -1,8 +1,9 @@
 import { platformAdminRoutes } from "../admin/platform-routes.ts";
 import { catalogRoutes } from "../http/routes/catalog.ts";
+import { setUpStorePlatform } from "../platform/new-store.ts";
 import { pushJobHandler } from "../platform/push.ts";
-import { seedSimulatedStore } from "../platform/simulated/seed.ts";
-import { catalogSyncJobHandler, catalogSyncScanTask, simRetentionTask } from "../platform/sync-jobs.ts";
+import { platformPeriodicTasks } from "../platform/registry.ts";
+import { catalogSyncJobHandler, catalogSyncScanTask } from "../platform/sync-jobs.ts";
 import type { Module } from "./module.ts";
 
 /**
@@ -15,14 +16,8 @@ export const catalogModule: Module = {
   routes: catalogRoutes,
   adminRoutes: platformAdminRoutes,
   jobs: [catalogSyncJobHandler, pushJobHandler],
-  periodic: [catalogSyncScanTask, simRetentionTask],
+  periodic: [catalogSyncScanTask, ...platformPeriodicTasks()],
   async onStoreCreated(ctx, trx, store, options) {
-    const row = await trx
-      .selectFrom("stores")
-      .select("platform")
-      .where("id", "=", store.id)
-      .executeTakeFirst();
-    if ((row?.platform ?? "simulated") === "simulated")
-      await seedSimulatedStore(ctx, trx, store, options.seed);
+    await setUpStorePlatform(ctx, trx, store, options.seed);
   },
 };

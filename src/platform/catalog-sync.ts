@@ -12,7 +12,6 @@ import { connectorForStore } from "./registry.ts";
  * the last batch ended, and a batch applied twice changes nothing.
  */
 
-export const SYNC_JOB = "catalog.sync";
 export const SYNC_BATCH = 5000;
 
 export interface SyncResult {
@@ -85,4 +84,21 @@ export async function recordSyncError(ctx: AppContext, storeId: number, error: s
       oc.column("store_id").doUpdateSet({ last_error: error.slice(0, 2000), updated_at: now }),
     )
     .execute();
+}
+
+/** Where the store's mirror sync stands (the admin sync status). */
+export async function mirrorSyncStatus(
+  db: Db,
+  storeId: number,
+): Promise<{ watermark: string | null; synced_at: string | null; last_error: string | null }> {
+  const mirror = await db
+    .selectFrom("mirror_sync_states")
+    .select(["watermark", "synced_at", "last_error"])
+    .where("store_id", "=", storeId)
+    .executeTakeFirst();
+  return {
+    watermark: mirror?.watermark ?? null,
+    synced_at: mirror?.synced_at?.toISOString() ?? null,
+    last_error: mirror?.last_error ?? null,
+  };
 }

@@ -1,7 +1,22 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
+import type { PeriodicTask } from "../jobs/worker.ts";
 import { type PlatformConnector, PlatformPermanentError } from "./connector.ts";
-import { SimulatedConnector } from "./simulated/connector.ts";
+import type { PlatformDriver } from "./driver.ts";
+import { simulatedPlatform } from "./simulated/index.ts";
+
+/** Every platform a store can be on. */
+export const platformDrivers: readonly PlatformDriver[] = [simulatedPlatform];
+
+/** The driver of `platform` (a `stores.platform` value), if the service knows it. */
+export function platformDriver(platform: string): PlatformDriver | undefined {
+  return platformDrivers.find((d) => d.name === platform);
+}
+
+/** The periodic tasks every platform brings (e.g. the simulator's key retention). */
+export function platformPeriodicTasks(): PeriodicTask[] {
+  return platformDrivers.flatMap((d) => d.periodic ?? []);
+}
 
 /**
  * The connector for a store's platform (`stores.platform`). `db` is the handle the simulated platform
@@ -19,10 +34,7 @@ export async function connectorForStore(
 }
 
 export function connectorFor(ctx: AppContext, db: Db, storeId: number, platform: string): PlatformConnector {
-  switch (platform) {
-    case "simulated":
-      return new SimulatedConnector(db, ctx.clock, storeId);
-    default:
-      throw new PlatformPermanentError(`no connector for platform ${platform}`);
-  }
+  const driver = platformDriver(platform);
+  if (!driver) throw new PlatformPermanentError(`no connector for platform ${platform}`);
+  return driver.connect(ctx, db, storeId);
 }

@@ -7,7 +7,7 @@ import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import { PlatformPermanentError, PlatformTransientError } from "../../src/platform/connector.ts";
 import { movementIdempotencyKey, pushTestHooks } from "../../src/platform/push.ts";
 import { connectorForStore } from "../../src/platform/registry.ts";
-import { changeSimInventory } from "../../src/platform/simulated/platform.ts";
+import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { SYNC_SCAN_TASK } from "../../src/platform/sync-jobs.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 

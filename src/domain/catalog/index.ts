@@ -28,6 +28,7 @@ export {
   type VariantView,
 } from "./presenters.ts";
 export {
+  allLocations,
   defaultLocation,
   findVariants,
   getProduct,
@@ -35,5 +36,6 @@ export {
   getVisibleLocation,
   hideImportedLocation,
   productsQuery,
+  setLocationHidden,
   variantsOfProducts,
 } from "./repository.ts";

@@ -1,5 +1,6 @@
+import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import { notFound } from "../errors.ts";
+import { AppError, notFound } from "../errors.ts";
 import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
 
 /**
@@ -127,4 +128,31 @@ export async function hideImportedLocation(trx: Db, storeId: number, locationId:
     .where("store_id", "=", storeId)
     .where("id", "=", locationId)
     .execute();
+}
+
+/** Every location of the store, hidden ones included (the admin's view of its settings). */
+export function allLocations(db: Db, storeId: number): Promise<LocationRow[]> {
+  return db.selectFrom("locations").selectAll().where("store_id", "=", storeId).orderBy("id").execute();
+}
+
+/** Hides a location from the API or shows it again; updated_at moves only when `hidden` changes. */
+export async function setLocationHidden(
+  db: Db,
+  storeId: number,
+  locationId: number,
+  hidden: boolean,
+  now: Date,
+): Promise<LocationRow> {
+  const row = await db
+    .updateTable("locations")
+    .set({
+      hidden,
+      updated_at: sql<Date>`case when hidden = ${hidden} then updated_at else ${now}::timestamptz end`,
+    })
+    .where("store_id", "=", storeId)
+    .where("id", "=", locationId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new AppError("not_found", "No such location in this store.");
+  return row;
 }

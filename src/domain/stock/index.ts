@@ -13,4 +13,11 @@ export {
   type SyncSubjectType,
 } from "./ledger.ts";
 export { type LevelDelta, type LevelKey, type LevelReport, refreshLevels } from "./levels.ts";
-export { JUST_RECORDED, NEVER_MOVED, platformSyncOf, type SyncState } from "./sync-state.ts";
+export {
+  JUST_RECORDED,
+  markSyncPending,
+  NEVER_MOVED,
+  platformSyncOf,
+  type SyncState,
+  syncStateCounts,
+} from "./sync-state.ts";

@@ -40,3 +40,35 @@ export async function platformSyncOf(
   for (const id of subjectIds) if (!result.has(id)) result.set(id, NEVER_MOVED);
   return result;
 }
+
+/** How many records of the store stand in each platform_sync state. */
+export async function syncStateCounts(
+  db: Db,
+  storeId: number,
+): Promise<{ pending: number; synced: number; failed: number }> {
+  const counts = { pending: 0, synced: 0, failed: 0 };
+  const rows = await db
+    .selectFrom("platform_sync_states")
+    .select((eb) => ["state", eb.fn.countAll<number>().as("n")])
+    .where("store_id", "=", storeId)
+    .groupBy("state")
+    .execute();
+  for (const r of rows) counts[r.state] = Number(r.n);
+  return counts;
+}
+
+/** A record whose failed push is retried is pending again. */
+export async function markSyncPending(
+  trx: Db,
+  storeId: number,
+  subject: { type: string; id: number },
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable("platform_sync_states")
+    .set({ state: "pending", updated_at: now })
+    .where("store_id", "=", storeId)
+    .where("subject_type", "=", subject.type)
+    .where("subject_id", "=", subject.id)
+    .execute();
+}

@@ -6,7 +6,8 @@ import type {
   InventoryAdjustResult,
   PlatformConnector,
 } from "../connector.ts";
-import { applySimAdjustment, listSimChanges } from "./platform.ts";
+import { applySimAdjustment } from "./adjustment.ts";
+import { listSimChanges } from "./change-feed.ts";
 
 /** The simulated platform behind the same connector interface a real platform uses. */
 export class SimulatedConnector implements PlatformConnector {

@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/database.ts";
-import { createSimLocations, createSimProducts, type NewSimProduct } from "./platform.ts";
+import { createSimLocations, createSimProducts, type NewSimProduct } from "./catalog.ts";
 
 /**
  * The demo catalog of `seed: "demo"` (decisions §11): 28 products, 90 variants with SKUs and EAN-13

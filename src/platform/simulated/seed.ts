@@ -1,30 +1,27 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { hideImportedLocation } from "../../domain/catalog/index.ts";
-import { syncCatalog } from "../catalog-sync.ts";
 import { createLargeSimCatalog, seedDemoPlatform, seedEmptyPlatform } from "./demo.ts";
-import { ensureSimStore } from "./platform.ts";
+import { ensureSimStore } from "./shop.ts";
 
 /**
  * A new store on the simulated platform: its shop is seeded (`demo` catalog, or one location for
- * `empty`) and imported into the mirror in the store-creation transaction, so the catalog is readable
- * as soon as the store exists. In the demo, the store hides its third location in its settings.
+ * `empty`); the store's creation imports it into the mirror in the same transaction, so the catalog
+ * is readable as soon as the store exists. In the demo, the store hides its third location in its
+ * settings.
  */
 export async function seedSimulatedStore(
   ctx: AppContext,
   trx: Db,
   store: { id: number; currency: string },
   seed: "demo" | "empty",
-): Promise<void> {
+): Promise<{ hiddenLocationIds: number[] }> {
   await ensureSimStore(trx, store.id);
-  let hidden: number | null = null;
-  if (seed === "demo") {
-    hidden = (await seedDemoPlatform(trx, ctx.clock, store.id, store.currency)).hiddenLocationId;
-  } else {
+  if (seed === "empty") {
     await seedEmptyPlatform(trx, ctx.clock, store.id);
+    return { hiddenLocationIds: [] };
   }
-  await syncCatalog(ctx, store.id, { trx });
-  if (hidden !== null) await hideImportedLocation(trx, store.id, hidden);
+  const { hiddenLocationId } = await seedDemoPlatform(trx, ctx.clock, store.id, store.currency);
+  return { hiddenLocationIds: [hiddenLocationId] };
 }
 
 /**

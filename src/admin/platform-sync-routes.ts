@@ -1,0 +1,111 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { AppError, invalidTransition } from "../domain/errors.ts";
+import { markSyncPending, PUSH_JOB, syncStateCounts } from "../domain/stock/index.ts";
+import { getStore } from "../domain/stores/index.ts";
+import { DataOf, ErrorBody, Id, Nullable, Timestamp } from "../http/schemas/common.ts";
+import { mirrorSyncStatus } from "../platform/catalog-sync.ts";
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+const adminTag = { tags: ["admin"] };
+const StoreParams = Type.Object({ id: Id });
+
+const SyncStatusSchema = Type.Object({
+  counts: Type.Object({ pending: Type.Integer(), synced: Type.Integer(), failed: Type.Integer() }),
+  failed: Type.Array(
+    Type.Object({
+      job_id: Type.Integer(),
+      subject_type: Type.String(),
+      subject_id: Type.Integer(),
+      attempts: Type.Integer(),
+      error: Nullable(Type.String()),
+      attempted_at: Nullable(Timestamp),
+    }),
+  ),
+  mirror: Type.Object({
+    watermark: Nullable(Type.String()),
+    synced_at: Nullable(Timestamp),
+    last_error: Nullable(Type.String()),
+  }),
+});
+
+/** The platform loop's status for the admin: records by sync state, failed pushes (and their retry), the mirror sync. */
+export async function platformSyncAdminRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.get(
+    "/stores/:id/sync",
+    { schema: { ...adminTag, params: StoreParams, response: { 200: DataOf(SyncStatusSchema), ...errors } } },
+    async (request) => {
+      const store = await getStore(ctx.db, request.params.id);
+      const counts = await syncStateCounts(ctx.db, store.id);
+      const failedJobs = await ctx.jobs.failedJobs(ctx.db, PUSH_JOB, store.id, 250);
+      const mirror = await mirrorSyncStatus(ctx.db, store.id);
+      return {
+        data: {
+          counts,
+          failed: failedJobs.map((j) => {
+            const payload = j.payload as { subject_type: string; subject_id: number };
+            return {
+              job_id: j.id,
+              subject_type: payload.subject_type,
+              subject_id: Number(payload.subject_id),
+              attempts: j.attempts,
+              error: j.last_error,
+              attempted_at: j.updated_at.toISOString(),
+            };
+          }),
+          mirror,
+        },
+      };
+    },
+  );
+
+  app.post(
+    "/stores/:id/sync/:job_id/retry",
+    {
+      schema: {
+        ...adminTag,
+        params: Type.Object({ id: Id, job_id: Id }),
+        response: {
+          200: DataOf(
+            Type.Object({
+              job_id: Type.Integer(),
+              state: Type.String(),
+              subject_type: Type.String(),
+              subject_id: Type.Integer(),
+            }),
+          ),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const store = await getStore(ctx.db, request.params.id);
+      const jobId = request.params.job_id;
+      return ctx.db.transaction().execute(async (trx) => {
+        const job = await ctx.jobs.lockJob(trx, PUSH_JOB, store.id, jobId);
+        if (!job) throw new AppError("not_found", "No such platform push in this store.");
+        if (job.state !== "failed") throw invalidTransition(`the push is ${job.state}, not failed`);
+        await ctx.jobs.retryFailed(trx, job.id, store.id);
+        const payload = job.payload as { subject_type: string; subject_id: number };
+        await markSyncPending(
+          trx,
+          store.id,
+          { type: payload.subject_type, id: Number(payload.subject_id) },
+          ctx.clock.now(),
+        );
+        return {
+          data: {
+            job_id: job.id,
+            state: "queued",
+            subject_type: payload.subject_type,
+            subject_id: Number(payload.subject_id),
+          },
+        };
+      });
+    },
+  );
+}

@@ -1,0 +1,286 @@
+import { sql } from "kysely";
+import type { Clock } from "../../clock.ts";
+import { insertRows } from "../../db/bulk.ts";
+import type { Db } from "../../db/database.ts";
+import { pairIn } from "../../db/pair-in.ts";
+import { inTransaction } from "../../db/transaction.ts";
+import type { PlatformInventoryLevel } from "../connector.ts";
+import { allocateChanges, chunks, ensureSimStore } from "./shop.ts";
+
+/**
+ * The simulated platform's inventory levels: changes an admin makes (as a sale or a recount would),
+ * reads, and the locking and numbered writes the stock adjustment shares.
+ */
+export interface SimLevelView {
+  inventory_item_id: number;
+  location_id: number;
+  available: number;
+  on_hand: number;
+  committed: number;
+  incoming: number;
+  unit_cost: string | null;
+}
+
+export interface SimInventoryChange {
+  inventory_item_id: number;
+  location_id: number;
+  name?: "available" | "on_hand" | "incoming";
+  set?: number;
+  adjust?: number;
+}
+
+export class SimInputError extends Error {
+  constructor(
+    readonly field: string,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type LevelRow = {
+  inventory_item_id: number;
+  location_id: number;
+  available: number;
+  on_hand: number;
+  committed: number;
+  incoming: number;
+  exists: boolean;
+};
+
+export const levelKey = (item: number, location: number) => `${item}:${location}`;
+
+export async function lockLevels(
+  trx: Db,
+  storeId: number,
+  keys: ReadonlyArray<{ item: number; location: number }>,
+): Promise<Map<string, LevelRow>> {
+  const map = new Map<string, LevelRow>();
+  if (keys.length === 0) return map;
+  const rows = await trx
+    .selectFrom("sim_inventory_levels")
+    .select(["inventory_item_id", "location_id", "available", "on_hand", "committed", "incoming"])
+    .where("store_id", "=", storeId)
+    .where(
+      pairIn(
+        "inventory_item_id",
+        "location_id",
+        keys.map((k) => [k.item, k.location] as const),
+      ),
+    )
+    .orderBy("inventory_item_id")
+    .orderBy("location_id")
+    .forUpdate()
+    .execute();
+  for (const r of rows) map.set(levelKey(r.inventory_item_id, r.location_id), { ...r, exists: true });
+  return map;
+}
+
+/**
+ * Writes levels with fresh change numbers (inserting the missing ones); returns them as reported.
+ * `first`: change numbers already allocated for them (from `first` on), else allocated here.
+ */
+export async function writeLevels(
+  trx: Db,
+  clock: Clock,
+  storeId: number,
+  rows: LevelRow[],
+  allocated?: number,
+): Promise<PlatformInventoryLevel[]> {
+  if (rows.length === 0) return [];
+  const first = allocated ?? (await allocateChanges(trx, storeId, rows.length));
+  const now = clock.now();
+  const values = rows.map((r, i) => ({
+    store_id: storeId,
+    inventory_item_id: r.inventory_item_id,
+    location_id: r.location_id,
+    available: r.available,
+    on_hand: r.on_hand,
+    committed: r.committed,
+    incoming: r.incoming,
+    change_seq: first + i,
+    created_at: now,
+    updated_at: now,
+  }));
+  for (const part of chunks(values, 2000)) {
+    await insertRows(
+      "sim_inventory_levels",
+      part,
+      [
+        ["store_id", "int", (v) => v.store_id],
+        ["inventory_item_id", "bigint", (v) => v.inventory_item_id],
+        ["location_id", "bigint", (v) => v.location_id],
+        ["available", "int", (v) => v.available],
+        ["on_hand", "int", (v) => v.on_hand],
+        ["committed", "int", (v) => v.committed],
+        ["incoming", "int", (v) => v.incoming],
+        ["change_seq", "bigint", (v) => v.change_seq],
+        ["created_at", "timestamptz", (v) => v.created_at],
+        ["updated_at", "timestamptz", (v) => v.updated_at],
+      ],
+      sql`on conflict (store_id, inventory_item_id, location_id) do update set
+        available = excluded.available, on_hand = excluded.on_hand, committed = excluded.committed,
+        incoming = excluded.incoming, change_seq = excluded.change_seq, updated_at = excluded.updated_at`,
+    ).execute(trx);
+  }
+  return values.map((v) => ({
+    inventoryItemId: v.inventory_item_id,
+    locationId: v.location_id,
+    available: v.available,
+    onHand: v.on_hand,
+    committed: v.committed,
+    incoming: v.incoming,
+    version: v.change_seq,
+    updatedAt: now,
+  }));
+}
+
+export async function knownItems(trx: Db, storeId: number, itemIds: number[]): Promise<Set<number>> {
+  if (itemIds.length === 0) return new Set();
+  const rows = await trx
+    .selectFrom("sim_variants")
+    .select("inventory_item_id")
+    .where("store_id", "=", storeId)
+    .where(sql<boolean>`inventory_item_id = any(${[...new Set(itemIds)]}::bigint[])`)
+    .execute();
+  return new Set(rows.map((r) => r.inventory_item_id));
+}
+
+export async function knownLocations(trx: Db, storeId: number, locationIds: number[]): Promise<Set<number>> {
+  if (locationIds.length === 0) return new Set();
+  const rows = await trx
+    .selectFrom("sim_locations")
+    .select("id")
+    .where("store_id", "=", storeId)
+    .where("id", "in", [...new Set(locationIds)])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Admin control (decisions §11): set or adjust platform-side quantities. `available` moves on_hand
+ * by the same amount (a sale is `adjust: -n` on available); `on_hand` moves available with it (a
+ * recount); `incoming` moves alone. Throws SimInputError for an unknown item or location.
+ */
+export async function changeSimInventory(
+  db: Db,
+  clock: Clock,
+  storeId: number,
+  changes: readonly SimInventoryChange[],
+): Promise<SimLevelView[]> {
+  return inTransaction(db, async (trx) => {
+    await ensureSimStore(trx, storeId);
+    await trx
+      .selectFrom("sim_stores")
+      .select("store_id")
+      .where("store_id", "=", storeId)
+      .forUpdate()
+      .execute();
+    const items = await knownItems(
+      trx,
+      storeId,
+      changes.map((c) => c.inventory_item_id),
+    );
+    const locations = await knownLocations(
+      trx,
+      storeId,
+      changes.map((c) => c.location_id),
+    );
+    for (const [i, c] of changes.entries()) {
+      if (!items.has(c.inventory_item_id))
+        throw new SimInputError(`changes.${i}.inventory_item_id`, "not_found", "no such inventory item");
+      if (!locations.has(c.location_id))
+        throw new SimInputError(`changes.${i}.location_id`, "not_found", "no such location");
+      if ((c.set === undefined) === (c.adjust === undefined))
+        throw new SimInputError(`changes.${i}`, "invalid_value", "give exactly one of set and adjust");
+    }
+    const keys = changes.map((c) => ({ item: c.inventory_item_id, location: c.location_id }));
+    const levels = await lockLevels(trx, storeId, keys);
+    const touched = new Map<string, LevelRow>();
+    for (const c of changes) {
+      const key = levelKey(c.inventory_item_id, c.location_id);
+      const row = levels.get(key) ?? {
+        inventory_item_id: c.inventory_item_id,
+        location_id: c.location_id,
+        available: 0,
+        on_hand: 0,
+        committed: 0,
+        incoming: 0,
+        exists: false,
+      };
+      levels.set(key, row);
+      touched.set(key, row);
+      const name = c.name ?? "available";
+      const current = name === "available" ? row.available : name === "on_hand" ? row.on_hand : row.incoming;
+      const delta = c.set !== undefined ? c.set - current : (c.adjust ?? 0);
+      if (name === "incoming") row.incoming += delta;
+      else {
+        row.available += delta;
+        row.on_hand += delta;
+      }
+    }
+    await writeLevels(trx, clock, storeId, [...touched.values()]);
+    return readSimLevels(
+      trx,
+      storeId,
+      [...touched.values()].map((r) => ({ item: r.inventory_item_id, location: r.location_id })),
+    );
+  });
+}
+
+async function readSimLevels(
+  db: Db,
+  storeId: number,
+  keys: ReadonlyArray<{ item: number; location: number }>,
+): Promise<SimLevelView[]> {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom("sim_inventory_levels as l")
+    .innerJoin("sim_variants as v", "v.inventory_item_id", "l.inventory_item_id")
+    .select([
+      "l.inventory_item_id",
+      "l.location_id",
+      "l.available",
+      "l.on_hand",
+      "l.committed",
+      "l.incoming",
+      "v.unit_cost",
+    ])
+    .where("l.store_id", "=", storeId)
+    .where(
+      pairIn(
+        "l.inventory_item_id",
+        "l.location_id",
+        keys.map((k) => [k.item, k.location] as const),
+      ),
+    )
+    .orderBy("l.inventory_item_id")
+    .orderBy("l.location_id")
+    .execute();
+}
+
+/** Admin read: platform-side levels with the item unit cost, optionally filtered. */
+export async function listSimLevels(
+  db: Db,
+  storeId: number,
+  filter: { inventory_item_id?: number; location_id?: number },
+): Promise<SimLevelView[]> {
+  let q = db
+    .selectFrom("sim_inventory_levels as l")
+    .innerJoin("sim_variants as v", "v.inventory_item_id", "l.inventory_item_id")
+    .select([
+      "l.inventory_item_id",
+      "l.location_id",
+      "l.available",
+      "l.on_hand",
+      "l.committed",
+      "l.incoming",
+      "v.unit_cost",
+    ])
+    .where("l.store_id", "=", storeId);
+  if (filter.inventory_item_id !== undefined)
+    q = q.where("l.inventory_item_id", "=", filter.inventory_item_id);
+  if (filter.location_id !== undefined) q = q.where("l.location_id", "=", filter.location_id);
+  return q.orderBy("l.inventory_item_id").orderBy("l.location_id").execute();
+}
