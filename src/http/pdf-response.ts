@@ -1,7 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { Db } from "../db/database.ts";
-import { loadPurchaseOrderDocument } from "../domain/documents/document-data.ts";
-import { renderPurchaseOrderPdf } from "../domain/documents/purchase-order-pdf.ts";
+import { loadPurchaseOrderDocument, renderPurchaseOrderPdf } from "../domain/documents/index.ts";
 
 /** Route response schema of a PDF (for the OpenAPI document). */
 export const PdfResponse = {

@@ -1,4 +1,4 @@
-import { sendEmailJob } from "../domain/documents/send.ts";
+import { sendEmailJob } from "../domain/documents/index.ts";
 import { documentRoutes } from "../http/routes/documents.ts";
 import type { Module } from "./module.ts";
 

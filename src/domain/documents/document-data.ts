@@ -1,6 +1,6 @@
 import type { Db } from "../../db/database.ts";
-import { loadPurchaseOrder } from "../purchase-orders/index.ts";
-import { presentSupplier } from "../suppliers/presenter.ts";
+import { findOrderRow, loadPurchaseOrder } from "../purchase-orders/index.ts";
+import { findSupplier, presentSupplier } from "../suppliers/index.ts";
 import type { AddressView, PurchaseOrderDocument } from "./purchase-order-view.ts";
 
 function locationAddress(name: string, address: Record<string, string | null> | null): AddressView {
@@ -28,12 +28,7 @@ export async function loadPurchaseOrderDocument(
 ): Promise<PurchaseOrderDocument> {
   const order = await loadPurchaseOrder(db, storeId, orderId);
   const [supplier, store, location, orderRow] = await Promise.all([
-    db
-      .selectFrom("suppliers")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("id", "=", order.supplier_id)
-      .executeTakeFirstOrThrow(),
+    findSupplier(db, storeId, order.supplier_id),
     db
       .selectFrom("stores")
       .select(["name", "domain", "owner_email", "timezone"])
@@ -45,13 +40,10 @@ export async function loadPurchaseOrderDocument(
       .where("store_id", "=", storeId)
       .where("id", "=", order.location.id)
       .executeTakeFirst(),
-    db
-      .selectFrom("purchase_orders")
-      .select(["bill_to_override"])
-      .where("store_id", "=", storeId)
-      .where("id", "=", orderId)
-      .executeTakeFirstOrThrow(),
+    findOrderRow(db, storeId, orderId),
   ]);
+  if (!supplier || !orderRow)
+    throw new Error(`purchase order ${orderId} changed while its document was read`);
   const shipTo =
     order.ship_to_address ?? (location ? locationAddress(location.name, location.address) : null);
   return {

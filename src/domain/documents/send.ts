@@ -1,6 +1,5 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { emit } from "../../events/outbox.ts";
 import { html, lines } from "../../html/template.ts";
 import type { ClaimedJob } from "../../jobs/queue.ts";
 import { type JobHandler, PermanentJobError } from "../../jobs/worker.ts";
@@ -11,12 +10,12 @@ import {
   type Actor,
   addHistory,
   assertCan,
-  loadPurchaseOrder,
   lockPurchaseOrder,
-  markOrdered,
+  markSent,
   type PurchaseOrder,
   type StoreInfo,
 } from "../purchase-orders/index.ts";
+import { findSupplier } from "../suppliers/index.ts";
 import { loadPurchaseOrderDocument } from "./document-data.ts";
 import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 
@@ -57,12 +56,8 @@ export async function sendPurchaseOrder(
 ): Promise<PurchaseOrder> {
   const order = await lockPurchaseOrder(trx, store.id, id);
   assertCan("send", order.status);
-  const supplier = await trx
-    .selectFrom("suppliers")
-    .select(["email", "email_cc"])
-    .where("store_id", "=", store.id)
-    .where("id", "=", order.supplier_id)
-    .executeTakeFirstOrThrow();
+  const supplier = await findSupplier(trx, store.id, order.supplier_id);
+  if (!supplier) throw new Error(`purchase order ${id} names no supplier of its store`);
   const to = input.to ?? (supplier.email ? [supplier.email] : []);
   const cc = input.cc ?? supplier.email_cc ?? [];
   const problems = new DetailCollector();
@@ -70,36 +65,7 @@ export async function sendPurchaseOrder(
     problems.add("to", "required", "has no recipient: the supplier has no email; send `to`");
   problems.throwIfAny();
 
-  const now = ctx.clock.now();
-  await trx
-    .updateTable("purchase_orders")
-    .set({ sent_at: now, updated_at: now })
-    .where("store_id", "=", store.id)
-    .where("id", "=", id)
-    .execute();
-  await addHistory(trx, {
-    storeId: store.id,
-    orderId: id,
-    type: "sent",
-    by: actor.by,
-    via: actor.via,
-    data: { to, cc },
-    at: now,
-  });
-  let presented: PurchaseOrder;
-  if (order.status === "draft") {
-    // Placing by sending is ordering: same status change, incoming push, history and event.
-    presented = await markOrdered(ctx, trx, store, actor, id, { ordered_at: now.toISOString() });
-  } else {
-    presented = await loadPurchaseOrder(trx, store.id, id);
-    await emit(ctx, trx, {
-      storeId: store.id,
-      name: "purchase_order.updated",
-      subjectType: "purchase_order",
-      subjectId: id,
-      data: presented,
-    });
-  }
+  const presented = await markSent(ctx, trx, store, actor, order, { to, cc });
   const payload: SendPayload = {
     store_id: store.id,
     order_id: id,

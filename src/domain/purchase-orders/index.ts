@@ -20,6 +20,7 @@ export {
   deletePurchaseOrder,
   markInTransit,
   markOrdered,
+  markSent,
   reopenOrder,
   unarchiveOrder,
 } from "./lifecycle.ts";
@@ -43,6 +44,7 @@ export {
   type LineRow,
   locationRef,
   type OrderRecord,
+  type OrderRow,
   type PresentedPayment,
   type PresentedReceipt,
   type PurchaseOrder,
@@ -66,6 +68,7 @@ export {
   settlePaymentChange,
 } from "./receiving.ts";
 export {
+  findOrderRow,
   formatOrderNumber,
   lockPurchaseOrder,
   nextSequentialIds,

@@ -6,20 +6,21 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import { localDate } from "../suppliers/index.ts";
-import { emitOrder, type OrderCall, type StoreInfo } from "./call.ts";
+import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
 import { fetchLookups, type LineInput, referencesOf, resolveLines } from "./lines.ts";
 import { loadPurchaseOrder } from "./loading.ts";
 import { sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
-import type { PurchaseOrder } from "./presenter.ts";
+import type { OrderRow, PurchaseOrder } from "./presenter.ts";
 import {
   addCancelledQuantity,
   deleteOrder,
   insertLines,
   lockPurchaseOrder,
   orderCharges,
+  setOrder,
   updateLineMoney,
 } from "./repository.ts";
 import { incomingOf } from "./stock.ts";
@@ -296,4 +297,28 @@ export async function deletePurchaseOrder(
   const presented = await loadPurchaseOrder(trx, store.id, id);
   await deleteOrder(trx, store.id, id);
   await emitOrder(callOf(ctx, trx, store, actor), "purchase_order.deleted", presented);
+}
+
+/**
+ * POST …/send's part in the order, after the caller locked it and checked `send`: sent_at and a
+ * `sent` history row; a draft is placed as mark_ordered places it (status, incoming, history, event),
+ * an open order is announced as updated.
+ */
+export async function markSent(
+  ctx: AppContext,
+  trx: Db,
+  store: StoreInfo,
+  actor: Actor,
+  order: OrderRow,
+  recipients: { to: string[]; cc: string[] },
+): Promise<PurchaseOrder> {
+  const call = callOf(ctx, trx, store, actor);
+  const now = ctx.clock.now();
+  await setOrder(trx, store.id, order.id, { sent_at: now, updated_at: now });
+  await recordHistory(call, order.id, "sent", { to: recipients.to, cc: recipients.cc }, now);
+  if (order.status === "draft")
+    return runMove(call, order.id, MARK_ORDERED, { ordered_at: now.toISOString() });
+  const presented = await loadPurchaseOrder(trx, store.id, order.id);
+  await emitOrder(call, "purchase_order.updated", presented);
+  return presented;
 }

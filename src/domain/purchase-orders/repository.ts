@@ -86,6 +86,16 @@ export function formatOrderNumber(prefix: string, n: number): string {
   return `${prefix}${String(n).padStart(4, "0")}`;
 }
 
+/** The order's row (no lock); undefined when it is not the store's. */
+export async function findOrderRow(db: Db, storeId: number, id: number): Promise<OrderRow | undefined> {
+  return db
+    .selectFrom("purchase_orders")
+    .selectAll()
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
 /** True when the order is the store's (no lock). */
 export async function orderExists(db: Db, storeId: number, id: number): Promise<boolean> {
   const row = await db

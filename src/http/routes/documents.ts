@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { sendPurchaseOrder } from "../../domain/documents/send.ts";
+import { sendPurchaseOrder } from "../../domain/documents/index.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { PdfResponse, sendPurchaseOrderPdf } from "../pdf-response.ts";
 import { principalOf } from "../plugins/auth.ts";

@@ -1,0 +1,8 @@
+/**
+ * The documents module's one public entry: a purchase order's PDF (and its receiving copy) and
+ * sending it to the supplier by email.
+ */
+export { loadPurchaseOrderDocument } from "./document-data.ts";
+export { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
+export type { PurchaseOrderDocument } from "./purchase-order-view.ts";
+export { SEND_EMAIL_JOB, type SendInput, sendEmailJob, sendPurchaseOrder } from "./send.ts";
