@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject } from "ajv";
+import { Ajv, type AnySchemaObject, type ErrorObject } from "ajv";
+import type { DataValidateFunction } from "ajv/dist/types/index.js";
 import ajvFormatsModule from "ajv-formats";
 
 // ajv-formats is CommonJS: its plugin sits on `default` for TypeScript and is the module at run time.
@@ -34,8 +35,48 @@ function makeAjv(coerce: boolean): Ajv {
     });
   }
   ajv.addKeyword({ keyword: "example" });
+  ajv.addKeyword({
+    keyword: DATE_BOUNDS_KEYWORD,
+    type: "string",
+    schemaType: "boolean",
+    errors: true,
+    compile: (enabled: boolean, parentSchema: AnySchemaObject) => {
+      const dateOnly = parentSchema.format === "date";
+      const check: DataValidateFunction = (data: string): boolean => {
+        check.errors = [];
+        if (!enabled) return true;
+        // An unreadable value is the format's error, not a range error.
+        const time = Date.parse(dateOnly ? `${data}T00:00:00Z` : data);
+        if (!Number.isFinite(time) || (time >= DATE_BOUNDS.min && time <= DATE_BOUNDS.max)) return true;
+        check.errors = [
+          {
+            keyword: DATE_BOUNDS_KEYWORD,
+            params: {},
+            message: dateOnly
+              ? `must be a date from ${DATE_BOUNDS.minDate} to ${DATE_BOUNDS.maxDate}`
+              : `must be a time from ${DATE_BOUNDS.minDate}T00:00:00Z to ${DATE_BOUNDS.maxDate}T23:59:59.999Z`,
+          },
+        ];
+        return false;
+      };
+      return check;
+    },
+  });
   return ajv;
 }
+
+/**
+ * Dates and times the service stores (docs/decisions.md): both databases hold far more, but year 0000
+ * does not exist in PostgreSQL and JavaScript dates beyond year 9999 print as `+010000-…`, so input is
+ * held to years 1900 to 9999. Applied to every `date` and `date-time` schema (src/http/schemas/common.ts).
+ */
+export const DATE_BOUNDS_KEYWORD = "x-date-bounds";
+export const DATE_BOUNDS = {
+  minDate: "1900-01-01",
+  maxDate: "9999-12-31",
+  min: Date.parse("1900-01-01T00:00:00Z"),
+  max: Date.parse("9999-12-31T23:59:59.999Z"),
+};
 
 /**
  * Characters PostgreSQL cannot store: NUL (text and jsonb refuse it) and unpaired UTF-16 surrogates
@@ -247,6 +288,13 @@ export function ajvErrorsToDetails(errors: ErrorObject[], part: string): ErrorDe
           field: joinPath(error.instancePath),
           code: "invalid_format",
           message: "has an invalid format",
+        };
+        break;
+      case DATE_BOUNDS_KEYWORD:
+        detail = {
+          field: joinPath(error.instancePath),
+          code: "out_of_range",
+          message: error.message ?? "is out of range",
         };
         break;
       case "unstorableCharacter":

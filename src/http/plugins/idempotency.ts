@@ -21,14 +21,42 @@ export interface IdempotencyClaim {
   sealKey: Buffer;
 }
 
-/** JSON with sorted keys, so key order and whitespace never make two equal bodies differ. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.keys(value as object)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(",")}}`;
+/**
+ * JSON with sorted keys, so key order and whitespace never make two equal bodies differ. Iterative: a
+ * body nests as deep as the client likes (routes without a body schema hash whatever was sent), and a
+ * recursive walk of a 3,000-deep body overflowed the stack.
+ */
+export function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  // Each entry is a value still to write, or (wrapped) text to write as it is.
+  const work: Array<{ text: string } | { value: unknown }> = [{ value: root }];
+  while (work.length > 0) {
+    const item = work.pop() as { text: string } | { value: unknown };
+    if ("text" in item) {
+      out.push(item.text);
+      continue;
+    }
+    const value = item.value;
+    if (value === null || typeof value !== "object") {
+      out.push(JSON.stringify(value) ?? "null");
+    } else if (Array.isArray(value)) {
+      work.push({ text: "]" });
+      for (let i = value.length - 1; i >= 0; i--) {
+        work.push({ value: value[i] });
+        if (i > 0) work.push({ text: "," });
+      }
+      out.push("[");
+    } else {
+      const keys = Object.keys(value).sort();
+      work.push({ text: "}" });
+      for (let i = keys.length - 1; i >= 0; i--) {
+        work.push({ value: (value as Record<string, unknown>)[keys[i]] });
+        work.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:` });
+      }
+      out.push("{");
+    }
+  }
+  return out.join("");
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

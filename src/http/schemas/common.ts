@@ -16,8 +16,9 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 
 export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 export const IdParam = Type.Object({ id: Id });
-export const Timestamp = Type.String({ format: "date-time" });
-export const DateString = Type.String({ format: "date" });
+/** Input dates and times are bounded to years 1900-9999 (`x-date-bounds`, src/http/validation.ts). */
+export const Timestamp = Type.String({ format: "date-time", "x-date-bounds": true });
+export const DateString = Type.String({ format: "date", "x-date-bounds": true });
 /** Money on input: a JSON number or a decimal string (the contract accepts both). */
 export const MoneyInput = Type.Unsafe<number | string>({
   type: ["number", "string"],
