@@ -259,87 +259,121 @@ describe("POST /v2/stock_adjustments", () => {
     assert.equal(store2.body.data.numbering.next_stock_adjustment_number, 122);
   });
 
-  test("refuses bad requests with exact codes and writes nothing", async () => {
-    const v = variants[0];
-    const countBefore = (await listAll()).length;
-    const cases: Array<[Record<string, unknown>, Array<[string, string]>]> = [
+  // One test per refused body, so one wrong code hides no other; then that none of them wrote anything.
+  describe("refuses bad requests with exact codes and writes nothing", () => {
+    let countBefore: number;
+    before(async () => {
+      countBefore = (await listAll()).length;
+    });
+    const v = () => variants[0];
+    const cases: Array<[string, () => Record<string, unknown>, Array<[string, string]>]> = [
       [
-        { location_id: locationId, lines: [{ variant_id: v.id, delta: 0 }] },
+        "a zero delta: lines.0.delta invalid_value",
+        () => ({ location_id: locationId, lines: [{ variant_id: v().id, delta: 0 }] }),
         [["lines.0.delta", "invalid_value"]],
       ],
       [
-        { location_id: locationId, reason: "lost", lines: [{ variant_id: v.id, delta: 1 }] },
+        "an unknown reason: reason invalid_value",
+        () => ({ location_id: locationId, reason: "lost", lines: [{ variant_id: v().id, delta: 1 }] }),
         [["reason", "invalid_value"]],
       ],
       [
-        { location_id: locationId, colour: "red", lines: [{ variant_id: v.id, delta: 1 }] },
+        "an unknown field: colour unknown_field",
+        () => ({ location_id: locationId, colour: "red", lines: [{ variant_id: v().id, delta: 1 }] }),
         [["colour", "unknown_field"]],
       ],
       [
-        { location_id: locationId, lines: [{ variant_id: v.id, delta: 1, quantity: 3 }] },
+        "an unknown line field: lines.0.quantity unknown_field",
+        () => ({ location_id: locationId, lines: [{ variant_id: v().id, delta: 1, quantity: 3 }] }),
         [["lines.0.quantity", "unknown_field"]],
       ],
-      [{ lines: [{ variant_id: v.id, delta: 1 }] }, [["location_id", "required"]]],
-      [{ location_id: locationId }, [["lines", "required"]]],
-      [{ location_id: locationId, lines: [] }, [["lines", "invalid_length"]]],
-      [{ location_id: locationId, lines: [{ variant_id: v.id }] }, [["lines.0.delta", "required"]]],
       [
-        { location_id: locationId, lines: [{ variant_id: v.id, delta: "3" }] },
+        "no location: location_id required",
+        () => ({ lines: [{ variant_id: v().id, delta: 1 }] }),
+        [["location_id", "required"]],
+      ],
+      ["no lines: lines required", () => ({ location_id: locationId }), [["lines", "required"]]],
+      [
+        "an empty line list: lines invalid_length",
+        () => ({ location_id: locationId, lines: [] }),
+        [["lines", "invalid_length"]],
+      ],
+      [
+        "no delta: lines.0.delta required",
+        () => ({ location_id: locationId, lines: [{ variant_id: v().id }] }),
+        [["lines.0.delta", "required"]],
+      ],
+      [
+        "a string delta: lines.0.delta invalid_type",
+        () => ({ location_id: locationId, lines: [{ variant_id: v().id, delta: "3" }] }),
         [["lines.0.delta", "invalid_type"]],
       ],
       [
-        { location_id: locationId, lines: [{ variant_id: v.id, delta: 1.5 }] },
+        "a fractional delta: lines.0.delta invalid_type",
+        () => ({ location_id: locationId, lines: [{ variant_id: v().id, delta: 1.5 }] }),
         [["lines.0.delta", "invalid_type"]],
       ],
-      [{ location_id: locationId, lines: [{ delta: 2 }] }, [["lines.0.variant_id", "required"]]],
+      [
+        "no item: lines.0.variant_id required",
+        () => ({ location_id: locationId, lines: [{ delta: 2 }] }),
+        [["lines.0.variant_id", "required"]],
+      ],
       // Another store's item, by either id: not_found on that field.
       [
-        { location_id: locationId, lines: [{ variant_id: otherVariant.id, delta: 1 }] },
+        "another store's variant: lines.0.variant_id not_found",
+        () => ({ location_id: locationId, lines: [{ variant_id: otherVariant.id, delta: 1 }] }),
         [["lines.0.variant_id", "not_found"]],
       ],
       [
-        {
+        "another store's item: lines.1.inventory_item_id not_found",
+        () => ({
           location_id: locationId,
           lines: [
-            { variant_id: v.id, delta: 1 },
+            { variant_id: v().id, delta: 1 },
             { inventory_item_id: otherVariant.inventory_item_id, delta: 1 },
           ],
-        },
+        }),
         [["lines.1.inventory_item_id", "not_found"]],
       ],
       [
-        { location_id: locationId, lines: [{ variant_id: 999_999_999, delta: 1 }] },
+        "an unknown variant: lines.0.variant_id not_found",
+        () => ({ location_id: locationId, lines: [{ variant_id: 999_999_999, delta: 1 }] }),
         [["lines.0.variant_id", "not_found"]],
       ],
       [
-        {
+        "a variant and another item: lines.0.inventory_item_id mismatch",
+        () => ({
           location_id: locationId,
-          lines: [{ variant_id: v.id, inventory_item_id: variants[1].inventory_item_id, delta: 1 }],
-        },
+          lines: [{ variant_id: v().id, inventory_item_id: variants[1].inventory_item_id, delta: 1 }],
+        }),
         [["lines.0.inventory_item_id", "mismatch"]],
       ],
       [
-        {
+        "one item twice: lines.1.inventory_item_id duplicate",
+        () => ({
           location_id: locationId,
           lines: [
-            { variant_id: v.id, delta: 1 },
-            { inventory_item_id: v.inventory_item_id, delta: 2 },
+            { variant_id: v().id, delta: 1 },
+            { inventory_item_id: v().inventory_item_id, delta: 2 },
           ],
-        },
+        }),
         [["lines.1.inventory_item_id", "duplicate"]],
       ],
       // Another store's location, the store's hidden location, an unknown one.
       [
-        { location_id: otherLocationId, lines: [{ variant_id: v.id, delta: 1 }] },
+        "another store's location: location_id not_found",
+        () => ({ location_id: otherLocationId, lines: [{ variant_id: v().id, delta: 1 }] }),
         [["location_id", "not_found"]],
       ],
       [
-        { location_id: hiddenLocationId, lines: [{ variant_id: v.id, delta: 1 }] },
+        "the hidden location: location_id not_found",
+        () => ({ location_id: hiddenLocationId, lines: [{ variant_id: v().id, delta: 1 }] }),
         [["location_id", "not_found"]],
       ],
       // Every problem at once.
       [
-        { location_id: 999_999_999, lines: [{ variant_id: otherVariant.id, delta: 0 }] },
+        "every problem at once: location_id not_found, lines.0.delta invalid_value, lines.0.variant_id not_found",
+        () => ({ location_id: 999_999_999, lines: [{ variant_id: otherVariant.id, delta: 0 }] }),
         [
           ["location_id", "not_found"],
           ["lines.0.delta", "invalid_value"],
@@ -347,21 +381,24 @@ describe("POST /v2/stock_adjustments", () => {
         ],
       ],
     ];
-    for (const [body, expected] of cases) {
-      const res = await store.api.post("/v2/stock_adjustments", body);
-      assert.equal(res.status, 422, `${JSON.stringify(body)} -> ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.error.code, "validation_failed");
-      assert.deepEqual(
-        res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
-        expected,
-        JSON.stringify(body),
-      );
+    for (const [name, body, expected] of cases) {
+      test(name, async () => {
+        const res = await store.api.post("/v2/stock_adjustments", body());
+        assert.equal(res.status, 422, `${JSON.stringify(body())} -> ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.code, "validation_failed");
+        assert.deepEqual(
+          res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+          expected,
+          JSON.stringify(body()),
+        );
+      });
     }
-    assert.equal((await listAll()).length, countBefore);
-    // The refused attempts used no numbers.
-    const next = await createDraft({ location_id: locationId, lines: [{ variant_id: v.id, delta: 1 }] });
-    assert.equal(next.sequential_id, countBefore + 1);
-    await store.api.post(`/v2/stock_adjustments/${next.id}/cancel`);
+    test("the refused attempts wrote nothing and used no numbers", async () => {
+      assert.equal((await listAll()).length, countBefore);
+      const next = await createDraft({ location_id: locationId, lines: [{ variant_id: v().id, delta: 1 }] });
+      assert.equal(next.sequential_id, countBefore + 1);
+      await store.api.post(`/v2/stock_adjustments/${next.id}/cancel`);
+    });
   });
 
   test("needs write:inventory", async () => {
@@ -610,6 +647,35 @@ describe("POST /v2/stock_adjustments/{id}/cancel", () => {
 });
 
 describe("POST /v2/stock_adjustments/{id}/apply", () => {
+  /** A draft taking 3 of one fresh variant and adding 11 of another at the first location. */
+  async function twoLineDraft() {
+    const [v1, v2] = [freshVariant(), freshVariant()];
+    const a = await createDraft({
+      location_id: locationId,
+      reason: "shrinkage",
+      lines: [
+        { variant_id: v1.id, delta: -3 },
+        { variant_id: v2.id, delta: 11 },
+      ],
+    });
+    return { a, v1, v2 };
+  }
+
+  test("apply needs a key, the inventory scope and the store's own adjustment; refusals move nothing", async () => {
+    const { a } = await twoLineDraft();
+    const noKey = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`);
+    assert.equal(noKey.status, 400);
+    assert.equal(noKey.body.error.code, "idempotency_key_required");
+    const reader = await store.keyWithScopes(["read"]);
+    const denied = await reader.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.error.code, "insufficient_scope");
+    const theirs = await other.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.body.error.code, "not_found");
+    assert.equal(await movementCount(store.id, a.id), 0);
+  });
+
   test("moves the mirror at once and the platform once, even with a replayed key", async () => {
     const [v1, v2] = [freshVariant(), freshVariant()];
     await t.drain();
@@ -627,18 +693,6 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
         { variant_id: v2.id, delta: 11 },
       ],
     });
-
-    const noKey = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`);
-    assert.equal(noKey.status, 400);
-    assert.equal(noKey.body.error.code, "idempotency_key_required");
-    const reader = await store.keyWithScopes(["read"]);
-    const denied = await reader.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
-    assert.equal(denied.status, 403);
-    assert.equal(denied.body.error.code, "insufficient_scope");
-    const theirs = await other.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
-    assert.equal(theirs.status, 404);
-    assert.equal(theirs.body.error.code, "not_found");
-    assert.equal(await movementCount(store.id, a.id), 0);
 
     tick();
     const key = newKey();
@@ -700,8 +754,16 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
       ["stock_adjustment.updated", "stock_adjustment.applied"],
     );
     assert.deepEqual(events[1].data, applied);
+  });
 
-    // Applied is final: apply (new key), cancel and PATCH refuse, naming the state; nothing moves.
+  test("an applied adjustment is final: apply with a new key, cancel and PATCH refuse and nothing moves", async () => {
+    const { a, v1 } = await twoLineDraft();
+    tick();
+    expectStatus(await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey()), 200);
+    await t.drain();
+    const after1 = await platformLevel(store.id, v1.inventory_item_id, locationId);
+    const synced = (await store.api.get(`/v2/stock_adjustments/${a.id}`)).body.data;
+    // Apply (new key), cancel and PATCH refuse, naming the state.
     tick();
     const refusals = [
       await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey()),
