@@ -1,7 +1,7 @@
 /** New orders: create from input, and duplicate an order (a draft copy with today's exchange rate). */
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { localDate } from "../suppliers/index.ts";
+import { localDate } from "../local-time.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { type ChargeDraft, storeRates } from "./charges.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";

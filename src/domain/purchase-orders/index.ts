@@ -24,7 +24,7 @@ export {
   reopenOrder,
   unarchiveOrder,
 } from "./lifecycle.ts";
-export { fetchLookups, type LineDraft, type LineInput, lineRowOf, resolveLines } from "./lines.ts";
+export { type LineDraft, type LineInput, lineRowOf, resolveLines } from "./lines.ts";
 export {
   assembleOrders,
   loadOrderParts,
@@ -37,6 +37,7 @@ export {
   type ReceiptRecord,
   syncKey,
 } from "./loading.ts";
+export { fetchLookups } from "./lookups.ts";
 export type { OrderInput } from "./order-input.ts";
 export { OVERDUE_TASK, overdueTask } from "./overdue.ts";
 export { type PaymentStatus, paymentStatusOf, refreshPaymentStatus } from "./payment-status.ts";

@@ -5,12 +5,13 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
-import { localDate } from "../suppliers/index.ts";
+import { localDate } from "../local-time.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
-import { fetchLookups, type LineInput, referencesOf, resolveLines } from "./lines.ts";
+import { type LineInput, referencesOf, resolveLines } from "./lines.ts";
 import { loadPurchaseOrder } from "./loading.ts";
+import { fetchLookups } from "./lookups.ts";
 import { sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
 import type { OrderRow, PurchaseOrder } from "./presenter.ts";

@@ -5,8 +5,9 @@
 import type { Db } from "../../db/database.ts";
 import { defaultLocation } from "../catalog/index.ts";
 import { DetailCollector, validationFailed } from "../errors.ts";
+import { localDate } from "../local-time.ts";
 import { isKnownCurrency, parseDecimalInput } from "../money.ts";
-import { findSupplier, localDate } from "../suppliers/index.ts";
+import { findSupplier } from "../suppliers/index.ts";
 import type { OrderCall } from "./call.ts";
 import {
   type ChargeDraft,
@@ -16,7 +17,8 @@ import {
   storeRates,
 } from "./charges.ts";
 import { chargeInputOf, lineDraftOf } from "./drafts.ts";
-import { fetchLookups, type LineDraft, type LineInput, referencesOf, resolveLines } from "./lines.ts";
+import { type LineDraft, type LineInput, referencesOf, resolveLines } from "./lines.ts";
+import { fetchLookups } from "./lookups.ts";
 import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
 import { orderExists } from "./repository.ts";
 import type { MoneySettings } from "./totals.ts";
