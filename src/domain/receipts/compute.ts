@@ -16,15 +16,12 @@
  */
 import Big from "big.js";
 import type { DetailCollector } from "../errors.ts";
-import {
-  type AllocatableCharge,
-  type AllocationLine,
-  allocateToReceiptLine,
-  landedUnitCost,
-  lineChargeShares,
-} from "../landed-cost.ts";
-import { allocateLargestRemainder, divideRoundHalfUp, minorUnits, UNIT_COST_PLACES } from "../money.ts";
-import { lineTotal } from "../order-totals.ts";
+import { type AllocatableCharge, landedUnitCost } from "../landed-cost.ts";
+import { divideRoundHalfUp, minorUnits, UNIT_COST_PLACES } from "../money.ts";
+import { type LineQuantities, outstanding } from "./quantities.ts";
+import { allocateReceiptCharges } from "./receipt-charges.ts";
+
+export { outstanding };
 
 const ZERO = new Big(0);
 const HUNDRED = new Big(100);
@@ -147,14 +144,6 @@ export interface ComputedReceipt {
   movements: StockMovementDraft[];
 }
 
-export function outstanding(line: {
-  quantity: number;
-  received_quantity: number;
-  cancelled_quantity: number;
-}): number {
-  return Math.max(0, line.quantity - line.received_quantity - line.cancelled_quantity);
-}
-
 /** The line's unit cost after its discount, at 8 places (the default booked cost). */
 export function unitCostAfterDiscount(unitCost: string | Big, discountPercent: string | null): Big {
   const cost = new Big(unitCost);
@@ -166,10 +155,7 @@ export function unitCostAfterDiscount(unitCost: string | Big, discountPercent: s
  * Status after a receipt from the lines after it: received when every line has received + cancelled
  * ≥ quantity; partial when something was received; otherwise (only rejected units so far) unchanged.
  */
-export function statusAfterReceipt(
-  current: OrderStatus,
-  linesAfter: readonly { quantity: number; received_quantity: number; cancelled_quantity: number }[],
-): OrderStatus {
+export function statusAfterReceipt(current: OrderStatus, linesAfter: readonly LineQuantities[]): OrderStatus {
   const anyReceived = linesAfter.some((l) => l.received_quantity > 0);
   const anyOutstanding = linesAfter.some((l) => outstanding(l) > 0);
   if (!anyOutstanding && (anyReceived || linesAfter.some((l) => l.cancelled_quantity > 0))) return "received";
@@ -186,8 +172,7 @@ export function computeReceipt(
   request: ReceiptRequest,
   problems: DetailCollector,
 ): ComputedReceipt {
-  const currency = order.currency;
-  const places = minorUnits(currency);
+  const places = minorUnits(order.currency);
   const exchangeRate = request.exchangeRate ?? order.exchangeRate;
   const receiptLocation = request.locationId ?? order.locationId;
   const byId = new Map(order.lines.map((l) => [l.id, l]));
@@ -280,57 +265,14 @@ export function computeReceipt(
     };
   }
 
-  // Pass 2: charge shares over the lines as they stand after this receipt.
-  const after = (line: ReceiptOrderLine) => {
+  const after = (line: ReceiptOrderLine): LineQuantities => {
     const w = work.get(line.id);
     return w
       ? { quantity: line.quantity, received_quantity: w.received, cancelled_quantity: w.cancelled }
       : line;
   };
-  const allocLines = order.lines.filter((l) => !l.unordered);
-  const shares = allocationShares(order, allocLines, after, currency, places, drafts);
-
-  const soFar = new Map<number, { units: number; allocated: Big }>();
-  for (const d of drafts) {
-    if (d.line && !d.line.unordered) {
-      const line = d.line;
-      const s = soFar.get(line.id) ?? { units: line.received_quantity, allocated: line.allocated };
-      const a = after(line);
-      d.allocatedChargeAmount = allocateToReceiptLine({
-        share: shares.adjusted.get(line.id) ?? ZERO,
-        lineQuantity: a.quantity - a.cancelled_quantity,
-        alreadyReceivedUnits: s.units,
-        alreadyAllocated: s.allocated,
-        receivingNowUnits: d.quantity,
-        currency,
-      });
-      soFar.set(line.id, {
-        units: s.units + d.quantity,
-        allocated: s.allocated.plus(d.allocatedChargeAmount),
-      });
-    }
-  }
-
-  // The receipt completing the order settles any rest, so a complete order always holds exactly the
-  // allocatable charges (the rest is zero unless charges, lines or cancellations changed on the way).
-  const completes = order.lines.every((l) => outstanding(after(l)) === 0);
-  if (completes && drafts.length > 0) {
-    const allocatable = [...shares.raw].reduce((s, v) => s.plus(v), ZERO);
-    let held = order.lines.reduce((s, l) => s.plus(l.allocated), ZERO);
-    for (const d of drafts) held = held.plus(d.allocatedChargeAmount);
-    const rest = allocatable.minus(held);
-    if (!rest.eq(ZERO)) {
-      const takers = drafts.some((d) => d.quantity > 0) ? drafts.filter((d) => d.quantity > 0) : [drafts[0]];
-      const parts = allocateLargestRemainder(
-        rest,
-        takers.map((d) => new Big(Math.max(d.quantity, 0))),
-        places,
-      );
-      takers.forEach((d, k) => {
-        d.allocatedChargeAmount = d.allocatedChargeAmount.plus(parts[k]);
-      });
-    }
-  }
+  // Pass 2: the charges, over the lines as they stand after this receipt.
+  allocateReceiptCharges(order, drafts, after, places);
 
   for (const d of drafts) {
     d.landedUnitCost = landedUnitCost({
@@ -370,74 +312,10 @@ export function computeReceipt(
   return { exchangeRate, locationId: receiptLocation, lines, lineChanges, statusAfter, movements };
 }
 
-/**
- * Each allocation line's share of the charges, adjusted so that lines which can no longer carry
- * charges keep exactly what they already hold and the rest goes to the lines that still can.
- */
-function allocationShares(
-  order: ReceiptOrder,
-  allocLines: readonly ReceiptOrderLine[],
-  after: (l: ReceiptOrderLine) => { quantity: number; received_quantity: number; cancelled_quantity: number },
-  currency: string,
-  places: number,
-  drafts: readonly { line: ReceiptOrderLine | null; quantity: number }[],
-): { raw: Big[]; adjusted: Map<number, Big> } {
-  const result = new Map<number, Big>();
-  if (allocLines.length === 0) return { raw: [], adjusted: result };
-  const positions = new Set(allocLines.map((l) => l.position));
-  const charges = order.charges.map((c) =>
-    c.method === "custom"
-      ? { ...c, customSplit: (c.customSplit ?? []).filter((e) => positions.has(e.position)) }
-      : c,
-  );
-  const inputs: AllocationLine[] = allocLines.map((l) => {
-    const a = after(l);
-    const expected = Math.max(0, a.quantity - a.cancelled_quantity);
-    return {
-      position: l.position,
-      quantity: expected,
-      lineValue: lineTotal(
-        expected,
-        new Big(l.unit_cost),
-        l.discount_percent === null ? null : new Big(l.discount_percent),
-        currency,
-      ),
-      weightGrams: l.weight_grams,
-    };
-  });
-  const shares = lineChargeShares(charges, inputs, currency);
-
-  const receivingNow = new Set(drafts.filter((d) => d.line && d.quantity > 0).map((d) => d.line!.id));
-  const carriers: number[] = [];
-  let held = ZERO;
-  allocLines.forEach((l, i) => {
-    const completeBefore = outstanding(l) === 0;
-    const a = after(l);
-    const deadAfter = outstanding(a) === 0 && a.received_quantity === 0;
-    const canCarry = !completeBefore && (!deadAfter || receivingNow.has(l.id));
-    if (canCarry) {
-      carriers.push(i);
-      result.set(l.id, shares[i]);
-    } else {
-      result.set(l.id, l.allocated);
-      held = held.plus(shares[i].minus(l.allocated));
-    }
-  });
-  if (!held.eq(ZERO) && carriers.length > 0) {
-    const weights = carriers.map((i) => (shares[i].gt(ZERO) ? shares[i] : ZERO));
-    const parts = allocateLargestRemainder(held.round(places, 1), weights, places);
-    carriers.forEach((i, k) => {
-      const id = allocLines[i].id;
-      result.set(id, (result.get(id) ?? ZERO).plus(parts[k]));
-    });
-  }
-  return { raw: shares, adjusted: result };
-}
-
 function receiptMovements(
   order: ReceiptOrder,
   lines: readonly ComputedReceiptLine[],
-  after: (l: ReceiptOrderLine) => { quantity: number; received_quantity: number; cancelled_quantity: number },
+  after: (l: ReceiptOrderLine) => LineQuantities,
 ): StockMovementDraft[] {
   const byKey = new Map<string, StockMovementDraft>();
   const at = (item: number, location: number) => {
