@@ -6,6 +6,7 @@ import { markSyncPending, PUSH_JOB, syncStateCounts } from "../domain/stock/inde
 import { getStore } from "../domain/stores/index.ts";
 import { DataOf, ErrorBody, Id, Nullable, Timestamp } from "../http/schemas/common.ts";
 import { mirrorSyncStatus } from "../platform/catalog-sync.ts";
+import { parsePushSubject } from "../platform/job-payloads.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const adminTag = { tags: ["admin"] };
@@ -47,11 +48,11 @@ export async function platformSyncAdminRoutes(instance: FastifyInstance): Promis
         data: {
           counts,
           failed: failedJobs.map((j) => {
-            const payload = j.payload as { subject_type: string; subject_id: number };
+            const payload = parsePushSubject(j.payload);
             return {
               job_id: j.id,
               subject_type: payload.subject_type,
-              subject_id: Number(payload.subject_id),
+              subject_id: payload.subject_id,
               attempts: j.attempts,
               error: j.last_error,
               attempted_at: j.updated_at.toISOString(),
@@ -90,11 +91,11 @@ export async function platformSyncAdminRoutes(instance: FastifyInstance): Promis
         if (!job) throw new AppError("not_found", "No such platform push in this store.");
         if (job.state !== "failed") throw invalidTransition(`the push is ${job.state}, not failed`);
         await ctx.jobs.retryFailed(trx, job.id, store.id);
-        const payload = job.payload as { subject_type: string; subject_id: number };
+        const payload = parsePushSubject(job.payload);
         await markSyncPending(
           trx,
           store.id,
-          { type: payload.subject_type, id: Number(payload.subject_id) },
+          { type: payload.subject_type, id: payload.subject_id },
           ctx.clock.now(),
         );
         return {
@@ -102,7 +103,7 @@ export async function platformSyncAdminRoutes(instance: FastifyInstance): Promis
             job_id: job.id,
             state: "queued",
             subject_type: payload.subject_type,
-            subject_id: Number(payload.subject_id),
+            subject_id: payload.subject_id,
           },
         };
       });

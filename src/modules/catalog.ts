@@ -1,7 +1,7 @@
 import { platformAdminRoutes } from "../admin/platform-routes.ts";
 import { catalogRoutes } from "../http/routes/catalog.ts";
 import { setUpStorePlatform } from "../platform/new-store.ts";
-import { pushJobHandler } from "../platform/push.ts";
+import { createPushJobHandler, type PushHooks } from "../platform/push.ts";
 import { platformPeriodicTasks } from "../platform/registry.ts";
 import { catalogSyncJobHandler, catalogSyncScanTask } from "../platform/sync-jobs.ts";
 import type { Module } from "./module.ts";
@@ -11,13 +11,17 @@ import type { Module } from "./module.ts";
  * store is created and imported into the mirror in that same transaction), the mirror sync (a scan
  * every second enqueues per-store sync jobs), the stock push worker, and their admin controls.
  */
-export const catalogModule: Module = {
-  name: "catalog",
-  routes: catalogRoutes,
-  adminRoutes: platformAdminRoutes,
-  jobs: [catalogSyncJobHandler, pushJobHandler],
-  periodic: [catalogSyncScanTask, ...platformPeriodicTasks()],
-  async onStoreCreated(ctx, trx, store, options) {
-    await setUpStorePlatform(ctx, trx, store, options.seed);
-  },
-};
+export function createCatalogModule(options: { pushHooks?: PushHooks } = {}): Module {
+  return {
+    name: "catalog",
+    routes: catalogRoutes,
+    adminRoutes: platformAdminRoutes,
+    jobs: [catalogSyncJobHandler, createPushJobHandler(options.pushHooks)],
+    periodic: [catalogSyncScanTask, ...platformPeriodicTasks()],
+    async onStoreCreated(ctx, trx, store, options) {
+      await setUpStorePlatform(ctx, trx, store, options.seed);
+    },
+  };
+}
+
+export const catalogModule: Module = createCatalogModule();

@@ -11,6 +11,7 @@ import {
   type InventoryQuantityChange,
   PlatformPermanentError,
 } from "./connector.ts";
+import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
 import { connectorForStore } from "./registry.ts";
 
 /**
@@ -44,10 +45,11 @@ export const PUSH_RETRY_DELAYS_MS = [10_000, 30_000, 120_000, 600_000, 3_600_000
  */
 export const MAX_DOCUMENT_CHANGES = 250;
 
-/** Fault injection for tests: runs after the platform accepted a document, before it is acknowledged. */
-export const pushTestHooks: { afterPush: ((movementIds: number[]) => void | Promise<void>) | null } = {
-  afterPush: null,
-};
+/** Fault injection for tests, given to one app's push handler (createPushJobHandler). */
+export interface PushHooks {
+  /** Runs after the platform accepted a document, before it is acknowledged. */
+  afterPush?: ((movementIds: number[]) => void | Promise<void>) | null;
+}
 
 /** What a push reads of a movement: enough to cut, key and send documents. */
 const MOVEMENT_COLUMNS = [
@@ -65,15 +67,6 @@ const MOVEMENT_COLUMNS = [
 ] as const;
 
 export type Movement = Pick<Selectable<StockMovementsTable>, (typeof MOVEMENT_COLUMNS)[number]>;
-
-export interface PushPayload {
-  store_id: number;
-  subject_type: SyncSubjectType;
-  subject_id: number;
-  movement_ids: number[];
-  /** Set on every job queued since documents carry several movements (absent: one per document). */
-  grouped: boolean;
-}
 
 /** The key of a document of one movement (also every document of a job queued before grouping). */
 export function movementIdempotencyKey(storeId: number, movementId: number): string {
@@ -151,22 +144,15 @@ export function cutDocuments(movements: readonly Movement[], grouped = true): Mo
   return documents;
 }
 
-function payloadOf(job: { payload: Record<string, unknown> }): PushPayload {
-  const p = job.payload as unknown as PushPayload;
-  return {
-    store_id: Number(p.store_id),
-    subject_type: p.subject_type,
-    subject_id: Number(p.subject_id),
-    movement_ids: (p.movement_ids ?? []).map(Number),
-    grouped: p.grouped === true,
-  };
-}
-
 /**
  * Pushes the job's unacknowledged movements, acknowledging each document as the platform accepts it;
  * the last acknowledgement settles the record's platform_sync in the same transaction.
  */
-export async function pushMovements(ctx: AppContext, payload: PushPayload): Promise<void> {
+export async function pushMovements(
+  ctx: AppContext,
+  payload: PushPayload,
+  hooks: PushHooks = {},
+): Promise<void> {
   const storeId = payload.store_id;
   const movements =
     payload.movement_ids.length === 0
@@ -187,7 +173,7 @@ export async function pushMovements(ctx: AppContext, payload: PushPayload): Prom
     const adjustment = documentFor(document);
     const result = await connector.adjustInventory(adjustment);
     const ids = document.map((m) => m.id);
-    await pushTestHooks.afterPush?.(ids);
+    await hooks.afterPush?.(ids);
     await ctx.db.transaction().execute(async (trx) => {
       const acked = await trx
         .updateTable("stock_movements")
@@ -272,43 +258,53 @@ async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<vo
   return writeSyncState(ctx, db, subject, "pending", null);
 }
 
-export const pushJobHandler: JobHandler = {
-  type: PUSH_JOB,
-  retryDelayMs(attempts) {
-    return PUSH_RETRY_DELAYS_MS[attempts - 1] ?? null;
-  },
-  async run(ctx, job) {
-    const payload = payloadOf(job);
-    try {
-      await pushMovements(ctx, payload);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof PlatformPermanentError) throw new PermanentJobError(message);
-      // Transient: the record stays pending until the next attempt (or the last one fails it).
-      if (job.attempts < job.max_attempts)
-        await writeSyncState(
-          ctx,
-          ctx.db,
-          { storeId: payload.store_id, subjectType: payload.subject_type, subjectId: payload.subject_id },
-          "pending",
-          message,
-        );
-      throw error;
-    }
-  },
-  async onFinalFailure(ctx, job, error) {
-    const payload = payloadOf(job);
-    const subject = {
-      storeId: payload.store_id,
-      subjectType: payload.subject_type,
-      subjectId: payload.subject_id,
-    };
-    await ctx.db.transaction().execute(async (trx) => {
-      await writeSyncState(ctx, trx, subject, "failed", error);
-      // e.g. the purchase order history row `platform_sync_failed`.
-      for (const module of ctx.modules)
-        if (module.onPlatformSyncFailed)
-          await module.onPlatformSyncFailed(ctx, trx, { ...subject, error, jobId: job.id });
-    });
-  },
-};
+export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
+  return {
+    type: PUSH_JOB,
+    retryDelayMs(attempts) {
+      return PUSH_RETRY_DELAYS_MS[attempts - 1] ?? null;
+    },
+    async run(ctx, job) {
+      const payload = parsePushPayload(job.payload);
+      try {
+        await pushMovements(ctx, payload, hooks);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof PlatformPermanentError) throw new PermanentJobError(message);
+        // Transient: the record stays pending until the next attempt (or the last one fails it).
+        if (job.attempts < job.max_attempts)
+          await writeSyncState(
+            ctx,
+            ctx.db,
+            { storeId: payload.store_id, subjectType: payload.subject_type, subjectId: payload.subject_id },
+            "pending",
+            message,
+          );
+        throw error;
+      }
+    },
+    async onFinalFailure(ctx, job, error) {
+      // A payload that does not parse failed for that reason: there is no record to mark.
+      let payload: PushPayload;
+      try {
+        payload = parsePushPayload(job.payload);
+      } catch {
+        return;
+      }
+      const subject = {
+        storeId: payload.store_id,
+        subjectType: payload.subject_type,
+        subjectId: payload.subject_id,
+      };
+      await ctx.db.transaction().execute(async (trx) => {
+        await writeSyncState(ctx, trx, subject, "failed", error);
+        // e.g. the purchase order history row `platform_sync_failed`.
+        for (const module of ctx.modules)
+          if (module.onPlatformSyncFailed)
+            await module.onPlatformSyncFailed(ctx, trx, { ...subject, error, jobId: job.id });
+      });
+    },
+  };
+}
+
+export const pushJobHandler = createPushJobHandler();

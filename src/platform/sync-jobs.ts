@@ -2,6 +2,7 @@ import type { PeriodicTask } from "../jobs/worker.ts";
 import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import { recordSyncError, syncCatalog } from "./catalog-sync.ts";
 import { PlatformPermanentError } from "./connector.ts";
+import { parseSyncPayload } from "./job-payloads.ts";
 import { platformDrivers } from "./registry.ts";
 import { SYNC_JOB, syncJobOptions } from "./sync-request.ts";
 
@@ -14,7 +15,7 @@ export const catalogSyncJobHandler: JobHandler = {
     return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts - 1));
   },
   async run(ctx, job) {
-    const storeId = Number(job.payload.store_id);
+    const storeId = parseSyncPayload(job.payload).store_id;
     try {
       await syncCatalog(ctx, storeId);
     } catch (error) {

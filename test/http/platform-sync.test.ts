@@ -3,9 +3,11 @@ import { after, before, describe, test } from "node:test";
 import { type ManualClock, systemClock } from "../../src/clock.ts";
 import { type MovementInput, platformSyncOf, recordStockMovements } from "../../src/domain/stock/index.ts";
 import type { PeriodicTask } from "../../src/jobs/worker.ts";
+import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
+import { allModules } from "../../src/modules/index.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import { PlatformPermanentError, PlatformTransientError } from "../../src/platform/connector.ts";
-import { movementIdempotencyKey, pushTestHooks } from "../../src/platform/push.ts";
+import { movementIdempotencyKey, type PushHooks } from "../../src/platform/push.ts";
 import { connectorForStore } from "../../src/platform/registry.ts";
 import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { SYNC_SCAN_TASK } from "../../src/platform/sync-jobs.ts";
@@ -28,6 +30,8 @@ describe("platform sync", () => {
   let locationIds: number[];
   let hiddenLocationId: number;
   let subjectCounter = 100;
+  /** This app's push fault injection (a test sets afterPush and clears it). */
+  const pushHooks: PushHooks = { afterPush: null };
 
   const level = async (itemId: number, locationId: number) => {
     const res = await store.api.get(
@@ -61,7 +65,9 @@ describe("platform sync", () => {
   const tracked = (i: number) => variants.filter((v) => v.inventory_tracked)[i];
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({
+      modules: allModules.map((m) => (m === catalogModule ? createCatalogModule({ pushHooks }) : m)),
+    });
     clock = t.clock as ManualClock;
     store = await t.createStore({ seed: "demo" });
     variants = (await store.api.get("/v2/variants?limit=250")).body.data;
@@ -487,9 +493,9 @@ describe("platform sync", () => {
     const loc = locationIds[1];
     const start = await platformLevel(v.inventory_item_id, loc);
     let crashes = 0;
-    pushTestHooks.afterPush = () => {
+    pushHooks.afterPush = () => {
       crashes++;
-      pushTestHooks.afterPush = null;
+      pushHooks.afterPush = null;
       throw new Error("worker died after the push");
     };
     const subject = await move([
@@ -499,7 +505,7 @@ describe("platform sync", () => {
     try {
       await t.drain();
     } finally {
-      pushTestHooks.afterPush = null;
+      pushHooks.afterPush = null;
     }
     assert.equal(crashes, 1);
     // The platform took the first movement; it was never acknowledged.
@@ -539,17 +545,17 @@ describe("platform sync", () => {
       reason: "received",
     }));
     let crashes = 0;
-    pushTestHooks.afterPush = (ids) => {
+    pushHooks.afterPush = (ids) => {
       crashes++;
       assert.equal(ids.length, 125);
-      pushTestHooks.afterPush = null;
+      pushHooks.afterPush = null;
       throw new Error("worker died after the first document");
     };
     const subject = await move(movements);
     try {
       await t.drain();
     } finally {
-      pushTestHooks.afterPush = null;
+      pushHooks.afterPush = null;
     }
     assert.equal(crashes, 1);
     assert.equal((await syncOf(subject)).state, "pending");
