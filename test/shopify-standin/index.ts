@@ -8,8 +8,9 @@ import { CostBucket } from "./cost.ts";
 import { answerGraphql } from "./endpoint.ts";
 import type { MutationHost } from "./mutations.ts";
 import { TokenRegistry } from "./oauth.ts";
+import { itemPayload, levelPayload, productPayload } from "./payloads.ts";
 import { ADMIN_API_VERSION } from "./schema.ts";
-import { gid, type ShopState as Shop, ShopState } from "./state.ts";
+import { gid, type QuantityName, type ShopState as Shop, ShopState, type Variant } from "./state.ts";
 import { WebhookOutbox } from "./webhooks.ts";
 
 export interface StandinOptions {
@@ -145,28 +146,37 @@ export class ShopifyStandin implements MutationHost {
 
   levelsChanged(shop: Shop, levels: { itemId: number; locationId: number }[]): void {
     for (const { itemId, locationId } of levels) {
-      const level = shop.level(itemId, locationId)!;
-      this.webhooks.emit(shop, "inventory_levels/update", {
-        inventory_item_id: itemId,
-        location_id: locationId,
-        available: level.quantities.available,
-        updated_at: level.updatedAt.toISOString(),
-        admin_graphql_api_id: `gid://shopify/InventoryLevel/${locationId}?inventory_item_id=${itemId}`,
-      });
+      this.webhooks.emit(shop, "inventory_levels/update", levelPayload(shop.level(itemId, locationId)!));
     }
   }
 
   itemChanged(shop: Shop, itemId: number): void {
-    const item = shop.items.get(itemId)!;
-    this.webhooks.emit(shop, "inventory_items/update", {
-      id: item.id,
-      sku: item.sku,
-      cost: item.cost,
-      tracked: item.tracked,
-      requires_shipping: true,
-      updated_at: item.updatedAt.toISOString(),
-      admin_graphql_api_id: gid("InventoryItem", item.id),
-    });
+    this.webhooks.emit(shop, "inventory_items/update", itemPayload(shop.items.get(itemId)!));
+  }
+
+  // What the merchant does in Shopify's admin, with the webhooks it sends --------------------------------
+
+  /** Edits a variant: products/update goes out with the product and all its variants. */
+  editVariant(
+    shop: Shop,
+    variantId: number,
+    changes: Partial<Pick<Variant, "sku" | "title" | "price" | "barcode">>,
+  ) {
+    const variant = shop.variants.get(variantId)!;
+    const product = shop.products.get(variant.productId)!;
+    Object.assign(variant, changes);
+    variant.updatedAt = product.updatedAt = this.now();
+    this.webhooks.emit(shop, "products/update", productPayload(shop, product));
+  }
+
+  /** Sets a quantity outside the app (a sale, a count): available and the parked names move on_hand too. */
+  setQuantity(shop: Shop, itemId: number, locationId: number, name: QuantityName, quantity: number): void {
+    const level = shop.level(itemId, locationId)!;
+    const delta = quantity - level.quantities[name];
+    level.quantities[name] = quantity;
+    if (name !== "incoming" && name !== "on_hand" && name !== "committed") level.quantities.on_hand += delta;
+    level.updatedAt = this.now();
+    this.levelsChanged(shop, [level]);
   }
 
   // HTTP -------------------------------------------------------------------------------------------------

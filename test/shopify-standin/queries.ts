@@ -16,6 +16,8 @@ export function queryRoot(shop: ShopState, views: Views, bulk: BulkRunner, inBul
     if (type === "BulkOperation") return bulk.viewOf(shop, n);
     return null;
   };
+  // A root field of one type answers null for another type's GID, as Shopify does.
+  const typed = (id: string, type: string) => (parseGid(id, type) === null ? null : byId(id));
   return {
     shop: () => ({
       __typename: "Shop",
@@ -36,14 +38,16 @@ export function queryRoot(shop: ShopState, views: Views, bulk: BulkRunner, inBul
         views.location,
         inBulk,
       ),
-    product: (args: { id: string }) => byId(args.id),
-    productVariant: (args: { id: string }) => byId(args.id),
-    inventoryItem: (args: { id: string }) => byId(args.id),
+    product: (args: { id: string }) => typed(args.id, "Product"),
+    productVariant: (args: { id: string }) => typed(args.id, "ProductVariant"),
+    inventoryItem: (args: { id: string }) => typed(args.id, "InventoryItem"),
     location: (args: { id?: string }) =>
-      args.id ? byId(args.id) : views.location([...shop.locations.values()].find((l) => l.isActive)!),
+      args.id
+        ? typed(args.id, "Location")
+        : views.location([...shop.locations.values()].find((l) => l.isActive)!),
     node: (args: { id: string }) => byId(args.id),
     nodes: (args: { ids: string[] }) => args.ids.map(byId),
-    bulkOperation: (args: { id: string }) => byId(args.id),
+    bulkOperation: (args: { id: string }) => typed(args.id, "BulkOperation"),
     currentBulkOperation: (args: { type?: string }) => bulk.current(shop, args.type ?? "QUERY"),
   };
 }

@@ -75,6 +75,11 @@ export class ShopState {
   readonly items = new Map<number, InventoryItem>();
   readonly locations = new Map<number, Location>();
   readonly levels = new Map<string, Level>();
+  // Lookups by owner, so a read of 10,000 variants never scans every level per variant.
+  readonly variantsByProduct = new Map<number, Variant[]>();
+  readonly variantByItem = new Map<number, Variant>();
+  readonly levelsByItem = new Map<number, Level[]>();
+  readonly levelsByLocation = new Map<number, Level[]>();
   readonly subscriptions: Subscription[] = [];
   /** idempotency key → the input it came with and the payload answered (or a burned key). */
   readonly idempotency = new Map<string, { fingerprint: string; payload: unknown; failed: boolean }>();
@@ -122,6 +127,8 @@ export class ShopState {
         barcode: null,
       };
       this.variants.set(variant.id, variant);
+      push(this.variantsByProduct, product.id, variant);
+      this.variantByItem.set(item.id, variant);
       for (const location of this.locations.values()) {
         if (location.isActive) this.stock(item.id, location.id, v.available ?? 0);
       }
@@ -136,6 +143,8 @@ export class ShopState {
     quantities.on_hand = available;
     const level = { ...this.stamp(), itemId, locationId, quantities };
     this.levels.set(`${itemId}:${locationId}`, level);
+    push(this.levelsByItem, itemId, level);
+    push(this.levelsByLocation, locationId, level);
     return level;
   }
 
@@ -157,4 +166,10 @@ export class ShopState {
       this.addProduct(`Product ${p}`, variants);
     }
   }
+}
+
+function push<T>(map: Map<number, T[]>, key: number, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }

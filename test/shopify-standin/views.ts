@@ -25,9 +25,8 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   });
-  const variantsOf = (productId: number) =>
-    [...shop.variants.values()].filter((v) => v.productId === productId);
-  const levelsWhere = (test: (l: Level) => boolean) => [...shop.levels.values()].filter(test);
+  const variantsOf = (productId: number) => shop.variantsByProduct.get(productId) ?? [];
+  const levelsOfItem = (itemId: number) => shop.levelsByItem.get(itemId) ?? [];
 
   const product = (p: Product) => ({
     ...common("Product", p),
@@ -49,10 +48,7 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     price: v.price,
     compareAtPrice: null,
     barcode: v.barcode,
-    inventoryQuantity: levelsWhere((l) => l.itemId === v.inventoryItemId).reduce(
-      (n, l) => n + l.quantities.available,
-      0,
-    ),
+    inventoryQuantity: () => levelsOfItem(v.inventoryItemId).reduce((n, l) => n + l.quantities.available, 0),
     product: () => product(shop.products.get(v.productId)!),
     inventoryItem: () => item(shop.items.get(v.inventoryItemId)!),
   });
@@ -63,14 +59,8 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     tracked: i.tracked,
     requiresShipping: true,
     unitCost: i.cost === null ? null : { amount: i.cost, currencyCode: shop.currencyCode },
-    variant: () => variant([...shop.variants.values()].find((v) => v.inventoryItemId === i.id)!),
-    inventoryLevels: (args: ConnectionArgs) =>
-      connection(
-        levelsWhere((l) => l.itemId === i.id),
-        args,
-        level,
-        bulk,
-      ),
+    variant: () => variant(shop.variantByItem.get(i.id)!),
+    inventoryLevels: (args: ConnectionArgs) => connection(levelsOfItem(i.id), args, level, bulk),
     inventoryLevel: (args: { locationId: string }) => levelAt(i.id, args.locationId),
   });
 
@@ -79,16 +69,11 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     name: l.name,
     isActive: l.isActive,
     inventoryLevels: (args: ConnectionArgs) =>
-      connection(
-        levelsWhere((lv) => lv.locationId === l.id),
-        args,
-        level,
-        bulk,
-      ),
+      connection(shop.levelsByLocation.get(l.id) ?? [], args, level, bulk),
   });
 
   const levelAt = (itemId: number, locationGid: string) => {
-    const found = levelsWhere((l) => l.itemId === itemId && gid("Location", l.locationId) === locationGid)[0];
+    const found = levelsOfItem(itemId).find((l) => gid("Location", l.locationId) === locationGid);
     return found ? level(found) : null;
   };
 

@@ -104,6 +104,14 @@ describe("Shopify stand-in: reads", () => {
     );
   });
 
+  it("answers null for a GID of another type", async () => {
+    const variant = `gid://shopify/ProductVariant/${[...shop.variants.keys()][0]}`;
+    const { body } = await gql("query ($id: ID!) { product(id: $id) { id } node(id: $id) { id } }", {
+      id: variant,
+    });
+    assert.deepEqual(body.data, { product: null, node: { id: variant } });
+  });
+
   it("requires first on a connection outside bulk operations", async () => {
     const { body } = await gql("{ locations { nodes { id } } }");
     assert.equal(body.data, null);

@@ -208,6 +208,28 @@ describe("Shopify stand-in: webhooks", () => {
     assert.equal(inbox[1].headers["x-shopify-webhook-id"], inbox[2].headers["x-shopify-webhook-id"]);
   });
 
+  it("sends products/update with every variant when the merchant edits one, inventory_levels/update for a sale", async () => {
+    await gql(doc.SUBSCRIBE, { topic: "PRODUCTS_UPDATE", uri: target });
+    inbox = [];
+    const [variantId, siblingId] = shop.variants.keys();
+    standin.editVariant(shop, variantId, { price: "21.00" });
+    const [itemId] = shop.items.keys();
+    const locationId = [...shop.locations.keys()][2];
+    standin.setQuantity(shop, itemId, locationId, "available", 1);
+    await standin.webhooks.settled();
+    const byTopic = Object.fromEntries(inbox.map((d) => [d.headers["x-shopify-topic"], JSON.parse(d.raw)]));
+    assert.deepEqual(Object.keys(byTopic).sort(), ["inventory_levels/update", "products/update"]);
+    assert.deepEqual(
+      byTopic["products/update"].variants.map((v: any) => [v.id, v.price, v.inventory_item_id]),
+      [
+        [variantId, "21.00", itemId],
+        [siblingId, "19.99", shop.variants.get(siblingId)!.inventoryItemId],
+      ],
+    );
+    assert.equal(byTopic["inventory_levels/update"].available, 1);
+    assert.deepEqual([shop.level(itemId, locationId)!.quantities.on_hand], [1]);
+  });
+
   it("sends app/uninstalled, then the token no longer works", async () => {
     await gql(doc.SUBSCRIBE, { topic: "APP_UNINSTALLED", uri: target });
     inbox = [];

@@ -1,0 +1,45 @@
+// Webhook bodies in Shopify's REST shapes (snake_case, numeric ids beside the GID).
+import { gid, type InventoryItem, type Level, type Product, type ShopState } from "./state.ts";
+
+export const levelPayload = (level: Level) => ({
+  inventory_item_id: level.itemId,
+  location_id: level.locationId,
+  available: level.quantities.available,
+  updated_at: level.updatedAt.toISOString(),
+  admin_graphql_api_id: `gid://shopify/InventoryLevel/${level.locationId}?inventory_item_id=${level.itemId}`,
+});
+
+export const itemPayload = (item: InventoryItem) => ({
+  id: item.id,
+  sku: item.sku,
+  cost: item.cost,
+  tracked: item.tracked,
+  requires_shipping: true,
+  created_at: item.createdAt.toISOString(),
+  updated_at: item.updatedAt.toISOString(),
+  admin_graphql_api_id: gid("InventoryItem", item.id),
+});
+
+export const productPayload = (shop: ShopState, product: Product) => ({
+  id: product.id,
+  title: product.title,
+  handle: product.handle,
+  status: product.status.toLowerCase(),
+  vendor: product.vendor,
+  product_type: product.productType,
+  created_at: product.createdAt.toISOString(),
+  updated_at: product.updatedAt.toISOString(),
+  admin_graphql_api_id: gid("Product", product.id),
+  variants: (shop.variantsByProduct.get(product.id) ?? []).map((v) => ({
+    id: v.id,
+    product_id: product.id,
+    title: v.title,
+    sku: v.sku,
+    price: v.price,
+    barcode: v.barcode,
+    inventory_item_id: v.inventoryItemId,
+    created_at: v.createdAt.toISOString(),
+    updated_at: v.updatedAt.toISOString(),
+    admin_graphql_api_id: gid("ProductVariant", v.id),
+  })),
+});
