@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { getStore } from "../domain/stores/index.ts";
 import { presentSupplier, setNetworkLink } from "../domain/suppliers/index.ts";
 import { SupplierSchema } from "../http/routes/suppliers.ts";
 import { DataOf, ErrorBody, Id } from "../http/schemas/common.ts";
@@ -33,10 +32,7 @@ export async function supplierAdminRoutes(instance: FastifyInstance): Promise<vo
     },
     async (request) => {
       const { id, supplier_id } = request.params;
-      const row = await ctx.db.transaction().execute(async (trx) => {
-        await getStore(trx, id);
-        return setNetworkLink(trx, id, supplier_id, request.body.linked);
-      });
+      const row = await setNetworkLink(ctx, id, supplier_id, request.body.linked);
       return { data: { ...presentSupplier(row), network_linked: row.network_linked } };
     },
   );

@@ -1,9 +1,9 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector } from "../errors.ts";
+import { localDate } from "../local-time.ts";
 import { isKnownCurrency, parseDecimalInput } from "../money.ts";
 import { getStore } from "../stores/index.ts";
-import { localDate } from "../suppliers/index.ts";
 import { exchangeRatesOf, replaceExchangeRateRows } from "./repository.ts";
 
 /**

@@ -2,9 +2,10 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { StoredTier } from "../../db/tables/suppliers.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
+import { localDate } from "../local-time.ts";
 import { parseDecimalInput } from "../money.ts";
 import type { SupplierRow } from "./presenter.ts";
-import { type CatalogRow, localDate, promoteDue } from "./pricing.ts";
+import { type CatalogRow, promoteDue } from "./pricing.ts";
 import {
   type CatalogUpdate,
   catalogRowsFor,

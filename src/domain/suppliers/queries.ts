@@ -4,8 +4,8 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { notFound } from "../errors.ts";
-import type { SupplierRow } from "./presenter.ts";
-import type { CatalogRow } from "./pricing.ts";
+import { localDate } from "../local-time.ts";
+import { presentCatalogRow, type SupplierCatalogRowView, type SupplierRow } from "./presenter.ts";
 import { catalogListQuery, findSupplier, supplierListQuery } from "./repository.ts";
 
 export type ArchivedFilter = "active" | "archived" | "all";
@@ -38,16 +38,20 @@ export async function getSupplier(db: Db, storeId: number, id: number): Promise<
   return row;
 }
 
-/** A supplier's catalog rows; 404 when the supplier is not the store's. */
+/**
+ * A supplier's catalog rows, prices as they stand on the store's today; 404 when the supplier is not
+ * the store's.
+ */
 export async function listCatalogRows(
   ctx: AppContext,
   db: Db,
-  storeId: number,
+  store: { id: number; timezone: string },
   supplierId: number,
   paging: PageRequest,
-): Promise<Page<CatalogRow>> {
+): Promise<Page<SupplierCatalogRowView>> {
+  const storeId = store.id;
   await getSupplier(db, storeId, supplierId);
-  return keysetPage(
+  const page = await keysetPage(
     catalogListQuery(db, storeId, supplierId),
     paging,
     {
@@ -59,4 +63,6 @@ export async function listCatalogRows(
     ctx.cursorSecret,
     (row) => ({ time: row.updated_at, id: row.id }),
   );
+  const today = localDate(ctx.clock.now(), store.timezone);
+  return { ...page, data: page.data.map((row) => presentCatalogRow(row, today)) };
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
+import { getStore } from "../stores/index.ts";
 import { emitSupplier } from "./events.ts";
 import type { SupplierRow } from "./presenter.ts";
 import { findSupplier, insertSupplier, updateSupplierRow } from "./repository.ts";
@@ -114,14 +115,20 @@ export async function unarchiveSupplier(
   return row;
 }
 
-/** Admin: mark a supplier as linked (or not) to a supplier network; a linked supplier can't be merged away. */
+/**
+ * Admin: mark a supplier as linked (or not) to a supplier network; a linked supplier can't be merged
+ * away. The link is not part of the v2 Supplier, so neither `updated_at` nor an event changes.
+ */
 export async function setNetworkLink(
-  trx: Db,
+  ctx: AppContext,
   storeId: number,
   supplierId: number,
   linked: boolean,
 ): Promise<SupplierRow> {
-  const current = await findSupplier(trx, storeId, supplierId, { forUpdate: true });
-  if (!current) throw notFound("supplier");
-  return updateSupplierRow(trx, storeId, supplierId, { network_linked: linked });
+  return ctx.db.transaction().execute(async (trx) => {
+    await getStore(trx, storeId);
+    const current = await findSupplier(trx, storeId, supplierId, { forUpdate: true });
+    if (!current) throw notFound("supplier");
+    return updateSupplierRow(trx, storeId, supplierId, { network_linked: linked });
+  });
 }

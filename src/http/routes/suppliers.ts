@@ -10,7 +10,6 @@ import {
   getSupplier,
   listCatalogRows,
   listSuppliers,
-  localDate,
   mergeSuppliers,
   presentCatalogRow,
   presentSupplier,
@@ -367,10 +366,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { store } = principalOf(request);
-      const supplierId = request.params.id;
-      const page = await listCatalogRows(ctx, ctx.db, store.id, supplierId, request.query);
-      const today = localDate(ctx.clock.now(), store.timezone);
-      return { ...page, data: page.data.map((row) => presentCatalogRow(row, today)) };
+      return listCatalogRows(ctx, ctx.db, store, request.params.id, request.query);
     },
   );
 
