@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
-import { type Client, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { type Client, type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 
 /** Mirror variants written straight into the store's catalog mirror (the platform sync is not needed here). */
 async function addVariants(t: TestApp, storeId: number, itemIds: number[]): Promise<void> {
@@ -547,130 +547,149 @@ describe("suppliers", () => {
   });
 
   describe("POST /v2/suppliers/merge", () => {
-    test("moves orders and catalog rows, fills blanks, archives sources, counts what moved", async () => {
-      const shop = await t.createStore({ currency: "USD" });
-      await addVariants(t, shop.id, [11, 12, 13, 14]);
-      const target = (
-        await shop.api.post("/v2/suppliers", { name: "Target", email: null, currency: "USD", city: "Keep" })
-      ).body.data;
-      const a = (
-        await shop.api.post("/v2/suppliers", {
-          name: "Source A",
-          email: "a@src.test",
-          phone: "111",
-          currency: "USD",
-          min_order_value: 99,
-          address_line1: "A street",
-        })
-      ).body.data;
-      const b = (
-        await shop.api.post("/v2/suppliers", { name: "Source B", phone: "222", contact_name: "Bea" })
-      ).body.data;
-      // Target has item 11; A has 11 (dropped, but its primary pin passes on) and 12; B has 12 (dropped) and 13.
-      await shop.api.put(`/v2/suppliers/${target.id}/catalog`, {
-        rows: [{ inventory_item_id: 11, supplier_sku: "T-11", tiers: [{ min_qty: 1, price: 5 }] }],
-      });
-      await shop.api.put(`/v2/suppliers/${a.id}/catalog`, {
-        rows: [
-          { inventory_item_id: 11, supplier_sku: "A-11", is_primary: true },
-          { inventory_item_id: 12, supplier_sku: "A-12", tiers: [{ min_qty: 1, price: "3.5" }] },
-        ],
-      });
-      await shop.api.put(`/v2/suppliers/${b.id}/catalog`, {
-        rows: [
-          { inventory_item_id: 12, supplier_sku: "B-12" },
-          { inventory_item_id: 13, supplier_sku: "B-13" },
-        ],
-      });
-      await shop.api.post(`/v2/suppliers/${b.id}/archive`);
+    // One merge of two sources into a target, set up once; each of its effects is its own test.
+    describe("moves orders and catalog rows, fills blanks, archives sources, counts what moved", () => {
+      let shop: TestStore;
+      let target: any;
+      let a: any;
+      let b: any;
+      let orderIds: number[];
+      let res: HttpResult;
+      let mergedAt: string;
+      let survivor: any;
 
-      // The purchase orders module owns the table; rows are written directly so this test does not
-      // depend on its routes.
-      const orderIds: number[] = [];
-      for (const supplierId of [a.id, a.id, b.id, target.id]) {
-        const row = await t.runtime.ctx.db
-          .insertInto("purchase_orders")
-          .values({
-            store_id: shop.id,
-            sequential_id: orderIds.length + 1,
-            number: `PO-${orderIds.length + 1}`,
-            supplier_id: supplierId,
+      before(async () => {
+        shop = await t.createStore({ currency: "USD" });
+        await addVariants(t, shop.id, [11, 12, 13, 14]);
+        target = (
+          await shop.api.post("/v2/suppliers", { name: "Target", email: null, currency: "USD", city: "Keep" })
+        ).body.data;
+        a = (
+          await shop.api.post("/v2/suppliers", {
+            name: "Source A",
+            email: "a@src.test",
+            phone: "111",
             currency: "USD",
-            exchange_rate_base_currency: "USD",
-            exchange_rate_date: "2024-01-01",
-            location_id: 1,
-            return_reason: null,
-            return_source_po_id: null,
-            archived_at: null,
-            reference: null,
-            customer_order_number: null,
-            supplier_order_number: null,
-            invoice_number: null,
-            account_number: null,
-            notes: null,
-            expected_at: null,
-            payment_due_on: null,
-            paid_at: null,
-            ship_to_override: null,
-            bill_to_override: null,
-            tax_rate_id: null,
-            sent_at: null,
-            ordered_at: null,
-            in_transit_at: null,
-            received_at: null,
-            closed_at: null,
-            last_overdue_on: null,
+            min_order_value: 99,
+            address_line1: "A street",
           })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        orderIds.push(row.id);
-      }
+        ).body.data;
+        b = (await shop.api.post("/v2/suppliers", { name: "Source B", phone: "222", contact_name: "Bea" }))
+          .body.data;
+        // Target has item 11; A has 11 (dropped, but its primary pin passes on) and 12; B has 12 (dropped) and 13.
+        await shop.api.put(`/v2/suppliers/${target.id}/catalog`, {
+          rows: [{ inventory_item_id: 11, supplier_sku: "T-11", tiers: [{ min_qty: 1, price: 5 }] }],
+        });
+        await shop.api.put(`/v2/suppliers/${a.id}/catalog`, {
+          rows: [
+            { inventory_item_id: 11, supplier_sku: "A-11", is_primary: true },
+            { inventory_item_id: 12, supplier_sku: "A-12", tiers: [{ min_qty: 1, price: "3.5" }] },
+          ],
+        });
+        await shop.api.put(`/v2/suppliers/${b.id}/catalog`, {
+          rows: [
+            { inventory_item_id: 12, supplier_sku: "B-12" },
+            { inventory_item_id: 13, supplier_sku: "B-13" },
+          ],
+        });
+        await shop.api.post(`/v2/suppliers/${b.id}/archive`);
 
-      clock.advance(5000);
-      const res = await shop.api.post("/v2/suppliers/merge", {
-        target_id: target.id,
-        source_ids: [a.id, b.id],
+        // The purchase orders module owns the table; rows are written directly so this test does not
+        // depend on its routes.
+        orderIds = [];
+        for (const supplierId of [a.id, a.id, b.id, target.id]) {
+          const row = await t.runtime.ctx.db
+            .insertInto("purchase_orders")
+            .values({
+              store_id: shop.id,
+              sequential_id: orderIds.length + 1,
+              number: `PO-${orderIds.length + 1}`,
+              supplier_id: supplierId,
+              currency: "USD",
+              exchange_rate_base_currency: "USD",
+              exchange_rate_date: "2024-01-01",
+              location_id: 1,
+              return_reason: null,
+              return_source_po_id: null,
+              archived_at: null,
+              reference: null,
+              customer_order_number: null,
+              supplier_order_number: null,
+              invoice_number: null,
+              account_number: null,
+              notes: null,
+              expected_at: null,
+              payment_due_on: null,
+              paid_at: null,
+              ship_to_override: null,
+              bill_to_override: null,
+              tax_rate_id: null,
+              sent_at: null,
+              ordered_at: null,
+              in_transit_at: null,
+              received_at: null,
+              closed_at: null,
+              last_overdue_on: null,
+            })
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          orderIds.push(row.id);
+        }
+
+        clock.advance(5000);
+        res = await shop.api.post("/v2/suppliers/merge", {
+          target_id: target.id,
+          source_ids: [a.id, b.id],
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        mergedAt = t.clock.now().toISOString();
+        survivor = res.body.data;
       });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.deepEqual(Object.keys(res.body).sort(), ["data", "moved"]);
-      assert.deepEqual(res.body.moved, { purchase_orders: 3, items: 2, suppliers: 2 });
-      const survivor = res.body.data;
-      assert.equal(survivor.id, target.id);
-      assert.equal(survivor.name, "Target");
-      assert.equal(survivor.email, "a@src.test");
-      assert.equal(survivor.phone, "111");
-      assert.equal(survivor.contact_name, "Bea");
-      assert.equal(survivor.min_order_value, "99.00");
-      assert.deepEqual(survivor.address, {
-        line1: null,
-        line2: null,
-        city: "Keep",
-        province: null,
-        zip: null,
-        country: null,
+
+      test("answers the target with blanks filled from the sources, and counts what moved", () => {
+        assert.deepEqual(Object.keys(res.body).sort(), ["data", "moved"]);
+        assert.deepEqual(res.body.moved, { purchase_orders: 3, items: 2, suppliers: 2 });
+        assert.equal(survivor.id, target.id);
+        assert.equal(survivor.name, "Target");
+        assert.equal(survivor.email, "a@src.test");
+        assert.equal(survivor.phone, "111");
+        assert.equal(survivor.contact_name, "Bea");
+        assert.equal(survivor.min_order_value, "99.00");
+        assert.deepEqual(survivor.address, {
+          line1: null,
+          line2: null,
+          city: "Keep",
+          province: null,
+          zip: null,
+          country: null,
+        });
+        assert.equal(survivor.updated_at, mergedAt);
       });
-      assert.equal(survivor.updated_at, t.clock.now().toISOString());
 
-      const srcA = (await shop.api.get(`/v2/suppliers/${a.id}`)).body.data;
-      const srcB = (await shop.api.get(`/v2/suppliers/${b.id}`)).body.data;
-      assert.equal(srcA.archived, true);
-      assert.equal(srcA.merged_into_id, target.id);
-      assert.equal(srcA.archived_at, t.clock.now().toISOString());
-      assert.equal(srcB.merged_into_id, target.id);
-      assert.notEqual(srcB.archived_at, t.clock.now().toISOString(), "an earlier archived_at is kept");
+      test("archives the sources, pointing at the target; an earlier archived_at is kept", async () => {
+        const srcA = (await shop.api.get(`/v2/suppliers/${a.id}`)).body.data;
+        const srcB = (await shop.api.get(`/v2/suppliers/${b.id}`)).body.data;
+        assert.equal(srcA.archived, true);
+        assert.equal(srcA.merged_into_id, target.id);
+        assert.equal(srcA.archived_at, mergedAt);
+        assert.equal(srcB.merged_into_id, target.id);
+        assert.notEqual(srcB.archived_at, mergedAt, "an earlier archived_at is kept");
+      });
 
-      const catalog = (await shop.api.get(`/v2/suppliers/${target.id}/catalog`)).body.data;
-      const byItem = new Map(catalog.map((r: { inventory_item_id: number }) => [r.inventory_item_id, r]));
-      assert.deepEqual([...byItem.keys()].sort(), [11, 12, 13]);
-      assert.equal((byItem.get(11) as { supplier_sku: string }).supplier_sku, "T-11");
-      assert.equal((byItem.get(11) as { is_primary: boolean }).is_primary, true);
-      assert.equal((byItem.get(12) as { supplier_sku: string }).supplier_sku, "A-12");
-      assert.equal((byItem.get(12) as { price: string }).price, "3.50");
-      assert.equal((byItem.get(13) as { supplier_sku: string }).supplier_sku, "B-13");
-      assert.deepEqual((await shop.api.get(`/v2/suppliers/${a.id}/catalog`)).body.data, []);
-      assert.deepEqual((await shop.api.get(`/v2/suppliers/${b.id}/catalog`)).body.data, []);
+      test("catalog rows move to the target, whose own row wins; a source's primary pin passes on", async () => {
+        const catalog = (await shop.api.get(`/v2/suppliers/${target.id}/catalog`)).body.data;
+        const byItem = new Map(catalog.map((r: { inventory_item_id: number }) => [r.inventory_item_id, r]));
+        assert.deepEqual([...byItem.keys()].sort(), [11, 12, 13]);
+        assert.equal((byItem.get(11) as { supplier_sku: string }).supplier_sku, "T-11");
+        assert.equal((byItem.get(11) as { is_primary: boolean }).is_primary, true);
+        assert.equal((byItem.get(12) as { supplier_sku: string }).supplier_sku, "A-12");
+        assert.equal((byItem.get(12) as { price: string }).price, "3.50");
+        assert.equal((byItem.get(13) as { supplier_sku: string }).supplier_sku, "B-13");
+        assert.deepEqual((await shop.api.get(`/v2/suppliers/${a.id}/catalog`)).body.data, []);
+        assert.deepEqual((await shop.api.get(`/v2/suppliers/${b.id}/catalog`)).body.data, []);
+      });
 
-      {
+      test("purchase orders move, each with a history row and an updated event; the target's own don't", async () => {
         const orders = await t.runtime.ctx.db
           .selectFrom("purchase_orders")
           .select(["id", "supplier_id"])
@@ -710,21 +729,27 @@ describe("suppliers", () => {
         const shown = await shop.api.get(`/v2/purchase_orders/${orderIds[0]}`);
         assert.equal(shown.status, 200);
         assert.deepEqual(orderEvents[0].data, shown.body.data);
-      }
+      });
 
-      const targetEvents = await eventsFor(t, shop.id, target.id);
-      assert.equal(targetEvents.at(-1)?.name, "supplier.merged");
-      assert.deepEqual(targetEvents.at(-1)?.data, survivor);
-      assert.equal((await eventsFor(t, shop.id, a.id)).at(-1)?.name, "supplier.archived");
+      test("events: supplier.merged carries the target, each source ends archived", async () => {
+        const targetEvents = await eventsFor(t, shop.id, target.id);
+        assert.equal(targetEvents.at(-1)?.name, "supplier.merged");
+        assert.deepEqual(targetEvents.at(-1)?.data, survivor);
+        assert.equal((await eventsFor(t, shop.id, a.id)).at(-1)?.name, "supplier.archived");
+      });
 
-      // A merged supplier cannot be unarchived, re-merged, nor take catalog writes.
-      const unarchive = await shop.api.post(`/v2/suppliers/${a.id}/unarchive`);
-      assert.equal(unarchive.status, 422);
-      assert.equal(unarchive.body.error.code, "invalid_transition");
-      assert.match(unarchive.body.error.message, /merged/);
-      const put = await shop.api.put(`/v2/suppliers/${a.id}/catalog`, { rows: [{ inventory_item_id: 14 }] });
-      assert.equal(put.status, 422);
-      assert.equal(put.body.error.code, "invalid_transition");
+      test("a merged supplier cannot be unarchived, re-merged, nor take catalog writes", async () => {
+        // A merged supplier cannot be unarchived, re-merged, nor take catalog writes.
+        const unarchive = await shop.api.post(`/v2/suppliers/${a.id}/unarchive`);
+        assert.equal(unarchive.status, 422);
+        assert.equal(unarchive.body.error.code, "invalid_transition");
+        assert.match(unarchive.body.error.message, /merged/);
+        const put = await shop.api.put(`/v2/suppliers/${a.id}/catalog`, {
+          rows: [{ inventory_item_id: 14 }],
+        });
+        assert.equal(put.status, 422);
+        assert.equal(put.body.error.code, "invalid_transition");
+      });
     });
 
     test("refusals: source = target, already merged, missing, duplicate, bad target; nothing changes", async () => {
