@@ -106,24 +106,32 @@ export class JobQueue {
     setImmediate(() => this.notify());
   }
 
-  /** Claims up to `limit` due jobs (optionally of some types) for `workerId` under a lease. */
+  /**
+   * Claims up to `limit` due jobs (optionally of some types) for `workerId` under a lease, leaving
+   * alone the jobs of `skip.types` that belong to `skip.stores` (stores already holding their share).
+   */
   async claim(
     db: Db,
     workerId: string,
     limit: number,
     types?: readonly string[],
     leaseMs = DEFAULT_LEASE_MS,
+    skip?: { types: readonly string[]; stores: readonly number[] },
   ): Promise<ClaimedJob[]> {
     const now = this.clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const typeFilter = types?.length ? sql`and type in (${sql.join(types)})` : sql``;
+    const skipFilter =
+      skip && skip.types.length > 0 && skip.stores.length > 0
+        ? sql`and not (type in (${sql.join(skip.types)}) and coalesce(store_id in (${sql.join(skip.stores)}), false))`
+        : sql``;
     const result = await sql<ClaimedJob>`
       update jobs set state = 'running', attempts = attempts + 1, locked_by = ${workerId},
         locked_until = ${leaseUntil}, updated_at = ${now}
       where id in (
         select id from jobs
         where ((state = 'queued' and run_at <= ${now}) or (state = 'running' and locked_until < ${now}))
-        ${typeFilter}
+        ${typeFilter} ${skipFilter}
         order by run_at, id
         limit ${limit}
         for update skip locked

@@ -17,6 +17,12 @@ export interface JobHandler {
    * whose jobs can be slow (deliveries to a hanging endpoint) never holds every slot.
    */
   maxShare?: number;
+  /**
+   * Jobs of this type are shared fairly across stores: one store's jobs of such types hold at most the
+   * worker's slots less a reserve (a quarter, at least one), so when that store's work hangs (webhook
+   * endpoints that never answer) another store's jobs still find a free slot at once.
+   */
+  fairAcrossStores?: boolean;
 }
 
 export interface PeriodicTask {
@@ -50,6 +56,8 @@ export class Worker {
   private running = false;
   private inFlight = 0;
   private readonly inFlightByType = new Map<string, number>();
+  /** Jobs of `fairAcrossStores` types running per store. */
+  private readonly inFlightByStore = new Map<number, number>();
   private wake: (() => void) | null = null;
   /**
    * Whether a claim could find anything: set by an enqueue in this process, by the poll tick, and by a
@@ -160,9 +168,16 @@ export class Worker {
       for (const job of claimed) {
         this.inFlight++;
         this.inFlightByType.set(job.type, (this.inFlightByType.get(job.type) ?? 0) + 1);
+        const store = this.fairStoreOf(job);
+        if (store !== null) this.inFlightByStore.set(store, (this.inFlightByStore.get(store) ?? 0) + 1);
         const p = this.execute(job).finally(() => {
           this.inFlight--;
           this.inFlightByType.set(job.type, (this.inFlightByType.get(job.type) ?? 1) - 1);
+          if (store !== null) {
+            const left = (this.inFlightByStore.get(store) ?? 1) - 1;
+            if (left > 0) this.inFlightByStore.set(store, left);
+            else this.inFlightByStore.delete(store);
+          }
           active.delete(p);
           this.wake?.();
         });
@@ -189,12 +204,33 @@ export class Worker {
    * Claims up to `free` due jobs: first the types with a share (each within the room its share leaves),
    * then the other types for the remaining slots. `full` when some claim got as many as it asked for,
    * so more may be waiting.
+   *
+   * Fair types skip the stores already holding `storeCap` of them, and a claim asks for no more than
+   * the least room a store has left, so one claim cannot take a store past its cap (the next claim,
+   * at once since this one was full, skips that store).
    */
   private async claimWithin(free: number): Promise<{ jobs: ClaimedJob[]; full: boolean }> {
     const { jobs, db } = this.ctx;
     const claimed: ClaimedJob[] = [];
     const open: string[] = [];
+    const fairTypes = [...this.handlers.values()].filter((h) => h.fairAcrossStores).map((h) => h.type);
+    const held = new Map(this.inFlightByStore);
     let full = false;
+    const claim = async (limit: number, types: string[]) => {
+      const fair = types.some((type) => fairTypes.includes(type));
+      const rooms = [...held.values()].map((n) => this.storeCap - n);
+      const ask = fair ? Math.min(limit, this.storeCap, ...rooms.filter((r) => r > 0)) : limit;
+      const skip = fair
+        ? { types: fairTypes, stores: [...held].filter(([, n]) => n >= this.storeCap).map(([id]) => id) }
+        : undefined;
+      const got = await jobs.claim(db, this.id, ask, types, this.leaseMs, skip);
+      if (got.length === ask) full = true;
+      for (const job of got) {
+        const store = this.fairStoreOf(job);
+        if (store !== null) held.set(store, (held.get(store) ?? 0) + 1);
+      }
+      claimed.push(...got);
+    };
     for (const [type, handler] of this.handlers) {
       if (handler.maxShare === undefined) {
         open.push(type);
@@ -207,17 +243,22 @@ export class Worker {
         full = true;
         continue;
       }
-      const got = await jobs.claim(db, this.id, room, [type], this.leaseMs);
-      if (got.length === room) full = true;
-      claimed.push(...got);
+      await claim(room, [type]);
     }
     const left = free - claimed.length;
-    if (left > 0 && open.length > 0) {
-      const got = await jobs.claim(db, this.id, left, open, this.leaseMs);
-      if (got.length === left) full = true;
-      claimed.push(...got);
-    }
+    if (left > 0 && open.length > 0) await claim(left, open);
     return { jobs: claimed, full };
+  }
+
+  /** Slots one store's jobs of fair types may hold: all but a quarter (at least one) of the worker's. */
+  private get storeCap(): number {
+    const { concurrency } = this.options;
+    return Math.max(1, concurrency - Math.max(1, Math.floor(concurrency / 4)));
+  }
+
+  /** The store a job counts against, when its type is shared fairly across stores. */
+  private fairStoreOf(job: ClaimedJob): number | null {
+    return job.store_id !== null && this.handlers.get(job.type)?.fairAcrossStores ? job.store_id : null;
   }
 
   private async execute(job: ClaimedJob): Promise<void> {

@@ -1,4 +1,8 @@
-/** The delivery job handlers as the worker runs them: each payload parsed, then its job run. */
+/**
+ * The delivery job handlers as the worker runs them: each payload parsed, then its job run. Delivery
+ * is shared fairly across stores (JobHandler.fairAcrossStores): one store's hanging endpoints hold at
+ * most three quarters of a worker's slots, so other stores' deliveries never wait for their timeouts.
+ */
 import type { AppContext } from "../../context.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
 import { runDisabledEmail } from "./disabled-email-job.ts";
@@ -21,22 +25,26 @@ export function deliveryJobHandlers(rt: (ctx: AppContext) => WebhookRuntime): Jo
     {
       type: FANOUT_JOB,
       run: (ctx, job) => runFanout(ctx, rt(ctx), parseFanoutPayload(job.payload).seq),
+      fairAcrossStores: true,
     },
     {
       type: FOLD_JOB,
       run: (ctx, job) => runFold(ctx, rt(ctx), parseFoldPayload(job.payload)),
+      fairAcrossStores: true,
     },
     {
       type: SEND_JOB,
       run: (ctx, job) => runSend(ctx, rt(ctx), parseSendPayload(job.payload)),
       // Retries go mostly to failing (possibly hanging) endpoints: they never take every slot.
       maxShare: SEND_JOB_MAX_SHARE,
+      fairAcrossStores: true,
     },
     {
       type: LANE_JOB,
       run: (ctx, job) => runLane(ctx, rt(ctx), parseLanePayload(job.payload).store_id, job.id),
       // A failed batch (database trouble) comes back soon; its rows are leased meanwhile anyway.
       retryDelayMs: (attempts) => Math.min(60_000, 1000 * 2 ** Math.min(attempts, 6)),
+      fairAcrossStores: true,
     },
     {
       type: DISABLED_EMAIL_JOB,
