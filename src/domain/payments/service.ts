@@ -4,10 +4,8 @@
  * all in the caller's transaction. A draft takes payments (deposits); so does every other state.
  */
 import Big from "big.js";
-import type { Selectable } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import type { PaymentsTable } from "../../db/tables/receipts_payments.ts";
 import { emit } from "../../events/outbox.ts";
 import { notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
@@ -22,6 +20,7 @@ import {
   presentPayment,
   settlePaymentChange,
 } from "../purchase-orders/index.ts";
+import { deleteAllPayments, deletePaymentRow, insertPayment, paymentRows } from "./repository.ts";
 import {
   assertCanMarkUnpaid,
   DEFAULT_PAYMENT_METHOD,
@@ -37,8 +36,6 @@ export interface PaymentsCall {
   actor: Actor;
 }
 
-type PaymentRow = Selectable<PaymentsTable>;
-
 /** The order's payments, oldest first; 404 when the order is not in the store. */
 export async function listPayments(db: Db, storeId: number, orderId: number): Promise<PresentedPayment[]> {
   const order = await db
@@ -50,17 +47,6 @@ export async function listPayments(db: Db, storeId: number, orderId: number): Pr
   if (!order) throw notFound("purchase order");
   const rows = await paymentRows(db, storeId, orderId);
   return rows.map(presentPayment);
-}
-
-function paymentRows(db: Db, storeId: number, orderId: number): Promise<PaymentRow[]> {
-  return db
-    .selectFrom("payments")
-    .selectAll()
-    .where("store_id", "=", storeId)
-    .where("purchase_order_id", "=", orderId)
-    .orderBy("created_at")
-    .orderBy("id")
-    .execute();
 }
 
 async function finish(
@@ -84,36 +70,6 @@ async function finish(
   return order;
 }
 
-async function insertPayment(
-  call: PaymentsCall,
-  orderId: number,
-  values: {
-    amount: Big;
-    currency: string;
-    paid_on: string;
-    method: string;
-    reference: string | null;
-    note: string | null;
-  },
-  now: Date,
-): Promise<PaymentRow> {
-  return call.trx
-    .insertInto("payments")
-    .values({
-      store_id: call.store.id,
-      purchase_order_id: orderId,
-      amount: values.amount.toString(),
-      currency: values.currency,
-      paid_on: values.paid_on,
-      method: values.method,
-      reference: values.reference,
-      note: values.note,
-      created_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
 export async function addPayment(
   call: PaymentsCall,
   orderId: number,
@@ -122,7 +78,7 @@ export async function addPayment(
   const order = await lockPurchaseOrder(call.trx, call.store.id, orderId);
   const now = call.ctx.clock.now();
   const values = paymentValues(body, order.currency, localDate(now, call.store.timezone));
-  const row = await insertPayment(call, orderId, values, now);
+  const row = await insertPayment(call.trx, call.store.id, orderId, values, now);
   const payment = presentPayment(row);
   const presented = await finish(
     call,
@@ -146,13 +102,7 @@ export async function deletePayment(
   paymentId: number,
 ): Promise<{ order: PurchaseOrder }> {
   await lockPurchaseOrder(call.trx, call.store.id, orderId);
-  const row = await call.trx
-    .deleteFrom("payments")
-    .where("store_id", "=", call.store.id)
-    .where("purchase_order_id", "=", orderId)
-    .where("id", "=", paymentId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await deletePaymentRow(call.trx, call.store.id, orderId, paymentId);
   if (!row) throw notFound("payment on this purchase order");
   const now = call.ctx.clock.now();
   const order = await finish(
@@ -175,7 +125,8 @@ export async function markPaid(
   const amount = markPaidAmount(new Big(order.total), order.currency, payments);
   const now = call.ctx.clock.now();
   const row = await insertPayment(
-    call,
+    call.trx,
+    call.store.id,
     orderId,
     {
       amount,
@@ -200,11 +151,7 @@ export async function markUnpaid(call: PaymentsCall, orderId: number): Promise<P
   const order = await lockPurchaseOrder(call.trx, call.store.id, orderId);
   const payments = await paymentRows(call.trx, call.store.id, orderId);
   assertCanMarkUnpaid(new Big(order.total), payments);
-  await call.trx
-    .deleteFrom("payments")
-    .where("store_id", "=", call.store.id)
-    .where("purchase_order_id", "=", orderId)
-    .execute();
+  await deleteAllPayments(call.trx, call.store.id, orderId);
   const now = call.ctx.clock.now();
   return finish(call, orderId, "marked_unpaid", { deleted_payment_ids: payments.map((p) => p.id) }, now);
 }
