@@ -1,14 +1,16 @@
 // Authorization-code OAuth at the stand-in's origin. `authorize` plays the merchant who approves at once:
 // it redirects to redirect_uri with code, shop, state, timestamp, host and the hex HMAC-SHA256 (app secret)
 // of the other parameters sorted by name. `access_token` exchanges a code once (10 minutes) for a
-// non-expiring token, or with `expiring: 1` for a one-hour token and a refresh token; grant_type
-// refresh_token rotates both, the previous refresh token staying valid until the new access token is used.
+// non-expiring token, or with `expiring: 1` for a one-hour token and a 90-day refresh token; grant_type
+// refresh_token rotates both. A used refresh token can be retried (a lost answer) until its replacement is
+// used, for at most 30 days from its first use (Shopify's changelog of 28 August 2026).
 import { createHmac, randomBytes } from "node:crypto";
 import type { ShopState } from "./state.ts";
 
 const CODE_TTL_MS = 10 * 60_000;
 const ACCESS_TTL_S = 3600;
 const REFRESH_TTL_S = 90 * 24 * 3600;
+const RETRY_WINDOW_MS = 30 * 24 * 3600_000;
 
 interface Grant {
   shop: ShopState;
@@ -17,8 +19,9 @@ interface Grant {
 }
 
 export class TokenRegistry {
-  private readonly access = new Map<string, Grant & { retires?: string }>();
-  private readonly refresh = new Map<string, Grant>();
+  private readonly access = new Map<string, Grant>();
+  /** `replaces`: the refresh token this one was issued for, retired when this one is first used. */
+  private readonly refresh = new Map<string, Grant & { replaces?: string; firstUsedAt?: number }>();
   private readonly codes = new Map<string, Grant>();
 
   constructor(
@@ -37,8 +40,6 @@ export class TokenRegistry {
   shopOf(token: string | undefined): ShopState | null {
     const grant = token ? this.access.get(token) : undefined;
     if (!grant || (grant.expiresAt !== null && grant.expiresAt <= this.now())) return null;
-    if (grant.retires) this.refresh.delete(grant.retires);
-    grant.retires = undefined;
     return grant.shop;
   }
 
@@ -86,11 +87,17 @@ export class TokenRegistry {
     const now = this.now();
     let grant: Grant | undefined;
     let expiring = String(body.expiring) === "1";
-    let retires: string | undefined;
+    let replaces: string | undefined;
     if (body.grant_type === "refresh_token") {
-      grant = this.refresh.get(String(body.refresh_token));
+      replaces = String(body.refresh_token);
+      const used = this.refresh.get(replaces);
+      if (used) {
+        used.firstUsedAt ??= now;
+        if (now - used.firstUsedAt <= RETRY_WINDOW_MS) grant = used;
+        // Using a replacement retires the refresh token it replaced.
+        if (used.replaces) this.refresh.delete(used.replaces);
+      }
       expiring = true;
-      retires = String(body.refresh_token);
     } else {
       grant = this.codes.get(String(body.code));
       this.codes.delete(String(body.code));
@@ -111,12 +118,12 @@ export class TokenRegistry {
       shop: grant.shop,
       scope: grant.scope,
       expiresAt: now + ACCESS_TTL_S * 1000,
-      retires,
     });
     this.refresh.set(refreshToken, {
       shop: grant.shop,
       scope: grant.scope,
       expiresAt: now + REFRESH_TTL_S * 1000,
+      replaces,
     });
     return [
       200,
