@@ -13,6 +13,7 @@ export type {
   PlatformVariant,
   ProductStatus,
 } from "./feed.ts";
+export { findUsableLocation, locationNames } from "./location-lookups.ts";
 export { adoptUnitCosts, applyCatalogChanges } from "./mirror.ts";
 export {
   type LevelRow,

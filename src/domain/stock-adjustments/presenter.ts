@@ -1,8 +1,9 @@
 import Big from "big.js";
 import type { Db } from "../../db/database.ts";
+import { locationNames } from "../catalog/index.ts";
 import { formatUnitCost, isKnownCurrency, UNIT_COST_PLACES } from "../money.ts";
 import { platformSyncOf, type SyncState } from "../stock/index.ts";
-import { type AdjustmentLineRow, type AdjustmentRow, linesOf, locationNames } from "./repository.ts";
+import { type AdjustmentLineRow, type AdjustmentRow, linesOf } from "./repository.ts";
 import { reasonLabel, type StockAdjustmentStatus } from "./transitions.ts";
 
 export interface StockAdjustmentLineView {

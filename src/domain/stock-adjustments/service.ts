@@ -1,21 +1,17 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
+import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
 import { DetailCollector, notFound } from "../errors.ts";
-import { recordStockMovements } from "../stock/index.ts";
+import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
 import { presentOne, presentWithLines, type StockAdjustmentView } from "./presenter.ts";
 import {
   type AdjustmentLineInsert,
   type AdjustmentRow,
   type AdjustmentUpdate,
-  ensureLevelRows,
   findAdjustment,
-  findUsableLocation,
-  findVariants,
   insertAdjustment,
   linesOf,
-  lockLevels,
-  type MirrorVariant,
   replaceLines,
   setLineQuantities,
   takeAdjustmentNumber,
@@ -106,19 +102,16 @@ async function resolveLines(
     if (line.variant_id != null) variantIds.push(line.variant_id);
     if (line.inventory_item_id != null) itemIds.push(line.inventory_item_id);
   }
-  const variants = await findVariants(db, store.id, variantIds, itemIds);
-  const byVariant = new Map<number, MirrorVariant>();
-  const byItem = new Map<number, MirrorVariant>();
-  for (const v of variants) {
-    byVariant.set(Number(v.id), v);
-    byItem.set(Number(v.inventory_item_id), v);
-  }
+  const { byVariantId: byVariant, byInventoryItemId: byItem } = await findVariants(db, store.id, {
+    variantIds,
+    inventoryItemIds: itemIds,
+  });
   const seenItems = new Set<number>();
   const resolved: Omit<AdjustmentLineInsert, "adjustment_id">[] = [];
   lines.forEach((line, index) => {
     const at = `lines.${index}`;
     if (line.delta === 0) problems.add(`${at}.delta`, "invalid_value", "must be a non-zero integer");
-    let variant: MirrorVariant | undefined;
+    let variant: VariantRow | undefined;
     let field = "variant_id";
     if (line.variant_id == null && line.inventory_item_id == null) {
       problems.add(`${at}.variant_id`, "required", "a line needs variant_id or inventory_item_id");
@@ -278,13 +271,7 @@ export async function applyAdjustment(
   const locationId = Number(row.location_id);
   const lines = await linesOf(trx, storeId, [id]);
   const itemIds = lines.map((l) => Number(l.inventory_item_id));
-  const levels = await lockLevels(trx, storeId, locationId, itemIds);
-  const missing = itemIds.filter((item) => !levels.has(item));
-  if (missing.length > 0) {
-    await ensureLevelRows(trx, storeId, locationId, missing, ctx.clock.now());
-    for (const [item, available] of await lockLevels(trx, storeId, locationId, missing))
-      levels.set(item, available);
-  }
+  const levels = await lockLevelsAt(trx, storeId, locationId, itemIds, ctx.clock.now());
   const problems = new DetailCollector();
   const quantities = lines.map((line, index) => {
     const before = levels.get(Number(line.inventory_item_id)) ?? 0;

@@ -12,6 +12,7 @@ export {
   recordStockMovements,
   type SyncSubjectType,
 } from "./ledger.ts";
+export { lockLevelsAt } from "./level-locks.ts";
 export { type LevelDelta, type LevelKey, type LevelReport, refreshLevels } from "./levels.ts";
 export {
   JUST_RECORDED,
