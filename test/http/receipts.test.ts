@@ -845,13 +845,18 @@ describe("replays", () => {
 });
 
 describe("void", () => {
-  test("reverses the receipt's stock exactly, re-derives the status, emits receipt.voided; refusals", async () => {
+  /**
+   * An order of two variants at the second location, one partial receipt (r1), a final one with a
+   * surplus (r2), then r2 voided with a note; levels on the platform at each step.
+   */
+  async function receivedThenVoided() {
     const [a, b] = [freshVariant(), freshVariant()];
     const loc = locations[1].id;
-    const start = {
+    const level = async () => ({
       a: await platform(a.inventory_item_id, loc),
       b: await platform(b.inventory_item_id, loc),
-    };
+    });
+    const start = await level();
     const order = await newOrder({
       location_id: loc,
       lines: [
@@ -861,12 +866,7 @@ describe("void", () => {
       charges: [{ amount: 8, allocation_method: "quantity" }],
     });
     await t.drain();
-    const placed = {
-      a: await platform(a.inventory_item_id, loc),
-      b: await platform(b.inventory_item_id, loc),
-    };
-    assert.equal(placed.a.incoming, start.a.incoming + 5);
-
+    const placed = await level();
     const r1 = await receive(order.id, { lines: [{ line_id: order.lines[0].id, quantity: 2 }] });
     const r2 = await receive(order.id, {
       lines: [
@@ -875,78 +875,106 @@ describe("void", () => {
       ],
     });
     expectStatus(r2, 201);
-    assert.equal(r2.body.purchase_order.status, "received");
     await t.drain();
-    const received = {
-      a: await platform(a.inventory_item_id, loc),
-      b: await platform(b.inventory_item_id, loc),
-    };
-    assert.equal(received.a.available, placed.a.available + 6);
-    assert.equal(received.a.incoming, start.a.incoming);
-
+    const received = await level();
     const voided = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r2.body.data.id}/void`, {
       note: "wrong order",
     });
+    const voidedAt = clock.now().toISOString();
     tick();
     expectStatus(voided, 200);
-    assert.deepEqual(Object.keys(voided.body).sort(), ["data", "purchase_order"]);
-    const v = voided.body.data;
-    assert.equal(v.voided_at, new Date(clock.now().getTime() - 1000).toISOString());
-    assert.deepEqual(v.lines, r2.body.data.lines);
-    assert.equal(v.platform_sync.state, "pending");
-    const po = voided.body.purchase_order;
-    assert.equal(po.status, "partial");
-    assert.equal(po.received_at, null);
-    assert.deepEqual(
-      po.lines.map((l: Record<string, number>) => [l.received_quantity, l.outstanding_quantity]),
-      [
-        [2, 3],
-        [0, 3],
-      ],
-    );
     await t.drain();
-    const after = {
-      a: await platform(a.inventory_item_id, loc),
-      b: await platform(b.inventory_item_id, loc),
-    };
-    // exactly as after the first receipt: 2 of a in stock, 3 of a and 3 of b incoming again
-    assert.deepEqual(
-      [after.a.available, after.a.on_hand, after.a.incoming],
-      [placed.a.available + 2, placed.a.on_hand + 2, placed.a.incoming - 2],
-    );
-    assert.deepEqual(
-      [after.b.available, after.b.on_hand, after.b.incoming],
-      [placed.b.available, placed.b.on_hand, placed.b.incoming],
-    );
+    const after = await level();
+    return { order, level, start, placed, r1, r2, received, voided, voidedAt, after };
+  }
 
-    const events = await eventsOf("receipt", r2.body.data.id);
-    assert.deepEqual(
-      events.map((e) => e.name),
-      ["receipt.voided"],
-    );
-    assert.deepEqual(events[0].data, { ...v, purchase_order: po });
-    const orderEvents = (await eventsOf("purchase_order", order.id)).map((e) => e.name);
-    assert.equal(orderEvents.at(-1), "purchase_order.updated");
-    const history = await historyTypes(order.id);
-    assert.deepEqual(history.at(-1), {
-      ...history.at(-1),
-      type: "receipt_voided",
-      data: { receipt_id: r2.body.data.id, note: "wrong order", status: { from: "received", to: "partial" } },
+  describe("reverses the receipt's stock exactly, re-derives the status, emits receipt.voided; refusals", () => {
+    let story: Awaited<ReturnType<typeof receivedThenVoided>>;
+    before(async () => {
+      story = await receivedThenVoided();
     });
 
-    // again: refused; unknown receipt: 404
-    const again = await store.api.post(
-      `/v2/purchase_orders/${order.id}/receipts/${r2.body.data.id}/void`,
-      {},
-    );
-    expectInvalidTransition(again, "voided");
-    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/receipts/999999/void`, {}), 404);
-    expectStatus(
-      await other.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`, {}),
-      404,
-    );
+    test("before the void: placing pushed incoming, the receipts received the order and moved stock", () => {
+      const { start, placed, r2, received } = story;
+      assert.equal(placed.a.incoming, start.a.incoming + 5);
+      assert.equal(r2.body.purchase_order.status, "received");
+      assert.equal(received.a.available, placed.a.available + 6);
+      assert.equal(received.a.incoming, start.a.incoming);
+    });
 
-    // re-receiving after the void allocates the charges again, exactly
+    test("the void answers the receipt, voided, and the order partial again", () => {
+      const { r2, voided, voidedAt } = story;
+      assert.deepEqual(Object.keys(voided.body).sort(), ["data", "purchase_order"]);
+      const v = voided.body.data;
+      assert.equal(v.voided_at, voidedAt);
+      assert.deepEqual(v.lines, r2.body.data.lines);
+      assert.equal(v.platform_sync.state, "pending");
+      const po = voided.body.purchase_order;
+      assert.equal(po.status, "partial");
+      assert.equal(po.received_at, null);
+      assert.deepEqual(
+        po.lines.map((l: Record<string, number>) => [l.received_quantity, l.outstanding_quantity]),
+        [
+          [2, 3],
+          [0, 3],
+        ],
+      );
+    });
+
+    test("the platform is exactly as after the first receipt", () => {
+      const { placed, after } = story;
+      // exactly as after the first receipt: 2 of a in stock, 3 of a and 3 of b incoming again
+      assert.deepEqual(
+        [after.a.available, after.a.on_hand, after.a.incoming],
+        [placed.a.available + 2, placed.a.on_hand + 2, placed.a.incoming - 2],
+      );
+      assert.deepEqual(
+        [after.b.available, after.b.on_hand, after.b.incoming],
+        [placed.b.available, placed.b.on_hand, placed.b.incoming],
+      );
+    });
+
+    test("receipt.voided carries the receipt and the order; the order emits updated and records receipt_voided", async () => {
+      const { order, r2, voided } = story;
+      const v = voided.body.data;
+      const po = voided.body.purchase_order;
+      const events = await eventsOf("receipt", r2.body.data.id);
+      assert.deepEqual(
+        events.map((e) => e.name),
+        ["receipt.voided"],
+      );
+      assert.deepEqual(events[0].data, { ...v, purchase_order: po });
+      const orderEvents = (await eventsOf("purchase_order", order.id)).map((e) => e.name);
+      assert.equal(orderEvents.at(-1), "purchase_order.updated");
+      const history = await historyTypes(order.id);
+      assert.deepEqual(history.at(-1), {
+        ...history.at(-1),
+        type: "receipt_voided",
+        data: {
+          receipt_id: r2.body.data.id,
+          note: "wrong order",
+          status: { from: "received", to: "partial" },
+        },
+      });
+    });
+
+    test("voiding again is refused; an unknown receipt or another store's is 404", async () => {
+      const { order, r1, r2 } = story;
+      const again = await store.api.post(
+        `/v2/purchase_orders/${order.id}/receipts/${r2.body.data.id}/void`,
+        {},
+      );
+      expectInvalidTransition(again, "voided");
+      expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/receipts/999999/void`, {}), 404);
+      expectStatus(
+        await other.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`, {}),
+        404,
+      );
+    });
+  });
+
+  test("re-receiving after a void allocates the charges again, exactly", async () => {
+    const { order, r1 } = await receivedThenVoided();
     const r3 = await receive(order.id, {
       lines: [
         { line_id: order.lines[0].id, quantity: 3 },
@@ -963,8 +991,17 @@ describe("void", () => {
       ),
       800,
     );
+  });
 
-    // a closed order must be reopened first; voiding the first receipt of all goes back to ordered
+  test("a closed order must be reopened before a void; voiding every receipt goes back to ordered, stock as placed", async () => {
+    const { order, level, placed, r1 } = await receivedThenVoided();
+    const r3 = await receive(order.id, {
+      lines: [
+        { line_id: order.lines[0].id, quantity: 3 },
+        { line_id: order.lines[1].id, quantity: 3 },
+      ],
+    });
+    expectStatus(r3, 201);
     expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
     expectInvalidTransition(
       await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${r1.body.data.id}/void`),
@@ -979,7 +1016,7 @@ describe("void", () => {
     expectStatus(last, 200);
     assert.equal(last.body.purchase_order.status, "ordered");
     await t.drain();
-    const end = { a: await platform(a.inventory_item_id, loc), b: await platform(b.inventory_item_id, loc) };
+    const end = await level();
     assert.deepEqual(end, {
       a: { ...placed.a, unit_cost: end.a.unit_cost },
       b: { ...placed.b, unit_cost: end.b.unit_cost },
