@@ -3,6 +3,7 @@ import Big from "big.js";
 import type { Db } from "../../db/database.ts";
 import type { DetailCollector } from "../errors.ts";
 import { divideRoundHalfUp, isKnownCurrency, minorUnits, parseDecimalInput } from "../money.ts";
+import { isWithin, MAX_AMOUNT, MAX_RATE } from "./money-bounds.ts";
 
 export interface ChargeInput {
   kind?: "shipping" | "other";
@@ -119,11 +120,19 @@ export function resolveCharges(
           "no_exchange_rate",
           `the store has no exchange rate for ${currency} (set one in the store's exchange rates)`,
         );
+      else if (!isWithin(r, MAX_RATE))
+        problems.add(
+          `${at}.currency`,
+          "out_of_range",
+          `converts to the order currency at ${r}, more than a rate can be (below ${MAX_RATE.toFixed()})`,
+        );
       else rate = r;
     }
     let amount = "0";
     const parsed = parseDecimalInput(input.amount, { maxPlaces: places });
     if (!parsed.ok) problems.add(`${at}.amount`, parsed.code, parsed.message);
+    else if (!isWithin(parsed.value, MAX_AMOUNT))
+      problems.add(`${at}.amount`, "out_of_range", `must be below ${MAX_AMOUNT.toFixed()}`);
     else amount = parsed.value.toString();
 
     const method = input.allocation_method ?? "value";

@@ -1,6 +1,7 @@
 /** New orders: create from input, and duplicate an order (a draft copy with today's exchange rate). */
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
+import { DetailCollector } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { type ChargeDraft, storeRates } from "./charges.ts";
@@ -8,6 +9,7 @@ import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
 import type { LineDraft } from "./lines.ts";
 import { loadPurchaseOrder } from "./loading.ts";
+import { checkComputedMoney } from "./money-bounds.ts";
 import { numberTaken, type OrderFields, type OrderInput, resolveOrderInput } from "./order-input.ts";
 import type { OrderRow, PurchaseOrder } from "./presenter.ts";
 import {
@@ -124,6 +126,9 @@ async function writeNewOrder(
 ): Promise<PurchaseOrder> {
   const { trx, store } = call;
   const money = computeMoney(fields, lines, charges);
+  const problems = new DetailCollector();
+  checkComputedMoney(money, problems, (i) => `lines.${i}.unit_cost`);
+  problems.throwIfAny();
   const order = await insertOrder(call, fields, money.order, now);
   await insertLines(trx, store.id, order.id, lines, money.lines, now);
   await insertCharges(trx, store.id, order.id, charges, money.charges, now);

@@ -12,6 +12,7 @@ import type { Actor } from "./history.ts";
 import { type LineInput, referencesOf, resolveLines } from "./lines.ts";
 import { loadPurchaseOrder } from "./loading.ts";
 import { fetchLookups } from "./lookups.ts";
+import { checkComputedMoney } from "./money-bounds.ts";
 import { sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
 import type { OrderRow, PurchaseOrder } from "./presenter.ts";
@@ -182,6 +183,9 @@ const ADD_LINES: Move<LineInput[]> = {
     problems.throwIfAny();
     const all = [...lines.map(lineDraftOf), ...drafts];
     const money = computeMoney(order, all, charges.map(chargeDraftOf));
+    // The lines already on the order were within bounds: only the new ones (body lines.N) can be beyond.
+    checkComputedMoney(money, problems, (i) => `lines.${i - lines.length}.unit_cost`);
+    problems.throwIfAny();
     await updateLineMoney(trx, store.id, lines, money.lines.slice(0, lines.length));
     const newIds = await insertLines(trx, store.id, order.id, drafts, money.lines.slice(lines.length), now);
     return {

@@ -8,6 +8,7 @@ import type { DetailCollector } from "../errors.ts";
 import { parseDecimalInput } from "../money.ts";
 import { tierFor, tierSetsOn } from "../suppliers/index.ts";
 import type { Lookups, VariantRow } from "./lookups.ts";
+import { isWithin, MAX_UNIT_COST } from "./money-bounds.ts";
 import type { LineRow } from "./presenter.ts";
 
 export interface LineInput {
@@ -269,6 +270,9 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
       const parsed = parseDecimalInput(input.unit_cost, { maxPlaces: 8 });
       if (!parsed.ok) {
         problems.add(`${at}.unit_cost`, parsed.code, parsed.message);
+        unitCost = "0";
+      } else if (!isWithin(parsed.value, MAX_UNIT_COST)) {
+        problems.add(`${at}.unit_cost`, "out_of_range", `must be below ${MAX_UNIT_COST.toFixed()}`);
         unitCost = "0";
       } else unitCost = parsed.value.toString();
     } else if (base && !itemChanged) {

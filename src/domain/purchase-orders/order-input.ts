@@ -19,6 +19,7 @@ import {
 import { chargeInputOf, lineDraftOf } from "./drafts.ts";
 import { type LineDraft, type LineInput, referencesOf, resolveLines } from "./lines.ts";
 import { fetchLookups } from "./lookups.ts";
+import { isWithin, MAX_RATE } from "./money-bounds.ts";
 import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
 import { orderExists } from "./repository.ts";
 import type { MoneySettings } from "./totals.ts";
@@ -140,6 +141,10 @@ function parseManualRate(
   const parsed = parseDecimalInput(value, { maxPlaces: 12, allowZero: false });
   if (!parsed.ok) {
     problems.add("exchange_rate", parsed.code, parsed.message);
+    return null;
+  }
+  if (!isWithin(parsed.value, MAX_RATE)) {
+    problems.add("exchange_rate", "out_of_range", `must be below ${MAX_RATE.toFixed()}`);
     return null;
   }
   return parsed.value.toString();

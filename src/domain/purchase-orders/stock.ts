@@ -5,6 +5,7 @@
 
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
+import { validationFailed } from "../errors.ts";
 import { recordStockMovements } from "../stock/index.ts";
 import { isOpen, type LineQuantities, outstandingOf, type PurchaseOrderStatus } from "./transitions.ts";
 
@@ -29,6 +30,9 @@ export interface IncomingDelta {
   delta: number;
 }
 
+/** The largest stock quantity a level (and a movement) holds: a PostgreSQL integer. */
+const INT4_MAX = 2_147_483_647;
+
 export function orderReference(orderId: number): string {
   return `stockroom://purchase_orders/${orderId}`;
 }
@@ -36,7 +40,8 @@ export function orderReference(orderId: number): string {
 /**
  * Pushes incoming changes for order lines: + when quantity becomes expected, − when it no longer is.
  * Lines without an inventory item, zero deltas, and orders that do not update stock move nothing.
- * Deltas for the same item and location are summed into one movement.
+ * Deltas for the same item and location are summed into one movement; a sum beyond what a level holds
+ * is 422 `out_of_range` on `lines` (22 lines of 100,000,000 of one item, say).
  */
 export async function pushIncoming(
   ctx: AppContext,
@@ -55,6 +60,15 @@ export async function pushIncoming(
     entry.delta += delta;
     sums.set(key, entry);
   }
+  const beyond = [...sums.values()].find((s) => Math.abs(s.delta) > INT4_MAX);
+  if (beyond)
+    throw validationFailed([
+      {
+        field: "lines",
+        code: "out_of_range",
+        message: `the incoming quantity of inventory item ${beyond.item} at location ${beyond.location} would change by ${beyond.delta}, more than a stock level holds (${INT4_MAX})`,
+      },
+    ]);
   const movements = [...sums.values()]
     .filter((s) => s.delta !== 0)
     .map((s) => ({ inventoryItemId: s.item, locationId: s.location, incomingDelta: s.delta, reason }));

@@ -4,10 +4,12 @@
  */
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
+import { DetailCollector } from "../errors.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { chargeDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
 import { loadPurchaseOrder } from "./loading.ts";
+import { checkComputedMoney } from "./money-bounds.ts";
 import { numberTaken, type OrderInput, resolveOrderInput } from "./order-input.ts";
 import { diffOrder, sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
@@ -50,6 +52,9 @@ export async function updatePurchaseOrder(
   const { fields } = resolved;
   const chargeDrafts = resolved.charges ?? charges.map(chargeDraftOf);
   const money = computeMoney(fields, resolved.lines, chargeDrafts);
+  const problems = new DetailCollector();
+  checkComputedMoney(money, problems, (i) => `lines.${i}.unit_cost`);
+  problems.throwIfAny();
   const diff = diffOrder(
     { order, lines, charges },
     { fields, lines: resolved.lines, charges: chargeDrafts, total: money.order.total },
