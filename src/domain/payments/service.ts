@@ -15,6 +15,7 @@ import {
   type HistoryType,
   loadPurchaseOrder,
   lockPurchaseOrder,
+  orderExists,
   type PresentedPayment,
   type PurchaseOrder,
   presentPayment,
@@ -38,13 +39,7 @@ export interface PaymentsCall {
 
 /** The order's payments, oldest first; 404 when the order is not in the store. */
 export async function listPayments(db: Db, storeId: number, orderId: number): Promise<PresentedPayment[]> {
-  const order = await db
-    .selectFrom("purchase_orders")
-    .select("id")
-    .where("store_id", "=", storeId)
-    .where("id", "=", orderId)
-    .executeTakeFirst();
-  if (!order) throw notFound("purchase order");
+  if (!(await orderExists(db, storeId, orderId))) throw notFound("purchase order");
   const rows = await paymentRows(db, storeId, orderId);
   return rows.map(presentPayment);
 }

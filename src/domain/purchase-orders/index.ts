@@ -74,6 +74,7 @@ export {
   lockPurchaseOrder,
   nextSequentialIds,
   orderCharges,
+  orderExists,
   orderLines,
   takeOrderNumbers,
 } from "./repository.ts";

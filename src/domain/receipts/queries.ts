@@ -4,6 +4,7 @@ import type { Page, PageRequest } from "../../db/keyset-paging.ts";
 import { keysetPage } from "../../db/keyset-paging.ts";
 import { notFound } from "../errors.ts";
 import {
+  findOrderRow,
   type PresentedReceipt,
   presentReceipt,
   RECEIPT_LINE_COLUMNS,
@@ -12,13 +13,9 @@ import {
 } from "../purchase-orders/index.ts";
 import { platformSyncOf } from "../stock/index.ts";
 
+/** The order the receipts are presented for (its currencies); 404 when it is not the store's. */
 async function orderCurrencies(db: Db, storeId: number, orderId: number) {
-  const order = await db
-    .selectFrom("purchase_orders")
-    .select(["id", "currency", "exchange_rate_base_currency"])
-    .where("store_id", "=", storeId)
-    .where("id", "=", orderId)
-    .executeTakeFirst();
+  const order = await findOrderRow(db, storeId, orderId);
   if (!order) throw notFound("purchase order");
   return order;
 }
