@@ -6,6 +6,7 @@
 // null, as observed in live answers.
 import { createHash } from "node:crypto";
 import { GraphQLError, type GraphQLResolveInfo, getDirectiveValues } from "graphql";
+import { checkInputArray } from "./connection.ts";
 import { adminSchema } from "./schema.ts";
 import { gid, newId, parseGid, type QuantityName, type ShopState } from "./state.ts";
 import type { Views } from "./views.ts";
@@ -31,7 +32,6 @@ const REASONS = [
   "safety_stock",
   "shrinkage",
 ];
-const MAX_CHANGES = 250;
 const LIMIT = 2_000_000_000;
 
 interface ChangeInput {
@@ -74,15 +74,7 @@ export function adjustQuantities(
       extensions: { code: "BAD_REQUEST" },
     });
   }
-  if (input.changes.length > MAX_CHANGES) {
-    throw new GraphQLError(
-      `The input array size of ${input.changes.length} is greater than the maximum allowed of ${MAX_CHANGES}.`,
-      {
-        path: ["inventoryAdjustQuantities", "input", "changes"],
-        extensions: { code: "MAX_INPUT_SIZE_EXCEEDED" },
-      },
-    );
-  }
+  checkInputArray(input.changes.length, ["inventoryAdjustQuantities", "input", "changes"]);
   const refused = (errors: UserError[]) => ({ inventoryAdjustmentGroup: null, userErrors: errors });
   const fingerprint = createHash("sha256").update(JSON.stringify(input)).digest("hex");
   const known = shop.idempotency.get(key);

@@ -12,6 +12,20 @@ export interface ConnectionArgs {
 }
 
 const PAGE_MAX = 250;
+const INPUT_ARRAY_MAX = 250;
+
+/** Shopify's API limits: an input array holds at most 250 items, or the request is an error. */
+export function checkInputArray(size: number, path: string[]): void {
+  if (size > INPUT_ARRAY_MAX) {
+    throw new GraphQLError(
+      `The input array size of ${size} is greater than the maximum allowed of ${INPUT_ARRAY_MAX}.`,
+      {
+        path,
+        extensions: { code: "MAX_INPUT_SIZE_EXCEEDED" },
+      },
+    );
+  }
+}
 const PAGING_LIMIT = 25_000;
 
 const encode = (id: number) => Buffer.from(JSON.stringify({ last_id: id })).toString("base64url");

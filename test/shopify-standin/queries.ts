@@ -1,6 +1,6 @@
 // The query root: the reads a connector makes (shop, catalog, locations, levels, bulk operations, nodes).
 import type { BulkRunner } from "./bulk.ts";
-import { type ConnectionArgs, connection } from "./connection.ts";
+import { type ConnectionArgs, checkInputArray, connection } from "./connection.ts";
 import { gid, parseGid, type ShopState } from "./state.ts";
 import type { Views } from "./views.ts";
 
@@ -46,7 +46,10 @@ export function queryRoot(shop: ShopState, views: Views, bulk: BulkRunner, inBul
         ? typed(args.id, "Location")
         : views.location([...shop.locations.values()].find((l) => l.isActive)!),
     node: (args: { id: string }) => byId(args.id),
-    nodes: (args: { ids: string[] }) => args.ids.map(byId),
+    nodes: (args: { ids: string[] }) => {
+      checkInputArray(args.ids.length, ["nodes", "ids"]);
+      return args.ids.map(byId);
+    },
     bulkOperation: (args: { id: string }) => typed(args.id, "BulkOperation"),
     currentBulkOperation: (args: { type?: string }) => bulk.current(shop, args.type ?? "QUERY"),
   };

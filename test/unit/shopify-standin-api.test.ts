@@ -112,6 +112,20 @@ describe("Shopify stand-in: reads", () => {
     assert.deepEqual(body.data, { product: null, node: { id: variant } });
   });
 
+  it("refuses more than 250 ids in one input array", async () => {
+    const ids = Array.from({ length: 251 }, (_, i) => `gid://shopify/InventoryItem/${i + 1}`);
+    const { body } = await gql(doc.ITEM_LEVELS, { ids });
+    assert.deepEqual(
+      body.errors.map((e: any) => [e.message, e.extensions.code]),
+      [
+        [
+          "The input array size of 251 is greater than the maximum allowed of 250.",
+          "MAX_INPUT_SIZE_EXCEEDED",
+        ],
+      ],
+    );
+  });
+
   it("requires first on a connection outside bulk operations", async () => {
     const { body } = await gql("{ locations { nodes { id } } }");
     assert.equal(body.data, null);
