@@ -1,5 +1,5 @@
 import type { AppContext } from "./context.ts";
-import { createKey, createStore, FULL_SCOPES } from "./domain/stores/index.ts";
+import { anyStoreExists, createKey, createStore, FULL_SCOPES } from "./domain/stores/index.ts";
 
 export interface DemoStore {
   storeId: number;
@@ -8,8 +8,7 @@ export interface DemoStore {
 
 /** On an empty database: a demo store on the simulated platform, seeded, with a full-scope key. */
 export async function bootstrapDemoStore(ctx: AppContext): Promise<DemoStore | null> {
-  const any = await ctx.db.selectFrom("stores").select("id").limit(1).executeTakeFirst();
-  if (any) return null;
+  if (await anyStoreExists(ctx.db)) return null;
   const store = await createStore(ctx, {
     name: "Demo Store",
     domain: "demo-store.shop.test",

@@ -9,6 +9,10 @@ export async function findStore(db: Db, id: number): Promise<StoreRow | undefine
   return db.selectFrom("stores").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+export async function anyStoreExists(db: Db): Promise<boolean> {
+  return (await db.selectFrom("stores").select("id").limit(1).executeTakeFirst()) !== undefined;
+}
+
 export async function allStores(db: Db): Promise<StoreRow[]> {
   return db.selectFrom("stores").selectAll().orderBy("id").execute();
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { StoredTier } from "../../db/tables/suppliers.ts";
+import { findVariants } from "../catalog/index.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { parseDecimalInput } from "../money.ts";
@@ -12,7 +13,6 @@ import {
   clearOtherPrimaries,
   deleteCatalogRow,
   findSupplier,
-  findVariantsForItems,
   insertCatalogRow,
   updateCatalogRow,
 } from "./repository.ts";
@@ -103,14 +103,14 @@ export async function putCatalog(
   const problems = new DetailCollector();
 
   const tiersByRow = rows.map((row, i) => parseTiers(row.tiers, `rows.${i}`, problems));
-  const variants = await findVariantsForItems(
-    trx,
-    store.id,
-    rows.flatMap((r) => (r.inventory_item_id === undefined ? [] : [r.inventory_item_id])),
-    rows.flatMap((r) => (r.variant_id === undefined ? [] : [r.variant_id])),
+  const variants = await findVariants(trx, store.id, {
+    inventoryItemIds: rows.flatMap((r) => (r.inventory_item_id === undefined ? [] : [r.inventory_item_id])),
+    variantIds: rows.flatMap((r) => (r.variant_id === undefined ? [] : [r.variant_id])),
+  });
+  const knownItems = new Set(variants.byInventoryItemId.keys());
+  const itemOfVariant = new Map(
+    [...variants.byVariantId.values()].map((v) => [v.id, v.inventory_item_id] as const),
   );
-  const knownItems = new Set(variants.map((v) => Number(v.inventory_item_id)));
-  const itemOfVariant = new Map(variants.map((v) => [Number(v.id), Number(v.inventory_item_id)]));
   const items: number[] = [];
   const rowOfItem = new Map<number, number>();
   rows.forEach((row, i) => {

@@ -80,27 +80,6 @@ export function supplierListQuery(db: Db, storeId: number, archived: "active" | 
 // ---------------------------------------------------------------------------------------------------
 // Catalog
 
-/** Mirror variants of the store named by inventory item id or variant id. */
-export async function findVariantsForItems(
-  db: Db,
-  storeId: number,
-  inventoryItemIds: readonly number[],
-  variantIds: readonly number[],
-): Promise<Array<{ id: number; inventory_item_id: number }>> {
-  if (inventoryItemIds.length === 0 && variantIds.length === 0) return [];
-  return db
-    .selectFrom("variants")
-    .select(["id", "inventory_item_id"])
-    .where("store_id", "=", storeId)
-    .where((eb) => {
-      const ors = [];
-      if (inventoryItemIds.length > 0) ors.push(eb("inventory_item_id", "in", [...inventoryItemIds]));
-      if (variantIds.length > 0) ors.push(eb("id", "in", [...variantIds]));
-      return eb.or(ors);
-    })
-    .execute();
-}
-
 export async function catalogRowsFor(
   db: Db,
   storeId: number,
