@@ -1,5 +1,5 @@
 /**
- * A receipt's share of the order's charges (decisions §5): each charge is split over the order's lines
+ * A receipt's share of the order's charges: each charge is split over the order's lines
  * by its method, and a line's share is handed out across its receipts cumulatively pro rata to units
  * received, so the receipt that completes a line holds the rest of its share. See compute.ts for the
  * rules on lines that can no longer carry charges and on lines a receipt added.
