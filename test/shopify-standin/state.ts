@@ -138,6 +138,8 @@ export class ShopState {
   }
 
   stock(itemId: number, locationId: number, available: number): Level {
+    const known = this.level(itemId, locationId);
+    if (known) return known;
     const quantities = Object.fromEntries(QUANTITY_NAMES.map((n) => [n, 0])) as Record<QuantityName, number>;
     quantities.available = available;
     quantities.on_hand = available;
