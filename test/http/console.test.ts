@@ -571,104 +571,132 @@ describe("console", () => {
     );
   });
 
-  test("alert rules: shown, saved, refused with the row named, rows removed", async () => {
-    const agent = new Agent(t);
-    await agent.login();
-    const csrf = await agent.csrf();
-    const variants = (await store.api.get("/v2/variants?limit=10")).body.data;
-    const location = (await store.api.get("/v2/locations")).body.data[0];
-    const url = `/console/stores/${store.id}/alert_rules`;
-    const empty = await agent.get(url);
-    assert.equal(empty.status, 200);
-    assert.match(empty.body, /<label for="low-stock">Low stock threshold/);
-    assert.match(empty.body, /<input type="hidden" name="rows" value="3">/);
+  describe("alert rules: shown, saved, refused with the row named, rows removed", () => {
+    let agent: Agent;
+    let csrf: string;
+    let variants: any[];
+    let location: { id: number };
+    let url: string;
 
-    const saved = await agent.post(url, {
-      _csrf: csrf,
-      rows: "3",
-      low_stock_threshold: "5",
-      "items.0.inventory_item_id": String(variants[0].inventory_item_id),
-      "items.0.location_id": String(location.id),
-      "items.0.reorder_point": "10",
-      "items.0.max_stock": "100",
-      "items.1.inventory_item_id": "",
-      "items.2.inventory_item_id": String(variants[1].inventory_item_id),
-      "items.2.reorder_point": "3",
+    before(async () => {
+      agent = new Agent(t);
+      await agent.login();
+      csrf = await agent.csrf();
+      variants = (await store.api.get("/v2/variants?limit=10")).body.data;
+      location = (await store.api.get("/v2/locations")).body.data[0];
+      url = `/console/stores/${store.id}/alert_rules`;
     });
-    assert.equal(saved.status, 303);
-    const rules = (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data;
-    assert.equal(rules.low_stock_threshold, 5);
-    assert.deepEqual(
-      [...rules.items].sort((a: any, b: any) => a.inventory_item_id - b.inventory_item_id),
-      [
-        {
-          inventory_item_id: variants[0].inventory_item_id,
-          location_id: location.id,
-          reorder_point: 10,
-          max_stock: 100,
-        },
-        {
-          inventory_item_id: variants[1].inventory_item_id,
-          location_id: null,
-          reorder_point: 3,
-          max_stock: null,
-        },
-      ].sort((a, b) => a.inventory_item_id - b.inventory_item_id),
-    );
-    const page = await agent.get(url);
-    assert.match(text(page.body), /Alert rules saved\./);
-    assert.match(page.body, /name="low_stock_threshold" min="0" step="1" value="5"/);
-    assert.match(page.body, /<input type="hidden" name="rows" value="5">/);
 
-    const unknown = await agent.post(url, {
-      _csrf: csrf,
-      rows: "2",
-      low_stock_threshold: "",
-      "items.0.inventory_item_id": "987654321",
-      "items.1.inventory_item_id": String(variants[2].inventory_item_id),
-      "items.1.max_stock": "-4",
+    test("an empty form with three rows", async () => {
+      const empty = await agent.get(url);
+      assert.equal(empty.status, 200);
+      assert.match(empty.body, /<label for="low-stock">Low stock threshold/);
+      assert.match(empty.body, /<input type="hidden" name="rows" value="3">/);
     });
-    assert.equal(unknown.status, 422);
-    assert.match(text(unknown.body), /items\.1\.max_stock: must be a whole number of 0 or more/);
-    const notFound = await agent.post(url, {
-      _csrf: csrf,
-      rows: "1",
-      low_stock_threshold: "",
-      "items.0.inventory_item_id": "987654321",
-    });
-    assert.equal(notFound.status, 422);
-    assert.match(text(notFound.body), /items\.0\.inventory_item_id: no such inventory item in this store/);
-    assert.match(
-      notFound.body,
-      /name="items\.0\.inventory_item_id" value="987654321"[^>]*aria-invalid="true"/,
-    );
-    assert.equal(
-      (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data.low_stock_threshold,
-      5,
-    );
 
-    const removed = await agent.post(url, {
-      _csrf: csrf,
-      rows: "2",
-      low_stock_threshold: "",
-      "items.0.inventory_item_id": String(variants[0].inventory_item_id),
-      "items.0.location_id": String(location.id),
-      "items.0.reorder_point": "10",
-      "items.0.remove": "1",
-      "items.1.inventory_item_id": String(variants[1].inventory_item_id),
-      "items.1.reorder_point": "4",
+    test("saved: filled rows become rules, blank ones are skipped; the page says so", async () => {
+      const saved = await agent.post(url, {
+        _csrf: csrf,
+        rows: "3",
+        low_stock_threshold: "5",
+        "items.0.inventory_item_id": String(variants[0].inventory_item_id),
+        "items.0.location_id": String(location.id),
+        "items.0.reorder_point": "10",
+        "items.0.max_stock": "100",
+        "items.1.inventory_item_id": "",
+        "items.2.inventory_item_id": String(variants[1].inventory_item_id),
+        "items.2.reorder_point": "3",
+      });
+      assert.equal(saved.status, 303);
+      const rules = (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data;
+      assert.equal(rules.low_stock_threshold, 5);
+      assert.deepEqual(
+        [...rules.items].sort((a: any, b: any) => a.inventory_item_id - b.inventory_item_id),
+        [
+          {
+            inventory_item_id: variants[0].inventory_item_id,
+            location_id: location.id,
+            reorder_point: 10,
+            max_stock: 100,
+          },
+          {
+            inventory_item_id: variants[1].inventory_item_id,
+            location_id: null,
+            reorder_point: 3,
+            max_stock: null,
+          },
+        ].sort((a, b) => a.inventory_item_id - b.inventory_item_id),
+      );
+      const page = await agent.get(url);
+      assert.match(text(page.body), /Alert rules saved\./);
+      assert.match(page.body, /name="low_stock_threshold" min="0" step="1" value="5"/);
+      assert.match(page.body, /<input type="hidden" name="rows" value="5">/);
     });
-    assert.equal(removed.status, 303);
-    assert.deepEqual((await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data, {
-      low_stock_threshold: null,
-      items: [
-        {
-          inventory_item_id: variants[1].inventory_item_id,
-          location_id: null,
-          reorder_point: 4,
-          max_stock: null,
-        },
-      ],
+
+    test("refused with the row and field named; nothing is saved", async () => {
+      const set = await agent.post(url, { _csrf: csrf, rows: "1", low_stock_threshold: "7" });
+      assert.equal(set.status, 303);
+      const unknown = await agent.post(url, {
+        _csrf: csrf,
+        rows: "2",
+        low_stock_threshold: "",
+        "items.0.inventory_item_id": "987654321",
+        "items.1.inventory_item_id": String(variants[2].inventory_item_id),
+        "items.1.max_stock": "-4",
+      });
+      assert.equal(unknown.status, 422);
+      assert.match(text(unknown.body), /items\.1\.max_stock: must be a whole number of 0 or more/);
+      const notFound = await agent.post(url, {
+        _csrf: csrf,
+        rows: "1",
+        low_stock_threshold: "",
+        "items.0.inventory_item_id": "987654321",
+      });
+      assert.equal(notFound.status, 422);
+      assert.match(text(notFound.body), /items\.0\.inventory_item_id: no such inventory item in this store/);
+      assert.match(
+        notFound.body,
+        /name="items\.0\.inventory_item_id" value="987654321"[^>]*aria-invalid="true"/,
+      );
+      assert.equal(
+        (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data.low_stock_threshold,
+        7,
+      );
+    });
+
+    test("a row marked remove is removed; a blank threshold clears it", async () => {
+      const set = await agent.post(url, {
+        _csrf: csrf,
+        rows: "1",
+        low_stock_threshold: "5",
+        "items.0.inventory_item_id": String(variants[0].inventory_item_id),
+        "items.0.location_id": String(location.id),
+        "items.0.reorder_point": "10",
+      });
+      assert.equal(set.status, 303);
+      const removed = await agent.post(url, {
+        _csrf: csrf,
+        rows: "2",
+        low_stock_threshold: "",
+        "items.0.inventory_item_id": String(variants[0].inventory_item_id),
+        "items.0.location_id": String(location.id),
+        "items.0.reorder_point": "10",
+        "items.0.remove": "1",
+        "items.1.inventory_item_id": String(variants[1].inventory_item_id),
+        "items.1.reorder_point": "4",
+      });
+      assert.equal(removed.status, 303);
+      assert.deepEqual((await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data, {
+        low_stock_threshold: null,
+        items: [
+          {
+            inventory_item_id: variants[1].inventory_item_id,
+            location_id: null,
+            reorder_point: 4,
+            max_stock: null,
+          },
+        ],
+      });
     });
   });
 

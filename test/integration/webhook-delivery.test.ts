@@ -574,79 +574,100 @@ describe("webhook delivery", () => {
     assert.equal(receiver.at(p)[0].json.id, event.id);
   });
 
-  test("over 1,000 events an hour a store's deliveries take the slow lane; nothing is dropped", async () => {
+  /** A store past 1,000 events in the last hour (none of them subscribed to), so it is on the slow lane. */
+  async function busyStore() {
     const busy = await t.createStore();
-    const quiet = await t.createStore();
-    const p = "/busy";
-    const failing = "/busy-failing";
-    receiver.respond = (path) => (path === failing ? { status: 500 } : { status: 204 });
-    await hook(busy, p, ["supplier.created"]);
-    const bad = await hook(busy, failing, ["supplier.created"]);
-    await hook(quiet, "/quiet", ["supplier.created"]);
-    const db = t.runtime.ctx.db;
-    // 1,000 events of the last hour the webhooks don't subscribe to.
     await sql`
       insert into events (id, store_id, name, subject_type, subject_id, data, occurred_at)
-      select 'evt_busy_' || g, ${busy.id}, 'item.low_stock', 'item', g, '{}'::jsonb, ${clock.now()}
-      from generate_series(1, 1000) g`.execute(db);
+      select 'evt_busy_' || ${busy.id} || '_' || g, ${busy.id}, 'item.low_stock', 'item', g, '{}'::jsonb, ${clock.now()}
+      from generate_series(1, 1000) g`.execute(t.runtime.ctx.db);
+    return busy;
+  }
 
-    const emitted: string[] = [];
-    for (let i = 0; i < 150; i++)
-      emitted.push((await emitEvent(busy.id, "supplier.created", i, { id: i })).id);
-    await emitEvent(quiet.id, "supplier.created", 1, { id: 1 });
-    const waiting = await db
-      .selectFrom("webhook_lane_items")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("store_id", "=", busy.id)
-      .executeTakeFirstOrThrow();
-    assert.equal(Number(waiting.n), 150);
-    const laneJobs = await db
-      .selectFrom("jobs")
-      .select(["type", "state"])
-      .where("store_id", "=", busy.id)
-      .where("state", "=", "queued")
-      .execute();
-    assert.deepEqual(
-      laneJobs,
-      [{ type: "webhooks.lane", state: "queued" }],
-      "one lane job, no per-event jobs",
-    );
+  describe("over 1,000 events an hour a store's deliveries take the slow lane; nothing is dropped", () => {
+    const p = "/busy";
+    const failing = "/busy-failing";
+    const db = () => t.runtime.ctx.db;
+    let busy: TestStore;
+    let bad: { id: number };
+    let emitted: string[];
 
-    await t.drain();
-    assert.equal(receiver.at("/quiet").length, 1);
-    assert.deepEqual(
-      receiver
-        .at(p)
-        .map((r) => r.json.id)
-        .sort(),
-      [...emitted].sort(),
-    );
-    assert.equal(receiver.at(failing).length, 150);
-    // The failed attempts wait in the lane for their retry a minute later.
-    const retries = await db
-      .selectFrom("webhook_lane_items")
-      .select(["webhook_id", "attempt"])
-      .where("store_id", "=", busy.id)
-      .execute();
-    assert.equal(retries.length, 150);
-    assert.ok(retries.every((r) => r.webhook_id === bad.id && r.attempt === 2));
-    clock.advance(60_000);
-    await t.drain();
-    assert.equal(receiver.at(failing).length, 300);
-    const log = await deliveries(busy, bad.id, "?limit=1");
-    assert.equal(log[0].attempt, 2);
-    await busy.api.delete(`/v2/webhooks/${bad.id}`);
+    before(async () => {
+      receiver.respond = (path) => (path === failing ? { status: 500 } : { status: 204 });
+      busy = await busyStore();
+      const quiet = await t.createStore();
+      await hook(busy, p, ["supplier.created"]);
+      bad = await hook(busy, failing, ["supplier.created"]);
+      await hook(quiet, "/quiet", ["supplier.created"]);
+      emitted = [];
+      for (let i = 0; i < 150; i++)
+        emitted.push((await emitEvent(busy.id, "supplier.created", i, { id: i })).id);
+      await emitEvent(quiet.id, "supplier.created", 1, { id: 1 });
+    });
+
+    test("the busy store's events wait in its lane behind one lane job, not one job each", async () => {
+      const waiting = await db()
+        .selectFrom("webhook_lane_items")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("store_id", "=", busy.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(waiting.n), 150);
+      const laneJobs = await db()
+        .selectFrom("jobs")
+        .select(["type", "state"])
+        .where("store_id", "=", busy.id)
+        .where("state", "=", "queued")
+        .execute();
+      assert.deepEqual(
+        laneJobs,
+        [{ type: "webhooks.lane", state: "queued" }],
+        "one lane job, no per-event jobs",
+      );
+    });
+
+    test("the lane delivers every event, the quiet store's too; failures wait in the lane for their retry", async () => {
+      await t.drain();
+      assert.equal(receiver.at("/quiet").length, 1);
+      assert.deepEqual(
+        receiver
+          .at(p)
+          .map((r) => r.json.id)
+          .sort(),
+        [...emitted].sort(),
+      );
+      assert.equal(receiver.at(failing).length, 150);
+      // The failed attempts wait in the lane for their retry a minute later.
+      const retries = await db()
+        .selectFrom("webhook_lane_items")
+        .select(["webhook_id", "attempt"])
+        .where("store_id", "=", busy.id)
+        .execute();
+      assert.equal(retries.length, 150);
+      assert.ok(retries.every((r) => r.webhook_id === bad.id && r.attempt === 2));
+      clock.advance(60_000);
+      await t.drain();
+      assert.equal(receiver.at(failing).length, 300);
+      const log = await deliveries(busy, bad.id, "?limit=1");
+      assert.equal(log[0].attempt, 2);
+      await busy.api.delete(`/v2/webhooks/${bad.id}`);
+      receiver.respond = () => ({ status: 204 });
+      clock.advance(10 * 60_000);
+      await t.drain();
+      const left = await db()
+        .selectFrom("webhook_lane_items")
+        .select("id")
+        .where("store_id", "=", busy.id)
+        .execute();
+      assert.deepEqual(left, []);
+    });
+  });
+
+  test("a lane worker that dies mid-batch: its rows come back after the lease and are delivered; a later event waits", async () => {
+    const p = "/busy-lost";
     receiver.respond = () => ({ status: 204 });
-    clock.advance(10 * 60_000);
-    await t.drain();
-    const left = await db
-      .selectFrom("webhook_lane_items")
-      .select("id")
-      .where("store_id", "=", busy.id)
-      .execute();
-    assert.deepEqual(left, []);
-
-    // A lane worker that dies mid-batch: its rows stay leased, then come back and are delivered.
+    const busy = await busyStore();
+    await hook(busy, p, ["supplier.created"]);
+    const db = t.runtime.ctx.db;
     const lost = await emitEvent(busy.id, "supplier.created", 999, { id: 999 });
     const ctx = t.runtime.ctx;
     assert.equal((await ctx.jobs.claim(ctx.db, "lane-worker-that-dies", 10, ["webhooks.lane"])).length, 1);
