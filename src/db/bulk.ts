@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
+import type { Database } from "./schema.ts";
 
 /** Element types an array parameter is cast to. */
 export type ElementType =
@@ -11,8 +12,21 @@ export type ElementType =
   | "date"
   | "jsonb";
 
-/** One column of a bulk statement: its name, its type, and how to read it from a row. */
-export type BulkColumn<R> = readonly [name: string, type: ElementType, value: (row: R) => unknown];
+/** A table of the schema. */
+export type TableName = keyof Database & string;
+
+/** The columns of `T` (of any of them, when T is a union): a misspelt column fails typecheck. */
+export type ColumnName<T extends TableName> = T extends TableName ? keyof Database[T] & string : never;
+
+/**
+ * One column of a bulk statement: its name, its type, and how to read it from a row. `N` is what the
+ * name may be: a column of the target table for an insert; any label for an unnest read as `c(a, b)`.
+ */
+export type BulkColumn<R, N extends string = string> = readonly [
+  name: N,
+  type: ElementType,
+  value: (row: R) => unknown,
+];
 
 /**
  * An array element as the drivers serialise it the same way: instants as ISO text (a Date inside an
@@ -49,13 +63,15 @@ export function columnList<R>(columns: ReadonlyArray<BulkColumn<R>>): RawBuilder
 /**
  * `insert into table (…) select * from unnest(…)`; add `returning` or `on conflict` with `tail`.
  * Rows are inserted (and returned) in the order given. `table` may name an alias ("t as x") for the
- * conflict clause to refer to the existing row.
+ * conflict clause to refer to the existing row. The column names are checked against the table's (with
+ * explicit type arguments <R, O>, against every table's: leave them to inference, giving the returned
+ * row type through `sql<O>` in `tail`, for the exact check).
  */
-export function insertRows<R, O = unknown>(
-  table: string,
+export function insertRows<R, O = unknown, T extends TableName = TableName>(
+  table: T | `${T} as ${string}`,
   rows: readonly R[],
-  columns: ReadonlyArray<BulkColumn<R>>,
-  tail: RawBuilder<unknown> = sql``,
+  columns: ReadonlyArray<BulkColumn<R, ColumnName<T>>>,
+  tail: RawBuilder<O> = sql``,
 ): RawBuilder<O> {
   const [name, alias] = table.split(/\s+as\s+/i);
   const target = alias ? sql`${sql.table(name)} as ${sql.id(alias)}` : sql.table(name);

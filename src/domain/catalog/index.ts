@@ -13,6 +13,13 @@ export type {
   PlatformVariant,
   ProductStatus,
 } from "./feed.ts";
+export {
+  listProducts,
+  listVariants,
+  listVisibleLocations,
+  type ProductFilters,
+  type VariantFilters,
+} from "./lists.ts";
 export { findUsableLocation, locationNames } from "./location-lookups.ts";
 export { adoptUnitCosts, applyCatalogChanges } from "./mirror.ts";
 export {
@@ -36,7 +43,6 @@ export {
   getVariant,
   getVisibleLocation,
   hideImportedLocation,
-  productsQuery,
   setLocationHidden,
   variantsOfProducts,
 } from "./repository.ts";

@@ -14,6 +14,7 @@ export {
 } from "./ledger.ts";
 export { lockLevelsAt } from "./level-locks.ts";
 export { type LevelDelta, type LevelKey, type LevelReport, refreshLevels } from "./levels.ts";
+export { type LevelFilters, listLevels } from "./lists.ts";
 export {
   JUST_RECORDED,
   markSyncPending,

@@ -70,7 +70,7 @@ export async function recordStockMovements(
         r.available_delta !== 0 || r.on_hand_delta !== 0 || r.incoming_delta !== 0 || r.unit_cost !== null,
     );
   if (rows.length === 0) return [];
-  const { rows: inserted } = await insertRows<(typeof rows)[number], { id: number }>(
+  const { rows: inserted } = await insertRows(
     "stock_movements",
     rows,
     [
@@ -88,7 +88,7 @@ export async function recordStockMovements(
       ["reference", "text", (r) => r.reference],
       ["created_at", "timestamptz", (r) => r.created_at],
     ],
-    sql`returning id`,
+    sql<{ id: number }>`returning id`,
   ).execute(trx);
   await trx
     .insertInto("platform_sync_states")

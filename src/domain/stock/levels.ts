@@ -129,6 +129,17 @@ function sumByLevel(deltas: readonly LevelDelta[]): Map<string, LevelDelta> {
   return byKey;
 }
 
+/** A level row as the upsert of recorded movements returns it. */
+interface AddedLevel {
+  inventory_item_id: number;
+  location_id: number;
+  available: number;
+  on_hand: number;
+  incoming: number;
+  /** The statement created the row (it was not there before). */
+  inserted: boolean;
+}
+
 /**
  * Adds newly recorded movements to the mirror levels they touch, in one upsert: a movement is
  * unacknowledged when it is recorded, so it adds its deltas to the visible level and leaves the
@@ -150,17 +161,7 @@ export async function addMovementsToLevels(
   );
   const now = ctx.clock.now();
   // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock).
-  const { rows } = await insertRows<
-    LevelDelta,
-    {
-      inventory_item_id: number;
-      location_id: number;
-      available: number;
-      on_hand: number;
-      incoming: number;
-      inserted: boolean;
-    }
-  >(
+  const { rows } = await insertRows(
     "inventory_levels as l",
     list,
     [
@@ -173,7 +174,7 @@ export async function addMovementsToLevels(
       ["created_at", "timestamptz", () => now],
       ["updated_at", "timestamptz", () => now],
     ],
-    sql`on conflict (store_id, inventory_item_id, location_id) do update set
+    sql<AddedLevel>`on conflict (store_id, inventory_item_id, location_id) do update set
       available = l.available + excluded.available, on_hand = l.on_hand + excluded.on_hand,
       incoming = l.incoming + excluded.incoming, updated_at = excluded.updated_at
       where (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)

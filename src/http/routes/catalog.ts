@@ -1,18 +1,20 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { keysetPage } from "../../db/keyset-paging.ts";
 import {
   getProduct,
   getVariant,
   getVisibleLocation,
+  listProducts,
+  listVariants,
+  listVisibleLocations,
   presentLevel,
   presentLocation,
   presentProduct,
   presentVariant,
-  productsQuery,
   variantsOfProducts,
 } from "../../domain/catalog/index.ts";
+import { listLevels } from "../../domain/stock/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
@@ -135,21 +137,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
     async (request) => {
       const { store } = principalOf(request);
       const { status, vendor, include } = request.query;
-      let query = productsQuery(ctx.db, store.id);
-      if (status !== undefined) query = query.where("p.status", "=", status);
-      if (vendor !== undefined) query = query.where("p.vendor", "=", vendor);
-      const page = await keysetPage(
-        query,
-        request.query,
-        {
-          timeColumn: "p.updated_at",
-          idColumn: "p.id",
-          direction: "asc",
-          binding: { list: "products", store: store.id, status, vendor, include },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.updated_at, id: row.id }),
-      );
+      const page = await listProducts(ctx, ctx.db, store.id, { status, vendor, include }, request.query);
       const variants =
         include === "variants"
           ? await variantsOfProducts(
@@ -162,7 +150,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
         ...page,
         data: page.data.map((p) =>
           presentProduct(
-            { ...p, variants_count: Number(p.variants_count ?? 0) },
+            p,
             variants ? (variants.get(p.id) ?? []).map((v) => presentVariant(v, store.currency)) : null,
           ),
         ),
@@ -216,22 +204,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
     async (request) => {
       const { store } = principalOf(request);
       const { product_id, sku, barcode } = request.query;
-      let query = ctx.db.selectFrom("variants as v").selectAll("v").where("v.store_id", "=", store.id);
-      if (product_id !== undefined) query = query.where("v.product_id", "=", product_id);
-      if (sku !== undefined) query = query.where("v.sku", "=", sku);
-      if (barcode !== undefined) query = query.where("v.barcode", "=", barcode);
-      const page = await keysetPage(
-        query,
-        request.query,
-        {
-          timeColumn: "v.updated_at",
-          idColumn: "v.id",
-          direction: "asc",
-          binding: { list: "variants", store: store.id, product_id, sku, barcode },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.updated_at, id: row.id }),
-      );
+      const page = await listVariants(ctx, ctx.db, store.id, { product_id, sku, barcode }, request.query);
       return { ...page, data: page.data.map((v) => presentVariant(v, store.currency)) };
     },
   );
@@ -266,24 +239,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { store } = principalOf(request);
-      const query = ctx.db
-        .selectFrom("locations as l")
-        .selectAll("l")
-        .where("l.store_id", "=", store.id)
-        .where("l.active", "=", true)
-        .where("l.hidden", "=", false);
-      const page = await keysetPage(
-        query,
-        request.query,
-        {
-          timeColumn: "l.updated_at",
-          idColumn: "l.id",
-          direction: "asc",
-          binding: { list: "locations", store: store.id },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.updated_at, id: row.id }),
-      );
+      const page = await listVisibleLocations(ctx, ctx.db, store.id, request.query);
       return { ...page, data: page.data.map(presentLocation) };
     },
   );
@@ -326,38 +282,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
     async (request) => {
       const { store } = principalOf(request);
       const { inventory_item_id, location_id } = request.query;
-      let query = ctx.db
-        .selectFrom("inventory_levels as il")
-        .selectAll("il")
-        .where("il.store_id", "=", store.id)
-        // Levels at a location the store hides are not offered either.
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom("locations as hl")
-                .select("hl.id")
-                .whereRef("hl.store_id", "=", "il.store_id")
-                .whereRef("hl.id", "=", "il.location_id")
-                .where("hl.hidden", "=", true),
-            ),
-          ),
-        );
-      if (inventory_item_id !== undefined)
-        query = query.where("il.inventory_item_id", "=", inventory_item_id);
-      if (location_id !== undefined) query = query.where("il.location_id", "=", location_id);
-      const page = await keysetPage(
-        query,
-        request.query,
-        {
-          timeColumn: "il.updated_at",
-          idColumn: "il.id",
-          direction: "asc",
-          binding: { list: "inventory_levels", store: store.id, inventory_item_id, location_id },
-        },
-        ctx.cursorSecret,
-        (row) => ({ time: row.updated_at, id: row.id }),
-      );
+      const page = await listLevels(ctx, ctx.db, store.id, { inventory_item_id, location_id }, request.query);
       return { ...page, data: page.data.map(presentLevel) };
     },
   );

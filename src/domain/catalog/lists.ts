@@ -1,0 +1,99 @@
+/** The catalog's lists: products, variants and visible locations, keyset-paged, oldest update first. */
+
+import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/database.ts";
+import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
+import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
+import { productsQuery } from "./repository.ts";
+
+export interface ProductFilters {
+  status?: "active" | "draft" | "archived";
+  vendor?: string;
+  /** Not a filter, but the cursor is bound to it (a page with variants continues with variants). */
+  include?: "variants";
+}
+
+export async function listProducts(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  filters: ProductFilters,
+  paging: PageRequest,
+): Promise<Page<ProductRow>> {
+  const { status, vendor, include } = filters;
+  let query = productsQuery(db, storeId);
+  if (status !== undefined) query = query.where("p.status", "=", status);
+  if (vendor !== undefined) query = query.where("p.vendor", "=", vendor);
+  const page = await keysetPage(
+    query,
+    paging,
+    {
+      timeColumn: "p.updated_at",
+      idColumn: "p.id",
+      direction: "asc",
+      binding: { list: "products", store: storeId, status, vendor, include },
+    },
+    ctx.cursorSecret,
+    (row) => ({ time: row.updated_at, id: row.id }),
+  );
+  return { ...page, data: page.data.map((p) => ({ ...p, variants_count: Number(p.variants_count ?? 0) })) };
+}
+
+export interface VariantFilters {
+  product_id?: number;
+  sku?: string;
+  barcode?: string;
+}
+
+export function listVariants(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  filters: VariantFilters,
+  paging: PageRequest,
+): Promise<Page<VariantRow>> {
+  const { product_id, sku, barcode } = filters;
+  let query = db.selectFrom("variants as v").selectAll("v").where("v.store_id", "=", storeId);
+  if (product_id !== undefined) query = query.where("v.product_id", "=", product_id);
+  if (sku !== undefined) query = query.where("v.sku", "=", sku);
+  if (barcode !== undefined) query = query.where("v.barcode", "=", barcode);
+  return keysetPage(
+    query,
+    paging,
+    {
+      timeColumn: "v.updated_at",
+      idColumn: "v.id",
+      direction: "asc",
+      binding: { list: "variants", store: storeId, product_id, sku, barcode },
+    },
+    ctx.cursorSecret,
+    (row) => ({ time: row.updated_at, id: row.id }),
+  );
+}
+
+/** Active locations the store has not hidden. */
+export function listVisibleLocations(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  paging: PageRequest,
+): Promise<Page<LocationRow>> {
+  const query = db
+    .selectFrom("locations as l")
+    .selectAll("l")
+    .where("l.store_id", "=", storeId)
+    .where("l.active", "=", true)
+    .where("l.hidden", "=", false);
+  return keysetPage(
+    query,
+    paging,
+    {
+      timeColumn: "l.updated_at",
+      idColumn: "l.id",
+      direction: "asc",
+      binding: { list: "locations", store: storeId },
+    },
+    ctx.cursorSecret,
+    (row) => ({ time: row.updated_at, id: row.id }),
+  );
+}
