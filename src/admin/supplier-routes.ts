@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { presentSupplier, setNetworkLink } from "../domain/suppliers/index.ts";
-import { SupplierSchema } from "../http/routes/suppliers.ts";
+import { SupplierSchema } from "../http/routes/supplier-schemas.ts";
 import { DataOf, ErrorBody, Id } from "../http/schemas/common.ts";
 
 /**
