@@ -14,6 +14,11 @@ import fc from "fast-check";
 import { startTestApp, type TestApp } from "../../helpers/app.ts";
 import { changedTables, fingerprinter } from "../helpers/fingerprint.ts";
 import { type Populated, populate } from "../helpers/fixture.ts";
+import {
+  idsFor as knownIdsFor,
+  pathIds as knownPathIds,
+  stringsFor as knownStringsFor,
+} from "../helpers/known-values.ts";
 import { type JsonSchema, schemaArb } from "../helpers/schema-arbitrary.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20301);
@@ -97,64 +102,9 @@ describe("fuzz: bad input over every route of the OpenAPI document", () => {
   });
   after(() => t.close());
 
-  const ids = () => fx.ids;
-  /** Known ids for a path parameter of a route. */
-  function pathIds(path: string, param: string): Array<number | string> {
-    const i = ids();
-    if (param === "line_id") return i.line;
-    if (param === "receipt_id") return i.receipt.map((r) => r.id);
-    if (param === "payment_id") return i.payment.map((p) => p.id);
-    if (param === "delivery_id") return i.delivery.map((d) => d.id);
-    if (param === "inventory_item_id") return i.inventory_item;
-    if (path.startsWith("/v2/suppliers")) return i.supplier;
-    if (path.startsWith("/v2/purchase_orders")) return i.purchase_order;
-    if (path.startsWith("/v2/stock_adjustments")) return i.stock_adjustment;
-    if (path.startsWith("/v2/webhooks")) return i.webhook;
-    if (path.startsWith("/v2/products")) return i.product;
-    if (path.startsWith("/v2/variants")) return i.variant;
-    if (path.startsWith("/v2/locations")) return i.location;
-    return [];
-  }
-  const idsFor = (field: string): number[] | undefined => {
-    const i = ids();
-    switch (field) {
-      case "supplier_id":
-      case "target_id":
-      case "source_ids":
-        return i.supplier;
-      case "variant_id":
-        return i.variant;
-      case "inventory_item_id":
-        return i.inventory_item;
-      case "location_id":
-        return i.location;
-      case "line_id":
-      case "id":
-        return i.line;
-      case "tax_rate_id":
-        return i.tax_rate;
-      case "return_source_po_id":
-        return i.purchase_order;
-      default:
-        return undefined;
-    }
-  };
-  const stringsFor = (field: string): string[] | undefined => {
-    switch (field) {
-      case "currency":
-        return ["USD", "EUR", "JPY", "usd", "XXX", "ZZZ"];
-      case "event_id":
-        return ids().event.slice(-5);
-      case "events":
-        return ["*", "supplier.created", "purchase_order.updated", "item.low_stock", "nope.nope"];
-      case "status":
-        return ["draft", "ordered,partial", "applied", "active", "paused", "succeeded", "failed", "bogus"];
-      case "url":
-        return ["https://localhost:1/fuzz"];
-      default:
-        return undefined;
-    }
-  };
+  const pathIds = (path: string, param: string) => knownPathIds(fx, path, param);
+  const idsFor = (field: string) => knownIdsFor(fx, field);
+  const stringsFor = (field: string) => knownStringsFor(fx, field);
 
   function describeBody(payload: Request["payload"]): string {
     if (payload === undefined) return "";
