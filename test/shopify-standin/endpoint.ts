@@ -1,12 +1,14 @@
 // POST /admin/api/<version>/graphql.json for one shop: validate against the schema, charge the requested
 // cost to the shop's bucket (THROTTLED as HTTP 200 when it does not hold it; MAX_COST_EXCEEDED over
-// 1,000 points), execute, refund the difference to the actual cost, and report the cost on every answer.
+// 1,000 points), execute (root fields the token's scopes do not cover are ACCESS_DENIED), refund the
+// difference to the actual cost, and report the cost on every answer.
 import { executeSync, type FragmentDefinitionNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { BulkRunner } from "./bulk.ts";
 import { type CostBucket, queryCost } from "./cost.ts";
 import { type MutationHost, mutationRoot } from "./mutations.ts";
 import { queryRoot } from "./queries.ts";
 import { adminSchema } from "./schema.ts";
+import { guardScopes } from "./scopes.ts";
 import type { ShopState } from "./state.ts";
 import { checkDocument } from "./validate.ts";
 import { viewsOf } from "./views.ts";
@@ -20,7 +22,7 @@ export interface GraphqlRequest {
 }
 
 export function answerGraphql(
-  shop: ShopState,
+  { shop, scopes }: { shop: ShopState; scopes: string[] },
   bucket: CostBucket,
   bulk: BulkRunner,
   host: MutationHost,
@@ -74,10 +76,11 @@ export function answerGraphql(
     };
   }
   const views = viewsOf(shop, false);
-  const rootValue =
+  const root =
     operation.operation === "mutation"
       ? mutationRoot(shop, views, bulk, host)
       : queryRoot(shop, views, bulk, false);
+  const rootValue = guardScopes(root, scopes);
   const result = executeSync({
     schema,
     document: checked.document,

@@ -194,8 +194,8 @@ export class ShopifyStandin implements MutationHost {
     const url = new URL(request.url ?? "/", this.origin);
     const raw = await readBody(request);
     if (request.method === "POST" && url.pathname === `/admin/api/${this.apiVersion}/graphql.json`) {
-      const shop = this.tokens.shopOf(request.headers["x-shopify-access-token"] as string | undefined);
-      if (!shop)
+      const grant = this.tokens.grantOf(request.headers["x-shopify-access-token"] as string | undefined);
+      if (!grant)
         return send(401, {
           errors: "[API] Invalid API key or access token (unrecognized login or wrong password)",
         });
@@ -205,8 +205,8 @@ export class ShopifyStandin implements MutationHost {
       } catch {
         return send(400, { errors: { query: "Required parameter missing or invalid" } });
       }
-      const bucket = this.buckets.get(shop) ?? this.newBucket(shop);
-      return send(200, answerGraphql(shop, bucket, this.bulk, this, body));
+      const bucket = this.buckets.get(grant.shop) ?? this.newBucket(grant.shop);
+      return send(200, answerGraphql(grant, bucket, this.bulk, this, body));
     }
     if (request.method === "GET" && url.pathname === "/admin/oauth/authorize") {
       const domain = this.installingShop ?? url.searchParams.get("shop") ?? [...this.shops.keys()][0];

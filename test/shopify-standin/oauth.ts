@@ -37,10 +37,11 @@ export class TokenRegistry {
     return token;
   }
 
-  shopOf(token: string | undefined): ShopState | null {
+  /** The shop and scopes of a live access token. */
+  grantOf(token: string | undefined): { shop: ShopState; scopes: string[] } | null {
     const grant = token ? this.access.get(token) : undefined;
     if (!grant || (grant.expiresAt !== null && grant.expiresAt <= this.now())) return null;
-    return grant.shop;
+    return { shop: grant.shop, scopes: grant.scope.split(",").filter(Boolean) };
   }
 
   revoke(shop: ShopState): void {

@@ -346,6 +346,39 @@ describe("Shopify stand-in: inventoryAdjustQuantities", () => {
   });
 });
 
+describe("Shopify stand-in: access scopes", () => {
+  it("answers ACCESS_DENIED for a root field the token's scopes do not cover, moving nothing", async () => {
+    const { accessToken } = standin.addShop("narrow.myshopify.com", { scope: "read_products" });
+    const narrow = standin.shops.get("narrow.myshopify.com")!;
+    narrow.seed({ products: 1 });
+    const item = `gid://shopify/InventoryItem/${[...narrow.items.keys()][0]}`;
+    const location = `gid://shopify/Location/${[...narrow.locations.keys()][0]}`;
+    const input = {
+      name: "available",
+      reason: "correction",
+      changes: [{ inventoryItemId: item, locationId: location, delta: 1, changeFromQuantity: null }],
+    };
+    const { body } = await gql(doc.ADJUST, { key: "scoped", input }, accessToken);
+    assert.deepEqual(body.data, { inventoryAdjustQuantities: null });
+    assert.deepEqual(
+      body.errors.map((e: any) => [e.message, e.extensions.code]),
+      [
+        [
+          "Access denied for inventoryAdjustQuantities field. Required access: `write_inventory` access scope.",
+          "ACCESS_DENIED",
+        ],
+      ],
+    );
+    assert.equal(
+      narrow.level([...narrow.items.keys()][0], [...narrow.locations.keys()][0])!.quantities.available,
+      10,
+    );
+    const reads = await gql("{ products(first: 1) { nodes { title } } location { id } }", {}, accessToken);
+    assert.deepEqual(reads.body.data, { products: { nodes: [{ title: "Product 1" }] }, location: null });
+    assert.equal(reads.body.errors[0].extensions.code, "ACCESS_DENIED");
+  });
+});
+
 describe("Shopify stand-in: item cost", () => {
   it("sets an item's cost, presented in the shop's currency", async () => {
     const { body } = await gql(doc.ITEM_COST, { id: itemOf(0), cost: "4.25" });
