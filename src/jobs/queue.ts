@@ -108,7 +108,7 @@ export class JobQueue {
 
   /**
    * Claims up to `limit` due jobs (optionally of some types) for `workerId` under a lease, leaving
-   * alone the jobs of `skip.types` that belong to `skip.stores` (stores already holding their share).
+   * alone the jobs of `skip.types` that belong to `skip.stores` (stores that already have one running).
    */
   async claim(
     db: Db,

@@ -18,9 +18,10 @@ export interface JobHandler {
    */
   maxShare?: number;
   /**
-   * Jobs of this type are shared fairly across stores: one store's jobs of such types hold at most the
-   * worker's slots less a reserve (a quarter, at least one), so when that store's work hangs (webhook
-   * endpoints that never answer) another store's jobs still find a free slot at once.
+   * Jobs of this type are shared fairly across stores: when every slot is taken, a store with none of
+   * them running still gets one of the worker's reserve slots (a quarter more, at least one, beyond any
+   * `maxShare`), so when one store's work hangs (webhook endpoints that never answer) another store's
+   * jobs start at once.
    */
   fairAcrossStores?: boolean;
 }
@@ -58,6 +59,8 @@ export class Worker {
   private readonly inFlightByType = new Map<string, number>();
   /** Jobs of `fairAcrossStores` types running per store. */
   private readonly inFlightByStore = new Map<number, number>();
+  /** Until when (performance.now) a reserve claim is not worth asking again: the last found nothing. */
+  private reserveIdleUntil = 0;
   private wake: (() => void) | null = null;
   /**
    * Whether a claim could find anything: set by an enqueue in this process, by the poll tick, and by a
@@ -154,7 +157,7 @@ export class Worker {
     while (this.running) {
       const free = this.options.concurrency - this.inFlight;
       let claimed: ClaimedJob[] = [];
-      if (free > 0 && this.mayHaveWork) {
+      if (free + this.reserve > 0 && this.mayHaveWork) {
         this.mayHaveWork = false;
         try {
           const result = await this.claimWithin(free);
@@ -183,7 +186,7 @@ export class Worker {
         });
         active.add(p);
       }
-      if (claimed.length === 0 || this.inFlight >= this.options.concurrency) {
+      if (claimed.length === 0 || this.inFlight >= this.options.concurrency + this.reserve) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             this.mayHaveWork = true;
@@ -205,33 +208,15 @@ export class Worker {
    * then the other types for the remaining slots. `full` when some claim got as many as it asked for,
    * so more may be waiting.
    *
-   * Fair types skip the stores already holding `storeCap` of them, and a claim asks for no more than
-   * the least room a store has left, so one claim cannot take a store past its cap (the next claim,
-   * at once since this one was full, skips that store).
+   * When that leaves no slot free, a reserve slot may go to a job of a fair type (claimReserve).
    */
   private async claimWithin(free: number): Promise<{ jobs: ClaimedJob[]; full: boolean }> {
     const { jobs, db } = this.ctx;
     const claimed: ClaimedJob[] = [];
     const open: string[] = [];
-    const fairTypes = [...this.handlers.values()].filter((h) => h.fairAcrossStores).map((h) => h.type);
-    const held = new Map(this.inFlightByStore);
     let full = false;
-    const claim = async (limit: number, types: string[]) => {
-      const fair = types.some((type) => fairTypes.includes(type));
-      const rooms = [...held.values()].map((n) => this.storeCap - n);
-      const ask = fair ? Math.min(limit, this.storeCap, ...rooms.filter((r) => r > 0)) : limit;
-      const skip = fair
-        ? { types: fairTypes, stores: [...held].filter(([, n]) => n >= this.storeCap).map(([id]) => id) }
-        : undefined;
-      const got = await jobs.claim(db, this.id, ask, types, this.leaseMs, skip);
-      if (got.length === ask) full = true;
-      for (const job of got) {
-        const store = this.fairStoreOf(job);
-        if (store !== null) held.set(store, (held.get(store) ?? 0) + 1);
-      }
-      claimed.push(...got);
-    };
     for (const [type, handler] of this.handlers) {
+      if (free <= 0) break;
       if (handler.maxShare === undefined) {
         open.push(type);
         continue;
@@ -243,17 +228,53 @@ export class Worker {
         full = true;
         continue;
       }
-      await claim(room, [type]);
+      const got = await jobs.claim(db, this.id, room, [type], this.leaseMs);
+      if (got.length === room) full = true;
+      claimed.push(...got);
     }
     const left = free - claimed.length;
-    if (left > 0 && open.length > 0) await claim(left, open);
+    if (left > 0 && open.length > 0) {
+      const got = await jobs.claim(db, this.id, left, open, this.leaseMs);
+      if (got.length === left) full = true;
+      claimed.push(...got);
+    }
+    if (free - claimed.length <= 0) {
+      const got = await this.claimReserve(claimed);
+      if (got) {
+        full = true;
+        claimed.push(got);
+      }
+    }
     return { jobs: claimed, full };
   }
 
-  /** Slots one store's jobs of fair types may hold: all but a quarter (at least one) of the worker's. */
-  private get storeCap(): number {
-    const { concurrency } = this.options;
-    return Math.max(1, concurrency - Math.max(1, Math.floor(concurrency / 4)));
+  /**
+   * Every slot is taken: one job of a fair type for a reserve slot, from a store with none of them
+   * running here (counting `claimed`). A claim that finds none is not repeated within a poll interval,
+   * so a saturated worker asks at most that often (each empty claim costs the embedded database).
+   */
+  private async claimReserve(claimed: readonly ClaimedJob[]): Promise<ClaimedJob | null> {
+    const fairTypes = [...this.handlers.values()].filter((h) => h.fairAcrossStores).map((h) => h.type);
+    if (fairTypes.length === 0) return null;
+    if (this.inFlight + claimed.length >= this.options.concurrency + this.reserve) return null;
+    if (performance.now() < this.reserveIdleUntil) return null;
+    const running = new Set(this.inFlightByStore.keys());
+    for (const job of claimed) {
+      const store = this.fairStoreOf(job);
+      if (store !== null) running.add(store);
+    }
+    const [got] = await this.ctx.jobs.claim(this.ctx.db, this.id, 1, fairTypes, this.leaseMs, {
+      types: fairTypes,
+      stores: [...running],
+    });
+    if (!got) this.reserveIdleUntil = performance.now() + (this.options.pollIntervalMs ?? 250);
+    return got ?? null;
+  }
+
+  /** Slots beyond `concurrency` for the reserve: a quarter more (at least one) when fair types exist. */
+  private get reserve(): number {
+    const anyFair = [...this.handlers.values()].some((h) => h.fairAcrossStores);
+    return anyFair ? Math.max(1, Math.floor(this.options.concurrency / 4)) : 0;
   }
 
   /** The store a job counts against, when its type is shared fairly across stores. */

@@ -1,7 +1,7 @@
 /**
  * The delivery job handlers as the worker runs them: each payload parsed, then its job run. Delivery
- * is shared fairly across stores (JobHandler.fairAcrossStores): one store's hanging endpoints hold at
- * most three quarters of a worker's slots, so other stores' deliveries never wait for their timeouts.
+ * is shared fairly across stores (JobHandler.fairAcrossStores): while one store's hanging endpoints
+ * hold every slot, another store's deliveries take the worker's reserve slots instead of waiting.
  */
 import type { AppContext } from "../../context.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
