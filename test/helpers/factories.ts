@@ -130,3 +130,33 @@ export async function eventsOf(
   if (subject.storeId !== undefined) query = query.where("store_id", "=", subject.storeId);
   return query.orderBy("seq").execute();
 }
+
+/** Offset between an inserted fixture variant's id and its inventory item id. */
+export const FIXTURE_VARIANT_OFFSET = 500_000;
+
+/**
+ * Variants for the given inventory items written straight into the catalog mirror (id = item +
+ * FIXTURE_VARIANT_OFFSET), for tests that need items without seeding the simulated platform.
+ */
+export async function insertFixtureVariants(t: TestApp, storeId: number, itemIds: number[]): Promise<void> {
+  await t.runtime.ctx.db
+    .insertInto("variants")
+    .values(
+      itemIds.map((item) => ({
+        store_id: storeId,
+        id: item + FIXTURE_VARIANT_OFFSET,
+        product_id: 9_000 + storeId,
+        inventory_item_id: item,
+        title: `Variant ${item}`,
+        product_title: "Fixture product",
+        sku: `SKU-${item}`,
+        barcode: null,
+        compare_at_price: null,
+        unit_cost: null,
+        unit_cost_currency: null,
+        image_url: null,
+        platform_updated_at: null,
+      })),
+    )
+    .execute();
+}

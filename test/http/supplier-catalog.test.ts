@@ -3,33 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
 import { supplierPriceFor } from "../../src/domain/suppliers/pricing.ts";
 import { type Client, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-
-/** Variant id of an item in the fixture mirror: the item id plus this offset. */
-const VARIANT_OFFSET = 500_000;
-
-/** Mirror variants written straight into the store's catalog mirror (the platform sync is not needed here). */
-async function addVariants(t: TestApp, storeId: number, itemIds: number[]): Promise<void> {
-  await t.runtime.ctx.db
-    .insertInto("variants")
-    .values(
-      itemIds.map((item) => ({
-        store_id: storeId,
-        id: item + VARIANT_OFFSET,
-        product_id: 9_000 + storeId,
-        inventory_item_id: item,
-        title: `Variant ${item}`,
-        product_title: "Fixture product",
-        sku: `SKU-${item}`,
-        barcode: null,
-        compare_at_price: null,
-        unit_cost: null,
-        unit_cost_currency: null,
-        image_url: null,
-        platform_updated_at: null,
-      })),
-    )
-    .execute();
-}
+import { FIXTURE_VARIANT_OFFSET, insertFixtureVariants } from "../helpers/factories.ts";
 
 const ROW_KEYS = [
   "created_at",
@@ -60,7 +34,7 @@ describe("supplier catalog", () => {
     t = await startTestApp({ clock });
     store = await t.createStore({ currency: "USD", timezone: "UTC" });
     api = store.api;
-    await addVariants(
+    await insertFixtureVariants(
       t,
       store.id,
       Array.from({ length: 30 }, (_, i) => 1001 + i),
@@ -90,7 +64,7 @@ describe("supplier catalog", () => {
             { min_qty: 10, price: 0.12345678 },
           ],
         },
-        { variant_id: 1002 + VARIANT_OFFSET },
+        { variant_id: 1002 + FIXTURE_VARIANT_OFFSET },
       ],
     });
     assert.equal(res.status, 200);
@@ -273,7 +247,7 @@ describe("supplier catalog", () => {
 
   test("'today' is the store's date: 11 March is already today in Auckland at 12:00 UTC on the 10th", async () => {
     const nz = await t.createStore({ currency: "NZD", timezone: "Pacific/Auckland" });
-    await addVariants(t, nz.id, [7001]);
+    await insertFixtureVariants(t, nz.id, [7001]);
     const s = await newSupplier({ currency: "JPY" }, nz.api);
     const res = await nz.api.put(`/v2/suppliers/${s.id}/catalog`, {
       rows: [{ inventory_item_id: 7001, effective_from: "2025-03-11", tiers: [{ min_qty: 1, price: 500 }] }],
@@ -317,7 +291,7 @@ describe("supplier catalog", () => {
 
   test("one unknown item among ten refuses the whole request and writes none", async () => {
     const other = await t.createStore();
-    await addVariants(t, other.id, [8001]);
+    await insertFixtureVariants(t, other.id, [8001]);
     const s = await newSupplier();
     const rows: Record<string, unknown>[] = Array.from({ length: 10 }, (_, i) => ({
       inventory_item_id: 1010 + i,
@@ -333,7 +307,11 @@ describe("supplier catalog", () => {
 
     // Another store's item, by either id, is just as unknown.
     const foreign = await api.put(`/v2/suppliers/${s.id}/catalog`, {
-      rows: [{ inventory_item_id: 1010 }, { variant_id: 8001 + VARIANT_OFFSET }, { inventory_item_id: 8001 }],
+      rows: [
+        { inventory_item_id: 1010 },
+        { variant_id: 8001 + FIXTURE_VARIANT_OFFSET },
+        { inventory_item_id: 8001 },
+      ],
     });
     assert.equal(foreign.status, 422);
     assert.deepEqual(detailsOf(foreign.body), [
@@ -360,8 +338,8 @@ describe("supplier catalog", () => {
         },
         { inventory_item_id: 1021, effective_from: "2025-05-01" },
         { supplier_sku: "no item" },
-        { inventory_item_id: 1022, variant_id: 1023 + VARIANT_OFFSET },
-        { variant_id: 1020 + VARIANT_OFFSET },
+        { inventory_item_id: 1022, variant_id: 1023 + FIXTURE_VARIANT_OFFSET },
+        { variant_id: 1020 + FIXTURE_VARIANT_OFFSET },
       ],
     });
     assert.equal(tiers.status, 422);

@@ -2,41 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
 import { type Client, type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { eventsOf, insertFixtureVariants } from "../helpers/factories.ts";
 
-/** Mirror variants written straight into the store's catalog mirror (the platform sync is not needed here). */
-async function addVariants(t: TestApp, storeId: number, itemIds: number[]): Promise<void> {
-  await t.runtime.ctx.db
-    .insertInto("variants")
-    .values(
-      itemIds.map((item) => ({
-        store_id: storeId,
-        id: item + 500_000,
-        product_id: 9_000 + storeId,
-        inventory_item_id: item,
-        title: `Variant ${item}`,
-        product_title: "Fixture product",
-        sku: `SKU-${item}`,
-        barcode: null,
-        compare_at_price: null,
-        unit_cost: null,
-        unit_cost_currency: null,
-        image_url: null,
-        platform_updated_at: null,
-      })),
-    )
-    .execute();
-}
-
-async function eventsFor(t: TestApp, storeId: number, subjectId: number) {
-  return t.runtime.ctx.db
-    .selectFrom("events")
-    .select(["name", "data"])
-    .where("store_id", "=", storeId)
-    .where("subject_type", "=", "supplier")
-    .where("subject_id", "=", subjectId)
-    .orderBy("seq")
-    .execute();
-}
+const eventsFor = (t: TestApp, storeId: number, subjectId: number) =>
+  eventsOf(t, { type: "supplier", id: subjectId, storeId });
 
 const SUPPLIER_KEYS = [
   "account_number",
@@ -560,7 +529,7 @@ describe("suppliers", () => {
 
       before(async () => {
         shop = await t.createStore({ currency: "USD" });
-        await addVariants(t, shop.id, [11, 12, 13, 14]);
+        await insertFixtureVariants(t, shop.id, [11, 12, 13, 14]);
         target = (
           await shop.api.post("/v2/suppliers", { name: "Target", email: null, currency: "USD", city: "Keep" })
         ).body.data;
@@ -813,7 +782,7 @@ describe("suppliers", () => {
 
     test("a network-linked source refuses the merge with merge_network_blocked and changes nothing", async () => {
       const shop = await t.createStore();
-      await addVariants(t, shop.id, [21]);
+      await insertFixtureVariants(t, shop.id, [21]);
       const target = (await shop.api.post("/v2/suppliers", { name: "T" })).body.data;
       const free = (await shop.api.post("/v2/suppliers", { name: "Free", email: "free@x.test" })).body.data;
       const linked = (await shop.api.post("/v2/suppliers", { name: "Linked" })).body.data;

@@ -1,52 +1,12 @@
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { PDFParse } from "pdf-parse";
-import { SMTPServer } from "smtp-server";
 import type { ManualClock } from "../../src/clock.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-
-interface Received {
-  rcptTo: string[];
-  raw: string;
-}
-
-/** A real SMTP server; `refuseWith` makes it refuse every RCPT with that reply code. */
-async function startSmtp() {
-  const received: Received[] = [];
-  const state = { refuseWith: 0 };
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onRcptTo(_address, _session, callback) {
-      if (!state.refuseWith) return callback();
-      callback(Object.assign(new Error("Mailbox unavailable"), { responseCode: state.refuseWith }));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        received.push({
-          rcptTo: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString("latin1"),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    state,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+import { startSmtp } from "../helpers/smtp.ts";
 
 async function pdfText(buffer: Buffer): Promise<{ text: string; pages: number }> {
   const parser = new PDFParse({ data: new Uint8Array(buffer) });

@@ -1,64 +1,15 @@
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { SMTPServer } from "smtp-server";
 import {
   classifySendError,
   createMailer,
   type MailMessage,
   smtpTransportOptions,
 } from "../../src/mail/mailer.ts";
-
-interface Received {
-  readonly from: string;
-  readonly rcptTo: string[];
-  readonly raw: string;
-}
-
-interface TestSmtp {
-  readonly url: string;
-  readonly received: Received[];
-  close(): Promise<void>;
-}
-
-/** A real SMTP server on a free loopback port; `rcptReply` makes it refuse every RCPT TO with that code. */
-async function startSmtp(rcptReply?: number): Promise<TestSmtp> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onRcptTo(_address, _session, callback) {
-      if (!rcptReply) return callback();
-      const err = Object.assign(new Error(rcptReply >= 500 ? "Mailbox unavailable" : "Try again later"), {
-        responseCode: rcptReply,
-      });
-      callback(err);
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-          rcptTo: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString("latin1"),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 
 // A stand-in PDF with binary bytes, so the attachment has to survive base64 both ways.
 const PDF = Buffer.concat([
@@ -170,7 +121,7 @@ describe("classifySendError", () => {
   }
 
   it("calls a 550 on RCPT permanent", async () => {
-    const smtp = await startSmtp(550);
+    const smtp = await startSmtp({ refuseWith: 550 });
     try {
       const err = await failedSend(smtp.url);
       assert.equal((err as { responseCode?: number }).responseCode, 550);
@@ -182,7 +133,7 @@ describe("classifySendError", () => {
   });
 
   it("calls a 451 on RCPT transient", async () => {
-    const smtp = await startSmtp(451);
+    const smtp = await startSmtp({ refuseWith: 451 });
     try {
       const err = await failedSend(smtp.url);
       assert.equal((err as { responseCode?: number }).responseCode, 451);
