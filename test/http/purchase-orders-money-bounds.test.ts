@@ -192,3 +192,28 @@ describe("incoming stock within what a level holds", () => {
     assert.equal(ordered.body.data.status, "ordered");
   });
 });
+
+describe("incoming stock a level already holds", () => {
+  test("mark_ordered that takes an item's incoming level beyond an integer is refused, the level unchanged", async () => {
+    const item = (await trackedVariants(store.api))[1];
+    const lines = (n: number) =>
+      Array.from({ length: n }, () => ({ variant_id: item.id, quantity: 100_000_000, unit_cost: "0.01" }));
+    await createOrderedOrder(store.api, {
+      supplier_id: supplierId,
+      location_id: locationId,
+      lines: lines(21),
+    });
+    await t.drain();
+    const incoming = (await platformLevel(t, store.id, item.inventory_item_id, locationId)).incoming;
+    const draft = await createDraftOrder(store.api, {
+      supplier_id: supplierId,
+      location_id: locationId,
+      lines: lines(1),
+    });
+    await unchangedAfter(draft.id, () => store.api.post(`/v2/purchase_orders/${draft.id}/mark_ordered`, {}), [
+      ["lines", "out_of_range"],
+    ]);
+    await t.drain();
+    assert.equal((await platformLevel(t, store.id, item.inventory_item_id, locationId)).incoming, incoming);
+  });
+});

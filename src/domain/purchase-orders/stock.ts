@@ -40,8 +40,8 @@ export function orderReference(orderId: number): string {
 /**
  * Pushes incoming changes for order lines: + when quantity becomes expected, − when it no longer is.
  * Lines without an inventory item, zero deltas, and orders that do not update stock move nothing.
- * Deltas for the same item and location are summed into one movement; a sum beyond what a level holds
- * is 422 `out_of_range` on `lines` (22 lines of 100,000,000 of one item, say).
+ * Deltas for the same item and location are summed into one movement; a sum, or a level after it,
+ * beyond what a level holds is 422 `out_of_range` on `lines` (22 lines of 100,000,000 of one item).
  */
 export async function pushIncoming(
   ctx: AppContext,
@@ -73,13 +73,32 @@ export async function pushIncoming(
     .filter((s) => s.delta !== 0)
     .map((s) => ({ inventoryItemId: s.item, locationId: s.location, incomingDelta: s.delta, reason }));
   if (movements.length === 0) return [];
-  return recordStockMovements(ctx, trx, {
-    storeId: order.store_id,
-    subjectType: "purchase_order",
-    subjectId: order.id,
-    reference: orderReference(order.id),
-    movements,
-  });
+  try {
+    return await recordStockMovements(ctx, trx, {
+      storeId: order.store_id,
+      subjectType: "purchase_order",
+      subjectId: order.id,
+      reference: orderReference(order.id),
+      movements,
+    });
+  } catch (error) {
+    // A level already near the bound: the database refuses the sum (the request's transaction is
+    // rolled back with the 422, so nothing is left half-written).
+    if (isNumericOutOfRange(error))
+      throw validationFailed([
+        {
+          field: "lines",
+          code: "out_of_range",
+          message: `the incoming stock of an item on this order would take its level beyond what a level holds (${INT4_MAX})`,
+        },
+      ]);
+    throw error;
+  }
+}
+
+/** PostgreSQL's numeric_value_out_of_range (an integer column overflowed). */
+function isNumericOutOfRange(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: string }).code === "22003";
 }
 
 /**
