@@ -1,10 +1,16 @@
-import type { Selectable } from "kysely";
-import { sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import type { StockMovementsTable } from "../db/tables/catalog.ts";
 import { adoptUnitCosts } from "../domain/catalog/index.ts";
-import { PUSH_JOB, refreshLevels, type SyncSubjectType } from "../domain/stock/index.ts";
+import {
+  hasUnpushedMovements,
+  markMovementsPushed,
+  PUSH_JOB,
+  refreshLevels,
+  type SyncSubjectType,
+  type UnpushedMovement,
+  unpushedMovements,
+  writeSyncState as writeRecordSyncState,
+} from "../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import {
   type InventoryAdjustment,
@@ -52,21 +58,7 @@ export interface PushHooks {
 }
 
 /** What a push reads of a movement: enough to cut, key and send documents. */
-const MOVEMENT_COLUMNS = [
-  "id",
-  "store_id",
-  "inventory_item_id",
-  "location_id",
-  "available_delta",
-  "on_hand_delta",
-  "incoming_delta",
-  "unit_cost",
-  "unit_cost_currency",
-  "reason",
-  "reference",
-] as const;
-
-export type Movement = Pick<Selectable<StockMovementsTable>, (typeof MOVEMENT_COLUMNS)[number]>;
+export type Movement = UnpushedMovement;
 
 /** The key of a document of one movement (also every document of a job queued before grouping). */
 export function movementIdempotencyKey(storeId: number, movementId: number): string {
@@ -154,17 +146,7 @@ export async function pushMovements(
   hooks: PushHooks = {},
 ): Promise<void> {
   const storeId = payload.store_id;
-  const movements =
-    payload.movement_ids.length === 0
-      ? []
-      : await ctx.db
-          .selectFrom("stock_movements")
-          .select(MOVEMENT_COLUMNS)
-          .where("store_id", "=", storeId)
-          .where(sql<boolean>`id = any(${payload.movement_ids}::bigint[])`)
-          .where("pushed_at", "is", null)
-          .orderBy("id")
-          .execute();
+  const movements = await unpushedMovements(ctx.db, storeId, payload.movement_ids);
   // Nothing left to send (a retry after the last acknowledgement): only the settling may be missing.
   if (movements.length === 0) return settle(ctx, ctx.db, payload);
   const connector = await connectorForStore(ctx, ctx.db, storeId);
@@ -175,15 +157,9 @@ export async function pushMovements(
     const ids = document.map((m) => m.id);
     await hooks.afterPush?.(ids);
     await ctx.db.transaction().execute(async (trx) => {
-      const acked = await trx
-        .updateTable("stock_movements")
-        .set({ pushed_at: ctx.clock.now() })
-        .where("store_id", "=", storeId)
-        .where(sql<boolean>`id = any(${ids}::bigint[])`)
-        .where("pushed_at", "is", null)
-        .executeTakeFirst();
+      const acked = await markMovementsPushed(trx, storeId, ids, ctx.clock.now());
       // Another worker holding the same job (its lease ran out) acknowledged the document first.
-      if (Number(acked.numUpdatedRows) > 0) {
+      if (acked > 0) {
         await adoptUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
         await refreshLevels(
           ctx,
@@ -205,31 +181,15 @@ export async function pushMovements(
   }
 }
 
-async function writeSyncState(
+/** Records where the push left the record, now. */
+function writeSyncState(
   ctx: AppContext,
   db: Db,
   subject: { storeId: number; subjectType: SyncSubjectType; subjectId: number },
   state: "pending" | "synced" | "failed",
   error: string | null,
 ): Promise<void> {
-  const now = ctx.clock.now();
-  await db
-    .insertInto("platform_sync_states")
-    .values({
-      store_id: subject.storeId,
-      subject_type: subject.subjectType,
-      subject_id: subject.subjectId,
-      state,
-      attempted_at: now,
-      error,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(["store_id", "subject_type", "subject_id"])
-        .doUpdateSet({ state, attempted_at: now, error, updated_at: now }),
-    )
-    .execute();
+  return writeRecordSyncState(db, subject, state, error, ctx.clock.now());
 }
 
 /** After the job's last document: synced when nothing of the record is left unacknowledged. */
@@ -239,15 +199,7 @@ async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<vo
     subjectType: payload.subject_type,
     subjectId: payload.subject_id,
   };
-  const left = await db
-    .selectFrom("stock_movements")
-    .select("id")
-    .where("store_id", "=", payload.store_id)
-    .where("subject_type", "=", payload.subject_type)
-    .where("subject_id", "=", payload.subject_id)
-    .where("pushed_at", "is", null)
-    .limit(1)
-    .executeTakeFirst();
+  const left = await hasUnpushedMovements(db, payload.store_id, payload.subject_type, payload.subject_id);
   if (!left) return writeSyncState(ctx, db, subject, "synced", null);
   // A failed push job still holding movements of this record: its error is the record's.
   const failed = await ctx.jobs.lastFailedJobAbout(db, PUSH_JOB, payload.store_id, {

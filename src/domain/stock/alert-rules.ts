@@ -1,4 +1,5 @@
 import type { Db } from "../../db/database.ts";
+import { findVariants, locationNames } from "../catalog/index.ts";
 import { DetailCollector } from "../errors.ts";
 
 /**
@@ -47,30 +48,8 @@ export async function putAlertRules(
   const locationIds = [
     ...new Set(rules.items.map((i) => i.location_id).filter((id): id is number => id !== null)),
   ];
-  const knownItems = new Set(
-    itemIds.length === 0
-      ? []
-      : (
-          await trx
-            .selectFrom("variants")
-            .select("inventory_item_id")
-            .where("store_id", "=", storeId)
-            .where("inventory_item_id", "in", itemIds)
-            .execute()
-        ).map((r) => r.inventory_item_id),
-  );
-  const knownLocations = new Set(
-    locationIds.length === 0
-      ? []
-      : (
-          await trx
-            .selectFrom("locations")
-            .select("id")
-            .where("store_id", "=", storeId)
-            .where("id", "in", locationIds)
-            .execute()
-        ).map((r) => r.id),
-  );
+  const { byInventoryItemId: knownItems } = await findVariants(trx, storeId, { inventoryItemIds: itemIds });
+  const knownLocations = await locationNames(trx, storeId, locationIds);
   const seen = new Set<string>();
   rules.items.forEach((item, i) => {
     if (!knownItems.has(item.inventory_item_id))

@@ -16,10 +16,17 @@ export { lockLevelsAt } from "./level-locks.ts";
 export { type LevelDelta, type LevelKey, type LevelReport, refreshLevels } from "./levels.ts";
 export { type LevelFilters, listLevels } from "./lists.ts";
 export {
+  hasUnpushedMovements,
+  markMovementsPushed,
+  type UnpushedMovement,
+  unpushedMovements,
+} from "./pushes.ts";
+export {
   JUST_RECORDED,
   markSyncPending,
   NEVER_MOVED,
   platformSyncOf,
   type SyncState,
   syncStateCounts,
+  writeSyncState,
 } from "./sync-state.ts";

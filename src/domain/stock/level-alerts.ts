@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
+import { findVariants, locationNames } from "../catalog/index.ts";
 import { crossingsFor, type ItemRuleRow, type LevelQuantities, ruleForLevel } from "./crossings.ts";
 import type { LevelKey } from "./levels.ts";
 
@@ -52,20 +53,14 @@ export async function emitCrossings(
       fired.push({ change, event: c.event, threshold: c.threshold });
   }
   if (fired.length === 0) return;
-  const variants = await trx
-    .selectFrom("variants")
-    .select(["id", "product_id", "inventory_item_id", "sku", "product_title", "title", "inventory_tracked"])
-    .where("store_id", "=", storeId)
-    .where("inventory_item_id", "in", [...new Set(fired.map((f) => f.change.key.inventoryItemId))])
-    .execute();
-  const variantByItem = new Map(variants.map((v) => [v.inventory_item_id, v]));
-  const locations = await trx
-    .selectFrom("locations")
-    .select(["id", "name"])
-    .where("store_id", "=", storeId)
-    .where("id", "in", [...new Set(fired.map((f) => f.change.key.locationId))])
-    .execute();
-  const locationName = new Map(locations.map((l) => [l.id, l.name]));
+  const { byInventoryItemId: variantByItem } = await findVariants(trx, storeId, {
+    inventoryItemIds: fired.map((f) => f.change.key.inventoryItemId),
+  });
+  const locationName = await locationNames(
+    trx,
+    storeId,
+    fired.map((f) => f.change.key.locationId),
+  );
   for (const f of fired) {
     const variant = variantByItem.get(f.change.key.inventoryItemId);
     // An item the mirror does not know, or one the platform does not track, raises no alert.

@@ -72,3 +72,30 @@ export async function markSyncPending(
     .where("subject_id", "=", subject.id)
     .execute();
 }
+
+/** Records where a push left the record (every attempt sets attempted_at and error). */
+export async function writeSyncState(
+  db: Db,
+  subject: { storeId: number; subjectType: SyncSubjectType; subjectId: number },
+  state: "pending" | "synced" | "failed",
+  error: string | null,
+  now: Date,
+): Promise<void> {
+  await db
+    .insertInto("platform_sync_states")
+    .values({
+      store_id: subject.storeId,
+      subject_type: subject.subjectType,
+      subject_id: subject.subjectId,
+      state,
+      attempted_at: now,
+      error,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["store_id", "subject_type", "subject_id"])
+        .doUpdateSet({ state, attempted_at: now, error, updated_at: now }),
+    )
+    .execute();
+}

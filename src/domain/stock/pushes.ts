@@ -1,0 +1,83 @@
+import type { Selectable } from "kysely";
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type { StockMovementsTable } from "../../db/tables/catalog.ts";
+import type { SyncSubjectType } from "./ledger.ts";
+
+/**
+ * The ledger's side of a push (platform/push.ts sends the movements): which recorded movements the
+ * platform has not acknowledged, and their acknowledgement.
+ */
+
+/** What a push reads of a movement: enough to cut, key and send documents. */
+const UNPUSHED_COLUMNS = [
+  "id",
+  "store_id",
+  "inventory_item_id",
+  "location_id",
+  "available_delta",
+  "on_hand_delta",
+  "incoming_delta",
+  "unit_cost",
+  "unit_cost_currency",
+  "reason",
+  "reference",
+] as const;
+
+export type UnpushedMovement = Pick<Selectable<StockMovementsTable>, (typeof UNPUSHED_COLUMNS)[number]>;
+
+/** The movements among `ids` the platform has not acknowledged, by id. */
+export function unpushedMovements(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<UnpushedMovement[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("stock_movements")
+    .select(UNPUSHED_COLUMNS)
+    .where("store_id", "=", storeId)
+    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
+    .where("pushed_at", "is", null)
+    .orderBy("id")
+    .execute();
+}
+
+/**
+ * Marks the movements acknowledged; answers how many this call marked (0: another worker holding the
+ * same job acknowledged them first).
+ */
+export async function markMovementsPushed(
+  trx: Db,
+  storeId: number,
+  ids: readonly number[],
+  now: Date,
+): Promise<number> {
+  const acked = await trx
+    .updateTable("stock_movements")
+    .set({ pushed_at: now })
+    .where("store_id", "=", storeId)
+    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
+    .where("pushed_at", "is", null)
+    .executeTakeFirst();
+  return Number(acked.numUpdatedRows);
+}
+
+/** Whether any movement of the record still waits for the platform's acknowledgement. */
+export async function hasUnpushedMovements(
+  db: Db,
+  storeId: number,
+  subjectType: SyncSubjectType,
+  subjectId: number,
+): Promise<boolean> {
+  const left = await db
+    .selectFrom("stock_movements")
+    .select("id")
+    .where("store_id", "=", storeId)
+    .where("subject_type", "=", subjectType)
+    .where("subject_id", "=", subjectId)
+    .where("pushed_at", "is", null)
+    .limit(1)
+    .executeTakeFirst();
+  return left !== undefined;
+}
