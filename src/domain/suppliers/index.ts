@@ -4,7 +4,7 @@
  */
 
 export { type CatalogRowInput, deleteCatalogItem, putCatalog, type StoreRef } from "./catalog.ts";
-export { type MergeResult, mergeSuppliers } from "./merge.ts";
+export { lockMergeParties, type MergeParties, mergeSupplierRecords } from "./merge.ts";
 export {
   formatSupplierMoney,
   type PriceTierSetView,

@@ -1,8 +1,6 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { emit } from "../../events/outbox.ts";
 import { AppError, DetailCollector } from "../errors.ts";
-import { type Actor, loadPurchaseOrders, moveOrdersToSupplier } from "../purchase-orders/index.ts";
 import { emitSupplier } from "./events.ts";
 import type { SupplierRow } from "./presenter.ts";
 import type { CatalogRow } from "./pricing.ts";
@@ -16,9 +14,10 @@ import {
 } from "./repository.ts";
 import { ADDRESS_FIELDS, MONEY_FIELDS, type SupplierChanges, toColumns } from "./supplier-input.ts";
 
-export interface MergeResult {
-  survivor: SupplierRow;
-  moved: { purchase_orders: number; items: number; suppliers: number };
+/** The suppliers of a merge, locked and checked: the surviving target and the sources in request order. */
+export interface MergeParties {
+  target: SupplierRow;
+  sources: SupplierRow[];
 }
 
 /** Target fields filled from the first source that has them (address as one unit, see below). */
@@ -63,20 +62,15 @@ function fillFromSources(target: SupplierRow, sources: readonly SupplierRow[]): 
 }
 
 /**
- * POST /suppliers/merge. Sources are archived with `merged_into_id`; their purchase orders and catalog
- * rows move to the target (an item the target already has keeps the target's row; the source's is
- * dropped, and a primary pin it held passes to the row kept); the target's null fields are filled from
- * the sources. Each moved order gets an `updated` history row (`changes.supplier_id`) by `actor`.
- * Events: supplier.archived (or supplier.updated for an already archived source) per source, then
- * supplier.merged with the survivor, then purchase_order.updated per moved order.
+ * The suppliers' half of POST /suppliers/merge (the flow is `src/use-cases/merge-suppliers.ts`): locks
+ * the target and the sources in id order and checks them; every problem is one 422, and a source with
+ * a live network link is `merge_network_blocked`.
  */
-export async function mergeSuppliers(
-  ctx: AppContext,
+export async function lockMergeParties(
   trx: Db,
   storeId: number,
-  input: { target_id: number; source_ids: number[] },
-  actor: Actor,
-): Promise<MergeResult> {
+  input: { target_id: number; source_ids: readonly number[] },
+): Promise<MergeParties> {
   const { target_id: targetId, source_ids: sourceIds } = input;
   const locked = await lockSuppliers(trx, storeId, [targetId, ...sourceIds]);
   const byId = new Map(locked.map((r) => [r.id, r]));
@@ -98,7 +92,6 @@ export async function mergeSuppliers(
     seen.add(id);
   });
   problems.throwIfAny();
-  const survivor = target as SupplierRow;
   const sources = sourceIds.map((id) => byId.get(id) as SupplierRow);
   const linked = sources.find((s) => s.network_linked);
   if (linked) {
@@ -107,9 +100,26 @@ export async function mergeSuppliers(
       `Supplier ${linked.id} has a live supplier network link; unlink it before merging it away.`,
     );
   }
+  return { target: target as SupplierRow, sources };
+}
 
-  const now = ctx.clock.now();
-  const movedOrders = await moveOrdersToSupplier(trx, storeId, sourceIds, targetId, actor, now);
+/**
+ * Merges the supplier records: catalog rows move to the target (an item the target already has keeps
+ * the target's row; the source's is dropped, and a primary pin it held passes to the row kept), the
+ * sources are archived with `merged_into_id`, and the target's null fields are filled from them.
+ * Events: supplier.archived (or supplier.updated for an already archived source) per source, then
+ * supplier.merged with the survivor. Answers the survivor and the number of catalog rows moved.
+ */
+export async function mergeSupplierRecords(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  parties: MergeParties,
+  now: Date,
+): Promise<{ survivor: SupplierRow; movedItems: number }> {
+  const { target: survivor, sources } = parties;
+  const targetId = survivor.id;
+  const sourceIds = sources.map((s) => s.id);
 
   // Catalog rows: the target's rows win; then the first source (in source_ids order) with the item.
   const rows = await catalogRowsFor(trx, storeId, [targetId, ...sourceIds], { forUpdate: true });
@@ -157,23 +167,5 @@ export async function mergeSuppliers(
     await emitSupplier(ctx, trx, source.archived ? "supplier.updated" : "supplier.archived", after);
   }
   await emitSupplier(ctx, trx, "supplier.merged", merged);
-  // Each moved order changed supplier: purchase_order.updated with the order as GET now returns it.
-  const orders = await loadPurchaseOrders(
-    trx,
-    storeId,
-    movedOrders.map((o) => o.id),
-  );
-  for (const [id, order] of orders) {
-    await emit(ctx, trx, {
-      storeId,
-      name: "purchase_order.updated",
-      subjectType: "purchase_order",
-      subjectId: id,
-      data: order,
-    });
-  }
-  return {
-    survivor: merged,
-    moved: { purchase_orders: movedOrders.length, items: moveIds.length, suppliers: sources.length },
-  };
+  return { survivor: merged, movedItems: moveIds.length };
 }

@@ -10,13 +10,13 @@ import {
   getSupplier,
   listCatalogRows,
   listSuppliers,
-  mergeSuppliers,
   presentCatalogRow,
   presentSupplier,
   putCatalog,
   unarchiveSupplier,
   updateSupplier,
 } from "../../domain/suppliers/index.ts";
+import { mergeSuppliers } from "../../use-cases/merge-suppliers.ts";
 import { principalOf } from "../plugins/auth.ts";
 import { commonErrorResponses, DataOf, Id, IdParam, Page, PagingQuery } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
