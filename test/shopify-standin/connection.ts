@@ -1,6 +1,7 @@
 // Cursor pagination and `query: "updated_at:>…"` search the way the Admin API answers them: `first` is
 // required and at most 250 (a bulk operation reads everything), cursors are opaque, paging stops at
 // 25,000 objects, and search terms the stand-in does not know are ignored (Shopify ignores them too).
+// `sortKey` ID, UPDATED_AT, TITLE, NAME and SKU order the rows (ties by id); other keys order by id.
 import { GraphQLError } from "graphql";
 
 export interface ConnectionArgs {
@@ -9,7 +10,19 @@ export interface ConnectionArgs {
   after?: string | null;
   query?: string | null;
   reverse?: boolean | null;
+  sortKey?: string | null;
 }
+
+type Row = { id: number; updatedAt: Date };
+type Position = { id: number; value: number | string };
+
+function sortValue(row: Row, key: string): number | string {
+  if (key === "UPDATED_AT") return row.updatedAt.getTime();
+  const field = { TITLE: "title", NAME: "name", SKU: "sku" }[key];
+  return field ? String((row as Record<string, unknown>)[field] ?? "") : row.id;
+}
+
+const compare = (a: Position, b: Position) => (a.value < b.value ? -1 : a.value > b.value ? 1 : a.id - b.id);
 
 const PAGE_MAX = 250;
 const INPUT_ARRAY_MAX = 250;
@@ -28,12 +41,13 @@ export function checkInputArray(size: number, path: string[]): void {
 }
 const PAGING_LIMIT = 25_000;
 
-const encode = (id: number) => Buffer.from(JSON.stringify({ last_id: id })).toString("base64url");
+const encode = (p: Position) =>
+  Buffer.from(JSON.stringify({ last_id: p.id, last_value: p.value })).toString("base64url");
 
-function decode(cursor: string): number {
+function decode(cursor: string): Position {
   try {
-    const id = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")).last_id;
-    if (Number.isSafeInteger(id)) return id;
+    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Number.isSafeInteger(parsed.last_id)) return { id: parsed.last_id, value: parsed.last_value };
   } catch {}
   throw new GraphQLError("Invalid cursor for current pagination.", { extensions: { code: "BAD_REQUEST" } });
 }
@@ -60,21 +74,25 @@ export function searchUpdatedAt<T extends { updatedAt: Date }>(
   return rows.filter((row) => tests.every((test) => test(row.updatedAt.getTime())));
 }
 
-export function connection<T extends { id: number; updatedAt: Date }>(
+export function connection<T extends Row>(
   all: Iterable<T>,
   args: ConnectionArgs,
   view: (row: T) => unknown,
   bulk: boolean,
+  defaultSortKey = "ID",
 ) {
   if (args.last != null) {
     throw new GraphQLError("The stand-in pages forward only: use first and after.");
   }
-  const rows = searchUpdatedAt([...all], args.query).sort((a, b) => a.id - b.id);
-  if (args.reverse) rows.reverse();
+  const key = args.sortKey ?? defaultSortKey;
+  const direction = args.reverse ? -1 : 1;
+  const rows = searchUpdatedAt([...all], args.query)
+    .map((row) => ({ row, at: { id: row.id, value: sortValue(row, key) } }))
+    .sort((a, b) => direction * compare(a.at, b.at));
   let start = 0;
   if (args.after) {
     const after = decode(args.after);
-    start = rows.findIndex((row) => (args.reverse ? row.id < after : row.id > after));
+    start = rows.findIndex((r) => direction * compare(r.at, after) > 0);
     if (start < 0) start = rows.length;
   }
   let end = rows.length;
@@ -86,15 +104,15 @@ export function connection<T extends { id: number; updatedAt: Date }>(
     end = Math.min(start + args.first, rows.length, PAGING_LIMIT);
   }
   const page = rows.slice(start, Math.max(start, end));
-  const nodes = page.map(view);
+  const nodes = page.map((r) => view(r.row));
   return {
-    edges: page.map((row, i) => ({ cursor: encode(row.id), node: nodes[i] })),
+    edges: page.map((r, i) => ({ cursor: encode(r.at), node: nodes[i] })),
     nodes,
     pageInfo: {
       hasNextPage: end < PAGING_LIMIT && end < rows.length,
       hasPreviousPage: start > 0,
-      startCursor: page.length ? encode(page[0].id) : null,
-      endCursor: page.length ? encode(page[page.length - 1].id) : null,
+      startCursor: page.length ? encode(page[0].at) : null,
+      endCursor: page.length ? encode(page[page.length - 1].at) : null,
     },
   };
 }

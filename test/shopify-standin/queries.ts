@@ -37,6 +37,7 @@ export function queryRoot(shop: ShopState, views: Views, bulk: BulkRunner, inBul
         args,
         views.location,
         inBulk,
+        "NAME",
       ),
     product: (args: { id: string }) => typed(args.id, "Product"),
     productVariant: (args: { id: string }) => typed(args.id, "ProductVariant"),

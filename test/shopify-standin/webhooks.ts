@@ -36,11 +36,13 @@ export class WebhookOutbox {
     return createHmac("sha256", this.secret).update(body, "utf8").digest("base64");
   }
 
-  /** One event per subscription of `shop` to `topic` (REST form, e.g. "inventory_levels/update"). */
+  /** One delivery per subscription of `shop` to `topic` (REST form, e.g. "inventory_levels/update"),
+   *  all with the event's one X-Shopify-Event-Id, each with its own X-Shopify-Webhook-Id. */
   emit(shop: ShopState, topic: string, payload: unknown): void {
     const enumTopic = topic.toUpperCase().replace("/", "_");
+    const eventId = randomUUID();
     for (const subscription of shop.subscriptions.filter((s) => s.topic === enumTopic)) {
-      const event = this.event(subscription.uri, shop.domain, topic, payload);
+      const event = { ...this.event(subscription.uri, shop.domain, topic, payload), eventId };
       if (this.mode === "hold") this.held.push(event);
       else this.track(this.deliver(event));
     }

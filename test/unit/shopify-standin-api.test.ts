@@ -104,6 +104,20 @@ describe("Shopify stand-in: reads", () => {
     );
   });
 
+  it("orders by sortKey UPDATED_AT across pages, so the last row read is the newest", async () => {
+    clock += 60_000;
+    shop.products.values().next().value!.updatedAt = new Date(clock);
+    const first = await gql(doc.PRODUCTS_SINCE, { first: 2 });
+    const titles = (r: any) => r.body.data.products.edges.map((e: any) => e.node.title);
+    assert.deepEqual(titles(first), ["Product 2", "Product 3"]);
+    const rest = await gql(doc.PRODUCTS_SINCE, {
+      first: 2,
+      after: first.body.data.products.pageInfo.endCursor,
+    });
+    assert.deepEqual(titles(rest), ["Product 1"]);
+    assert.equal(rest.body.data.products.pageInfo.hasNextPage, false);
+  });
+
   it("answers null for a GID of another type", async () => {
     const variant = `gid://shopify/ProductVariant/${[...shop.variants.keys()][0]}`;
     const { body } = await gql("query ($id: ID!) { product(id: $id) { id } node(id: $id) { id } }", {
