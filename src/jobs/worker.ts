@@ -158,7 +158,9 @@ export class Worker {
       const free = this.options.concurrency - this.inFlight;
       let claimed: ClaimedJob[] = [];
       if (free + this.reserve > 0 && this.mayHaveWork) {
-        this.mayHaveWork = false;
+        // With no regular slot free only the reserve is looked at: whatever the regular slots may find
+        // is still there, and the next finished job must claim it without waiting for the poll.
+        if (free > 0) this.mayHaveWork = false;
         try {
           const result = await this.claimWithin(free);
           claimed = result.jobs;
