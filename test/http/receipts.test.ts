@@ -170,96 +170,148 @@ before(async () => {
 after(() => t.close());
 
 describe("POST /v2/purchase_orders/{id}/receipts: refusals change nothing", () => {
-  test("key required, scope, states, unknown lines and locations, nothing received, other stores", async () => {
+  // One placed order that every refusal below targets; each refusal is its own test, then one checks
+  // that none of them changed the order.
+  describe("key required, scope, states, unknown lines and locations, nothing received, other stores", () => {
+    let v: Variant;
+    let order: any;
+    let lineId: number;
+    let ok: { lines: { line_id: number; quantity: number }[] };
+    let foreign: any;
+
+    before(async () => {
+      v = freshVariant();
+      order = await newOrder({ lines: [{ variant_id: v.id, quantity: 5, unit_cost: 2 }] });
+      lineId = order.lines[0].id;
+      ok = { lines: [{ line_id: lineId, quantity: 1 }] };
+      foreign = await newOrder(
+        {
+          supplier_id: (await other.api.post("/v2/suppliers", { name: "Theirs" })).body.data.id,
+          lines: [{ product_title: "Theirs", quantity: 1 }],
+        },
+        other.api,
+      );
+    });
+
+    test("an Idempotency-Key and the write scope are required", async () => {
+      const noKey = await store.api.post(`/v2/purchase_orders/${order.id}/receipts`, ok);
+      expectStatus(noKey, 400);
+      assert.equal(noKey.body.error.code, "idempotency_key_required");
+
+      const readOnly = await store.keyWithScopes(["read"]);
+      const forbidden = await readOnly.post(`/v2/purchase_orders/${order.id}/receipts`, ok, key());
+      expectStatus(forbidden, 403);
+      assert.equal(forbidden.body.error.code, "insufficient_scope");
+    });
+
+    const refusals: Array<[string, () => Record<string, unknown>, [string, string][]]> = [
+      [
+        "an unknown line",
+        () => ({ lines: [{ line_id: 999999, quantity: 1 }] }),
+        [["lines.0.line_id", "not_found"]],
+      ],
+      [
+        "a zero quantity",
+        () => ({ lines: [{ line_id: lineId, quantity: 0 }] }),
+        [["lines", "nothing_received"]],
+      ],
+      ["no lines at all", () => ({}), [["lines", "nothing_received"]]],
+      ["an unknown location", () => ({ ...ok, location_id: 424242 }), [["location_id", "not_found"]]],
+      [
+        "a negative quantity",
+        () => ({ lines: [{ line_id: lineId, quantity: -1 }] }),
+        [["lines.0.quantity", "out_of_range"]],
+      ],
+      [
+        "a fractional quantity",
+        () => ({ lines: [{ line_id: lineId, quantity: 1.5 }] }),
+        [["lines.0.quantity", "invalid_type"]],
+      ],
+      [
+        "a zero rejected quantity",
+        () => ({ lines: [{ line_id: lineId, quantity: 1, rejected: [{ quantity: 0 }] }] }),
+        [["lines.0.rejected.0.quantity", "out_of_range"]],
+      ],
+      [
+        "a unit cost with too many decimals",
+        () => ({ lines: [{ line_id: lineId, quantity: 1, unit_cost: "1.123456789" }] }),
+        [["lines.0.unit_cost", "too_many_decimals"]],
+      ],
+      ["a zero exchange rate", () => ({ ...ok, exchange_rate: 0 }), [["exchange_rate", "must_be_positive"]]],
+      ["a negative exchange rate", () => ({ ...ok, exchange_rate: -1 }), [["exchange_rate", "out_of_range"]]],
+      [
+        "an exchange rate that rounds to zero",
+        () => ({ ...ok, exchange_rate: 1e-13 }),
+        [["exchange_rate", "must_be_positive"]],
+      ],
+      [
+        "a unit cost too large",
+        () => ({ lines: [{ line_id: lineId, quantity: 1, unit_cost: 1e12 }] }),
+        [["lines.0.unit_cost", "out_of_range"]],
+      ],
+      [
+        "an invoice total with too many decimals",
+        () => ({ ...ok, invoice_total: "12.345" }),
+        [["invoice_total", "too_many_decimals"]],
+      ],
+      ["an unknown field", () => ({ ...ok, surprise: true }), [["surprise", "unknown_field"]]],
+      [
+        "an unordered line without a title",
+        () => ({ unordered: [{ quantity: 1 }] }),
+        [["unordered.0.product_title", "required"]],
+      ],
+      [
+        "an unordered line of an unknown variant",
+        () => ({ unordered: [{ variant_id: 999999999, quantity: 1 }] }),
+        [["unordered.0.variant_id", "not_found"]],
+      ],
+      // another store's line and location
+      [
+        "another store's line",
+        () => ({ lines: [{ line_id: foreign.lines[0].id, quantity: 1 }] }),
+        [["lines.0.line_id", "not_found"]],
+      ],
+      [
+        "another store's location",
+        () => ({ ...ok, location_id: foreign.location.id }),
+        [["location_id", "not_found"]],
+      ],
+    ];
+    for (const [name, body, details] of refusals) {
+      test(`refused: ${name}`, async () => {
+        expectDetails(await receive(order.id, body()), details);
+      });
+    }
+
+    test("another store's order is 404", async () => {
+      const notOurs = await receive(foreign.id, ok);
+      expectStatus(notOurs, 404);
+      assert.equal(notOurs.body.error.code, "not_found");
+    });
+
+    test("a draft was never placed", async () => {
+      const draft = await newOrder({ lines: [{ variant_id: v.id, quantity: 1 }], ordered: false });
+      expectInvalidTransition(
+        await receive(draft.id, { lines: [{ line_id: draft.lines[0].id, quantity: 1 }] }),
+        "draft",
+      );
+    });
+
+    test("the refusals wrote no receipt, moved no stock and left the order as it was", async () => {
+      assert.deepEqual(await counts(order.id), { receipts: 0, movements: 0 });
+      const after = await getOrder(order.id);
+      assert.equal(after.status, "ordered");
+      assert.deepEqual(after.lines, order.lines);
+      assert.deepEqual(after.receipts, []);
+      assert.equal(after.updated_at, order.updated_at);
+    });
+  });
+
+  test("received and closed orders are refused too", async () => {
     const v = freshVariant();
     const order = await newOrder({ lines: [{ variant_id: v.id, quantity: 5, unit_cost: 2 }] });
     const lineId = order.lines[0].id;
     const ok = { lines: [{ line_id: lineId, quantity: 1 }] };
-
-    const noKey = await store.api.post(`/v2/purchase_orders/${order.id}/receipts`, ok);
-    expectStatus(noKey, 400);
-    assert.equal(noKey.body.error.code, "idempotency_key_required");
-
-    const readOnly = await store.keyWithScopes(["read"]);
-    const forbidden = await readOnly.post(`/v2/purchase_orders/${order.id}/receipts`, ok, key());
-    expectStatus(forbidden, 403);
-    assert.equal(forbidden.body.error.code, "insufficient_scope");
-
-    expectDetails(await receive(order.id, { lines: [{ line_id: 999999, quantity: 1 }] }), [
-      ["lines.0.line_id", "not_found"],
-    ]);
-    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: 0 }] }), [
-      ["lines", "nothing_received"],
-    ]);
-    expectDetails(await receive(order.id, {}), [["lines", "nothing_received"]]);
-    expectDetails(await receive(order.id, { ...ok, location_id: 424242 }), [["location_id", "not_found"]]);
-    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: -1 }] }), [
-      ["lines.0.quantity", "out_of_range"],
-    ]);
-    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: 1.5 }] }), [
-      ["lines.0.quantity", "invalid_type"],
-    ]);
-    expectDetails(
-      await receive(order.id, { lines: [{ line_id: lineId, quantity: 1, rejected: [{ quantity: 0 }] }] }),
-      [["lines.0.rejected.0.quantity", "out_of_range"]],
-    );
-    expectDetails(
-      await receive(order.id, { lines: [{ line_id: lineId, quantity: 1, unit_cost: "1.123456789" }] }),
-      [["lines.0.unit_cost", "too_many_decimals"]],
-    );
-    expectDetails(await receive(order.id, { ...ok, exchange_rate: 0 }), [
-      ["exchange_rate", "must_be_positive"],
-    ]);
-    expectDetails(await receive(order.id, { ...ok, exchange_rate: -1 }), [["exchange_rate", "out_of_range"]]);
-    expectDetails(await receive(order.id, { ...ok, exchange_rate: 1e-13 }), [
-      ["exchange_rate", "must_be_positive"],
-    ]);
-    expectDetails(await receive(order.id, { lines: [{ line_id: lineId, quantity: 1, unit_cost: 1e12 }] }), [
-      ["lines.0.unit_cost", "out_of_range"],
-    ]);
-    expectDetails(await receive(order.id, { ...ok, invoice_total: "12.345" }), [
-      ["invoice_total", "too_many_decimals"],
-    ]);
-    expectDetails(await receive(order.id, { ...ok, surprise: true }), [["surprise", "unknown_field"]]);
-    expectDetails(await receive(order.id, { unordered: [{ quantity: 1 }] }), [
-      ["unordered.0.product_title", "required"],
-    ]);
-    expectDetails(await receive(order.id, { unordered: [{ variant_id: 999999999, quantity: 1 }] }), [
-      ["unordered.0.variant_id", "not_found"],
-    ]);
-    // another store's line, location and order
-    const foreign = await newOrder(
-      {
-        supplier_id: (await other.api.post("/v2/suppliers", { name: "Theirs" })).body.data.id,
-        lines: [{ product_title: "Theirs", quantity: 1 }],
-      },
-      other.api,
-    );
-    expectDetails(await receive(order.id, { lines: [{ line_id: foreign.lines[0].id, quantity: 1 }] }), [
-      ["lines.0.line_id", "not_found"],
-    ]);
-    expectDetails(await receive(order.id, { ...ok, location_id: foreign.location.id }), [
-      ["location_id", "not_found"],
-    ]);
-    const notOurs = await receive(foreign.id, ok);
-    expectStatus(notOurs, 404);
-    assert.equal(notOurs.body.error.code, "not_found");
-
-    // a draft was never placed
-    const draft = await newOrder({ lines: [{ variant_id: v.id, quantity: 1 }], ordered: false });
-    expectInvalidTransition(
-      await receive(draft.id, { lines: [{ line_id: draft.lines[0].id, quantity: 1 }] }),
-      "draft",
-    );
-
-    assert.deepEqual(await counts(order.id), { receipts: 0, movements: 0 });
-    const after = await getOrder(order.id);
-    assert.equal(after.status, "ordered");
-    assert.deepEqual(after.lines, order.lines);
-    assert.deepEqual(after.receipts, []);
-    assert.equal(after.updated_at, order.updated_at);
-
-    // received and closed orders are refused too
     expectStatus(await receive(order.id, { lines: [{ line_id: lineId, quantity: 5 }] }), 201);
     expectInvalidTransition(await receive(order.id, ok), "received");
     expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/close`, {}), 200);
