@@ -1,4 +1,4 @@
-/** Order charges and exchange rates from input (decisions §5 and §11). */
+/** Order charges and exchange rates from input (docs/decisions.md, Money and Purchase orders). */
 import Big from "big.js";
 import type { Db } from "../../db/database.ts";
 import type { DetailCollector } from "../errors.ts";

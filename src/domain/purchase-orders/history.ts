@@ -1,4 +1,4 @@
-/** The order history (decisions §8): who did what to an order, one row per change. */
+/** The order history: who did what to an order, one row per change (GET …/history lists them). */
 import type { Db } from "../../db/database.ts";
 
 export type HistoryType =
@@ -50,7 +50,7 @@ export interface HistoryInput {
   at: Date;
 }
 
-/** Writes one history row (decisions §8) in the caller's transaction. */
+/** Writes one history row in the caller's transaction. */
 export async function addHistory(trx: Db, input: HistoryInput): Promise<void> {
   const actor =
     input.by !== undefined ? { by: input.by, via: input.via ?? null } : actorOf(input.principal ?? null);

@@ -1,5 +1,5 @@
 /**
- * The lifecycle calls (decisions §3): each is a move the transition runner applies; what a move may
+ * The lifecycle calls: each is a move the transition runner applies; what a move may
  * do from which state is the table in `transitions.ts`. DELETE is here too (a draft only).
  */
 import type { AppContext } from "../../context.ts";

@@ -47,7 +47,7 @@ export interface OrderInput {
   bill_to_override?: string | null;
   ships_to_customer?: boolean;
   updates_stock?: boolean;
-  /** Additive (decisions §11): sets the order's exchange rate with source `manual`; null reverts. */
+  /** Additive to the contract: sets the order's exchange rate with source `manual`; null reverts. */
   exchange_rate?: number | string | null;
   lines?: LineInput[];
   charges?: ChargeInput[];

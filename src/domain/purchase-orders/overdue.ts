@@ -1,5 +1,5 @@
 /**
- * purchase_order.overdue (decisions §8): once per order per day while the order is open and past its
+ * purchase_order.overdue: once per order per day while the order is open and past its
  * expected date, from a daily scan at 00:05 in the store's timezone. The periodic task runs often; each
  * run takes, per store, the "scan day" (the local date 5 minutes ago, so a day's scan starts at 00:05)
  * and fires for every open order whose expected_at is before that day and whose last_overdue_on is not

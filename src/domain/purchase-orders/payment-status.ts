@@ -1,5 +1,5 @@
 /**
- * payment_status and paid_at follow from the order's payment rows (decisions §4): sum = 0 → unpaid;
+ * payment_status and paid_at follow from the order's payment rows: sum = 0 → unpaid;
  * total > 0 and sum ≥ total → paid (paid_at = created_at of the payment that made it paid);
  * anything else → partial.
  */

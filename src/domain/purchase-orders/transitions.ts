@@ -1,5 +1,5 @@
 /**
- * The purchase order lifecycle (decisions §3) in one table. Every lifecycle call asks `assertCan`
+ * The purchase order lifecycle, complete, in one table. Every lifecycle call asks `assertCan`
  * before writing anything; a move not in the table is 422 `invalid_transition` naming the state.
  */
 import type { PurchaseOrderStatus } from "../../db/tables/purchase_orders.ts";
@@ -162,7 +162,7 @@ export function resolveTarget(
   }
 }
 
-/** PATCH by state (decisions §3): which input fields each status accepts. */
+/** PATCH by state: which input fields each status accepts. */
 const REFERENCE_FIELDS = [
   "reference",
   "customer_order_number",

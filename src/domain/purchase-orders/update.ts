@@ -1,6 +1,6 @@
 /**
- * PATCH of an order, by state (decisions §3): what the state accepts is resolved like a create, then
- * only what differs is written, with one `updated` history row listing the changes.
+ * PATCH of an order, by state (transitions.ts lists the fields each state accepts): the input is
+ * resolved like a create, then only what differs is written, with one `updated` history row.
  */
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
