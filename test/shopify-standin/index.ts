@@ -206,7 +206,9 @@ export class ShopifyStandin implements MutationHost {
         return send(400, { errors: { query: "Required parameter missing or invalid" } });
       }
       const bucket = this.buckets.get(grant.shop) ?? this.newBucket(grant.shop);
-      return send(200, answerGraphql(grant, bucket, this.bulk, this, body));
+      return send(200, answerGraphql(grant, bucket, this.bulk, this, body), {
+        "x-shopify-api-version": this.apiVersion,
+      });
     }
     if (request.method === "GET" && url.pathname === "/admin/oauth/authorize") {
       const domain = this.installingShop ?? url.searchParams.get("shop") ?? [...this.shops.keys()][0];

@@ -19,7 +19,11 @@ async function gql(query: string, variables: Record<string, unknown> = {}, acces
     headers: { "content-type": "application/json", "x-shopify-access-token": accessToken },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: response.status, body: (await response.json()) as any };
+  return {
+    status: response.status,
+    version: response.headers.get("x-shopify-api-version"),
+    body: (await response.json()) as any,
+  };
 }
 
 const itemOf = (n: number) => `gid://shopify/InventoryItem/${[...shop.items.keys()][n]}`;
@@ -54,8 +58,9 @@ after(() => standin.close());
 
 describe("Shopify stand-in: reads", () => {
   it("answers the shop with its cost, and 401 for an unknown token", async () => {
-    const { status, body } = await gql(doc.SHOP);
+    const { status, version, body } = await gql(doc.SHOP);
     assert.equal(status, 200);
+    assert.equal(version, "2026-10");
     assert.deepEqual(body.data, {
       shop: { name: "Acme", currencyCode: "EUR", ianaTimezone: "Europe/Paris" },
     });
@@ -67,6 +72,12 @@ describe("Shopify stand-in: reads", () => {
     assert.equal(body.extensions.cost.requestedQueryCost, 1);
     const refused = await gql(doc.SHOP, {}, "shpat_nope");
     assert.equal(refused.status, 401);
+    const elsewhere = await fetch(`${standin.origin}/admin/api/2026-07/graphql.json`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-shopify-access-token": token },
+      body: JSON.stringify({ query: doc.SHOP }),
+    });
+    assert.equal(elsewhere.status, 404);
     assert.deepEqual(refused.body, {
       errors: "[API] Invalid API key or access token (unrecognized login or wrong password)",
     });
