@@ -276,6 +276,13 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
       });
     const token = field(form, "token");
     const check = token === "" ? null : await new AdminApi(app, token, ip).raw("GET", "/admin/stores");
+    // The admin API's own throttle (wrong tokens sent to it directly from this address) refuses too.
+    if (check?.status === 429)
+      return loginPage(reply, {
+        next,
+        error: "Too many failed sign-ins. Wait a few minutes and try again.",
+        status: 429,
+      });
     if (check?.status !== 200) {
       const entry = loginFailures.get(ip) ?? { count: 0, resetAt: now + LOGIN_WINDOW_MS };
       entry.count += 1;

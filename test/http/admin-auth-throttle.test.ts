@@ -94,6 +94,12 @@ describe("admin authentication throttle", () => {
     assert.equal((await adminCall(t, "127.0.0.1", `Bearer ${ADMIN_TOKEN}`)).status, 200);
     assert.equal(await consoleSignIn(t, "10.1.0.6", ADMIN_TOKEN), 303);
   });
+
+  test("an address the admin API throttles is told so by the console's sign-in, not that the token is wrong", async () => {
+    for (let i = 0; i < 10; i++)
+      assert.equal((await adminCall(t, "10.1.0.7", `Bearer guess-${i}`)).status, 401);
+    assert.equal(await consoleSignIn(t, "10.1.0.7", ADMIN_TOKEN), 429);
+  });
 });
 
 describe("admin authentication throttle with Redis", () => {
