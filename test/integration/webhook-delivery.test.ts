@@ -304,87 +304,117 @@ describe("webhook delivery", () => {
     assert.equal(receiver.at("/body").length, 1);
   });
 
-  test("retries at 1m, 5m, 30m, 2h, 12h, 1d, 1d, 1d, then disabled with one email to the owner", async () => {
-    const s = await t.createStore();
+  // One endpoint failing every attempt until it is disabled, set up once; then what each step left.
+  describe("retries at 1m, 5m, 30m, 2h, 12h, 1d, 1d, 1d, then disabled with one email to the owner", () => {
     const p = "/failing-endpoint";
-    receiver.respond = (path) => (path === p ? { status: 500 } : { status: 204 });
-    const h = await hook(s, p, ["supplier.created"]);
-    const event = await emitEvent(s.id, "supplier.created", 9, { id: 9, name: "Retry Ltd" });
-    await t.drain();
-    assert.equal(receiver.at(p).length, 1);
-    const firstBody = receiver.at(p)[0].raw;
+    let s: TestStore;
+    let h: { id: number; secret: string };
+    let event: { id: string };
+    let firstAttempts: number;
+    let firstBody: Buffer;
+    /** For each retry: attempts seen a second before it was due, then at its time, and the last request. */
+    let retries: { early: number; onTime: number; last: any; at: number }[];
+    let disabledAt: string;
 
-    for (const [i, delay] of DEFAULT_RETRY_SCHEDULE.entries()) {
-      clock.advance(delay - 1000);
+    before(async () => {
+      s = await t.createStore();
+      receiver.respond = (path) => (path === p ? { status: 500 } : { status: 204 });
+      h = await hook(s, p, ["supplier.created"]);
+      event = await emitEvent(s.id, "supplier.created", 9, { id: 9, name: "Retry Ltd" });
       await t.drain();
-      assert.equal(receiver.at(p).length, i + 1, `attempt ${i + 2} must not come early`);
-      clock.advance(1000);
+      firstAttempts = receiver.at(p).length;
+      firstBody = receiver.at(p)[0]?.raw;
+      retries = [];
+      for (const delay of DEFAULT_RETRY_SCHEDULE) {
+        clock.advance(delay - 1000);
+        await t.drain();
+        const early = receiver.at(p).length;
+        clock.advance(1000);
+        await t.drain();
+        const got = receiver.at(p);
+        retries.push({ early, onTime: got.length, last: got[got.length - 1], at: nowSeconds() });
+      }
+      disabledAt = clock.now().toISOString();
+      await t.drain(); // the email job
       await t.drain();
-      const got = receiver.at(p);
-      assert.equal(got.length, i + 2, `attempt ${i + 2} after ${delay} ms`);
-      const last = got[got.length - 1];
-      // The same body, signed afresh with the time of this attempt.
-      assert.deepEqual(last.raw, firstBody);
-      assert.equal(last.headers["x-service-timestamp"], String(nowSeconds()));
-      assert.equal(verify(h.secret, last.headers, last.raw, nowSeconds()), true);
-      assert.equal(last.headers["x-service-event-id"], event.id);
-    }
+    });
 
-    const rows = await deliveries(s, h.id);
-    assert.deepEqual(
-      rows.map((r) => r.attempt),
-      [9, 8, 7, 6, 5, 4, 3, 2, 1],
-    );
-    const oldestFirst = [...rows].reverse();
-    for (const [i, row] of oldestFirst.entries()) {
-      assert.equal(row.status, "failed");
-      assert.equal(row.status_code, 500);
-      const delay = DEFAULT_RETRY_SCHEDULE[i];
-      assert.equal(
-        row.next_attempt_at,
-        delay === undefined ? null : new Date(Date.parse(row.created_at) + delay).toISOString(),
+    test("each retry comes at its time, not earlier: the same body signed afresh", () => {
+      assert.equal(firstAttempts, 1);
+      for (const [i, { early, onTime, last, at }] of retries.entries()) {
+        const delay = DEFAULT_RETRY_SCHEDULE[i];
+        assert.equal(early, i + 1, `attempt ${i + 2} must not come early`);
+        assert.equal(onTime, i + 2, `attempt ${i + 2} after ${delay} ms`);
+        // The same body, signed afresh with the time of this attempt.
+        assert.deepEqual(last.raw, firstBody);
+        assert.equal(last.headers["x-service-timestamp"], String(at));
+        assert.equal(verify(h.secret, last.headers, last.raw, at), true);
+        assert.equal(last.headers["x-service-event-id"], event.id);
+      }
+    });
+
+    test("the delivery log has every attempt, failed with its status and its next attempt's time", async () => {
+      const rows = await deliveries(s, h.id);
+      assert.deepEqual(
+        rows.map((r) => r.attempt),
+        [9, 8, 7, 6, 5, 4, 3, 2, 1],
       );
-    }
-    const webhook = (await s.api.get(`/v2/webhooks/${h.id}`)).body.data;
-    assert.equal(webhook.status, "disabled");
-    assert.equal(webhook.disabled_at, clock.now().toISOString());
-    assert.match(webhook.disabled_reason, /retry schedule/);
-    assert.equal(webhook.consecutive_failures, 9);
-    assert.equal(webhook.last_failed_at, clock.now().toISOString());
+      const oldestFirst = [...rows].reverse();
+      for (const [i, row] of oldestFirst.entries()) {
+        assert.equal(row.status, "failed");
+        assert.equal(row.status_code, 500);
+        const delay = DEFAULT_RETRY_SCHEDULE[i];
+        assert.equal(
+          row.next_attempt_at,
+          delay === undefined ? null : new Date(Date.parse(row.created_at) + delay).toISOString(),
+        );
+      }
+    });
 
-    await t.drain(); // the email job
-    await t.drain();
-    const emails = readdirSync(outbox)
-      .filter((f) => f.endsWith(".eml"))
-      .map((f) => readFileSync(path.join(outbox, f), "utf8"))
-      .filter((m) => m.includes(p));
-    assert.equal(emails.length, 1, "exactly one email");
-    assert.match(emails[0], /^To: owner@example\.com/m);
-    assert.match(emails[0], /^Subject: Webhook endpoint disabled/m);
+    test("the endpoint is disabled after the last, with the reason and its failure count", async () => {
+      const webhook = (await s.api.get(`/v2/webhooks/${h.id}`)).body.data;
+      assert.equal(webhook.status, "disabled");
+      assert.equal(webhook.disabled_at, disabledAt);
+      assert.match(webhook.disabled_reason, /retry schedule/);
+      assert.equal(webhook.consecutive_failures, 9);
+      assert.equal(webhook.last_failed_at, disabledAt);
+    });
 
-    // Disabled: new events are not delivered; test and redeliver are refused.
-    await emitEvent(s.id, "supplier.created", 10, { id: 10 });
-    await t.drain();
-    assert.equal(receiver.at(p).length, 9);
-    const refused = await s.api.post(`/v2/webhooks/${h.id}/test`);
-    assert.equal(refused.status, 422);
-    assert.equal(refused.body.error.code, "webhook_not_active");
-    const refused2 = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, { event_id: event.id });
-    assert.equal(refused2.body.error.code, "webhook_not_active");
+    test("the owner gets exactly one email", () => {
+      const emails = readdirSync(outbox)
+        .filter((f) => f.endsWith(".eml"))
+        .map((f) => readFileSync(path.join(outbox, f), "utf8"))
+        .filter((m) => m.includes(p));
+      assert.equal(emails.length, 1, "exactly one email");
+      assert.match(emails[0], /^To: owner@example\.com/m);
+      assert.match(emails[0], /^Subject: Webhook endpoint disabled/m);
+    });
 
-    // Re-enabled: a fresh start.
-    receiver.respond = () => ({ status: 204 });
-    const enabled = await s.api.patch(`/v2/webhooks/${h.id}`, { status: "active" });
-    assert.equal(enabled.body.data.status, "active");
-    assert.equal(enabled.body.data.consecutive_failures, 0);
-    assert.equal(enabled.body.data.disabled_at, null);
-    await emitEvent(s.id, "supplier.created", 11, { id: 11 });
-    await t.drain();
-    assert.equal(receiver.at(p).length, 10);
-    assert.equal(
-      (await s.api.get(`/v2/webhooks/${h.id}`)).body.data.last_delivered_at,
-      clock.now().toISOString(),
-    );
+    test("disabled: new events are not delivered; test and redeliver are refused", async () => {
+      await emitEvent(s.id, "supplier.created", 10, { id: 10 });
+      await t.drain();
+      assert.equal(receiver.at(p).length, 9);
+      const refused = await s.api.post(`/v2/webhooks/${h.id}/test`);
+      assert.equal(refused.status, 422);
+      assert.equal(refused.body.error.code, "webhook_not_active");
+      const refused2 = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, { event_id: event.id });
+      assert.equal(refused2.body.error.code, "webhook_not_active");
+    });
+
+    test("re-enabled: a fresh start", async () => {
+      receiver.respond = () => ({ status: 204 });
+      const enabled = await s.api.patch(`/v2/webhooks/${h.id}`, { status: "active" });
+      assert.equal(enabled.body.data.status, "active");
+      assert.equal(enabled.body.data.consecutive_failures, 0);
+      assert.equal(enabled.body.data.disabled_at, null);
+      await emitEvent(s.id, "supplier.created", 11, { id: 11 });
+      await t.drain();
+      assert.equal(receiver.at(p).length, 10);
+      assert.equal(
+        (await s.api.get(`/v2/webhooks/${h.id}`)).body.data.last_delivered_at,
+        clock.now().toISOString(),
+      );
+    });
   });
 
   test("three quick updates of one record fold into one delivery with the latest state", async () => {
