@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { parseSecretKey, type SecretKey } from "./secrets/keys.ts";
 
 /**
  * The whole environment, read and validated once at start. Anything invalid stops the process with a
@@ -26,6 +27,10 @@ export interface Config {
   readonly logLevel: string;
   readonly requestTimeoutMs: number;
   readonly trustProxy: boolean;
+  /** SECRETS_KEY: seals stored secrets; null means the key file under DATA_DIR (src/secrets). */
+  readonly secretsKey: SecretKey | null;
+  /** SECRETS_KEY_PREVIOUS: still opens rows sealed before a rotation (they are re-sealed at start). */
+  readonly secretsKeyPrevious: SecretKey | null;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +64,18 @@ function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[
     throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function readSecretKey(env: Env, name: string): SecretKey | null {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return null;
+  const key = parseSecretKey(raw);
+  // The value is never echoed: it is a secret even when malformed.
+  if (!key)
+    throw new ConfigError(
+      `${name} must be 32 random bytes written as base64 or hex (openssl rand -base64 32)`,
+    );
+  return key;
 }
 
 function readUrl(env: Env, name: string, protocols: string[]): string | null {
@@ -127,6 +144,8 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     requestTimeoutMs: readInt(env, "REQUEST_TIMEOUT_MS", 30_000, 1_000, 600_000),
     trustProxy: readBool(env, "TRUST_PROXY", false),
+    secretsKey: readSecretKey(env, "SECRETS_KEY"),
+    secretsKeyPrevious: readSecretKey(env, "SECRETS_KEY_PREVIOUS"),
   };
   return Object.freeze(config);
 }

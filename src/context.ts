@@ -4,6 +4,7 @@ import type { Db } from "./db/database.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import type { Module } from "./modules/module.ts";
 import type { ProcessResources } from "./resources.ts";
+import type { Sealer } from "./secrets/sealer.ts";
 
 /**
  * What every service, job and route gets, whatever started the process (API, worker, CLI paths,
@@ -18,8 +19,8 @@ export interface AppContext {
   jobs: JobQueue;
   /** Secret used to sign list cursors (random per installation, kept in service_settings). */
   cursorSecret: string;
-  /** Key that encrypts stored webhook signing secrets. */
-  secretsKey: string;
+  /** Seals what the service stores but must read back (webhook secrets, stored responses), keyed outside the database. */
+  sealer: Sealer;
   /** The feature modules this process runs. */
   modules: readonly Module[];
   /** Pools and transports built once per process (the mailer, the webhook sender), closed at shutdown. */

@@ -16,6 +16,7 @@ import { Worker } from "./jobs/worker.ts";
 import { allModules } from "./modules/index.ts";
 import type { Module } from "./modules/module.ts";
 import { ProcessResources } from "./resources.ts";
+import { openSecrets, type Sealer } from "./secrets/index.ts";
 
 export interface RuntimeOptions {
   clock?: Clock;
@@ -37,7 +38,10 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** A per-installation secret, created on first start and kept in the database. */
+/**
+ * A per-installation value, created on first start and kept in the database: only what a database
+ * copy may reveal (the cursor secret, the admin token's hash); keys that seal secrets live outside it.
+ */
 async function installationSecret(
   db: Db,
   key: string,
@@ -78,9 +82,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const cursorSecret = (
     await installationSecret(database.db, "cursor_secret", () => randomBytes(32).toString("hex"))
   ).value;
-  const secretsKey = (
-    await installationSecret(database.db, "secrets_key", () => randomBytes(32).toString("hex"))
-  ).value;
+  let sealer: Sealer;
+  try {
+    sealer = await openSecrets(database.db, config);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   let generatedAdminToken: string | null = null;
   let adminTokenHash: string;
   if (config.adminToken) {
@@ -107,7 +115,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     rateLimiter: new RateLimiter(redis),
     requestLog,
     cursorSecret,
-    secretsKey,
+    sealer,
     modules: options.modules ?? allModules,
     resources: new ProcessResources(),
   };

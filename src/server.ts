@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { bootstrapDemoStore } from "./bootstrap.ts";
 import { loadConfigOrExit } from "./config.ts";
 import { createRuntime } from "./runtime.ts";
+import { SecretsRefusal } from "./secrets/index.ts";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -47,6 +48,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  // Stored secrets no given key opens: a configuration problem, told as one (no stack trace).
+  if (error instanceof SecretsRefusal) {
+    console.error(error.message);
+    process.exit(2);
+  }
   console.error(error);
   process.exit(1);
 });

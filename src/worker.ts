@@ -1,5 +1,6 @@
 import { loadConfigOrExit } from "./config.ts";
 import { createRuntime } from "./runtime.ts";
+import { SecretsRefusal } from "./secrets/index.ts";
 
 /** `npm run worker`: background work only, no HTTP listener, so workers scale apart from the API. */
 async function main(): Promise<void> {
@@ -16,6 +17,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  // Stored secrets no given key opens: a configuration problem, told as one (no stack trace).
+  if (error instanceof SecretsRefusal) {
+    console.error(error.message);
+    process.exit(2);
+  }
   console.error(error);
   process.exit(1);
 });

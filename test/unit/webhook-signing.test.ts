@@ -1,15 +1,12 @@
 /**
- * Webhook signatures (contract "Events": Signature) and encrypted storage of signing secrets.
+ * Webhook signatures (contract "Events": Signature) and signing secrets (their sealing: sealer.test.ts).
  * The expected values are computed here with node:crypto directly, not through the module under test.
  */
 import assert from "node:assert/strict";
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
-  decryptSecret,
-  deriveSecretKey,
-  encryptSecret,
   generateWebhookSecret,
   SIGNATURE_TOLERANCE_SECONDS,
   signatureHeader,
@@ -104,31 +101,5 @@ describe("webhook secrets", () => {
     assert.match(a, /^whsec_[A-Za-z0-9_-]{43}$/);
     assert.equal(Buffer.from(a.slice(6), "base64url").length, 32);
     assert.notEqual(a, b);
-  });
-
-  it("encrypts secrets so that only the same key and context recover them", () => {
-    const key = randomBytes(32);
-    const plain = generateWebhookSecret();
-    const stored = encryptSecret(plain, key, "store:7");
-    assert.match(stored, /^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
-    assert.ok(!stored.includes(plain.slice(6)));
-    assert.notEqual(encryptSecret(plain, key, "store:7"), stored, "fresh IV each time");
-    assert.equal(decryptSecret(stored, key, "store:7"), plain);
-    assert.throws(() => decryptSecret(stored, randomBytes(32), "store:7"), /could not be decrypted/);
-    assert.throws(() => decryptSecret(stored, key, "store:8"), /could not be decrypted/);
-    const parts = stored.split(".");
-    const ciphertext = Buffer.from(parts[3], "base64url");
-    ciphertext[0] ^= 1;
-    parts[3] = ciphertext.toString("base64url");
-    assert.throws(() => decryptSecret(parts.join("."), key, "store:7"), /could not be decrypted/);
-    assert.throws(() => decryptSecret("plain-text", key), /unknown format/);
-    assert.throws(() => encryptSecret(plain, randomBytes(16)), /32 bytes/);
-  });
-
-  it("derives a stable 32-byte key from a server secret", () => {
-    const k1 = deriveSecretKey("a long server secret");
-    assert.equal(k1.length, 32);
-    assert.deepEqual(deriveSecretKey("a long server secret"), k1);
-    assert.notDeepEqual(deriveSecretKey("another server secret"), k1);
   });
 });

@@ -9,7 +9,7 @@ export interface WebhooksTable {
   events: string[];
   status: "active" | "paused" | "disabled";
   api_version: Generated<number>;
-  /** The signing secret, AES-256-GCM encrypted (domain/webhooks/signing.ts). */
+  /** The signing secret, sealed (src/secrets: AES-256-GCM, key outside the database). */
   secret_encrypted: string;
   consecutive_failures: Generated<number>;
   last_delivered_at: Timestamp | null;

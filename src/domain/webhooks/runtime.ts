@@ -6,9 +6,9 @@
  */
 import type { Config } from "../../config.ts";
 import type { AppContext } from "../../context.ts";
+import { type Sealer, webhookSecretContext } from "../../secrets/index.ts";
 import { createWebhookSender, type WebhookSender } from "./http-client.ts";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.ts";
-import { decryptSecret, deriveSecretKey, encryptSecret } from "./signing.ts";
 import type { Resolver } from "./url-guard.ts";
 
 /** Test and embedding hooks; production uses the defaults. */
@@ -28,7 +28,6 @@ export const USER_AGENT = "Stockroom-Webhooks/2";
 
 export class WebhookRuntime {
   readonly schedule: readonly number[];
-  private readonly secretKey: Buffer;
   private senderInstance: WebhookSender | null = null;
   private readonly secrets = new Map<string, string>();
   /** Stores found over the hourly volume, until when (clock ms): saves the count on every event. */
@@ -38,7 +37,7 @@ export class WebhookRuntime {
 
   constructor(
     private readonly config: Config,
-    secretsKey: string,
+    private readonly sealer: Sealer,
     readonly options: WebhooksOptions,
   ) {
     try {
@@ -48,7 +47,6 @@ export class WebhookRuntime {
     } catch (error) {
       throw new Error(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
     }
-    this.secretKey = deriveSecretKey(secretsKey);
   }
 
   get sender(): WebhookSender {
@@ -91,15 +89,15 @@ export class WebhookRuntime {
   }
 
   encryptSecret(secret: string, storeId: number): string {
-    return encryptSecret(secret, this.secretKey, `webhook:${storeId}`);
+    return this.sealer.seal(secret, webhookSecretContext(storeId));
   }
 
-  /** Decrypts a stored secret; cached, since every attempt needs it and the value never changes. */
+  /** Opens a stored secret; cached, since every attempt needs it and the value never changes. */
   decryptSecret(stored: string, storeId: number): string {
     const key = `${storeId}:${stored}`;
     let plain = this.secrets.get(key);
     if (plain === undefined) {
-      plain = decryptSecret(stored, this.secretKey, `webhook:${storeId}`);
+      plain = this.sealer.open(stored, webhookSecretContext(storeId));
       if (this.secrets.size > 10_000) this.secrets.clear();
       this.secrets.set(key, plain);
     }
@@ -116,7 +114,7 @@ export function webhookRuntimeOf(options: WebhooksOptions = {}): (ctx: AppContex
   return (ctx) =>
     ctx.resources.get(
       key,
-      () => new WebhookRuntime(ctx.config, ctx.secretsKey, options),
+      () => new WebhookRuntime(ctx.config, ctx.sealer, options),
       (runtime) => runtime.close(),
     );
 }
