@@ -13,25 +13,12 @@ import type { Views } from "./views.ts";
 
 const ADJUSTABLE = ["available", "incoming", "damaged", "quality_control", "reserved", "safety_stock"];
 const MOVES_ON_HAND = ["available", "damaged", "quality_control", "reserved", "safety_stock"];
-const REASONS = [
-  "correction",
-  "cycle_count_available",
-  "damaged",
-  "movement_canceled",
-  "movement_created",
-  "movement_received",
-  "movement_updated",
-  "other",
-  "promotion",
-  "quality_control",
-  "received",
-  "reservation_created",
-  "reservation_deleted",
-  "reservation_updated",
-  "restock",
-  "safety_stock",
-  "shrinkage",
-];
+// Shopify's adjustment reasons (the `reason` field's description links the list).
+const REASONS = (
+  "correction cycle_count_available damaged movement_canceled movement_created movement_received " +
+  "movement_updated other promotion quality_control received reservation_created reservation_deleted " +
+  "reservation_updated restock safety_stock shrinkage"
+).split(" ");
 const LIMIT = 2_000_000_000;
 
 interface ChangeInput {
