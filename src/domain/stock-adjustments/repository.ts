@@ -14,25 +14,9 @@ export type AdjustmentInsert = Insertable<StockAdjustmentsTable>;
 export type AdjustmentUpdate = Updateable<StockAdjustmentsTable>;
 export type AdjustmentLineInsert = Insertable<StockAdjustmentLinesTable>;
 
-/**
- * Takes the store's next adjustment number atomically (one UPDATE … RETURNING on the store row, so
- * concurrent creations queue on it). A counter set below a number already issued (admin numbering
- * settings) continues after the highest issued one: numbers never repeat.
- */
-export async function takeAdjustmentNumber(
-  trx: Db,
-  storeId: number,
-): Promise<{ sequentialId: number; prefix: string }> {
-  const row = await trx
-    .updateTable("stores")
-    .set((eb) => ({
-      next_stock_adjustment_number: sql<number>`greatest(${eb.ref("next_stock_adjustment_number")},
-        coalesce((select max(sequential_id) from stock_adjustments where store_id = ${storeId}), 0) + 1) + 1`,
-    }))
-    .where("id", "=", storeId)
-    .returning(["next_stock_adjustment_number", "stock_adjustment_prefix"])
-    .executeTakeFirstOrThrow();
-  return { sequentialId: row.next_stock_adjustment_number - 1, prefix: row.stock_adjustment_prefix };
+/** The lowest adjustment number the store has not issued, as an expression for the numbering update. */
+export function firstUnusedAdjustmentNumber(storeId: number) {
+  return sql<number>`coalesce((select max(sequential_id) from stock_adjustments where store_id = ${storeId}), 0) + 1`;
 }
 
 export async function findAdjustment(

@@ -4,17 +4,18 @@ import { emit } from "../../events/outbox.ts";
 import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
 import { DetailCollector, notFound } from "../errors.ts";
 import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
+import { takeStockAdjustmentNumber } from "../stores/index.ts";
 import { presentOne, presentWithLines, type StockAdjustmentView } from "./presenter.ts";
 import {
   type AdjustmentLineInsert,
   type AdjustmentRow,
   type AdjustmentUpdate,
   findAdjustment,
+  firstUnusedAdjustmentNumber,
   insertAdjustment,
   linesOf,
   replaceLines,
   setLineQuantities,
-  takeAdjustmentNumber,
   updateAdjustmentRow,
 } from "./repository.ts";
 import { type AdjustmentReason, nextAdjustmentStatus } from "./transitions.ts";
@@ -184,7 +185,11 @@ export async function createAdjustment(
   const location = await checkLocation(trx, store.id, input.location_id, problems);
   const lines = await resolveLines(trx, store, input.lines, problems);
   problems.throwIfAny();
-  const { sequentialId, prefix } = await takeAdjustmentNumber(trx, store.id);
+  const { sequentialId, prefix } = await takeStockAdjustmentNumber(
+    trx,
+    store.id,
+    firstUnusedAdjustmentNumber(store.id),
+  );
   const now = ctx.clock.now();
   const row = await insertAdjustment(trx, {
     store_id: store.id,

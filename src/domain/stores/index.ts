@@ -4,6 +4,7 @@
  */
 
 export { createKey, FULL_SCOPES, listKeys, revokeKey } from "./keys.ts";
+export { takeStockAdjustmentNumber } from "./numbering.ts";
 export { type KeyRow, presentKey, presentStore, type StoreRow } from "./presenter.ts";
 export { anyStoreExists } from "./repository.ts";
 export {
