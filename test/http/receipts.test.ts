@@ -742,116 +742,142 @@ describe("landed costs and stock", () => {
     assert.equal(res.body.purchase_order.status, "partial");
   });
 
-  test("unordered lines, route_to_destinations, received_at, lot fields; an order not updating stock moves nothing", async () => {
-    const [a, b, extra] = [freshVariant(), freshVariant(), freshVariant()];
-    const [home, away] = [locations[0].id, locations[1].id];
-    const before = {
-      aAway: await platform(a.inventory_item_id, away),
-      bHome: await platform(b.inventory_item_id, home),
-      extraHome: await platform(extra.inventory_item_id, home),
-    };
-    const order = await newOrder({
-      location_id: home,
-      lines: [
-        { variant_id: a.id, quantity: 4, unit_cost: 2, location_id: away },
-        { variant_id: b.id, quantity: 4, unit_cost: 2 },
-      ],
-    });
-    const res = await receive(order.id, {
-      route_to_destinations: true,
-      received_at: "2030-05-02",
-      lines: [
-        {
-          line_id: order.lines[0].id,
-          quantity: 4,
-          bin_location: "A-1",
-          lot_number: "LOT-9",
-          lot_expiry: "2031-01-31",
-          lot_manufactured: "2030-01-01",
-          lot_id: 77,
-        },
-        { line_id: order.lines[1].id, quantity: 2 },
-      ],
-      unordered: [
-        { variant_id: extra.id, quantity: 3, unit_cost: 1.5 },
-        { product_title: "Free sample", sku: "FS-1", quantity: 1 },
-      ],
-    });
-    expectStatus(res, 201);
-    const po = res.body.purchase_order;
-    assert.equal(po.lines.length, 4);
-    const [, , added, sample] = po.lines;
-    assert.deepEqual(
-      [
-        added.position,
-        added.variant_id,
-        added.quantity,
-        added.received_quantity,
-        added.outstanding_quantity,
-        added.unit_cost,
-      ],
-      [3, extra.id, 3, 3, 0, "1.50"],
-    );
-    assert.deepEqual(
-      [sample.product_title, sample.sku, sample.inventory_item_id, sample.unit_cost],
-      ["Free sample", "FS-1", null, "0.00"],
-    );
-    assert.equal(po.totals.subtotal, "20.50");
-    assert.deepEqual(
-      res.body.data.lines.map((l: Record<string, unknown>) => [
-        l.line_id,
-        l.quantity,
-        l.surplus_quantity,
-        l.landed_unit_cost,
-      ]),
-      [
-        [order.lines[0].id, 4, 0, "2.00"],
-        [order.lines[1].id, 2, 0, "2.00"],
-        [added.id, 3, 0, "1.50"],
-        [sample.id, 1, 0, "0.00"],
-      ],
-    );
-    // received_at given as a date: the start of that day in the store's timezone (UTC here)
-    assert.equal(res.body.data.received_at, "2030-05-02T00:00:00.000Z");
-    assert.equal(po.status, "partial");
-    const stored = await t.runtime.ctx.db
-      .selectFrom("receipt_lines")
-      .select([
-        "bin_location",
-        "lot_number",
-        "lot_expiry",
-        "lot_manufactured",
-        "lot_id",
-        "location_id",
-        "unordered",
-      ])
-      .where("receipt_id", "=", res.body.data.id)
-      .orderBy("id")
-      .execute();
-    assert.deepEqual(stored[0], {
-      bin_location: "A-1",
-      lot_number: "LOT-9",
-      lot_expiry: "2031-01-31",
-      lot_manufactured: "2030-01-01",
-      lot_id: 77,
-      location_id: away,
-      unordered: false,
-    });
-    assert.deepEqual(
-      stored.map((s) => [s.location_id, s.unordered]),
-      [
-        [away, false],
-        [home, false],
-        [home, true],
-        [home, true],
-      ],
-    );
-    await t.drain();
-    assert.equal((await platform(a.inventory_item_id, away)).available, before.aAway.available + 4);
-    assert.equal((await platform(b.inventory_item_id, home)).available, before.bHome.available + 2);
-    assert.equal((await platform(extra.inventory_item_id, home)).available, before.extraHome.available + 3);
+  // One receipt with every optional part, set up once; each part is its own test.
+  describe("unordered lines, route_to_destinations, received_at, lot fields", () => {
+    type Levels = Record<"aAway" | "bHome" | "extraHome", Awaited<ReturnType<typeof platform>>>;
+    let extra: Variant;
+    let home: number;
+    let away: number;
+    let order: any;
+    let res: HttpResult;
+    let levelsBefore: Levels;
+    let levelsAfter: Levels;
 
-    // updates_stock false: the receipt is booked, nothing moves
+    before(async () => {
+      const [a, b] = [freshVariant(), freshVariant()];
+      extra = freshVariant();
+      [home, away] = [locations[0].id, locations[1].id];
+      const levels = async () => ({
+        aAway: await platform(a.inventory_item_id, away),
+        bHome: await platform(b.inventory_item_id, home),
+        extraHome: await platform(extra.inventory_item_id, home),
+      });
+      levelsBefore = await levels();
+      order = await newOrder({
+        location_id: home,
+        lines: [
+          { variant_id: a.id, quantity: 4, unit_cost: 2, location_id: away },
+          { variant_id: b.id, quantity: 4, unit_cost: 2 },
+        ],
+      });
+      res = await receive(order.id, {
+        route_to_destinations: true,
+        received_at: "2030-05-02",
+        lines: [
+          {
+            line_id: order.lines[0].id,
+            quantity: 4,
+            bin_location: "A-1",
+            lot_number: "LOT-9",
+            lot_expiry: "2031-01-31",
+            lot_manufactured: "2030-01-01",
+            lot_id: 77,
+          },
+          { line_id: order.lines[1].id, quantity: 2 },
+        ],
+        unordered: [
+          { variant_id: extra.id, quantity: 3, unit_cost: 1.5 },
+          { product_title: "Free sample", sku: "FS-1", quantity: 1 },
+        ],
+      });
+      expectStatus(res, 201);
+      await t.drain();
+      levelsAfter = await levels();
+    });
+
+    test("unordered lines join the order as received lines; received_at as a date is the day's start", () => {
+      const po = res.body.purchase_order;
+      assert.equal(po.lines.length, 4);
+      const [, , added, sample] = po.lines;
+      assert.deepEqual(
+        [
+          added.position,
+          added.variant_id,
+          added.quantity,
+          added.received_quantity,
+          added.outstanding_quantity,
+          added.unit_cost,
+        ],
+        [3, extra.id, 3, 3, 0, "1.50"],
+      );
+      assert.deepEqual(
+        [sample.product_title, sample.sku, sample.inventory_item_id, sample.unit_cost],
+        ["Free sample", "FS-1", null, "0.00"],
+      );
+      assert.equal(po.totals.subtotal, "20.50");
+      assert.deepEqual(
+        res.body.data.lines.map((l: Record<string, unknown>) => [
+          l.line_id,
+          l.quantity,
+          l.surplus_quantity,
+          l.landed_unit_cost,
+        ]),
+        [
+          [order.lines[0].id, 4, 0, "2.00"],
+          [order.lines[1].id, 2, 0, "2.00"],
+          [added.id, 3, 0, "1.50"],
+          [sample.id, 1, 0, "0.00"],
+        ],
+      );
+      // received_at given as a date: the start of that day in the store's timezone (UTC here)
+      assert.equal(res.body.data.received_at, "2030-05-02T00:00:00.000Z");
+      assert.equal(po.status, "partial");
+    });
+
+    test("lot fields and each line's routed location are stored on the receipt lines", async () => {
+      const stored = await t.runtime.ctx.db
+        .selectFrom("receipt_lines")
+        .select([
+          "bin_location",
+          "lot_number",
+          "lot_expiry",
+          "lot_manufactured",
+          "lot_id",
+          "location_id",
+          "unordered",
+        ])
+        .where("receipt_id", "=", res.body.data.id)
+        .orderBy("id")
+        .execute();
+      assert.deepEqual(stored[0], {
+        bin_location: "A-1",
+        lot_number: "LOT-9",
+        lot_expiry: "2031-01-31",
+        lot_manufactured: "2030-01-01",
+        lot_id: 77,
+        location_id: away,
+        unordered: false,
+      });
+      assert.deepEqual(
+        stored.map((s) => [s.location_id, s.unordered]),
+        [
+          [away, false],
+          [home, false],
+          [home, true],
+          [home, true],
+        ],
+      );
+    });
+
+    test("with route_to_destinations the stock reaches each line's own location", () => {
+      assert.equal(levelsAfter.aAway.available, levelsBefore.aAway.available + 4);
+      assert.equal(levelsAfter.bHome.available, levelsBefore.bHome.available + 2);
+      assert.equal(levelsAfter.extraHome.available, levelsBefore.extraHome.available + 3);
+    });
+  });
+
+  test("an order not updating stock: the receipt is booked, nothing moves", async () => {
+    const a = freshVariant();
     const quiet = await newOrder({
       updates_stock: false,
       lines: [{ variant_id: a.id, quantity: 2, unit_cost: 1 }],
