@@ -9,10 +9,9 @@ import { DetailCollector } from "../errors.ts";
 import {
   type Actor,
   addHistory,
-  assertCan,
-  lockPurchaseOrder,
   markSent,
   type PurchaseOrder,
+  type Recipients,
   type StoreInfo,
 } from "../purchase-orders/index.ts";
 import { findSupplier } from "../suppliers/index.ts";
@@ -54,18 +53,12 @@ export async function sendPurchaseOrder(
   id: number,
   input: SendInput,
 ): Promise<PurchaseOrder> {
-  const order = await lockPurchaseOrder(trx, store.id, id);
-  assertCan("send", order.status);
-  const supplier = await findSupplier(trx, store.id, order.supplier_id);
-  if (!supplier) throw new Error(`purchase order ${id} names no supplier of its store`);
-  const to = input.to ?? (supplier.email ? [supplier.email] : []);
-  const cc = input.cc ?? supplier.email_cc ?? [];
-  const problems = new DetailCollector();
-  if (to.length === 0)
-    problems.add("to", "required", "has no recipient: the supplier has no email; send `to`");
-  problems.throwIfAny();
-
-  const presented = await markSent(ctx, trx, store, actor, order, { to, cc });
+  let recipients: Recipients = { to: [], cc: [] };
+  const presented = await markSent(ctx, trx, store, actor, id, async (order) => {
+    recipients = await recipientsOf(trx, store.id, order.supplier_id, input);
+    return recipients;
+  });
+  const { to, cc } = recipients;
   const payload: SendPayload = {
     store_id: store.id,
     order_id: id,
@@ -83,6 +76,24 @@ export async function sendPurchaseOrder(
     { storeId: store.id, maxAttempts: SEND_RETRY_MS.length + 1 },
   );
   return presented;
+}
+
+/** The given recipients, else the supplier's email and cc; 422 on `to` when there is none. */
+async function recipientsOf(
+  trx: Db,
+  storeId: number,
+  supplierId: number,
+  input: SendInput,
+): Promise<Recipients> {
+  const supplier = await findSupplier(trx, storeId, supplierId);
+  if (!supplier) throw new Error(`supplier ${supplierId} of a purchase order is not its store's`);
+  const to = input.to ?? (supplier.email ? [supplier.email] : []);
+  const cc = input.cc ?? supplier.email_cc ?? [];
+  const problems = new DetailCollector();
+  if (to.length === 0)
+    problems.add("to", "required", "has no recipient: the supplier has no email; send `to`");
+  problems.throwIfAny();
+  return { to, cc };
 }
 
 export const sendEmailJob: JobHandler = {

@@ -21,6 +21,7 @@ export {
   markInTransit,
   markOrdered,
   markSent,
+  type Recipients,
   reopenOrder,
   unarchiveOrder,
 } from "./lifecycle.ts";

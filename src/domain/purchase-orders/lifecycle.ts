@@ -6,7 +6,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector, invalidTransition, notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
-import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
+import { emitOrder, type OrderCall, type StoreInfo } from "./call.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
 import { type LineInput, referencesOf, resolveLines } from "./lines.ts";
@@ -22,7 +22,6 @@ import {
   insertLines,
   lockPurchaseOrder,
   orderCharges,
-  setOrder,
   updateLineMoney,
 } from "./repository.ts";
 import { incomingOf } from "./stock.ts";
@@ -200,6 +199,24 @@ const ADD_LINES: Move<LineInput[]> = {
   },
 };
 
+const SEND: Move<(order: OrderRow) => Promise<Recipients>> = {
+  action: "send",
+  // Only a draft's lines matter: placing it brings their incoming stock.
+  readsLines: (order) => order.status === "draft",
+  plan: async ({ order, now, body: recipientsOf }) => {
+    const { to, cc } = await recipientsOf(order);
+    const placing = order.status === "draft";
+    return {
+      set: { sent_at: now, ...(placing && { ordered_at: now }) },
+      history: [
+        ["sent", { to, cc }],
+        ...(placing ? [["ordered", { ordered_at: now.toISOString() }] as const] : []),
+      ],
+      events: [placing ? "purchase_order.ordered" : "purchase_order.updated"],
+    };
+  },
+};
+
 function callOf(ctx: AppContext, trx: Db, store: StoreInfo, actor: Actor): OrderCall {
   return { ctx, trx, store, actor };
 }
@@ -304,26 +321,24 @@ export async function deletePurchaseOrder(
   await emitOrder(callOf(ctx, trx, store, actor), "purchase_order.deleted", presented);
 }
 
+export interface Recipients {
+  to: string[];
+  cc: string[];
+}
+
 /**
- * POST …/send's part in the order, after the caller locked it and checked `send`: sent_at and a
- * `sent` history row; a draft is placed as mark_ordered places it (status, incoming, history, event),
- * an open order is announced as updated.
+ * POST …/send's part in the order: sent_at and a `sent` history row; a draft is placed on the way,
+ * as mark_ordered places it (status, ordered_at, incoming stock, `ordered` row and event), an open
+ * order is announced as updated. `recipientsOf` runs once the move is allowed, before any write (its
+ * 422 leaves nothing written).
  */
-export async function markSent(
+export function markSent(
   ctx: AppContext,
   trx: Db,
   store: StoreInfo,
   actor: Actor,
-  order: OrderRow,
-  recipients: { to: string[]; cc: string[] },
+  id: number,
+  recipientsOf: (order: OrderRow) => Promise<Recipients>,
 ): Promise<PurchaseOrder> {
-  const call = callOf(ctx, trx, store, actor);
-  const now = ctx.clock.now();
-  await setOrder(trx, store.id, order.id, { sent_at: now, updated_at: now });
-  await recordHistory(call, order.id, "sent", { to: recipients.to, cc: recipients.cc }, now);
-  if (order.status === "draft")
-    return runMove(call, order.id, MARK_ORDERED, { ordered_at: now.toISOString() });
-  const presented = await loadPurchaseOrder(trx, store.id, order.id);
-  await emitOrder(call, "purchase_order.updated", presented);
-  return presented;
+  return runMove(callOf(ctx, trx, store, actor), id, SEND, recipientsOf);
 }

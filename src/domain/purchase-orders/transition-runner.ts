@@ -46,8 +46,8 @@ export interface MovePlan {
 
 export interface Move<Body> {
   action: OrderAction;
-  /** Reads the order's lines: a target derived from them, and incoming stock pushed by the runner. */
-  readsLines: boolean;
+  /** Reads the order's lines (a target derived from them; incoming stock pushed by the runner). */
+  readsLines: boolean | ((order: OrderRow) => boolean);
   /** Refusals the table cannot express; they come before the table's (a missing line is 404 in any state). */
   precheck?: (order: OrderRow, lines: readonly LineRow[], body: Body) => void;
   plan: (step: MoveStep<Body>) => MovePlan | Promise<MovePlan>;
@@ -72,7 +72,8 @@ export async function applyMove<Body>(
   now?: Date,
 ): Promise<{ updated: OrderRow; presented: PurchaseOrder }> {
   const { ctx, trx, store } = call;
-  const lines = move.readsLines ? await orderLines(trx, store.id, order.id) : [];
+  const readsLines = typeof move.readsLines === "function" ? move.readsLines(order) : move.readsLines;
+  const lines = readsLines ? await orderLines(trx, store.id, order.id) : [];
   move.precheck?.(order, lines, body);
   const target = assertCan(move.action, order.status);
   const at = now ?? ctx.clock.now();
@@ -84,7 +85,7 @@ export async function applyMove<Body>(
     updated_at: at,
   });
   await plan.afterWrite?.(updated);
-  if (move.readsLines) {
+  if (readsLines) {
     const [before, after] = plan.incoming
       ? plan.incoming(updated)
       : [incomingOf(order, lines), incomingOf(updated, lines)];
