@@ -21,8 +21,8 @@ import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
 import { connectorForStore } from "./registry.ts";
 
 /**
- * The stock push worker (decisions §7). A `platform.push` job carries the movements one stock-moving
- * record wrote. They go to the platform as few ledger documents as the platform allows: consecutive
+ * The stock push worker (docs/decisions.md, "Catalog mirror and the simulated platform"). A
+ * `platform.push` job carries the movements one stock-moving record wrote. They go to the platform as few ledger documents as the platform allows: consecutive
  * movements with the same reason make one document of at most MAX_DOCUMENT_CHANGES quantity changes,
  * whose idempotency key is derived from the movement ids it carries, and each document's movements are
  * acknowledged (pushed_at) together, in one transaction, right after the platform answered. A 200-line

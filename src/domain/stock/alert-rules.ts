@@ -3,7 +3,7 @@ import { findVariants, locationNames } from "../catalog/index.ts";
 import { DetailCollector } from "../errors.ts";
 
 /**
- * The store's item alert rules (decisions §2): a store-wide low-stock threshold and per-item rules
+ * The store's item alert rules: a store-wide low-stock threshold and per-item rules
  * (reorder point, maximum stock), either for one location or, with `location_id: null`, for every
  * location of the item (a location's own row wins). PUT replaces the whole set.
  */

@@ -1,6 +1,6 @@
 /**
- * Item alert crossings (decisions §8 and §11). Pure: given a level before and after a change and the
- * rules that apply to it, which item events fire. An event fires on the crossing only, never on a
+ * Item alert crossings (the rules: docs/decisions.md, "Catalog mirror and the simulated platform").
+ * Pure: given a level before and after a change and the rules that apply to it, which item events fire. An event fires on the crossing only, never on a
  * change that stays on the same side, so each crossing fires exactly once:
  *
  * - item.out_of_stock: on_hand goes from above 0 to 0 or below;

@@ -42,7 +42,7 @@ function simInputToValidation(error: unknown): never {
 }
 
 /**
- * The simulated platform's admin controls (decisions §9 and §11): create products, generate a large
+ * The simulated platform's admin controls: create products, generate a large
  * catalog, change and read its inventory (as sales and recounts would), arm faults. Every change asks
  * for a mirror sync, as a real platform's change notification would.
  */

@@ -3,8 +3,8 @@ import type { Db } from "../../db/database.ts";
 import { createSimLocations, createSimProducts, type NewSimProduct } from "./catalog.ts";
 
 /**
- * The demo catalog of `seed: "demo"` (decisions §11): 28 products, 90 variants with SKUs and EAN-13
- * barcodes, 3 active locations (the third is hidden by the store's settings), every item stocked at
+ * The demo catalog of `seed: "demo"` (docs/decisions.md, "Catalog mirror and the simulated
+ * platform"): 28 products, 90 variants with SKUs and EAN-13 barcodes, 3 active locations (the third is hidden by the store's settings), every item stocked at
  * every location, a few items without inventory tracking (gift cards, gift wrapping), a draft and an
  * archived product. Deterministic, so tests can rely on it.
  */

@@ -159,7 +159,7 @@ export async function knownLocations(trx: Db, storeId: number, locationIds: numb
 }
 
 /**
- * Admin control (decisions §11): set or adjust platform-side quantities. `available` moves on_hand
+ * Admin control: set or adjust platform-side quantities. `available` moves on_hand
  * by the same amount (a sale is `adjust: -n` on available); `on_hand` moves available with it (a
  * recount); `incoming` moves alone. Throws SimInputError for an unknown item or location.
  */
