@@ -587,102 +587,117 @@ describe("landed costs and stock", () => {
     assert.equal(own.body.data.exchange_rate, 1.5);
   });
 
-  test("surplus and both rejected dispositions", async () => {
-    const [a, b, c] = [freshVariant(), freshVariant(), freshVariant()];
-    const loc = locations[0].id;
-    const before = {
-      a: await platform(a.inventory_item_id, loc),
-      b: await platform(b.inventory_item_id, loc),
-      c: await platform(c.inventory_item_id, loc),
-    };
-    const order = await newOrder({
-      location_id: loc,
-      lines: [
-        { variant_id: a.id, quantity: 10, unit_cost: 3 },
-        { variant_id: b.id, quantity: 10, unit_cost: 3 },
-        { variant_id: c.id, quantity: 10, unit_cost: 3 },
-      ],
+  // One order received with a surplus, then rejects replaced, then rejects removed; set up once.
+  describe("surplus and both rejected dispositions", () => {
+    type Levels = Record<"a" | "b" | "c", Awaited<ReturnType<typeof platform>>>;
+    let replace: HttpResult;
+    let remove: HttpResult;
+    let levelsBefore: Levels;
+    let levelsAfter: Levels;
+
+    before(async () => {
+      const [a, b, c] = [freshVariant(), freshVariant(), freshVariant()];
+      const loc = locations[0].id;
+      const levels = async () => ({
+        a: await platform(a.inventory_item_id, loc),
+        b: await platform(b.inventory_item_id, loc),
+        c: await platform(c.inventory_item_id, loc),
+      });
+      levelsBefore = await levels();
+      const order = await newOrder({
+        location_id: loc,
+        lines: [
+          { variant_id: a.id, quantity: 10, unit_cost: 3 },
+          { variant_id: b.id, quantity: 10, unit_cost: 3 },
+          { variant_id: c.id, quantity: 10, unit_cost: 3 },
+        ],
+      });
+      const [la, lb, lc] = order.lines;
+      // a: 12 good (2 surplus); b: 6 good, 3 rejected, replaced (still outstanding)
+      replace = await receive(order.id, {
+        lines: [
+          { line_id: la.id, quantity: 12 },
+          { line_id: lb.id, quantity: 6, rejected: [{ quantity: 2, reason: "crushed" }, { quantity: 1 }] },
+        ],
+      });
+      expectStatus(replace, 201);
+      // c: 5 good, 4 rejected and removed → cancelled 4, outstanding 1; b: 4 rejected removed → completes it
+      remove = await receive(order.id, {
+        rejected_disposition: "remove",
+        lines: [
+          { line_id: lc.id, quantity: 5, rejected: [{ quantity: 4, reason: "wrong colour" }] },
+          { line_id: lb.id, quantity: 0, rejected: [{ quantity: 4, reason: null }] },
+        ],
+      });
+      expectStatus(remove, 201);
+      await t.drain();
+      levelsAfter = await levels();
     });
-    const [la, lb, lc] = order.lines;
-    // a: 12 good (2 surplus); b: 6 good, 3 rejected, replaced (still outstanding)
-    const replace = await receive(order.id, {
-      lines: [
-        { line_id: la.id, quantity: 12 },
-        { line_id: lb.id, quantity: 6, rejected: [{ quantity: 2, reason: "crushed" }, { quantity: 1 }] },
-      ],
+
+    test("a surplus is received beyond the line; replaced rejects stay outstanding and are stored with reasons", async () => {
+      assert.deepEqual(
+        replace.body.data.lines.map((l: Record<string, number>) => [
+          l.quantity,
+          l.surplus_quantity,
+          l.rejected_quantity,
+        ]),
+        [
+          [12, 2, 0],
+          [6, 0, 3],
+        ],
+      );
+      assert.deepEqual(
+        replace.body.purchase_order.lines.map((l: Record<string, number>) => [
+          l.received_quantity,
+          l.cancelled_quantity,
+          l.outstanding_quantity,
+        ]),
+        [
+          [12, 0, 0],
+          [6, 0, 4],
+          [0, 0, 10],
+        ],
+      );
+      const stored = await t.runtime.ctx.db
+        .selectFrom("receipt_lines")
+        .select(["rejected", "outstanding_before"])
+        .where("receipt_id", "=", replace.body.data.id)
+        .orderBy("id")
+        .execute();
+      assert.deepEqual(stored[1], {
+        rejected: [
+          { quantity: 2, reason: "crushed" },
+          { quantity: 1, reason: null },
+        ],
+        outstanding_before: 10,
+      });
     });
-    expectStatus(replace, 201);
-    assert.deepEqual(
-      replace.body.data.lines.map((l: Record<string, number>) => [
-        l.quantity,
-        l.surplus_quantity,
-        l.rejected_quantity,
-      ]),
-      [
-        [12, 2, 0],
-        [6, 0, 3],
-      ],
-    );
-    assert.deepEqual(
-      replace.body.purchase_order.lines.map((l: Record<string, number>) => [
-        l.received_quantity,
-        l.cancelled_quantity,
-        l.outstanding_quantity,
-      ]),
-      [
-        [12, 0, 0],
-        [6, 0, 4],
-        [0, 0, 10],
-      ],
-    );
-    const stored = await t.runtime.ctx.db
-      .selectFrom("receipt_lines")
-      .select(["rejected", "outstanding_before"])
-      .where("receipt_id", "=", replace.body.data.id)
-      .orderBy("id")
-      .execute();
-    assert.deepEqual(stored[1], {
-      rejected: [
-        { quantity: 2, reason: "crushed" },
-        { quantity: 1, reason: null },
-      ],
-      outstanding_before: 10,
+
+    test("removed rejects cancel their units: a line completes, another keeps one outstanding", () => {
+      assert.equal(remove.body.data.rejected_disposition, "remove");
+      assert.deepEqual(
+        remove.body.purchase_order.lines.map((l: Record<string, number>) => [
+          l.received_quantity,
+          l.cancelled_quantity,
+          l.outstanding_quantity,
+        ]),
+        [
+          [12, 0, 0],
+          [6, 4, 0],
+          [5, 4, 1],
+        ],
+      );
+      assert.equal(remove.body.purchase_order.status, "partial");
     });
-    // c: 5 good, 4 rejected and removed → cancelled 4, outstanding 1; b: 4 rejected removed → completes it
-    const remove = await receive(order.id, {
-      rejected_disposition: "remove",
-      lines: [
-        { line_id: lc.id, quantity: 5, rejected: [{ quantity: 4, reason: "wrong colour" }] },
-        { line_id: lb.id, quantity: 0, rejected: [{ quantity: 4, reason: null }] },
-      ],
+
+    test("the platform: surplus goes to stock, incoming comes off only by what was outstanding", () => {
+      const [before, now] = [levelsBefore, levelsAfter];
+      assert.equal(now.a.available, before.a.available + 12);
+      assert.equal(now.a.incoming, before.a.incoming);
+      // b: 6 received and 4 removed → nothing incoming left; c: 5 received, 4 removed, 1 still incoming
+      assert.deepEqual([now.b.available, now.b.incoming], [before.b.available + 6, before.b.incoming]);
+      assert.deepEqual([now.c.available, now.c.incoming], [before.c.available + 5, before.c.incoming + 1]);
     });
-    expectStatus(remove, 201);
-    assert.equal(remove.body.data.rejected_disposition, "remove");
-    assert.deepEqual(
-      remove.body.purchase_order.lines.map((l: Record<string, number>) => [
-        l.received_quantity,
-        l.cancelled_quantity,
-        l.outstanding_quantity,
-      ]),
-      [
-        [12, 0, 0],
-        [6, 4, 0],
-        [5, 4, 1],
-      ],
-    );
-    assert.equal(remove.body.purchase_order.status, "partial");
-    await t.drain();
-    const now = {
-      a: await platform(a.inventory_item_id, loc),
-      b: await platform(b.inventory_item_id, loc),
-      c: await platform(c.inventory_item_id, loc),
-    };
-    // surplus goes to stock; incoming only came off by what was outstanding
-    assert.equal(now.a.available, before.a.available + 12);
-    assert.equal(now.a.incoming, before.a.incoming);
-    // b: 6 received and 4 removed → nothing incoming left; c: 5 received, 4 removed, 1 still incoming
-    assert.deepEqual([now.b.available, now.b.incoming], [before.b.available + 6, before.b.incoming]);
-    assert.deepEqual([now.c.available, now.c.incoming], [before.c.available + 5, before.c.incoming + 1]);
   });
 
   test("a receipt at another location, backdated, with invoice, rate and lots answers the order as stored", async () => {
