@@ -134,8 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicHostnames: (env.PUBLIC_HOSTNAMES ?? "")
       .split(",")
       .map((h) => h.trim().toLowerCase())
-      .filter((h) => h !== "")
-      .concat([host.toLowerCase()]),
+      .filter((h) => h !== ""),
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

@@ -78,6 +78,40 @@ export function isPublicAddress(ip: string): boolean {
   return classifyAddress(ip) === null;
 }
 
+/**
+ * True when a connection to `ip` stays on this machine: loopback, the unspecified address (which
+ * connects locally), or one of `interfaceAddresses` (this machine's own; the caller lists them).
+ * IPv4-mapped IPv6 addresses are judged as their IPv4 address.
+ */
+export function isLocalAddress(ip: string, interfaceAddresses: readonly string[]): boolean {
+  const plain = unmapped(ip);
+  if (plain === null) return false;
+  if (isIP(plain) === 4) {
+    const address = parseIpv4(plain)!;
+    if (inIpv4Range(address, ipv4("127.0.0.0"), 8) || inIpv4Range(address, ipv4("0.0.0.0"), 8)) return true;
+  } else {
+    const words = parseIpv6(plain)!;
+    if (words.slice(0, 7).every((x) => x === 0) && (words[7] === 0 || words[7] === 1)) return true;
+  }
+  return interfaceAddresses.some((candidate) => sameAddress(unmapped(candidate), plain));
+}
+
+/** `ip` as text with an IPv4-mapped IPv6 address turned into its IPv4 address; null if not an address. */
+function unmapped(ip: string): string | null {
+  if (isIP(ip) === 4) return ip;
+  if (isIP(ip) !== 6) return null;
+  const w = parseIpv6(ip);
+  if (w === null) return null;
+  if (w.slice(0, 5).every((x) => x === 0) && w[5] === 0xffff) return formatIpv4(((w[6] << 16) | w[7]) >>> 0);
+  return ip.split("%")[0];
+}
+
+function sameAddress(a: string | null, b: string): boolean {
+  if (a === null || isIP(a) !== isIP(b)) return false;
+  if (isIP(a) === 4) return a === b;
+  return parseIpv6(a)!.every((word, i) => word === parseIpv6(b)![i]);
+}
+
 function classifyIpv4(address: number): string | null {
   for (const [network, prefix, reason] of IPV4_REFUSED) {
     if (inIpv4Range(address, network, prefix)) return reason;

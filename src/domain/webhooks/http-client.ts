@@ -22,7 +22,13 @@ import { isIP, type Socket } from "node:net";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { Agent, buildConnector } from "undici";
 import { classifyAddress } from "./address-policy.ts";
-import { precheckWebhookUrl, type Resolver, resolveWithTimeout, systemResolve } from "./url-guard.ts";
+import {
+  precheckWebhookUrl,
+  type Resolver,
+  reachesOwnListener,
+  resolveWithTimeout,
+  systemResolve,
+} from "./url-guard.ts";
 
 export interface WebhookSenderOptions {
   /** WEBHOOK_ALLOW_PRIVATE: connect to loopback/private addresses too (development and tests). */
@@ -40,6 +46,8 @@ export interface WebhookSenderOptions {
   lookup?: Resolver;
   /** The service's own hostnames, refused at every delivery as at creation. Default none. */
   ownHostnames?: readonly string[];
+  /** The service's own port: refused on this machine's addresses at every delivery (url-guard.ts). */
+  ownPort?: number;
 }
 
 export interface WebhookRequest {
@@ -98,6 +106,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const connect = createGuardedConnector({
     allowPrivate: options.allowPrivate,
     lookup: options.lookup ?? systemResolve,
+    ownPort: options.ownPort,
     timeoutMs,
     secureContext: options.ca === undefined ? undefined : trustStoreWith(options.ca),
   });
@@ -118,7 +127,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       ...(peer.remoteAddress === undefined ? {} : { remoteAddress: peer.remoteAddress }),
     });
 
-    const pre = precheckWebhookUrl(request.url, { allowPrivate: options.allowPrivate, ownHostnames });
+    const pre = precheckWebhookUrl(request.url, {
+      allowPrivate: options.allowPrivate,
+      ownHostnames,
+      ownPort: options.ownPort,
+    });
     if (!pre.ok) return done(false, pre.message);
     const { url } = pre;
 
@@ -223,6 +236,7 @@ function trustStoreWith(extra: string | Buffer | ReadonlyArray<string | Buffer>)
 interface ConnectorOptions {
   allowPrivate: boolean;
   lookup: Resolver;
+  ownPort: number | undefined;
   timeoutMs: number;
   secureContext: SecureContext | undefined;
 }
@@ -250,6 +264,13 @@ function createGuardedConnector(opts: ConnectorOptions): buildConnector.connecto
     const literal = isIP(host) !== 0;
     const addresses = literal ? [host] : await resolveWithTimeout(opts.lookup, host, opts.timeoutMs);
     if (addresses.length === 0) throw new Error(`${host} did not resolve to any address`);
+    // A name may resolve to this machine now though it did not at creation (allowed private or not).
+    const port = Number(options.port) || (options.protocol === "http:" ? 80 : 443);
+    const own = addresses.find((address) => reachesOwnListener(address, port, { ownPort: opts.ownPort }));
+    if (own !== undefined)
+      throw new BlockedAddressError(
+        `address not allowed: ${host} resolves to ${own}, this service's own port`,
+      );
     if (!opts.allowPrivate) {
       for (const address of addresses) {
         const reason = classifyAddress(address);

@@ -9,7 +9,7 @@ import type { AppContext } from "../../context.ts";
 import { type Sealer, webhookSecretContext } from "../../secrets/index.ts";
 import { createWebhookSender, type WebhookSender } from "./http-client.ts";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.ts";
-import type { Resolver } from "./url-guard.ts";
+import { ownServiceOf, type Resolver } from "./url-guard.ts";
 
 /** Test and embedding hooks; production uses the defaults. */
 export interface WebhooksOptions {
@@ -52,7 +52,7 @@ export class WebhookRuntime {
   get sender(): WebhookSender {
     this.senderInstance ??= createWebhookSender({
       allowPrivate: this.config.webhookAllowPrivate,
-      ownHostnames: this.config.publicHostnames,
+      ...ownServiceOf(this.config),
       timeoutMs: this.options.timeoutMs,
       ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
       ...(this.options.resolve === undefined ? {} : { lookup: this.options.resolve }),

@@ -14,7 +14,7 @@ import { sendJob } from "./job-types.ts";
 import { type DeliveryRow, presentDelivery, presentWebhook, type WebhookRow } from "./presenter.ts";
 import type { WebhookRuntime } from "./runtime.ts";
 import { generateWebhookSecret } from "./signing.ts";
-import { validateWebhookUrl } from "./url-guard.ts";
+import { ownServiceOf, validateWebhookUrl } from "./url-guard.ts";
 
 /** Webhook endpoints per store (contract "Limits"). */
 export const MAX_WEBHOOKS_PER_STORE = 10;
@@ -40,7 +40,7 @@ export interface RedeliverResult {
 export async function checkWebhookUrl(ctx: AppContext, rt: WebhookRuntime, url: string): Promise<string> {
   const result = await validateWebhookUrl(url, {
     allowPrivate: ctx.config.webhookAllowPrivate,
-    ownHostnames: ctx.config.publicHostnames,
+    ...ownServiceOf(ctx.config),
     ...(rt.options.resolve === undefined ? {} : { resolve: rt.options.resolve }),
   });
   if (!result.ok) throw validationFailed([{ field: "url", code: "invalid_url", message: result.message }]);

@@ -8,15 +8,18 @@
  *  2. The scheme is https, also when private addresses are allowed (decisions §1).
  *  3. No username or password: they would be sent as Basic credentials to whatever host answers, and
  *     they end up in logs and delivery listings.
- *  4. The host is not one of the service's own hostnames (always refused, see below).
+ *  4. The host is not one of the service's own hostnames (PUBLIC_HOSTNAMES, any port), and the URL
+ *     does not reach the service's own listener: its port on any address of this machine (loopback,
+ *     0.0.0.0, its interfaces), judged on the literal or on every resolved address. Always refused.
  *  5. The host is not `localhost` or `*.localhost` (RFC 6761 names for loopback).
  *  6. An IP literal must be public; a name must resolve, and every A and AAAA answer must be public.
  *     One private answer is enough to refuse: the client may pick any of them.
  *
  * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE, for local development and tests) lifts only the address class
- * checks, 5 and the "public" part of 6. It does not lift https (decisions §1) nor the own-hostname rule:
+ * checks, 5 and the "public" part of 6. It does not lift https (decisions §1) nor the own-service rule:
  * that rule is about the service calling itself (webhook loops, reaching its own internal routes), which
- * is as wrong in development as in production. The name must still resolve, so a typo is caught at
+ * is as wrong in development as in production. Other ports of loopback (a local receiver at
+ * `https://127.0.0.1:8443`) are allowed then. The name must still resolve, so a typo is caught at
  * creation rather than as a stream of failed deliveries.
  *
  * This check at creation is advisory against DNS rebinding (the name may resolve elsewhere later); the
@@ -24,7 +27,9 @@
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { classifyAddress } from "./address-policy.ts";
+import { networkInterfaces } from "node:os";
+import type { Config } from "../../config.ts";
+import { classifyAddress, isLocalAddress } from "./address-policy.ts";
 
 /** Resolves a host name to every address it has (A and AAAA), as text. */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -34,6 +39,10 @@ export interface UrlGuardOptions {
   allowPrivate: boolean;
   /** Hostnames the service itself answers on; compared case-insensitively, a trailing dot ignored. */
   ownHostnames: readonly string[];
+  /** The port this service listens on: refused on every address of this machine. */
+  ownPort?: number;
+  /** This machine's interface addresses; default os.networkInterfaces(). */
+  interfaceAddresses?: () => readonly string[];
   /** Injected in tests; defaults to the system resolver (`systemResolve`). */
   resolve?: Resolver;
   /** Upper bound on name resolution, so a slow resolver cannot hold a request open. Default 5000. */
@@ -69,6 +78,13 @@ export async function validateWebhookUrl(raw: string, opts: UrlGuardOptions): Pr
     return { ok: false, message: `url host ${host} could not be resolved (${detail})` };
   }
   if (addresses.length === 0) return { ok: false, message: `url host ${host} could not be resolved` };
+  const port = portOf(url);
+  const own = addresses.find((address) => reachesOwnListener(address, port, opts));
+  if (own !== undefined)
+    return {
+      ok: false,
+      message: `url must not point at this service (${host} resolves to ${own}, port ${port})`,
+    };
   if (!opts.allowPrivate) {
     for (const address of addresses) {
       const reason = classifyAddress(address);
@@ -90,7 +106,7 @@ export async function validateWebhookUrl(raw: string, opts: UrlGuardOptions): Pr
  */
 export function precheckWebhookUrl(
   raw: string | URL,
-  opts: Pick<UrlGuardOptions, "allowPrivate" | "ownHostnames">,
+  opts: Pick<UrlGuardOptions, "allowPrivate" | "ownHostnames" | "ownPort" | "interfaceAddresses">,
 ): { ok: true; url: URL; host: string } | { ok: false; message: string } {
   const text = String(raw);
   if (text.length > MAX_WEBHOOK_URL_LENGTH) {
@@ -111,6 +127,8 @@ export function precheckWebhookUrl(
 
   const own = opts.ownHostnames.map(normaliseName);
   if (own.includes(host)) return { ok: false, message: `url must not point at this service (${host})` };
+  if (isIP(host) !== 0 && reachesOwnListener(host, portOf(url), opts))
+    return { ok: false, message: `url must not point at this service (${url.host})` };
   if (opts.allowPrivate) return { ok: true, url, host };
 
   if (host === "localhost" || host.endsWith(".localhost")) {
@@ -122,6 +140,35 @@ export function precheckWebhookUrl(
       return { ok: false, message: `url host ${host} is not a public address (${reason})` };
   }
   return { ok: true, url, host };
+}
+
+/** The service's own names and port, as the webhook rules take them from the configuration. */
+export function ownServiceOf(config: Pick<Config, "publicHostnames" | "port">) {
+  return { ownHostnames: config.publicHostnames, ownPort: config.port };
+}
+
+/**
+ * Whether a connection to `address`:`port` would reach this service's own listener: its port on an
+ * address of this machine. Whatever HOST it is bound to, all of them are refused: 0.0.0.0 listens on
+ * every one, and `localhost`, `[::1]` or `0.0.0.0` reach a 127.0.0.1 listener as surely as 127.0.0.1.
+ */
+export function reachesOwnListener(
+  address: string,
+  port: number,
+  opts: Pick<UrlGuardOptions, "ownPort" | "interfaceAddresses">,
+): boolean {
+  if (opts.ownPort === undefined || opts.ownPort === 0 || port !== opts.ownPort) return false;
+  return isLocalAddress(address, (opts.interfaceAddresses ?? machineAddresses)());
+}
+
+function machineAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+}
+
+/** The URL's port, its scheme's default when none is written (url.port is "" then). */
+export function portOf(url: URL): number {
+  if (url.port !== "") return Number(url.port);
+  return url.protocol === "http:" ? 80 : 443;
 }
 
 /** URL hostname without IPv6 brackets and without the trailing dot of a fully qualified name. */
