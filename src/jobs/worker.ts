@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from "fastify";
+import type { BaseLogger } from "pino";
 import type { AppContext } from "../context.ts";
 import { type ClaimedJob, DEFAULT_LEASE_MS, JobQueue } from "./queue.ts";
 
@@ -42,7 +42,8 @@ export interface WorkerOptions {
   concurrency: number;
   pollIntervalMs?: number;
   leaseMs?: number;
-  logger?: FastifyBaseLogger;
+  /** Where failures are warned about: the API's pino logger, or the worker process's. */
+  logger?: Pick<BaseLogger, "warn">;
 }
 
 /**
