@@ -171,97 +171,122 @@ describe("webhook delivery", () => {
     return res.body.data as Array<Record<string, any>>;
   }
 
-  test("each subscribed endpoint gets the event with every header and a signature a verifier accepts", async () => {
-    const s = await t.createStore();
-    const domain = (await t.admin.get(`/admin/stores/${s.id}`)).body.data.domain;
-    const a = await hook(s, "/a", ["supplier.created"]);
-    const b = await hook(s, "/b", ["*"]);
-    await hook(s, "/c", ["purchase_order.created"]);
-    const d = await hook(s, "/d", ["*"]);
-    await s.api.patch(`/v2/webhooks/${d.id}`, { status: "paused" });
-
+  // Four endpoints (two subscribed, one to another event, one paused) and two events, delivered once.
+  describe("each subscribed endpoint gets the event with every header and a signature a verifier accepts", () => {
+    let s: TestStore;
+    let domain: string;
+    let a: { id: number; secret: string };
+    let b: { id: number; secret: string };
+    let d: { id: number; secret: string };
     const supplier = { id: 7, name: "Acme", tags: ["bolts"], email: null };
-    const created = await emitEvent(s.id, "supplier.created", 7, supplier);
     const order = { id: 3, number: "PO-0003", status: "partial" };
     const receipt = { id: 11, purchase_order_id: 3 };
-    const recorded = await emitEvent(s.id, "purchase_order.receipt_recorded", 3, order, { receipt });
-    await t.drain();
+    let created: { id: string; occurredAt: Date };
+    let recorded: { id: string; occurredAt: Date };
 
-    assert.equal(receiver.at("/a").length, 1);
-    assert.equal(receiver.at("/b").length, 2);
-    assert.equal(receiver.at("/c").length, 0, "not subscribed");
-    assert.equal(receiver.at("/d").length, 0, "paused endpoints get nothing");
-
-    const [toA] = receiver.at("/a");
-    assert.equal(toA.method, "POST");
-    assert.deepEqual(Object.keys(toA.json), ["id", "event", "api_version", "occurred_at", "shop", "data"]);
-    assert.deepEqual(toA.json, {
-      id: created.id,
-      event: "supplier.created",
-      api_version: 2,
-      occurred_at: created.occurredAt.toISOString(),
-      shop: { id: s.id, domain },
-      data: supplier,
+    before(async () => {
+      s = await t.createStore();
+      domain = (await t.admin.get(`/admin/stores/${s.id}`)).body.data.domain;
+      a = await hook(s, "/a", ["supplier.created"]);
+      b = await hook(s, "/b", ["*"]);
+      await hook(s, "/c", ["purchase_order.created"]);
+      d = await hook(s, "/d", ["*"]);
+      await s.api.patch(`/v2/webhooks/${d.id}`, { status: "paused" });
+      created = await emitEvent(s.id, "supplier.created", 7, supplier);
+      recorded = await emitEvent(s.id, "purchase_order.receipt_recorded", 3, order, { receipt });
+      await t.drain();
     });
-    const [rowA] = await deliveries(s, a.id);
-    assert.equal(toA.headers["content-type"], "application/json");
-    assert.equal(toA.headers["user-agent"], "Stockroom-Webhooks/2");
-    assert.equal(toA.headers["x-service-event"], "supplier.created");
-    assert.equal(toA.headers["x-service-event-id"], created.id);
-    assert.equal(toA.headers["x-service-delivery-id"], String(rowA.id));
-    assert.equal(toA.headers["x-service-webhook-id"], String(a.id));
-    assert.equal(toA.headers["x-service-timestamp"], String(nowSeconds()));
-    assert.match(String(toA.headers["x-service-signature"]), /^sha256=[0-9a-f]{64}$/);
 
-    assert.equal(verify(a.secret, toA.headers, toA.raw, nowSeconds()), true);
-    for (const index of [0, Math.floor(toA.raw.length / 2), toA.raw.length - 1]) {
-      assert.equal(verify(a.secret, toA.headers, flipOneByte(toA.raw, index), nowSeconds()), false);
-    }
-    assert.equal(verify(b.secret, toA.headers, toA.raw, nowSeconds()), false, "another endpoint's secret");
-    const shifted = { ...toA.headers, "x-service-timestamp": String(nowSeconds() - 1) };
-    assert.equal(verify(a.secret, shifted, toA.raw, nowSeconds()), false, "timestamp is signed too");
-    assert.equal(verify(a.secret, toA.headers, toA.raw, nowSeconds() + 301), false, "older than 300 s");
-
-    const receiptToB = receiver.at("/b").find((r) => r.json.event === "purchase_order.receipt_recorded");
-    assert.ok(receiptToB);
-    assert.deepEqual(receiptToB.json, {
-      id: recorded.id,
-      event: "purchase_order.receipt_recorded",
-      api_version: 2,
-      occurred_at: recorded.occurredAt.toISOString(),
-      shop: { id: s.id, domain },
-      data: order,
-      receipt,
+    test("only the subscribed, active endpoints get it; a paused one's events are still recorded", async () => {
+      assert.equal(receiver.at("/a").length, 1);
+      assert.equal(receiver.at("/b").length, 2);
+      assert.equal(receiver.at("/c").length, 0, "not subscribed");
+      assert.equal(receiver.at("/d").length, 0, "paused endpoints get nothing");
+      assert.deepEqual(await deliveries(s, d.id), []);
+      const stored = await t.runtime.ctx.db
+        .selectFrom("events")
+        .select("id")
+        .where("store_id", "=", s.id)
+        .execute();
+      assert.equal(stored.length, 2);
     });
-    assert.equal(verify(b.secret, receiptToB.headers, receiptToB.raw, nowSeconds()), true);
 
-    assert.deepEqual(
-      { ...rowA, id: 0 },
-      {
-        id: 0,
-        webhook_id: a.id,
-        event_id: created.id,
+    test("the body: id, event, api_version, occurred_at, shop and data, in that order", () => {
+      const [toA] = receiver.at("/a");
+      assert.equal(toA.method, "POST");
+      assert.deepEqual(Object.keys(toA.json), ["id", "event", "api_version", "occurred_at", "shop", "data"]);
+      assert.deepEqual(toA.json, {
+        id: created.id,
         event: "supplier.created",
-        attempt: 1,
-        status: "succeeded",
-        status_code: 204,
-        duration_ms: rowA.duration_ms,
-        error: null,
-        next_attempt_at: null,
-        created_at: clock.now().toISOString(),
-      },
-    );
-    const afterA = (await s.api.get(`/v2/webhooks/${a.id}`)).body.data;
-    assert.equal(afterA.last_delivered_at, clock.now().toISOString());
-    assert.equal(afterA.consecutive_failures, 0);
-    // The paused endpoint's events were still recorded; it only got nothing.
-    assert.deepEqual(await deliveries(s, d.id), []);
-    const stored = await t.runtime.ctx.db
-      .selectFrom("events")
-      .select("id")
-      .where("store_id", "=", s.id)
-      .execute();
-    assert.equal(stored.length, 2);
+        api_version: 2,
+        occurred_at: created.occurredAt.toISOString(),
+        shop: { id: s.id, domain },
+        data: supplier,
+      });
+    });
+
+    test("every header, the delivery id the log's", async () => {
+      const [toA] = receiver.at("/a");
+      const [rowA] = await deliveries(s, a.id);
+      assert.equal(toA.headers["content-type"], "application/json");
+      assert.equal(toA.headers["user-agent"], "Stockroom-Webhooks/2");
+      assert.equal(toA.headers["x-service-event"], "supplier.created");
+      assert.equal(toA.headers["x-service-event-id"], created.id);
+      assert.equal(toA.headers["x-service-delivery-id"], String(rowA.id));
+      assert.equal(toA.headers["x-service-webhook-id"], String(a.id));
+      assert.equal(toA.headers["x-service-timestamp"], String(nowSeconds()));
+      assert.match(String(toA.headers["x-service-signature"]), /^sha256=[0-9a-f]{64}$/);
+    });
+
+    test("the signature verifies, and fails for a flipped byte, another secret, a shifted or stale timestamp", () => {
+      const [toA] = receiver.at("/a");
+      assert.equal(verify(a.secret, toA.headers, toA.raw, nowSeconds()), true);
+      for (const index of [0, Math.floor(toA.raw.length / 2), toA.raw.length - 1]) {
+        assert.equal(verify(a.secret, toA.headers, flipOneByte(toA.raw, index), nowSeconds()), false);
+      }
+      assert.equal(verify(b.secret, toA.headers, toA.raw, nowSeconds()), false, "another endpoint's secret");
+      const shifted = { ...toA.headers, "x-service-timestamp": String(nowSeconds() - 1) };
+      assert.equal(verify(a.secret, shifted, toA.raw, nowSeconds()), false, "timestamp is signed too");
+      assert.equal(verify(a.secret, toA.headers, toA.raw, nowSeconds() + 301), false, "older than 300 s");
+    });
+
+    test("an event's extra part (the receipt) goes beside data", () => {
+      const receiptToB = receiver.at("/b").find((r) => r.json.event === "purchase_order.receipt_recorded");
+      assert.ok(receiptToB);
+      assert.deepEqual(receiptToB.json, {
+        id: recorded.id,
+        event: "purchase_order.receipt_recorded",
+        api_version: 2,
+        occurred_at: recorded.occurredAt.toISOString(),
+        shop: { id: s.id, domain },
+        data: order,
+        receipt,
+      });
+      assert.equal(verify(b.secret, receiptToB.headers, receiptToB.raw, nowSeconds()), true);
+    });
+
+    test("the delivery log row and the endpoint's last delivery", async () => {
+      const [rowA] = await deliveries(s, a.id);
+      assert.deepEqual(
+        { ...rowA, id: 0 },
+        {
+          id: 0,
+          webhook_id: a.id,
+          event_id: created.id,
+          event: "supplier.created",
+          attempt: 1,
+          status: "succeeded",
+          status_code: 204,
+          duration_ms: rowA.duration_ms,
+          error: null,
+          next_attempt_at: null,
+          created_at: clock.now().toISOString(),
+        },
+      );
+      const afterA = (await s.api.get(`/v2/webhooks/${a.id}`)).body.data;
+      assert.equal(afterA.last_delivered_at, clock.now().toISOString());
+      assert.equal(afterA.consecutive_failures, 0);
+    });
   });
 
   test("a 2xx with a body, a redirect and a 5xx are failures; redirects are not followed", async () => {
