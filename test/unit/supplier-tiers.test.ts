@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import { localDate } from "../../src/domain/local-time.ts";
 import {
   formatTierPrice,
-  localDate,
   lowestTier,
   promoteDue,
   tierFor,

@@ -16,7 +16,6 @@ export {
 } from "./presenter.ts";
 export {
   type CatalogRow,
-  localDate,
   lowestTier,
   promoteDue,
   type SupplierItemTerms,

@@ -28,9 +28,6 @@ export interface TierSetsOnDate {
   upcoming: TierSet | null;
 }
 
-/** Moved to domain/local-time.ts (receipts and payments need it too); kept here for existing imports. */
-export { localDate } from "../local-time.ts";
-
 function setOf(tiers: StoredTier[] | null, from: string | null, currency: string | null): TierSet | null {
   if (!tiers || tiers.length === 0 || !currency) return null;
   return { currency, effectiveFrom: from, tiers: [...tiers].sort((a, b) => a.min_qty - b.min_qty) };
