@@ -10,7 +10,8 @@ import type { Actor } from "./history.ts";
 import type { LineDraft } from "./lines.ts";
 import { loadPurchaseOrder } from "./loading.ts";
 import { checkComputedMoney } from "./money-bounds.ts";
-import { numberTaken, type OrderFields, type OrderInput, resolveOrderInput } from "./order-input.ts";
+import type { OrderFields, OrderInput } from "./order-fields.ts";
+import { numberTaken, resolveOrderInput } from "./order-input.ts";
 import type { OrderRow, PurchaseOrder } from "./presenter.ts";
 import {
   formatOrderNumber,

@@ -6,7 +6,7 @@ import Big from "big.js";
 import { formatMoney } from "../money.ts";
 import type { ChargeDraft } from "./charges.ts";
 import type { LineDraft } from "./lines.ts";
-import type { OrderFields } from "./order-input.ts";
+import type { OrderFields } from "./order-fields.ts";
 import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
 
 const HISTORY_FIELDS: (keyof OrderFields)[] = [
