@@ -12,8 +12,9 @@ export {
   recordStockMovements,
   type SyncSubjectType,
 } from "./ledger.ts";
+export type { LevelDelta, LevelKey, LevelReport } from "./level-keys.ts";
 export { lockLevelsAt } from "./level-locks.ts";
-export { type LevelDelta, type LevelKey, type LevelReport, refreshLevels } from "./levels.ts";
+export { refreshLevels } from "./levels.ts";
 export { type LevelFilters, listLevels } from "./lists.ts";
 export {
   hasUnpushedMovements,

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
-import { addMovementsToLevels } from "./levels.ts";
+import { addMovementsToLevels } from "./movement-levels.ts";
 
 /** The records that move stock. */
 export type SyncSubjectType = "purchase_order" | "receipt" | "stock_adjustment";

@@ -3,7 +3,7 @@ import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import { findVariants, locationNames } from "../catalog/index.ts";
 import { crossingsFor, type ItemRuleRow, type LevelQuantities, ruleForLevel } from "./crossings.ts";
-import type { LevelKey } from "./levels.ts";
+import type { LevelKey } from "./level-keys.ts";
 
 /** A visible level before and after one change (what the item alerts compare). */
 export interface LevelChange {

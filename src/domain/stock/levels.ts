@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
-import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { emitCrossings, type LevelChange } from "./level-alerts.ts";
+import { keyOf, type LevelDelta, type LevelKey, type LevelReport, sumByLevel } from "./level-keys.ts";
 
 /**
  * The mirror's inventory levels, kept right at every moment:
@@ -26,24 +26,6 @@ import { emitCrossings, type LevelChange } from "./level-alerts.ts";
  * emit the item.* crossing events in the same transaction.
  */
 
-export interface LevelKey {
-  inventoryItemId: number;
-  locationId: number;
-}
-
-/**
- * A level as the platform reported it (a connector's inventory level has this shape). `version` is
- * monotonic per level: a report with a higher version is newer.
- */
-export interface LevelReport extends LevelKey {
-  available: number;
-  onHand: number;
-  committed: number;
-  incoming: number;
-  version: number;
-  updatedAt: Date;
-}
-
 const CHUNK = 1000;
 
 interface LevelRow {
@@ -61,8 +43,6 @@ interface LevelRow {
   platform_version: number | null;
   platform_updated_at: Date | null;
 }
-
-const keyOf = (item: number, location: number) => `${item}:${location}`;
 
 /**
  * Recomputes the mirror levels of `keys` (plus those named by `reports`), adopting each report that
@@ -102,98 +82,6 @@ export async function refreshLevels(
     changes.push(
       ...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey, acknowledgedByKey)),
     );
-  }
-  if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
-}
-
-/** What one stock movement adds to the visible level of its item at its location. */
-export interface LevelDelta extends LevelKey {
-  available: number;
-  onHand: number;
-  incoming: number;
-}
-
-/** Deltas added up by level. */
-function sumByLevel(deltas: readonly LevelDelta[]): Map<string, LevelDelta> {
-  const byKey = new Map<string, LevelDelta>();
-  for (const d of deltas) {
-    const k = keyOf(d.inventoryItemId, d.locationId);
-    const sum = byKey.get(k);
-    if (!sum) byKey.set(k, { ...d });
-    else {
-      sum.available += d.available;
-      sum.onHand += d.onHand;
-      sum.incoming += d.incoming;
-    }
-  }
-  return byKey;
-}
-
-/** A level row as the upsert of recorded movements returns it. */
-interface AddedLevel {
-  inventory_item_id: number;
-  location_id: number;
-  available: number;
-  on_hand: number;
-  incoming: number;
-  /** The statement created the row (it was not there before). */
-  inserted: boolean;
-}
-
-/**
- * Adds newly recorded movements to the mirror levels they touch, in one upsert: a movement is
- * unacknowledged when it is recorded, so it adds its deltas to the visible level and leaves the
- * platform's part alone, which is exactly what a full refresh would compute, without reading the level
- * rows or summing the unacknowledged movements first. Missing rows are created (their platform part
- * zero until the platform reports). Rows are written in (item, location) order, the lock order of
- * every level writer. Emits the item events for the crossings in the same transaction.
- */
-export async function addMovementsToLevels(
-  ctx: AppContext,
-  trx: Db,
-  storeId: number,
-  deltas: readonly LevelDelta[],
-): Promise<void> {
-  if (deltas.length === 0) return;
-  const byKey = sumByLevel(deltas);
-  const list = [...byKey.values()].sort(
-    (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
-  );
-  const now = ctx.clock.now();
-  // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock).
-  const { rows } = await insertRows(
-    "inventory_levels as l",
-    list,
-    [
-      ["store_id", "int", () => storeId],
-      ["inventory_item_id", "bigint", (d) => d.inventoryItemId],
-      ["location_id", "bigint", (d) => d.locationId],
-      ["available", "int", (d) => d.available],
-      ["on_hand", "int", (d) => d.onHand],
-      ["incoming", "int", (d) => d.incoming],
-      ["created_at", "timestamptz", () => now],
-      ["updated_at", "timestamptz", () => now],
-    ],
-    sql<AddedLevel>`on conflict (store_id, inventory_item_id, location_id) do update set
-      available = l.available + excluded.available, on_hand = l.on_hand + excluded.on_hand,
-      incoming = l.incoming + excluded.incoming, updated_at = excluded.updated_at
-      where (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)
-      returning inventory_item_id, location_id, available, on_hand, incoming, (xmax = 0) as inserted`,
-  ).execute(trx);
-  const changes: LevelChange[] = [];
-  for (const row of rows) {
-    if (row.inserted) continue;
-    const d = byKey.get(keyOf(row.inventory_item_id, row.location_id));
-    if (!d) continue;
-    changes.push({
-      key: { inventoryItemId: row.inventory_item_id, locationId: row.location_id },
-      before: {
-        available: row.available - d.available,
-        on_hand: row.on_hand - d.onHand,
-        incoming: row.incoming - d.incoming,
-      },
-      after: { available: row.available, on_hand: row.on_hand, incoming: row.incoming },
-    });
   }
   if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
 }

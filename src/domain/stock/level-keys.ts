@@ -1,0 +1,45 @@
+/** Levels by (item, location): the keys, the platform's reports and the deltas movements add. */
+
+export interface LevelKey {
+  inventoryItemId: number;
+  locationId: number;
+}
+
+/**
+ * A level as the platform reported it (a connector's inventory level has this shape). `version` is
+ * monotonic per level: a report with a higher version is newer.
+ */
+export interface LevelReport extends LevelKey {
+  available: number;
+  onHand: number;
+  committed: number;
+  incoming: number;
+  version: number;
+  updatedAt: Date;
+}
+
+/** A level's key as map key. */
+export const keyOf = (item: number, location: number) => `${item}:${location}`;
+
+/** What one stock movement adds to the visible level of its item at its location. */
+export interface LevelDelta extends LevelKey {
+  available: number;
+  onHand: number;
+  incoming: number;
+}
+
+/** Deltas added up by level. */
+export function sumByLevel(deltas: readonly LevelDelta[]): Map<string, LevelDelta> {
+  const byKey = new Map<string, LevelDelta>();
+  for (const d of deltas) {
+    const k = keyOf(d.inventoryItemId, d.locationId);
+    const sum = byKey.get(k);
+    if (!sum) byKey.set(k, { ...d });
+    else {
+      sum.available += d.available;
+      sum.onHand += d.onHand;
+      sum.incoming += d.incoming;
+    }
+  }
+  return byKey;
+}
