@@ -35,7 +35,7 @@ export async function consoleAdminRoutes(instance: FastifyInstance): Promise<voi
     async (request, reply) => {
       const { id, po_id } = request.params;
       await getStore(ctx.db, id);
-      return sendPurchaseOrderPdf(reply, ctx.db, id, po_id, request.query.received === true);
+      return sendPurchaseOrderPdf(reply, ctx, id, po_id, request.query.received === true);
     },
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
-import type { Db } from "../db/database.ts";
-import { loadPurchaseOrderDocument, renderPurchaseOrderPdf } from "../domain/documents/index.ts";
+import type { AppContext } from "../context.ts";
+import { purchaseOrderPdf } from "../domain/documents/index.ts";
 
 /** Route response schema of a PDF (for the OpenAPI document). */
 export const PdfResponse = {
@@ -8,16 +8,18 @@ export const PdfResponse = {
   content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
 } as const;
 
-/** Renders a purchase order (or its receiving copy) and sends it inline; shared by the API and admin routes. */
+/**
+ * Sends a purchase order (or its receiving copy) inline; shared by the API and admin routes. The PDF
+ * is rendered off the event loop, at most a few at once per store (429 `rate_limited` beyond).
+ */
 export async function sendPurchaseOrderPdf(
   reply: FastifyReply,
-  db: Db,
+  ctx: AppContext,
   storeId: number,
   orderId: number,
   receivingCopy: boolean,
 ): Promise<FastifyReply> {
-  const document = await loadPurchaseOrderDocument(db, storeId, orderId);
-  const pdf = await renderPurchaseOrderPdf(document, { receivingCopy });
+  const { document, pdf } = await purchaseOrderPdf(ctx, storeId, orderId, { receivingCopy, refusable: true });
   const filename = `${document.number}${receivingCopy ? "-receiving" : ""}.pdf`.replace(
     /[^A-Za-z0-9._-]/g,
     "_",

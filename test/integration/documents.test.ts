@@ -112,6 +112,24 @@ describe("purchase order PDF and sending by SMTP", () => {
     assert.equal((await reader.get(`/v2/purchase_orders/${order.id}/pdf`)).status, 200);
   });
 
+  test("an unchanged order's PDF is served again as it was; a supplier's new address, which leaves the order's updated_at alone, is printed at once", async () => {
+    const { order } = await makeOrder(store, 3, { email: "orders@supplier.test" });
+    const first = await store.api.get(`/v2/purchase_orders/${order.id}/pdf`);
+    const again = await store.api.get(`/v2/purchase_orders/${order.id}/pdf`);
+    assert.equal(first.status, 200);
+    assert.ok(first.raw.rawPayload.equals(again.raw.rawPayload));
+    assert.ok(!(await pdfText(first.raw.rawPayload)).text.includes("Quimper"));
+    const patched = await store.api.patch(`/v2/suppliers/${order.supplier.id}`, {
+      address_line1: "3 rue du Port",
+      city: "Quimper",
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const after = await store.api.get(`/v2/purchase_orders/${order.id}`);
+    assert.equal(after.body.data.updated_at, order.updated_at);
+    const moved = await store.api.get(`/v2/purchase_orders/${order.id}/pdf`);
+    assert.ok((await pdfText(moved.raw.rawPayload)).text.includes("Quimper"));
+  });
+
   test("send emails one message with the PDF to the supplier and cc; the draft becomes ordered", async () => {
     const { order } = await makeOrder(store, 3, {
       email: "orders@supplier.test",

@@ -5,4 +5,5 @@
 export { loadPurchaseOrderDocument } from "./document-data.ts";
 export { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 export type { PurchaseOrderDocument } from "./purchase-order-view.ts";
+export { purchaseOrderPdf, type RenderedPdf } from "./rendering.ts";
 export { SEND_EMAIL_JOB, type SendInput, sendEmailJob, sendPurchaseOrder } from "./send.ts";

@@ -15,8 +15,7 @@ import {
   type StoreInfo,
 } from "../purchase-orders/index.ts";
 import { findSupplier } from "../suppliers/index.ts";
-import { loadPurchaseOrderDocument } from "./document-data.ts";
-import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
+import { purchaseOrderPdf } from "./rendering.ts";
 
 export const SEND_EMAIL_JOB = "purchase_order.send_email";
 /** Mail retries: 30 s, 2 min, 10 min, 30 min, then the send is given up and recorded in the history. */
@@ -101,8 +100,11 @@ export const sendEmailJob: JobHandler = {
   retryDelayMs: (attempts) => SEND_RETRY_MS[attempts - 1] ?? null,
   async run(ctx, job) {
     const p = job.payload as unknown as SendPayload;
-    const document = await loadPurchaseOrderDocument(ctx.db, p.store_id, p.order_id);
-    const pdf = await renderPurchaseOrderPdf(document, { receivingCopy: false });
+    // Rendered on the PDF threads like the API's, waiting its turn rather than refused.
+    const { document, pdf } = await purchaseOrderPdf(ctx, p.store_id, p.order_id, {
+      receivingCopy: false,
+      refusable: false,
+    });
     const owner = await ctx.db
       .selectFrom("stores")
       .select(["owner_email"])

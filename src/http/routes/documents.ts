@@ -37,7 +37,7 @@ export async function documentRoutes(instance: FastifyInstance): Promise<void> {
       const { store } = principalOf(request);
       return sendPurchaseOrderPdf(
         reply,
-        app.ctx.db,
+        app.ctx,
         store.id,
         request.params.id,
         request.query.received === true,

@@ -1,0 +1,187 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { AppError } from "../errors.ts";
+import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
+import type { RenderRequest, RenderResponse } from "./render-worker.ts";
+
+/**
+ * Renders purchase order PDFs on worker threads, so a big order's seconds of pdfkit layout never
+ * hold the event loop that answers everyone else.
+ *
+ * Bounded three ways: a few threads (the cores less one for the event loop, at most 4); per store at
+ * most PER_STORE renders queued or running, beyond which a caller that may be refused (the API) gets
+ * 429 `rate_limited` with Retry-After; and at most QUEUE_LIMIT renders waiting in all. Waiting renders
+ * are taken fairly: a free thread takes the oldest render of the store served longest ago, so one
+ * store's queue never stands in front of another store's single PDF. The mail job waits instead of
+ * being refused (its worker slots bound it already). Threads start on the first render and stop after
+ * IDLE_MS without work: an API process that never renders a PDF never loads pdfkit.
+ */
+
+export const PER_STORE = 4;
+export const QUEUE_LIMIT = 64;
+const RETRY_AFTER_SECONDS = 2;
+const IDLE_MS = 30_000;
+
+export function defaultThreadCount(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+interface Pending {
+  readonly id: number;
+  readonly storeId: number;
+  readonly request: RenderRequest;
+  resolve(pdf: Buffer): void;
+  reject(error: Error): void;
+}
+
+interface Thread {
+  readonly worker: Worker;
+  job: Pending | null;
+  idleTimer: NodeJS.Timeout | null;
+}
+
+/** The worker's entry: the TypeScript file under tsx (tests), the bundle beside dist/server.mjs. */
+function startWorker(): Worker {
+  if (import.meta.url.endsWith(".ts")) {
+    // A worker does not inherit `--import tsx`; register tsx's loader in it, then load the entry.
+    const tsx = import.meta.resolve("tsx/esm/api");
+    const entry = new URL("./render-worker.ts", import.meta.url).href;
+    const code = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
+    return new Worker(code, { eval: true });
+  }
+  return new Worker(new URL("./render-worker.mjs", import.meta.url));
+}
+
+export class RenderPool {
+  private readonly threads: Thread[] = [];
+  private readonly queue: Pending[] = [];
+  private readonly perStore = new Map<number, number>();
+  /** When each store last had a render taken from the queue (a sequence number, not a time). */
+  private readonly lastServed = new Map<number, number>();
+  private served = 0;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly size = defaultThreadCount()) {}
+
+  /**
+   * The PDF of `document`, rendered on a thread. `refusable` callers are refused with 429 when their
+   * store already has PER_STORE renders here or the queue is full; the others always wait their turn.
+   */
+  render(
+    storeId: number,
+    document: PurchaseOrderDocument,
+    receivingCopy: boolean,
+    refusable: boolean,
+  ): Promise<Buffer> {
+    if (this.closed) return Promise.reject(new Error("the service is stopping: PDF rendering is closed"));
+    const held = this.perStore.get(storeId) ?? 0;
+    if (refusable && (held >= PER_STORE || this.queue.length >= QUEUE_LIMIT)) {
+      const why =
+        held >= PER_STORE ? `this store already has ${held} PDFs rendering` : "too many PDFs are rendering";
+      throw new AppError("rate_limited", `${why}; retry in ${RETRY_AFTER_SECONDS} s.`, undefined, 429, {
+        "retry-after": String(RETRY_AFTER_SECONDS),
+      });
+    }
+    this.perStore.set(storeId, held + 1);
+    return new Promise<Buffer>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, storeId, request: { document, receivingCopy }, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Renders queued or running for a store (for tests and figures). */
+  heldBy(storeId: number): number {
+    return this.perStore.get(storeId) ?? 0;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const pending of this.queue.splice(0)) pending.reject(new Error("the service is stopping"));
+    await Promise.all(this.threads.splice(0).map((t) => this.stop(t)));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const thread = this.threads.find((t) => t.job === null) ?? this.grow();
+      if (!thread) return;
+      const job = this.takeFairly();
+      if (thread.idleTimer) clearTimeout(thread.idleTimer);
+      thread.idleTimer = null;
+      thread.job = job;
+      thread.worker.postMessage({ id: job.id, ...job.request });
+    }
+  }
+
+  /** The oldest waiting render of the store whose last render was taken longest ago. */
+  private takeFairly(): Pending {
+    let best = 0;
+    for (let i = 1; i < this.queue.length; i++) {
+      const a = this.lastServed.get(this.queue[i].storeId) ?? -1;
+      const b = this.lastServed.get(this.queue[best].storeId) ?? -1;
+      if (a < b) best = i;
+    }
+    const [job] = this.queue.splice(best, 1);
+    this.lastServed.set(job.storeId, this.served++);
+    return job;
+  }
+
+  private grow(): Thread | null {
+    if (this.threads.length >= this.size) return null;
+    const thread: Thread = { worker: startWorker(), job: null, idleTimer: null };
+    // Never keeps the process alive by itself; a running service has its listener for that.
+    thread.worker.unref();
+    thread.worker.on("message", (message: RenderResponse) => this.finished(thread, message));
+    thread.worker.on("error", (error) => this.failed(thread, error));
+    thread.worker.on("exit", (code) => this.failed(thread, new Error(`the PDF thread exited (${code})`)));
+    this.threads.push(thread);
+    return thread;
+  }
+
+  private finished(thread: Thread, message: RenderResponse): void {
+    const job = thread.job;
+    if (!job || job.id !== message.id) return;
+    thread.job = null;
+    this.release(job.storeId);
+    if ("error" in message) job.reject(new Error(`rendering the PDF failed: ${message.error}`));
+    else job.resolve(Buffer.from(message.pdf.buffer, message.pdf.byteOffset, message.pdf.byteLength));
+    if (this.queue.length > 0) this.dispatch();
+    else thread.idleTimer = setTimeout(() => this.retire(thread), IDLE_MS).unref();
+  }
+
+  /** A thread that died takes its render with it (a 500 for that request); the next render starts a new one. */
+  private failed(thread: Thread, error: Error): void {
+    const index = this.threads.indexOf(thread);
+    if (index < 0) return;
+    this.threads.splice(index, 1);
+    if (thread.idleTimer) clearTimeout(thread.idleTimer);
+    const job = thread.job;
+    thread.job = null;
+    if (job) {
+      this.release(job.storeId);
+      job.reject(error);
+    }
+    void thread.worker.terminate();
+    if (!this.closed) this.dispatch();
+  }
+
+  private retire(thread: Thread): void {
+    const index = this.threads.indexOf(thread);
+    if (index < 0 || thread.job) return;
+    this.threads.splice(index, 1);
+    void this.stop(thread);
+  }
+
+  private async stop(thread: Thread): Promise<void> {
+    if (thread.idleTimer) clearTimeout(thread.idleTimer);
+    thread.worker.removeAllListeners("exit");
+    thread.job?.reject(new Error("the service is stopping"));
+    await thread.worker.terminate();
+  }
+
+  private release(storeId: number): void {
+    const held = (this.perStore.get(storeId) ?? 1) - 1;
+    if (held > 0) this.perStore.set(storeId, held);
+    else this.perStore.delete(storeId);
+  }
+}
