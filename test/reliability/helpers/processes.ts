@@ -5,6 +5,7 @@
  * when a test fails, for the post-mortem).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdtempSync, readFileSync, type WriteStream } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,6 +13,11 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 export const ADMIN_TOKEN = "reliability-admin-token-0123456789";
+/**
+ * The processes of a test share one database but keep nothing on disk (DATA_DIR=:memory:), so they
+ * need one sealing key between them, the same across restarts, as a deployment gives SECRETS_KEY.
+ */
+const SECRETS_KEY = randomBytes(32).toString("base64");
 export const REDIS_URL =
   process.env.REDIS_URL && process.env.REDIS_URL !== "" ? process.env.REDIS_URL : "redis://127.0.0.1:6379";
 
@@ -85,6 +91,7 @@ export class ServiceProcess {
         BOOTSTRAP: "none",
         WEBHOOK_ALLOW_PRIVATE: "true",
         DATA_DIR: ":memory:",
+        SECRETS_KEY,
         OUTBOX_DIR: path.join(logDir, "outbox"),
         LOG_LEVEL: kind === "worker" ? "info" : "warn",
         HOST: "127.0.0.1",
