@@ -8,6 +8,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { emit } from "../../events/outbox.ts";
+import { deleteEventsBefore } from "../../events/retention.ts";
 import { AppError, DetailCollector, invalidTransition, notFound, validationFailed } from "../errors.ts";
 import { ALL_EVENTS, isCatalogueEvent, subscribes, TEST_EVENT } from "./catalogue.ts";
 import { sendJob } from "./job-types.ts";
@@ -388,14 +389,6 @@ export async function purgeOlderThan(
     deliveries += n;
     if (n < batch) break;
   }
-  let events = 0;
-  for (;;) {
-    const result = await sql`
-      delete from events where seq in (
-        select seq from events where occurred_at < ${cutoff} limit ${batch})`.execute(db);
-    const n = Number(result.numAffectedRows ?? 0);
-    events += n;
-    if (n < batch) break;
-  }
+  const events = await deleteEventsBefore(db, cutoff, batch);
   return { events, deliveries };
 }
