@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../src/db/database.ts";
-import { nextSequentialIds, takeOrderNumbers } from "../../src/domain/purchase-orders/index.ts";
+import { nextSequentialIds } from "../../src/domain/purchase-orders/index.ts";
+import { takePurchaseOrderNumbers } from "../../src/domain/stores/index.ts";
 
 async function columns(db: Db, table: string, except: string[]): Promise<string[]> {
   const rows = await sql<{ column_name: string }>`
@@ -47,7 +48,7 @@ export async function cloneDraftOrders(
     // Bulk statements run longer than the service's 30 s per-statement bound.
     await sql`set local statement_timeout = 0`.execute(trx);
     const firstSeq = await nextSequentialIds(trx, storeId, count);
-    const numbers = await takeOrderNumbers(trx, storeId, count);
+    const numbers = await takePurchaseOrderNumbers(trx, storeId, count);
     const src = sql`(select id, (row_number() over (order by id) - 1)::int as k
       from purchase_orders where store_id = ${storeId} and id in (${ids}))`;
     for (let from = 0; from < count; from += chunk) {

@@ -10,8 +10,8 @@ import {
   markOrdered,
   nextSequentialIds,
   SYSTEM_ACTOR,
-  takeOrderNumbers,
 } from "../../src/domain/purchase-orders/index.ts";
+import { takePurchaseOrderNumbers } from "../../src/domain/stores/index.ts";
 import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 
 interface Expected {
@@ -94,7 +94,7 @@ describe("GET /v2/purchase_orders over 1,000 orders", () => {
         .where("store_id", "=", store.id)
         .execute();
       const copies = COUNT - templates.length;
-      const numbers = await takeOrderNumbers(trx, store.id, copies);
+      const numbers = await takePurchaseOrderNumbers(trx, store.id, copies);
       const firstSeq = await nextSequentialIds(trx, store.id, copies);
       const base = clock.now().getTime();
       const newRows = Array.from({ length: copies }, (_, i) => {

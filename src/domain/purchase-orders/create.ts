@@ -3,6 +3,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { DetailCollector } from "../errors.ts";
 import { localDate } from "../local-time.ts";
+import { takePurchaseOrderNumbers } from "../stores/index.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { type ChargeDraft, storeRates } from "./charges.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
@@ -22,7 +23,6 @@ import {
   nextSequentialIds,
   orderCharges,
   orderLines,
-  takeOrderNumbers,
 } from "./repository.ts";
 import { type ComputedMoney, computeMoney } from "./totals.ts";
 import { assertCan } from "./transitions.ts";
@@ -159,7 +159,7 @@ async function insertOrder(
     let number: string;
     if (supplied !== null) number = supplied;
     else {
-      const taken = await takeOrderNumbers(trx, store.id);
+      const taken = await takePurchaseOrderNumbers(trx, store.id);
       number = formatOrderNumber(taken.prefix, taken.first);
     }
     const row = await insertOrderRow(trx, {

@@ -77,7 +77,6 @@ export {
   orderCharges,
   orderExists,
   orderLines,
-  takeOrderNumbers,
 } from "./repository.ts";
 export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncomingChange } from "./stock.ts";
 export { moveOrdersToSupplier } from "./supplier-merge.ts";

@@ -63,24 +63,6 @@ export async function nextSequentialIds(trx: Db, storeId: number, count = 1): Pr
   return row.last_sequential_id - count + 1;
 }
 
-/**
- * Takes `count` numbers from the store's numbering (UPDATE … RETURNING, atomic): returns the prefix
- * and the first number taken.
- */
-export async function takeOrderNumbers(
-  trx: Db,
-  storeId: number,
-  count = 1,
-): Promise<{ prefix: string; first: number }> {
-  const row = await trx
-    .updateTable("stores")
-    .set((eb) => ({ next_purchase_order_number: eb("next_purchase_order_number", "+", count) }))
-    .where("id", "=", storeId)
-    .returning(["purchase_order_prefix", "next_purchase_order_number"])
-    .executeTakeFirstOrThrow();
-  return { prefix: row.purchase_order_prefix, first: row.next_purchase_order_number - count };
-}
-
 /** `PO-0001`: prefix then the number padded to 4 digits (longer numbers are not cut). */
 export function formatOrderNumber(prefix: string, n: number): string {
   return `${prefix}${String(n).padStart(4, "0")}`;

@@ -4,9 +4,9 @@
  */
 
 export { createKey, FULL_SCOPES, listKeys, revokeKey } from "./keys.ts";
-export { takeStockAdjustmentNumber } from "./numbering.ts";
+export { takePurchaseOrderNumbers, takeStockAdjustmentNumber } from "./numbering.ts";
 export { type KeyRow, presentKey, presentStore, type StoreRow } from "./presenter.ts";
-export { anyStoreExists } from "./repository.ts";
+export { anyStoreExists, recordKeysUsed } from "./repository.ts";
 export {
   type CreateStoreInput,
   createStore,

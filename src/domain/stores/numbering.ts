@@ -23,3 +23,21 @@ export async function takeStockAdjustmentNumber(
     .executeTakeFirstOrThrow();
   return { sequentialId: row.next_stock_adjustment_number - 1, prefix: row.stock_adjustment_prefix };
 }
+
+/**
+ * Takes `count` purchase order numbers from the store's numbering (UPDATE … RETURNING, atomic):
+ * answers the prefix and the first number taken.
+ */
+export async function takePurchaseOrderNumbers(
+  trx: Db,
+  storeId: number,
+  count = 1,
+): Promise<{ prefix: string; first: number }> {
+  const row = await trx
+    .updateTable("stores")
+    .set((eb) => ({ next_purchase_order_number: eb("next_purchase_order_number", "+", count) }))
+    .where("id", "=", storeId)
+    .returning(["purchase_order_prefix", "next_purchase_order_number"])
+    .executeTakeFirstOrThrow();
+  return { prefix: row.purchase_order_prefix, first: row.next_purchase_order_number - count };
+}

@@ -53,3 +53,18 @@ export async function revokeKeyRow(
     .returningAll()
     .executeTakeFirst();
 }
+
+/**
+ * Records when keys were last used (the request log's buffered flush): a key's `last_used_at` only
+ * moves forward, so flushes that land out of order never set it back.
+ */
+export async function recordKeysUsed(db: Db, lastUsed: ReadonlyMap<number, Date>): Promise<void> {
+  for (const [keyId, at] of lastUsed) {
+    await db
+      .updateTable("api_keys")
+      .set({ last_used_at: at })
+      .where("id", "=", keyId)
+      .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", at)]))
+      .execute();
+  }
+}

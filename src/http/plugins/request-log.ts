@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/database.ts";
+import { recordKeysUsed } from "../../domain/stores/index.ts";
 
 interface LogRow {
   store_id: number;
@@ -67,14 +68,7 @@ export class RequestLogWriter {
           ${rows.map((r) => r.status)}::int[], ${rows.map((r) => r.duration_ms)}::int[],
           ${rows.map((r) => r.idempotency_key)}::text[], ${rows.map((r) => r.request_id)}::text[],
           ${rows.map((r) => r.created_at.toISOString())}::timestamptz[])`.execute(this.db);
-      for (const [keyId, at] of lastUsed) {
-        await this.db
-          .updateTable("api_keys")
-          .set({ last_used_at: at })
-          .where("id", "=", keyId)
-          .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", at)]))
-          .execute();
-      }
+      await recordKeysUsed(this.db, lastUsed);
     } catch {
       // The database is down: keep the rows for the next attempt, within a bound.
       this.buffer = rows.concat(this.buffer).slice(-10_000);
