@@ -1,0 +1,132 @@
+import { type Dispatcher, request } from "undici";
+import { PlatformPermanentError, PlatformTransientError } from "../connector.ts";
+import type { CostBudget, ThrottleStatus } from "./budget.ts";
+import { ShopifyUnauthorizedError } from "./errors.ts";
+import { SHOPIFY_TIMEOUT_MS } from "./http.ts";
+import { graphqlUrl, type ShopifyEndpointSettings } from "./settings.ts";
+
+/**
+ * The Admin GraphQL API of one shop. Every call reserves its cost in the shop's budget first (and
+ * waits what the budget says), reports the bucket Shopify answers with, and retries a THROTTLED
+ * answer after the wait its own figures give, a bounded number of times. Failures are classified for
+ * the push and sync jobs: THROTTLED beyond the retries, 429, 5xx, timeouts and network errors are
+ * PlatformTransientError; 401 is ShopifyUnauthorizedError; any other GraphQL error (a document the
+ * schema refuses, ACCESS_DENIED, MAX_COST_EXCEEDED) and a mutation's userErrors are
+ * PlatformPermanentError with Shopify's message.
+ */
+export interface ShopifyClientOptions {
+  shop: string;
+  accessToken: string;
+  settings: ShopifyEndpointSettings;
+  budget: CostBudget;
+  dispatcher: Dispatcher;
+  timeoutMs?: number;
+  /** THROTTLED answers retried before giving up for this attempt (default 4). */
+  throttleRetries?: number;
+  /** Waits the budget asks for (tests advance a manual clock instead of sleeping). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface GraphqlAnswer<T> {
+  data: T;
+  cost: { requestedQueryCost: number; actualQueryCost: number | null; throttleStatus: ThrottleStatus } | null;
+}
+
+interface RawAnswer {
+  data?: unknown;
+  errors?: Array<{ message?: string; extensions?: { code?: string } }> | string;
+  extensions?: { cost?: GraphqlAnswer<unknown>["cost"] };
+}
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class ShopifyClient {
+  readonly shop: string;
+  private readonly url: string;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: ShopifyClientOptions) {
+    this.shop = options.shop;
+    this.url = graphqlUrl(options.settings, options.shop);
+    this.sleep = options.sleep ?? sleepFor;
+  }
+
+  /**
+   * Sends one document. `estimatedCost` is what the budget reserves before the first try (Shopify's
+   * requested cost: 10 a mutation, 2 + first × node cost a connection); a THROTTLED retry reserves the
+   * requested cost Shopify reported instead.
+   */
+  async graphql<T>(
+    document: string,
+    variables: Record<string, unknown>,
+    estimatedCost: number,
+  ): Promise<GraphqlAnswer<T>> {
+    const retries = this.options.throttleRetries ?? 4;
+    let cost = estimatedCost;
+    for (let attempt = 0; ; attempt++) {
+      const wait = await this.options.budget.reserve(this.shop, cost);
+      if (wait > 0) await this.sleep(wait);
+      const answer = await this.send(document, variables);
+      const reported = answer.extensions?.cost ?? null;
+      if (reported?.throttleStatus) await this.options.budget.report(this.shop, reported.throttleStatus);
+      const errors = Array.isArray(answer.errors) ? answer.errors : [];
+      if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
+        if (attempt >= retries)
+          throw new PlatformTransientError(`Shopify throttled ${this.shop} ${attempt + 1} times in a row`);
+        cost = reported?.requestedQueryCost ?? cost;
+        continue;
+      }
+      if (typeof answer.errors === "string" || errors.length > 0) {
+        const messages =
+          typeof answer.errors === "string" ? answer.errors : errors.map((e) => e.message).join("; ");
+        throw new PlatformPermanentError(`Shopify refused the request: ${messages}`);
+      }
+      return { data: answer.data as T, cost: reported };
+    }
+  }
+
+  private async send(document: string, variables: Record<string, unknown>): Promise<RawAnswer> {
+    let response: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      response = await request(this.url, {
+        method: "POST",
+        dispatcher: this.options.dispatcher,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          "x-shopify-access-token": this.options.accessToken,
+        },
+        body: JSON.stringify({ query: document, variables }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? SHOPIFY_TIMEOUT_MS),
+      });
+      text = await response.body.text();
+    } catch (error) {
+      throw new PlatformTransientError(`Shopify unreachable for ${this.shop}: ${(error as Error).message}`);
+    }
+    const status = response.statusCode;
+    if (status === 401)
+      throw new ShopifyUnauthorizedError(`Shopify refused the access token of ${this.shop} (401)`);
+    if (status === 429 || status >= 500)
+      throw new PlatformTransientError(`Shopify answered ${status} for ${this.shop}`);
+    if (status !== 200)
+      throw new PlatformPermanentError(`Shopify answered ${status} for ${this.shop}: ${text.slice(0, 200)}`);
+    try {
+      return JSON.parse(text) as RawAnswer;
+    } catch {
+      throw new PlatformTransientError(`Shopify answered ${this.shop} with a body that is not JSON`);
+    }
+  }
+}
+
+/** A mutation's payload: its userErrors are a permanent refusal carrying Shopify's messages. */
+export function refuseOnUserErrors(
+  mutation: string,
+  payload: { userErrors?: Array<{ message: string; code?: string | null }> } | null | undefined,
+): void {
+  const errors = payload?.userErrors ?? [];
+  if (errors.length === 0) return;
+  throw new PlatformPermanentError(
+    `Shopify refused ${mutation}: ${errors.map((e) => (e.code ? `${e.message} (${e.code})` : e.message)).join("; ")}`,
+  );
+}

@@ -1,0 +1,18 @@
+import { Agent, type Dispatcher } from "undici";
+
+/** A whole Admin API exchange (connect, headers, body) is bounded by this by default. */
+export const SHOPIFY_TIMEOUT_MS = 30_000;
+
+/**
+ * The connection pool every shop's client shares in one process (build it once, e.g. in
+ * ctx.resources, never per call). headersTimeout/bodyTimeout are idle timers; the client bounds each
+ * exchange as a whole with an abort signal.
+ */
+export function createShopifyAgent(timeoutMs = SHOPIFY_TIMEOUT_MS): Dispatcher {
+  return new Agent({
+    connect: { timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: 16,
+  });
+}
