@@ -74,7 +74,10 @@ export function adminAuthHook(tokenHash: string, throttle: AdminAuthThrottle) {
   };
 }
 
-/** Stores, keys, request log: the merchant's settings page, as an API (decisions section 2). */
+/**
+ * Stores, keys, request log: the merchant's settings page, as an API (docs/decisions.md, "Stores and the
+ * admin API").
+ */
 export async function foundationAdminRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;

@@ -20,7 +20,10 @@ const ExchangeRate = Type.Object({
   date: DateString,
 });
 
-/** Store tax rates and exchange rates (decisions §2 and §11): PUT replaces the whole set. */
+/**
+ * Store tax rates and exchange rates (docs/decisions.md, "Stores and the admin API"): PUT replaces the whole
+ * set.
+ */
 export async function settingsAdminRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;

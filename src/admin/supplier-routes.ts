@@ -6,9 +6,9 @@ import { SupplierSchema } from "../http/routes/supplier-schemas.ts";
 import { DataOf, ErrorBody, Id } from "../http/schemas/common.ts";
 
 /**
- * Admin: supplier network links (decisions §2). A linked supplier cannot be merged away
- * (`merge_network_blocked`). The link is not part of the v2 Supplier shape, so it changes neither
- * `updated_at` nor emits an event; the admin answer adds `network_linked` to the Supplier.
+ * Admin: supplier network links (docs/decisions.md, "Suppliers and their catalogs"). A linked supplier cannot
+ * be merged away (`merge_network_blocked`). The link is not part of the v2 Supplier shape, so it changes
+ * neither `updated_at` nor emits an event; the admin answer adds `network_linked` to the Supplier.
  */
 export async function supplierAdminRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();

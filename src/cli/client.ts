@@ -1,6 +1,7 @@
 /**
- * The CLI's HTTP client of the admin API (decisions section 2): JSON in and out, the admin token as a
- * bearer token, and every failure turned into a CliError whose message a person can act on.
+ * The CLI's HTTP client of the admin API (docs/decisions.md, "Stores and the admin API"): JSON in and out,
+ * the admin token as a bearer token, and every failure turned into a CliError whose message a person can act
+ * on.
  */
 
 /** An error the CLI reports as `error: <message>` and exits with `exitCode` (never a stack trace). */

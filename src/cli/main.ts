@@ -8,8 +8,9 @@ import { registerSyncCommands } from "./commands/sync.ts";
 import { registerWebhookCommands } from "./commands/webhooks.ts";
 
 /**
- * `stockroom …`: a client of the admin API (decisions section 2) plus the server entry points.
- * Human tables on stdout by default, `--json` for scripts; errors on stderr with a non-zero exit.
+ * `stockroom …`: a client of the admin API (docs/decisions.md, "Stores and the admin API") plus the server
+ * entry points. Human tables on stdout by default, `--json` for scripts; errors on stderr with a non-zero
+ * exit.
  */
 export function buildProgram(): Command {
   const program = new Command("stockroom")

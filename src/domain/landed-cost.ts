@@ -1,6 +1,7 @@
 /**
- * Landed cost (decisions §5, §11): how an order's charges are spread over its lines, how each line's
- * share is handed out across (possibly partial) receipts, and the resulting landed unit cost.
+ * Landed cost (docs/decisions.md, "Money" and "Receipts and payments"): how an order's charges are spread
+ * over its lines, how each line's share is handed out across (possibly partial) receipts, and the resulting
+ * landed unit cost.
  *
  * Two steps, both exact:
  * 1. `allocateChargeOverLines` splits each charge over the ORDER lines by its allocation method, with

@@ -1,5 +1,5 @@
 /**
- * Money primitives (decisions §5 and §11).
+ * Money primitives (docs/decisions.md, "Money").
  *
  * Every amount is a big.js `Big`; JS numbers never carry money. Division is done on scaled BigInts
  * (see `divideRoundHalfUp`) rather than `Big#div`, because `Big#div` already rounds at the shared

@@ -1,6 +1,6 @@
 /**
- * A purchase order's money (decisions §5): line totals, charges in the order currency, tax and totals.
- * Pure: no I/O, no validation of business rules beyond what keeps the arithmetic meaningful.
+ * A purchase order's money (docs/decisions.md, "Money"): line totals, charges in the order currency, tax and
+ * totals. Pure: no I/O, no validation of business rules beyond what keeps the arithmetic meaningful.
  */
 import Big from "big.js";
 import { divideRoundHalfUp, formatMoney, minorUnits, roundMoney, sumMoney } from "./money.ts";

@@ -1,7 +1,8 @@
 /**
- * Payment rules (decisions §4), pure: what a payment body means, how much `mark_paid` pays, and which
- * payment moves an order refuses. payment_status / paid_at themselves follow from the payment rows
- * through `paymentStatusOf` (purchase-orders/payment-status.ts), which every path here relies on.
+ * Payment rules (docs/decisions.md, "Receipts and payments"), pure: what a payment body means, how much
+ * `mark_paid` pays, and which payment moves an order refuses. payment_status / paid_at themselves follow from
+ * the payment rows through `paymentStatusOf` (purchase-orders/payment-status.ts), which every path here
+ * relies on.
  */
 import Big from "big.js";
 import { DetailCollector, invalidTransition } from "../errors.ts";

@@ -7,8 +7,9 @@ import { getStore } from "../stores/index.ts";
 import { exchangeRatesOf, replaceExchangeRateRows } from "./repository.ts";
 
 /**
- * The store's exchange rates (decisions §11): 1 unit of `currency` = `rate_to_base` units of the store
- * currency, as of `date` (the store's today when not sent). PUT replaces the whole set.
+ * The store's exchange rates (docs/decisions.md, "Stores and the admin API"): 1 unit of `currency` =
+ * `rate_to_base` units of the store currency, as of `date` (the store's today when not sent). PUT replaces
+ * the whole set.
  */
 
 export interface ExchangeRateView {

@@ -6,8 +6,8 @@ import { getStore } from "../stores/index.ts";
 import { deleteTaxRates, insertTaxRates, lockTaxRateIds, taxRatesOf, updateTaxRate } from "./repository.ts";
 
 /**
- * The store's tax rates (decisions §2). PUT replaces the whole set: a rate sent with its `id` is
- * changed, one without is added, one left out is deleted.
+ * The store's tax rates (docs/decisions.md, "Stores and the admin API"). PUT replaces the whole set: a rate
+ * sent with its `id` is changed, one without is added, one left out is deleted.
  */
 
 export interface TaxRateView {

@@ -1,8 +1,9 @@
 /**
- * What a receipt books (decisions §5, §11), as a pure function of the order and the request: per
- * receipt line the good, surplus and rejected units, the booked and landed unit costs and the share of
- * the order's charges; the order lines' received/cancelled changes; the order status after; and the
- * stock movements (available/on_hand up at the destination, incoming down by what was outstanding).
+ * What a receipt books (docs/decisions.md, "Receipts and payments" and "Money"), as a pure function of the
+ * order and the request: per receipt line the good, surplus and rejected units, the booked and landed unit
+ * costs and the share of the order's charges; the order lines' received/cancelled changes; the order status
+ * after; and the stock movements (available/on_hand up at the destination, incoming down by what was
+ * outstanding).
  *
  * Charge allocation (exact): each charge is split over the order's lines by its method
  * (landed-cost.ts `lineChargeShares`, over each line's expected units = quantity − cancelled), and a

@@ -46,7 +46,10 @@ export interface StockAdjustmentView {
   updated_at: string;
 }
 
-/** Unit costs: at least the currency's minor units, at most 8 places (decisions §11); 0 when unknown. */
+/**
+ * Unit costs: at least the currency's minor units, at most 8 places (docs/decisions.md, "Money"); 0 when
+ * unknown.
+ */
 export function formatLineUnitCost(value: string | null, currency: string | null): string {
   const amount = new Big(value ?? "0");
   if (currency && isKnownCurrency(currency)) return formatUnitCost(amount, currency);

@@ -5,7 +5,7 @@ import type { StoredTier, SupplierCatalogItemsTable } from "../../db/tables/supp
 import { formatUnitCost } from "../money.ts";
 
 /**
- * Supplier catalog price lists (decisions §5, §6, §11).
+ * Supplier catalog price lists (docs/decisions.md, "Suppliers and their catalogs" and "Money").
  *
  * A catalog row stores two tier sets: `effective` (in force) and `upcoming` (starts on `upcoming_from`,
  * a date in the store's timezone). Nothing promotes `upcoming` on a timer: every reader evaluates the

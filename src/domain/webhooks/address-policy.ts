@@ -1,5 +1,6 @@
 /**
- * Which IP addresses a webhook may be delivered to (contract "Webhooks" rules, decisions §10).
+ * Which IP addresses a webhook may be delivered to (contract "Webhooks" rules, docs/decisions.md,
+ * "Webhooks").
  *
  * A webhook URL is chosen by a merchant, so delivery is a server-side request to an address an outsider
  * picked. Anything that is not plainly a public unicast address is refused: loopback, private, link-local

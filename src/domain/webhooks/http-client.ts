@@ -1,6 +1,6 @@
 /**
  * The HTTP sender for webhook deliveries, with the address check done at connection time
- * (contract "Events" and "Webhooks" rules, decisions §1 and §10).
+ * (contract "Events" and "Webhooks" rules, docs/decisions.md, "Webhooks").
  *
  * Why the check lives in the connector: a URL that resolved to a public address when it was saved can
  * resolve to 127.0.0.1 or 169.254.169.254 at delivery time (DNS rebinding), and a client that checks a

@@ -1,5 +1,5 @@
 /**
- * When a failed webhook delivery is tried again (contract "Events": Retries; decisions §1).
+ * When a failed webhook delivery is tried again (contract "Events": Retries; docs/decisions.md, "Webhooks").
  *
  * The schedule is the list of waits after each failed attempt: after attempt 1 fails wait schedule[0],
  * after attempt 2 fails wait schedule[1], and so on. When attempt `schedule.length + 1` fails as well the

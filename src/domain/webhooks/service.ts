@@ -1,7 +1,7 @@
 /**
  * Webhook subscriptions: create, change, delete, the delivery log, test events and redelivery
- * (contract "Webhooks" endpoints and rules; decisions §11). No Fastify here: the admin API and the
- * public API share these functions.
+ * (contract "Webhooks" endpoints and rules; docs/decisions.md, "Webhooks"). No Fastify here: the admin API
+ * and the public API share these functions.
  */
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";

@@ -1,5 +1,6 @@
 /**
- * Webhook signatures and the storage of signing secrets (contract "Events": Signature; decisions §10).
+ * Webhook signatures and the storage of signing secrets (contract "Events": Signature; docs/decisions.md,
+ * "Webhooks").
  *
  * X-Service-Signature is `sha256=` + hex HMAC-SHA256, keyed with the endpoint's secret, over
  * `<X-Service-Timestamp>.<raw body bytes>`. Binding the timestamp into the MAC is what lets a receiver

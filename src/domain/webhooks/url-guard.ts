@@ -5,7 +5,7 @@
  *  1. It parses as an absolute WHATWG URL. The WHATWG parser also canonicalises tricky hosts
  *     (`0x7f000001`, `127.1`, `0177.0.0.1` all become 127.0.0.1; `[::ffff:127.0.0.1]` becomes
  *     `[::ffff:7f00:1]`), so the checks below see the address the HTTP client would use.
- *  2. The scheme is https, also when private addresses are allowed (decisions §1).
+ *  2. The scheme is https, also when private addresses are allowed (docs/decisions.md, "Webhooks").
  *  3. No username or password: they would be sent as Basic credentials to whatever host answers, and
  *     they end up in logs and delivery listings.
  *  4. The host is not one of the service's own hostnames (PUBLIC_HOSTNAMES, any port), and the URL
@@ -16,11 +16,11 @@
  *     One private answer is enough to refuse: the client may pick any of them.
  *
  * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE, for local development and tests) lifts only the address class
- * checks, 5 and the "public" part of 6. It does not lift https (decisions §1) nor the own-service rule:
- * that rule is about the service calling itself (webhook loops, reaching its own internal routes), which
- * is as wrong in development as in production. Other ports of loopback (a local receiver at
- * `https://127.0.0.1:8443`) are allowed then. The name must still resolve, so a typo is caught at
- * creation rather than as a stream of failed deliveries.
+ * checks, 5 and the "public" part of 6. It does not lift https (docs/decisions.md, "Webhooks") nor the
+ * own-service rule: that rule is about the service calling itself (webhook loops, reaching its own internal
+ * routes), which is as wrong in development as in production. Other ports of loopback (a local receiver at
+ * `https://127.0.0.1:8443`) are allowed then. The name must still resolve, so a typo is caught at creation
+ * rather than as a stream of failed deliveries.
  *
  * This check at creation is advisory against DNS rebinding (the name may resolve elsewhere later); the
  * binding check is the one the sender makes on the address it actually connects to (http-client.ts).
