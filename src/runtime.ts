@@ -120,6 +120,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     resources: new ProcessResources(),
   };
   const app = await buildApp({ ctx, adminTokenHash, logger: options.logger });
+  if (config.databaseUrl && config.dataDir === ":memory:" && !config.secretsKey) {
+    // A shared database outlives this key: the next start, or another process, cannot open its rows.
+    app.log.warn(
+      "SECRETS_KEY is not set and DATA_DIR is :memory:, so stored secrets are sealed with a key that dies with this process; set SECRETS_KEY (the same in every process)",
+    );
+  }
   const worker = new Worker(
     { ...ctx, db: database.backgroundDb },
     {

@@ -339,6 +339,26 @@ describe("the secrets key", () => {
     assert.doesNotMatch(stderr, /at .*\.ts:\d+/, "a message, not a stack trace");
   });
 
+  test("a shared database with an in-memory key and no SECRETS_KEY is warned about at start", async (t) => {
+    if (!databaseUrl) return t.diagnostic("needs DATABASE_URL: PostgreSQL only");
+    const place = installation();
+    const lines: string[] = [];
+    const config = loadConfig({
+      DATA_DIR: ":memory:",
+      DATABASE_URL: databaseUrl,
+      ADMIN_TOKEN,
+      BOOTSTRAP: "none",
+    });
+    const rt = await createRuntime(config, {
+      schema: place.schema,
+      modules: [foundationModule],
+      logger: { level: "warn", stream: { write: (line: string) => lines.push(line) } },
+    });
+    await rt.close();
+    assert.equal(lines.length, 1);
+    assert.match(JSON.parse(lines[0]).msg, /^SECRETS_KEY is not set and DATA_DIR is :memory:/);
+  });
+
   test("a malformed SECRETS_KEY stops the start naming the variable", () => {
     assert.throws(
       () => loadConfig({ SECRETS_KEY: "not-a-key" }),
