@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { createLargeSimCatalog, seedDemoPlatform, seedEmptyPlatform } from "./demo.ts";
+import { seedDemoPlatform, seedEmptyPlatform } from "./demo.ts";
+import { createLargeSimCatalog } from "./large-catalog.ts";
 import { ensureSimStore } from "./shop.ts";
 
 /**
