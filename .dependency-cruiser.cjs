@@ -59,10 +59,17 @@ module.exports = {
     {
       name: "domain-not-above-platform",
       comment:
-        "The stock ledger and the catalog are domain code; src/platform carries them out. The domain may name the connector interface, nothing else of src/platform.",
+        "The stock ledger and the catalog are domain code; src/platform (connectors, push and sync jobs) depends on the domain, never the reverse.",
       severity: "error",
       from: { path: "^src/domain/" },
-      to: { path: "^src/platform/", pathNot: "^src/platform/connector[.]ts$" },
+      to: { path: "^src/platform/" },
+    },
+    {
+      name: "catalog-below-stock",
+      comment: "The stock module reads the catalog (variants, locations), not the reverse: no cycle between them.",
+      severity: "error",
+      from: { path: "^src/domain/catalog/" },
+      to: { path: "^src/domain/stock/" },
     },
     {
       name: "simulated-platform-behind-registry",
