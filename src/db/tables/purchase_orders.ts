@@ -111,9 +111,10 @@ export interface PurchaseOrderLinesTable {
 }
 
 export interface LineWarning {
-  code: "below_min_order_qty" | "not_pack_multiple";
+  code: "below_min_order_qty" | "not_pack_multiple" | "converted_cost" | "no_cost";
   message: string;
-  suggested_quantity: number;
+  /** The quantity the catalog terms suggest; null on the cost warnings. */
+  suggested_quantity: number | null;
 }
 
 export interface PurchaseOrderCountersTable {

@@ -171,6 +171,7 @@ const ADD_LINES: Move<LineInput[]> = {
       {
         currency: order.currency,
         storeCurrency: store.currency,
+        exchangeRate: order.exchange_rate,
         today: localDate(now, store.timezone),
         lookups,
         path: "lines",

@@ -2,12 +2,17 @@
  * Order lines from input: the item from the catalog mirror, the price from the supplier's tiers or the
  * variant's cost, warnings, field checks. Everything looked up was read before (`lookups.ts`).
  */
-import Big from "big.js";
 import type { LineWarning } from "../../db/tables/purchase_orders.ts";
 import type { DetailCollector } from "../errors.ts";
 import { parseDecimalInput } from "../money.ts";
-import { tierFor, tierSetsOn } from "../suppliers/index.ts";
-import type { Lookups, VariantRow } from "./lookups.ts";
+import {
+  type CostOrigin,
+  type CostTerms,
+  costWarnings,
+  defaultUnitCost,
+  keptCostWarnings,
+} from "./line-costs.ts";
+import type { VariantRow } from "./lookups.ts";
 import { isWithin, MAX_UNIT_COST } from "./money-bounds.ts";
 import type { LineRow } from "./presenter.ts";
 
@@ -127,13 +132,7 @@ export function lineRowOf(storeId: number, orderId: number, l: LineDraft, now: D
   };
 }
 
-export interface ResolveContext {
-  currency: string;
-  /** Store currency: a variant's unit cost without a currency is in it. */
-  storeCurrency: string;
-  /** Today in the store's timezone (which supplier price set is in force). */
-  today: string;
-  lookups: Lookups;
+export interface ResolveContext extends CostTerms {
   /** Field path prefix of the lines (`lines`). */
   path: string;
   /** First position for these lines (1 for a full set, after the last line when appending). */
@@ -144,25 +143,6 @@ export interface ResolveContext {
 }
 
 const pick = <T>(given: T | undefined, fallback: T): T => (given === undefined ? fallback : given);
-
-function priceFor(
-  ctx: ResolveContext,
-  itemId: number,
-  variant: VariantRow | undefined,
-  quantity: number,
-): string {
-  const row = ctx.lookups.catalogByItem.get(itemId);
-  if (row) {
-    const { effective } = tierSetsOn(row, ctx.today);
-    if (effective && effective.currency === ctx.currency) {
-      const tier = tierFor(effective.tiers, quantity);
-      if (tier) return new Big(tier.price).toString();
-    }
-  }
-  if (variant?.unit_cost != null && (variant.unit_cost_currency ?? ctx.storeCurrency) === ctx.currency)
-    return new Big(variant.unit_cost).toString();
-  return "0";
-}
 
 /**
  * Resolves line inputs into line drafts, adding every field problem to `ctx.problems` (paths like
@@ -266,6 +246,8 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
     }
 
     let unitCost: string;
+    let costOrigin: CostOrigin = null;
+    const keepsCost = input.unit_cost === undefined && base !== undefined && !itemChanged;
     if (input.unit_cost !== undefined) {
       const parsed = parseDecimalInput(input.unit_cost, { maxPlaces: 8 });
       if (!parsed.ok) {
@@ -275,10 +257,18 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
         problems.add(`${at}.unit_cost`, "out_of_range", `must be below ${MAX_UNIT_COST.toFixed()}`);
         unitCost = "0";
       } else unitCost = parsed.value.toString();
-    } else if (base && !itemChanged) {
+    } else if (keepsCost && base) {
       unitCost = base.unit_cost;
     } else if (itemId !== null) {
-      unitCost = priceFor(ctx, itemId, variant, qty);
+      ({ unitCost, origin: costOrigin } = defaultUnitCost(ctx, itemId, variant, qty));
+      if (!isWithin(unitCost, MAX_UNIT_COST)) {
+        problems.add(
+          `${at}.unit_cost`,
+          "out_of_range",
+          `the variant's cost at the order's exchange rate is ${MAX_UNIT_COST.toFixed()} or more: give unit_cost`,
+        );
+        unitCost = "0";
+      }
     } else {
       unitCost = "0";
     }
@@ -325,7 +315,12 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
       weight_grams: pick(input.weight_grams, mirror ? mirror.weight_grams : (base?.weight_grams ?? 0)),
       supplier_note: pick(input.supplier_note, base?.supplier_note ?? null),
       internal_note: pick(input.internal_note, base?.internal_note ?? null),
-      warnings: lineWarnings(qty, catalogRow),
+      warnings: [
+        ...lineWarnings(qty, catalogRow),
+        ...(keepsCost && base
+          ? keptCostWarnings(base.warnings ?? [], unitCost, ctx.currency)
+          : costWarnings(unitCost, costOrigin, ctx.currency)),
+      ],
     };
   });
 }

@@ -11,10 +11,12 @@ import { findSupplier } from "../suppliers/index.ts";
 import type { OrderCall } from "./call.ts";
 import { type ChargeDraft, orderExchangeRate, resolveCharges, storeRates } from "./charges.ts";
 import { chargeInputOf, lineDraftOf } from "./drafts.ts";
+import { repriceConvertedLines } from "./line-costs.ts";
 import { type LineDraft, referencesOf, resolveLines } from "./lines.ts";
 import { fetchLookups } from "./lookups.ts";
 import { isWithin, MAX_RATE } from "./money-bounds.ts";
 import { type OrderFields, type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
+import { sameValue } from "./patch-diff.ts";
 import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
 import { orderExists } from "./repository.ts";
 
@@ -71,6 +73,8 @@ export interface ResolvedOrder {
   fields: OrderFields;
   /** Every line after the input (the current ones when it gives none). */
   lines: LineDraft[];
+  /** Some kept line's converted cost was converted again (the currency or rate changed). */
+  linesRepriced: boolean;
   /** The charges to write, or null when the current ones stay. */
   charges: ChargeDraft[] | null;
 }
@@ -238,6 +242,7 @@ export async function resolveOrderInput(
       {
         currency,
         storeCurrency: store.currency,
+        exchangeRate: fields.exchange_rate,
         today,
         lookups,
         path: "lines",
@@ -256,6 +261,19 @@ export async function resolveOrderInput(
     }
   } else {
     lines = (base?.lines ?? []).map(lineDraftOf);
+  }
+  let linesRepriced = false;
+  if (
+    base &&
+    exchange &&
+    (currency !== base.order.currency || !sameValue(exchange.rate, base.order.exchange_rate))
+  ) {
+    ({ lines, repriced: linesRepriced } = repriceConvertedLines(
+      { currency, storeCurrency: store.currency, exchangeRate: exchange.rate, today, lookups },
+      lines,
+      problems,
+      input.exchange_rate !== undefined ? "exchange_rate" : "currency",
+    ));
   }
 
   // Charges: a full replacement when given (or when the order currency changed, to reconvert them).
@@ -287,7 +305,7 @@ export async function resolveOrderInput(
     });
   }
   problems.throwIfAny();
-  return { fields, lines, charges };
+  return { fields, lines, linesRepriced, charges };
 }
 
 /** 422 on `number`: another order of the store has it. */

@@ -59,7 +59,7 @@ export async function updatePurchaseOrder(
   const diff = diffOrder(
     { order, lines, charges },
     { fields, lines: resolved.lines, charges: chargeDrafts, total: money.order.total },
-    { lines: input.lines !== undefined, charges: input.charges !== undefined },
+    { lines: input.lines !== undefined || resolved.linesRepriced, charges: input.charges !== undefined },
   );
   if (Object.keys(diff.changes).length === 0 && !diff.linesChanged && !diff.chargesChanged) {
     return loadPurchaseOrder(trx, store.id, id);
@@ -84,7 +84,8 @@ export async function updatePurchaseOrder(
     throw error;
   });
 
-  if (input.lines) await replaceLines(trx, store.id, id, resolved.lines, money.lines, now);
+  if (input.lines || resolved.linesRepriced)
+    await replaceLines(trx, store.id, id, resolved.lines, money.lines, now);
   else await updateLineMoney(trx, store.id, lines, money.lines);
   if (resolved.charges) await replaceCharges(trx, store.id, id, chargeDrafts, money.charges, now);
   else await updateChargeMoney(trx, store.id, charges, money.charges);

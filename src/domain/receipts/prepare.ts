@@ -67,6 +67,7 @@ export async function prepare(
     {
       currency: order.currency,
       storeCurrency: store.currency,
+      exchangeRate: order.exchange_rate,
       today,
       lookups,
       path: "unordered",

@@ -20,9 +20,11 @@ export const SyncStateSchema = Type.Object({
 export const LocationRefSchema = Type.Object({ id: Type.Integer(), name: Type.String() });
 
 export const LineWarningSchema = Type.Object({
-  code: Enum(["below_min_order_qty", "not_pack_multiple"] as const),
+  code: Enum(["below_min_order_qty", "not_pack_multiple", "converted_cost", "no_cost"] as const),
   message: Type.String(),
-  suggested_quantity: Type.Integer(),
+  suggested_quantity: Nullable(
+    Type.Integer({ description: "The catalog terms' suggestion; null on converted_cost and no_cost." }),
+  ),
 });
 
 export const PurchaseOrderLineSchema = Type.Object({
@@ -55,7 +57,8 @@ export const PurchaseOrderLineSchema = Type.Object({
   ),
   tax_amount: Type.String({ description: "Additive: tax on this line, in the order currency." }),
   warnings: Type.Array(LineWarningSchema, {
-    description: "Additive: supplier catalog warnings (minimum order quantity, pack size).",
+    description:
+      "Additive: supplier catalog warnings (minimum order quantity, pack size) and cost warnings (a cost converted from the store currency, a zero cost).",
   }),
 });
 
