@@ -6,6 +6,7 @@ import { AdminAuthThrottle } from "./admin/auth-throttle.ts";
 import { adminAuthHook } from "./admin/routes.ts";
 import { randomBase62 } from "./domain/secrets.ts";
 import type { HttpContext } from "./http/context.ts";
+import { openapiOptions } from "./http/openapi/document.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from "./http/plugins/errors.ts";
 import { registerIdempotency } from "./http/plugins/idempotency.ts";
@@ -57,23 +58,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     done();
   });
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: "3.0.3",
-      info: {
-        title: "Stockroom purchasing and stock control API",
-        version: "2",
-        description:
-          "Suppliers, purchase orders, receipts, payments, stock adjustments, a read-only catalog mirror and signed webhooks. Authenticate with `Authorization: Bearer <API key>`.",
-      },
-      components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
-      security: [{ apiKey: [] }],
-    },
-    transform: ({ schema, url }) => {
-      const hidden = !url.startsWith("/v2/") || url === "/v2/openapi.json";
-      return { schema: hidden ? { ...schema, hide: true } : schema, url };
-    },
-  });
+  await app.register(fastifySwagger, openapiOptions(ctx.config.publicHostnames));
 
   await app.register(
     async (v2) => {

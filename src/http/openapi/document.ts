@@ -1,0 +1,60 @@
+import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
+import { TAGS } from "./operation.ts";
+import { OPERATIONS } from "./operations.ts";
+
+interface RouteConfig {
+  scope?: string;
+  idempotency?: "required" | "optional";
+}
+
+/** `/v2/purchase_orders/:id/lines/:line_id` as the document prints it: `/v2/purchase_orders/{id}/lines/{line_id}`. */
+function documentPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+}
+
+/** The rules the server enforces from the route's own config, so the text cannot drift from them. */
+function enforcedRules(config: RouteConfig): string {
+  return config.scope ? `\n\n**Scope:** \`${config.scope}\`.` : "";
+}
+
+/**
+ * The OpenAPI document's options for @fastify/swagger: the /v2 routes only, each operation named and
+ * described from OPERATIONS (the route's schema carries its tag and summary). Only the document changes:
+ * the route's own schema, which validates and serializes, is never touched.
+ */
+export function openapiOptions(publicHostnames: readonly string[]): FastifyDynamicSwaggerOptions {
+  return {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Stockroom purchasing and stock control API",
+        version: "2",
+        description:
+          "Suppliers, purchase orders, receipts, payments, stock adjustments, a read-only catalog mirror and signed webhooks. Authenticate with `Authorization: Bearer <API key>`. Every non-2xx answer is the error envelope `{error: {code, message, details?}}`: branch on `code`.",
+      },
+      servers: [
+        ...publicHostnames.map((host) => ({ url: `https://${host}`, description: "This service" })),
+        { url: "/", description: "The host serving this document" },
+      ],
+      tags: TAGS.map((tag) => ({ ...tag })),
+      components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: ({ schema, url, route }) => {
+      if (!url.startsWith("/v2/") || url === "/v2/openapi.json")
+        return { schema: { ...schema, hide: true }, url };
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const operation = OPERATIONS[`${methods[0]} ${documentPath(url)}`];
+      if (!operation) return { schema, url };
+      const config = (route.config ?? {}) as RouteConfig;
+      return {
+        schema: {
+          ...schema,
+          operationId: operation.operationId,
+          description: operation.description + enforcedRules(config),
+        },
+        url,
+      };
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The OpenAPI document at /v2/openapi.json as an integrator's tools read it: operations named, tagged,
+ * summarised and described, the document valid.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { OPERATIONS } from "../../src/http/openapi/operations.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+
+let t: TestApp;
+let doc: any;
+
+interface Operation {
+  method: string;
+  path: string;
+  op: any;
+}
+
+function operations(): Operation[] {
+  const all: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(item as Record<string, any>)) all.push({ method, path, op });
+  return all;
+}
+
+function operation(method: string, path: string) {
+  const op = doc.paths[path]?.[method];
+  assert.ok(op, `${method} ${path} is in the document`);
+  return op;
+}
+
+before(async () => {
+  t = await startTestApp();
+  const res = await t.client().get("/v2/openapi.json");
+  assert.equal(res.status, 200);
+  doc = res.body;
+});
+after(() => t.close());
+
+describe("OpenAPI operations", () => {
+  test("the document validates", async () => {
+    await SwaggerParser.validate(structuredClone(doc));
+  });
+
+  test("every operation has a unique operationId, a known tag, a summary and a description", () => {
+    const all = operations();
+    assert.equal(all.length, 60);
+    const tags = new Set(doc.tags.map((tag: { name: string }) => tag.name));
+    for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
+    const ids = new Set<string>();
+    for (const { method, path, op } of all) {
+      const where = `${method} ${path}`;
+      assert.match(op.operationId ?? "", /^[a-z][A-Za-z]+$/, `${where} operationId`);
+      assert.equal(ids.has(op.operationId), false, `${where}: operationId ${op.operationId} used twice`);
+      ids.add(op.operationId);
+      assert.equal(op.tags?.length, 1, `${where} has one tag`);
+      assert.ok(tags.has(op.tags[0]), `${where}: tag ${op.tags[0]} is listed at the top`);
+      assert.ok(op.summary, `${where} summary`);
+      assert.ok(op.description, `${where} description`);
+    }
+    // Every documented operation is a live route (no entry left behind by a removed route).
+    assert.equal(Object.keys(OPERATIONS).length, all.length);
+  });
+
+  test("operationIds are the names a person would choose", () => {
+    assert.equal(operation("post", "/v2/purchase_orders").operationId, "createPurchaseOrder");
+    assert.equal(operation("post", "/v2/purchase_orders/{id}/receipts").operationId, "recordReceipt");
+    assert.equal(operation("post", "/v2/stock_adjustments/{id}/apply").operationId, "applyStockAdjustment");
+    assert.equal(operation("get", "/v2/suppliers").operationId, "listSuppliers");
+    assert.equal(operation("get", "/v2/whoami").operationId, "getWhoami");
+    assert.equal(
+      operation("post", "/v2/webhooks/{id}/deliveries/{delivery_id}/redeliver").operationId,
+      "redeliverWebhookDelivery",
+    );
+  });
+
+  test("descriptions carry the scope the route enforces and the contract's rules", () => {
+    assert.match(
+      operation("post", "/v2/purchase_orders/{id}/receipts").description,
+      /\*\*Scope:\*\* `write:purchase_orders`\./,
+    );
+    assert.match(
+      operation("post", "/v2/purchase_orders/{id}/receipts/preview").description,
+      /\*\*Scope:\*\* `read`\./,
+    );
+    assert.match(operation("get", "/v2/webhooks").description, /\*\*Scope:\*\* `webhooks`\./);
+    const apply = operation("post", "/v2/stock_adjustments/{id}/apply").description;
+    assert.match(apply, /Idempotency-Key/);
+    assert.match(apply, /`stock_adjustment\.applied`/);
+    assert.match(operation("delete", "/v2/purchase_orders/{id}").description, /`purchase_order\.deleted`/);
+  });
+
+  test("servers and tags are set", () => {
+    assert.deepEqual(doc.servers, [{ url: "/", description: "The host serving this document" }]);
+    assert.deepEqual(
+      doc.tags.map((tag: { name: string }) => tag.name),
+      [
+        "account",
+        "catalog",
+        "suppliers",
+        "purchase orders",
+        "receipts",
+        "payments",
+        "stock adjustments",
+        "webhooks",
+      ],
+    );
+  });
+});
