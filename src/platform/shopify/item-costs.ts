@@ -1,0 +1,52 @@
+import { type InventoryAdjustment, PlatformPermanentError } from "../connector.ts";
+import { refuseOnUserErrors, type ShopifyClient } from "./client.ts";
+import { toGid } from "./gids.ts";
+
+/** inventoryItemUpdate fields in one mutation: 10 points each. */
+const COSTS_PER_CALL = 20;
+
+/**
+ * Sets items' unit costs (a receipt's landed costs) with inventoryItemUpdate. Shopify keeps a cost in
+ * the shop's currency, which is the store's: a cost in another currency is refused, not converted
+ * (Stockroom pushes landed costs in the store's currency already). Setting a cost is idempotent by
+ * itself; the last cost given for an item wins.
+ */
+export async function setItemCosts(
+  client: ShopifyClient,
+  shopCurrency: string,
+  itemCosts: InventoryAdjustment["itemCosts"],
+): Promise<void> {
+  const costs = new Map<number, string>();
+  for (const cost of itemCosts) {
+    if (cost.currency !== null && cost.currency !== shopCurrency)
+      throw new PlatformPermanentError(
+        `the unit cost of inventory item ${cost.inventoryItemId} is in ${cost.currency}, the shop's currency is ${shopCurrency}`,
+      );
+    costs.set(cost.inventoryItemId, cost.unitCost);
+  }
+  const entries = [...costs];
+  for (let start = 0; start < entries.length; start += COSTS_PER_CALL) {
+    const chunk = entries.slice(start, start + COSTS_PER_CALL);
+    const declarations = chunk.map((_, i) => `$id${i}: ID!, $cost${i}: Decimal!`).join(", ");
+    const fields = chunk
+      .map(
+        (_, i) =>
+          `cost${i}: inventoryItemUpdate(id: $id${i}, input: { cost: $cost${i} }) { inventoryItem { id } userErrors { field message } }`,
+      )
+      .join("\n  ");
+    const variables = Object.fromEntries(
+      chunk.flatMap(([itemId, unitCost], i) => [
+        [`id${i}`, toGid("InventoryItem", itemId)],
+        [`cost${i}`, unitCost],
+      ]),
+    );
+    const answer = await client.graphql<Record<string, { userErrors: Array<{ message: string }> } | null>>(
+      `mutation ItemCosts(${declarations}) {\n  ${fields}\n}`,
+      variables,
+      chunk.length * 10,
+    );
+    chunk.forEach(([itemId], i) => {
+      refuseOnUserErrors(`inventoryItemUpdate of inventory item ${itemId}`, answer.data[`cost${i}`]);
+    });
+  }
+}
