@@ -383,7 +383,7 @@ describe("catalog mirror", () => {
     for (const l of myLevels) assert.ok(!otherItems.has(l.inventory_item_id));
   });
 
-  test("the catalog is read-only: writes are refused with the error envelope", async () => {
+  test("the catalog is read-only: writes are 405 with the methods the path offers, in the error envelope", async () => {
     const p = products[0];
     const attempts = [
       store.api.post("/v2/products", { title: "x" }),
@@ -398,9 +398,12 @@ describe("catalog mirror", () => {
       store.api.put("/v2/inventory_levels", { available: 5 }),
     ];
     for (const res of await Promise.all(attempts)) {
-      assert.equal(res.status, 404);
-      assert.equal(res.body.error.code, "not_found");
+      assert.equal(res.status, 405);
+      assert.equal(res.body.error.code, "bad_request");
       assert.equal(typeof res.body.error.message, "string");
+      // Every catalog path is read-only: GET (and the HEAD Fastify answers with it) is all it offers.
+      assert.match(String(res.headers.allow), /^GET\b/);
+      assert.doesNotMatch(String(res.headers.allow), /POST|PUT|PATCH|DELETE/);
     }
     const again = await store.api.get(`/v2/products/${p.id}`);
     assert.equal(again.body.data.title, p.title);
