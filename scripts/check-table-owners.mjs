@@ -17,7 +17,8 @@ const OWNERS = {
   // the secrets start-up pass deletes the legacy in-database sealing key it has re-sealed away from.
   service_settings: ["src/runtime.ts", "src/secrets/"],
   request_log: ["src/http/plugins/request-log.ts"],
-  idempotency_keys: ["src/http/plugins/idempotency.ts"],
+  // sealed-text.ts re-seals the stored responses for the secrets start-up pass (key rotation).
+  idempotency_keys: ["src/http/plugins/idempotency.ts", "src/http/plugins/sealed-text.ts"],
   events: ["src/events/"],
   jobs: ["src/jobs/"],
   tax_rates: ["src/domain/rates/"],

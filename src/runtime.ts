@@ -8,9 +8,11 @@ import { type DatabaseHandle, type Db, openDatabase } from "./db/database.ts";
 import { embeddedMaintenanceTask } from "./db/maintenance.ts";
 import { migrateToLatest } from "./db/migrations/index.ts";
 import { hashSecret, randomBase62 } from "./domain/secrets.ts";
+import { webhookSecretsColumn } from "./domain/webhooks/index.ts";
 import type { HttpContext } from "./http/context.ts";
 import { RateLimiter } from "./http/plugins/rate-limit.ts";
 import { RequestLogWriter } from "./http/plugins/request-log.ts";
+import { storedResponsesColumn } from "./http/plugins/sealed-text.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import { Worker } from "./jobs/worker.ts";
 import { allModules } from "./modules/index.ts";
@@ -84,7 +86,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   ).value;
   let sealer: Sealer;
   try {
-    sealer = await openSecrets(database.db, config);
+    sealer = await openSecrets(database.db, config, [webhookSecretsColumn, storedResponsesColumn]);
   } catch (error) {
     await database.close();
     throw error;

@@ -5,23 +5,30 @@
  */
 import { createDecipheriv, createHash, hkdfSync } from "node:crypto";
 
-/** Webhook signing secrets: `v1.<iv>.<tag>.<ciphertext>`, HKDF key, store context authenticated. */
-export function openLegacyWebhookSecret(stored: string, legacyKey: string, storeId: number): string {
-  const key = Buffer.from(
-    hkdfSync("sha256", legacyKey, Buffer.alloc(0), "stockroom webhook signing secret v1", 32),
-  );
-  return openGcm(stored, "v1", key, `webhook:${storeId}`);
+/** The formats of those days: `v1.` webhook signing secrets, `s1.` stored idempotent responses. */
+export const LEGACY_PATTERNS = { webhookSecret: "v1.%", storedResponse: "s1.%" } as const;
+
+/**
+ * Opens `stored`, given the old key and the context it would be sealed with today: webhook secrets
+ * authenticated that same context (`webhook:<store id>`) under an HKDF key; stored responses nothing,
+ * under a SHA-256 key.
+ */
+export function openLegacy(stored: string, legacyKey: string, context: string): string {
+  if (stored.startsWith("v1.")) {
+    const key = Buffer.from(
+      hkdfSync("sha256", legacyKey, Buffer.alloc(0), "stockroom webhook signing secret v1", 32),
+    );
+    return openGcm(stored, key, context);
+  }
+  if (stored.startsWith("s1.")) {
+    return openGcm(stored, createHash("sha256").update(`idempotency:${legacyKey}`).digest(), "");
+  }
+  throw new Error("not a value sealed with the old in-database key");
 }
 
-/** Stored idempotent responses: `s1.<iv>.<tag>.<ciphertext>`, SHA-256 key, nothing authenticated. */
-export function openLegacyResponse(stored: string, legacyKey: string): string {
-  const key = createHash("sha256").update(`idempotency:${legacyKey}`).digest();
-  return openGcm(stored, "s1", key, "");
-}
-
-function openGcm(stored: string, format: string, key: Buffer, context: string): string {
+function openGcm(stored: string, key: Buffer, context: string): string {
   const parts = stored.split(".");
-  if (parts.length !== 4 || parts[0] !== format) throw new Error(`not a ${format} sealed value`);
+  if (parts.length !== 4) throw new Error("not a value sealed with the old in-database key");
   const [iv, tag, body] = parts.slice(1).map((p) => Buffer.from(p, "base64url"));
   const decipher = createDecipheriv("aes-256-gcm", key, iv);
   decipher.setAAD(Buffer.from(context, "utf8"));

@@ -1,53 +1,26 @@
 /**
- * Every column holding sealed values, so the start-up pass can re-seal and check them all. A new kind
- * of sealed value (platform access tokens) adds its column here.
+ * A column holding sealed values, as its owning module offers it to the start-up pass (secrets/startup.ts),
+ * which re-seals and checks every one. The owner alone reads and writes its table; a new kind of sealed
+ * value (platform access tokens) offers one more of these, listed in src/runtime.ts.
  */
-import { openLegacyResponse, openLegacyWebhookSecret } from "./legacy.ts";
+import type { Db } from "../db/database.ts";
+
+/** One sealed value, the context it is sealed with, and whatever the owner needs to write it back. */
+export interface SealedRow {
+  sealed: string;
+  context: string;
+  ref: unknown;
+}
 
 export interface SealedColumn {
-  /** What the rows are, for the refusal message. */
+  /** What the rows are, for the refusal message ("webhook signing secrets"). */
   label: string;
-  table: string;
-  column: string;
-  /** The columns naming one row, with their element types for the bulk update. */
-  rowKey: ReadonlyArray<readonly [name: string, type: "int" | "text"]>;
-  /** The context the value was sealed with (Sealer.seal's second argument), from the row key. */
-  context(row: Record<string, unknown>): string;
-  /** How rows sealed with the in-database key look, and how to open them (migration only). */
-  legacy: { pattern: string; open(stored: string, legacyKey: string, row: Record<string, unknown>): string };
+  /** `like` patterns of the values sealed before the key left the database (secrets/legacy.ts). */
+  legacyPatterns: readonly string[];
+  /** Up to `limit` rows whose value matches the `like` pattern, locked for update in `trx`. */
+  lockMatching(trx: Db, pattern: string, limit: number): Promise<SealedRow[]>;
+  /** Writes re-sealed values back (`sealed` replaced), in one statement. */
+  write(trx: Db, rows: readonly SealedRow[]): Promise<void>;
+  /** How many values do not match the `like` pattern, by their first two dot-separated parts. */
+  countNotMatching(db: Db, pattern: string): Promise<Array<{ prefix: string; count: number }>>;
 }
-
-export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  {
-    label: "webhook signing secrets",
-    table: "webhooks",
-    column: "secret_encrypted",
-    rowKey: [
-      ["id", "int"],
-      ["store_id", "int"],
-    ],
-    context: (row) => webhookSecretContext(Number(row.store_id)),
-    legacy: {
-      pattern: "v1.%",
-      open: (stored, legacyKey, row) => openLegacyWebhookSecret(stored, legacyKey, Number(row.store_id)),
-    },
-  },
-  {
-    label: "stored idempotent responses",
-    table: "idempotency_keys",
-    column: "response_body",
-    rowKey: [
-      ["store_id", "int"],
-      ["api_key_id", "int"],
-      ["key", "text"],
-    ],
-    context: () => IDEMPOTENT_RESPONSE_CONTEXT,
-    legacy: { pattern: "s1.%", open: (stored, legacyKey) => openLegacyResponse(stored, legacyKey) },
-  },
-];
-
-export function webhookSecretContext(storeId: number): string {
-  return `webhook:${storeId}`;
-}
-
-export const IDEMPOTENT_RESPONSE_CONTEXT = "idempotency";

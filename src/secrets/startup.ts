@@ -7,16 +7,16 @@
  *  3. if any sealed row is left that the current key does not open, the start is refused.
  * Re-sealing at start rather than on read keeps reads free of writes and makes the end of a rotation
  * something a start proves, instead of something that happens row by row whenever a row is read.
+ * Each module reads and writes its own rows (the `SealedColumn`s it offers); this file only decides.
  */
 import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
 import type { Config } from "../config.ts";
-import { unnestRows } from "../db/bulk.ts";
 import type { Db } from "../db/database.ts";
 import { loadOrCreateKeyFile } from "./key-file.ts";
 import { SecretKey } from "./keys.ts";
+import { openLegacy } from "./legacy.ts";
 import { SecretsRefusal } from "./refusal.ts";
-import { SEALED_COLUMNS, type SealedColumn } from "./sealed-columns.ts";
+import type { SealedColumn, SealedRow } from "./sealed-columns.ts";
 import { Sealer } from "./sealer.ts";
 
 const LEGACY_SETTING = "secrets_key";
@@ -31,30 +31,34 @@ export function sealerFromConfig(config: Config): Sealer {
 }
 
 /** Builds the sealer and brings every sealed row to its current key; throws SecretsRefusal if it cannot. */
-export async function openSecrets(db: Db, config: Config): Promise<Sealer> {
+export async function openSecrets(db: Db, config: Config, columns: readonly SealedColumn[]): Promise<Sealer> {
   const sealer = sealerFromConfig(config);
-  await migrateFromDatabaseKey(db, sealer);
+  await migrateFromDatabaseKey(db, sealer, columns);
   for (const previous of sealer.previous) {
     if (previous.id === sealer.current.id) continue;
-    for (const column of SEALED_COLUMNS) {
+    for (const column of columns) {
       await db
         .transaction()
         .execute((trx) =>
-          resealMatching(
+          reseal(
             trx,
             column,
             Sealer.patternFor(previous.id),
-            (stored, row) => sealer.open(stored, column.context(row)),
+            (row) => sealer.open(row.sealed, row.context),
             sealer,
           ),
         );
     }
   }
-  await refuseUnopenable(db, sealer);
+  await refuseUnopenable(db, sealer, columns);
   return sealer;
 }
 
-async function migrateFromDatabaseKey(db: Db, sealer: Sealer): Promise<void> {
+async function migrateFromDatabaseKey(
+  db: Db,
+  sealer: Sealer,
+  columns: readonly SealedColumn[],
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // The lock makes a second process starting at the same time wait, then find nothing to migrate.
     const setting = await trx
@@ -64,79 +68,63 @@ async function migrateFromDatabaseKey(db: Db, sealer: Sealer): Promise<void> {
       .forUpdate()
       .executeTakeFirst();
     if (!setting) return;
-    for (const column of SEALED_COLUMNS) {
-      await resealMatching(
-        trx,
-        column,
-        column.legacy.pattern,
-        (stored, row) => column.legacy.open(stored, setting.value, row),
-        sealer,
-      );
+    for (const column of columns) {
+      for (const pattern of column.legacyPatterns) {
+        await reseal(
+          trx,
+          column,
+          pattern,
+          (row) => openLegacy(row.sealed, setting.value, row.context),
+          sealer,
+        );
+      }
     }
     await trx.deleteFrom("service_settings").where("key", "=", LEGACY_SETTING).execute();
   });
 }
 
 /** Re-seals, batch by batch, every row of `column` whose value matches `pattern`. */
-async function resealMatching(
-  db: Db,
+async function reseal(
+  trx: Db,
   column: SealedColumn,
   pattern: string,
-  open: (stored: string, row: Record<string, unknown>) => string,
+  open: (row: SealedRow) => string,
   sealer: Sealer,
 ): Promise<void> {
-  const keyNames = column.rowKey.map(([name]) => name);
   for (;;) {
-    const { rows } = await sql<Record<string, unknown> & { sealed: string }>`
-      select ${sql.join(keyNames.map((n) => sql.ref(n)))}, ${sql.ref(column.column)} as sealed
-      from ${sql.table(column.table)}
-      where ${sql.ref(column.column)} like ${pattern}
-      limit ${BATCH}
-      for update`.execute(db);
+    const rows = await column.lockMatching(trx, pattern, BATCH);
     if (rows.length === 0) return;
     const resealed = rows.map((row) => {
       let plain: string;
       try {
-        plain = open(row.sealed, row);
+        plain = open(row);
       } catch (error) {
         throw new SecretsRefusal(
-          `a row of ${column.label} (${column.table} ${keyNames.map((n) => `${n}=${row[n]}`).join(", ")}) ` +
-            `could not be opened to re-seal it: ${(error as Error).message}`,
+          `Refusing to start: one of the ${column.label} (${JSON.stringify(row.ref)}) could not be opened ` +
+            `to re-seal it: ${(error as Error).message}`,
         );
       }
-      return { ...row, sealed: sealer.seal(plain, column.context(row)) };
+      return { ...row, sealed: sealer.seal(plain, row.context) };
     });
-    const match = keyNames.map((n) => sql`t.${sql.ref(n)} = u.${sql.ref(n)}`);
-    const updated = unnestRows(resealed, [
-      ...column.rowKey.map(([name, type]) => [name, type, (r: Record<string, unknown>) => r[name]] as const),
-      ["sealed", "text", (r: Record<string, unknown>) => r.sealed] as const,
-    ]);
-    await sql`
-      update ${sql.table(column.table)} as t set ${sql.ref(column.column)} = u.sealed
-      from (${updated}) as u(${sql.join([...keyNames, "sealed"].map((n) => sql.ref(n)))})
-      where ${sql.join(match, sql` and `)}`.execute(db);
+    await column.write(trx, resealed);
   }
 }
 
-async function refuseUnopenable(db: Db, sealer: Sealer): Promise<void> {
+async function refuseUnopenable(db: Db, sealer: Sealer, columns: readonly SealedColumn[]): Promise<void> {
   const problems: string[] = [];
-  for (const column of SEALED_COLUMNS) {
-    const { rows } = await sql<{ kind: string; count: string | number }>`
-      select case when ${sql.ref(column.column)} like 'k1.%' then split_part(${sql.ref(column.column)}, '.', 2)
-        else 'old' end as kind, count(*) as count
-      from ${sql.table(column.table)}
-      where ${sql.ref(column.column)} is not null
-        and ${sql.ref(column.column)} not like ${Sealer.patternFor(sealer.current.id)}
-      group by 1`.execute(db);
-    for (const row of rows) {
-      const what = row.kind === "old" ? "the old in-database key, which is gone" : `key ${row.kind}`;
-      problems.push(`${row.count} ${column.label} sealed with ${what}`);
+  for (const column of columns) {
+    const counts = new Map<string, number>();
+    for (const { prefix, count } of await column.countNotMatching(db, Sealer.patternFor(sealer.current.id))) {
+      const [format, keyId] = prefix.split(".");
+      const what = format === "k1" ? `key ${keyId}` : "the old in-database key, which is gone";
+      counts.set(what, (counts.get(what) ?? 0) + count);
     }
+    for (const [what, count] of counts) problems.push(`${count} ${column.label} sealed with ${what}`);
   }
   if (problems.length > 0) {
     throw new SecretsRefusal(
       `Refusing to start: ${problems.join("; ")}. Set SECRETS_KEY to the key that sealed them (and ` +
-        `SECRETS_KEY_PREVIOUS to the one before), or restore the key file under DATA_DIR. ` +
+        "SECRETS_KEY_PREVIOUS to the one before), or restore the key file under DATA_DIR. " +
         `The current key is ${sealer.current.id}.`,
     );
   }

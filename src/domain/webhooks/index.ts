@@ -9,6 +9,7 @@ export { deliveryJobHandlers } from "./job-handlers.ts";
 export { presentDelivery, presentWebhook, type Webhook } from "./presenter.ts";
 export { routeEmittedEvent } from "./routing.ts";
 export { type WebhookRuntime, type WebhooksOptions, webhookRuntimeOf } from "./runtime.ts";
+export { webhookSecretsColumn } from "./sealed-secrets.ts";
 export {
   checkWebhookUrl,
   createWebhook,

@@ -6,9 +6,10 @@
  */
 import type { Config } from "../../config.ts";
 import type { AppContext } from "../../context.ts";
-import { type Sealer, webhookSecretContext } from "../../secrets/index.ts";
+import type { Sealer } from "../../secrets/index.ts";
 import { createWebhookSender, type WebhookSender } from "./http-client.ts";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.ts";
+import { webhookSecretContext } from "./sealed-secrets.ts";
 import { ownServiceOf, type Resolver } from "./url-guard.ts";
 
 /** Test and embedding hooks; production uses the defaults. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Db } from "../../db/database.ts";
 import { AppError } from "../../domain/errors.ts";
-import { type SealingKey, seal, sealingKey, unseal } from "./sealed-text.ts";
+import { type SealingKey, STORED_RESPONSE_PURPOSE, seal, sealingKey, unseal } from "./sealed-text.ts";
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A claim still `in_progress` after this long belongs to a process that died; another may take it. */
@@ -117,7 +117,7 @@ async function releaseClaim(db: Db, claim: IdempotencyClaim): Promise<void> {
 
 export function registerIdempotency(app: FastifyInstance): void {
   app.decorateRequest("idempotencyClaim", null);
-  const sealKey = sealingKey(app.ctx.sealer, "idempotency");
+  const sealKey = sealingKey(app.ctx.sealer, STORED_RESPONSE_PURPOSE);
 
   // After validation: a request refused by its schema never reached the handler and claims nothing.
   const claimKey = async (request: FastifyRequest, reply: FastifyReply) => {
