@@ -258,4 +258,36 @@ describe("the draft's rate or currency changes", () => {
     expectDetails(res, [["exchange_rate", "out_of_range"]]);
     assert.deepEqual(await getOrder(store.api, order.id), order);
   });
+
+  test("a duplicate at today's store rate converts the copied converted costs again", async () => {
+    const setRate = async (rate: string) =>
+      expectStatus(
+        await t.admin.put(`/admin/stores/${store.id}/exchange_rates`, {
+          rates: [{ currency: "EUR", rate_to_base: rate }],
+        }),
+        200,
+      );
+    await setRate("1.3");
+    const source = await createDraftOrder(store.api, {
+      supplier_id: eurSupplier,
+      lines: [
+        { variant_id: priced.id, quantity: 1 },
+        { variant_id: priced.id, quantity: 1, unit_cost: "8.00" },
+      ],
+    });
+    assert.equal(source.exchange_rate.source, "store_rates");
+    assert.deepEqual(costsOf(source), [
+      ["9.23076923", [CONVERTED("9.23076923")]],
+      ["8.00", []],
+    ]);
+    await setRate("1.6");
+    const copy = await store.api.post(`/v2/purchase_orders/${source.id}/duplicate`, {});
+    expectStatus(copy, 201);
+    assert.equal(copy.body.data.exchange_rate.rate, 1.6);
+    assert.deepEqual(costsOf(copy.body.data), [
+      ["7.50", [CONVERTED("7.50", "1.6")]],
+      ["8.00", []],
+    ]);
+    assert.deepEqual(costsOf(await getOrder(store.api, source.id)), costsOf(source));
+  });
 });

@@ -8,11 +8,14 @@ import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call
 import { type ChargeDraft, storeRates } from "./charges.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
+import { repriceConvertedLines } from "./line-costs.ts";
 import type { LineDraft } from "./lines.ts";
 import { loadPurchaseOrder } from "./loading.ts";
+import { fetchLookups } from "./lookups.ts";
 import { checkComputedMoney } from "./money-bounds.ts";
 import type { OrderFields, OrderInput } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
+import { sameValue } from "./patch-diff.ts";
 import type { OrderRow, PurchaseOrder } from "./presenter.ts";
 import {
   formatOrderNumber,
@@ -55,16 +58,51 @@ export async function duplicateOrder(
     orderLines(trx, store.id, id),
     orderCharges(trx, store.id, id),
   ]);
-  const fields = await duplicateFields(trx, source, localDate(now, store.timezone));
-  const lineDrafts = lines.map((l) => {
+  const today = localDate(now, store.timezone);
+  const fields = await duplicateFields(trx, source, today);
+  const copied = lines.map((l) => {
     const { id: _id, created_at: _c, ...rest } = lineDraftOf(l);
     return { ...rest, received_quantity: 0, cancelled_quantity: 0 };
   });
+  const lineDrafts = sameValue(fields.exchange_rate, source.exchange_rate)
+    ? copied
+    : await convertAgain(trx, store, source.supplier_id, fields, today, copied);
   const copy = await writeNewOrder(call, fields, lineDrafts, charges.map(chargeDraftOf), now, {
     duplicated_from: { id: source.id, number: source.number },
   });
   await recordHistory(call, id, "duplicated", { new_order_id: copy.id, new_number: copy.number }, now);
   return copy;
+}
+
+/** The copy's converted costs at its own rate (today's store rate), as a draft's rate change does. */
+async function convertAgain(
+  trx: Db,
+  store: StoreInfo,
+  supplierId: number,
+  fields: OrderFields,
+  today: string,
+  lines: LineDraft[],
+): Promise<LineDraft[]> {
+  const converted = lines.filter((l) => l.warnings.some((w) => w.code === "converted_cost"));
+  if (converted.length === 0) return lines;
+  const lookups = await fetchLookups(trx, store.id, {
+    supplierId,
+    variantIds: [],
+    itemIds: converted.flatMap((l) => (l.inventory_item_id === null ? [] : [l.inventory_item_id])),
+    locationIds: [],
+    taxRateIds: [],
+  });
+  const problems = new DetailCollector();
+  const terms = {
+    currency: fields.currency,
+    storeCurrency: store.currency,
+    exchangeRate: fields.exchange_rate,
+    today,
+    lookups,
+  };
+  const repriced = repriceConvertedLines(terms, lines, problems, "exchange_rate").lines;
+  problems.throwIfAny();
+  return repriced;
 }
 
 /**
