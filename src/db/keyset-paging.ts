@@ -88,6 +88,11 @@ export async function keysetPage<DB extends Database, TB extends keyof DB, O>(
   spec: KeysetSpec,
   secret: string,
   rowKey: (row: O) => { time: Date; id: number },
+  /**
+   * Bounds a page's size where rows carry parts of their own (an order's lines): the page ends early,
+   * `has_more` true, before the rows' weights add up beyond `max` (it always holds one row).
+   */
+  budget?: { weight: (row: O) => number; max: number },
 ): Promise<Page<O>> {
   const limit = params.limit ?? 50;
   const binding = {
@@ -115,8 +120,16 @@ export async function keysetPage<DB extends Database, TB extends keyof DB, O>(
     .orderBy(spec.idColumn, spec.direction)
     .limit(limit + 1);
   const rows = await q.execute();
-  const hasMore = rows.length > limit;
-  const data = hasMore ? rows.slice(0, limit) : rows;
+  let keep = Math.min(rows.length, limit);
+  if (budget) {
+    let total = 0;
+    for (let i = 0; i < keep; i++) {
+      total += budget.weight(rows[i]);
+      if (total > budget.max && i > 0) keep = i;
+    }
+  }
+  const hasMore = rows.length > keep;
+  const data = rows.slice(0, keep);
   let next: string | null = null;
   if (hasMore) {
     const last = rowKey(data[data.length - 1]);

@@ -25,6 +25,7 @@ export {
   reopenOrder,
   unarchiveOrder,
 } from "./lifecycle.ts";
+export { assertLineCap, MAX_LINES_PER_ORDER } from "./line-cap.ts";
 export { type LineDraft, type LineInput, lineRowOf, resolveLines } from "./lines.ts";
 export {
   assembleOrders,

@@ -9,6 +9,7 @@ import { localDate } from "../local-time.ts";
 import { emitOrder, type OrderCall, type StoreInfo } from "./call.ts";
 import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
+import { assertLineCap } from "./line-cap.ts";
 import { type LineInput, referencesOf, resolveLines } from "./lines.ts";
 import { loadPurchaseOrder } from "./loading.ts";
 import { fetchLookups } from "./lookups.ts";
@@ -161,6 +162,7 @@ const ADD_LINES: Move<LineInput[]> = {
   readsLines: true,
   plan: async ({ call, order, lines, now, body: inputs }) => {
     const { trx, store } = call;
+    assertLineCap(lines.length + inputs.length, "lines");
     const charges = await orderCharges(trx, store.id, order.id);
     const lookups = await fetchLookups(trx, store.id, {
       supplierId: order.supplier_id,

@@ -11,6 +11,7 @@ import { findSupplier } from "../suppliers/index.ts";
 import type { OrderCall } from "./call.ts";
 import { type ChargeDraft, orderExchangeRate, resolveCharges, storeRates } from "./charges.ts";
 import { chargeInputOf, lineDraftOf } from "./drafts.ts";
+import { assertLineCap } from "./line-cap.ts";
 import { repriceConvertedLines } from "./line-costs.ts";
 import { type LineDraft, referencesOf, resolveLines } from "./lines.ts";
 import { fetchLookups } from "./lookups.ts";
@@ -95,6 +96,8 @@ export async function resolveOrderInput(
   const supplierId = input.supplier_id ?? base?.order.supplier_id;
   if (supplierId === undefined) problems.add("supplier_id", "required", "is required");
   const lineInputs = input.lines;
+  // Create and PATCH give the whole set of lines.
+  if (lineInputs) assertLineCap(lineInputs.length, "lines");
   if (!base && (!lineInputs || lineInputs.length === 0))
     problems.add("lines", "required", "at least one line is required");
   problems.throwIfAny();

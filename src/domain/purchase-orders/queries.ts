@@ -1,9 +1,11 @@
 /** Purchase order lists: orders (keyset, oldest update first) and history (newest first). */
 
+import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { AppError, notFound } from "../errors.ts";
+import { LINES_PER_PAGE } from "./line-cap.ts";
 import { orderRecordQuery, presentSummaries } from "./loading.ts";
 import type { OrderRecord, PurchaseOrderSummary } from "./presenter.ts";
 import { orderExists } from "./repository.ts";
@@ -41,7 +43,12 @@ export async function listPurchaseOrders(
   filters: OrderListFilters,
   listName = "purchase_orders",
 ): Promise<Page<PurchaseOrderSummary>> {
-  let query = orderRecordQuery(db, storeId);
+  // Each row's line count, so a page of big orders ends before its lines exceed LINES_PER_PAGE.
+  let query = orderRecordQuery(db, storeId).select(
+    sql<number>`(select count(*)::int from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id)`.as(
+      "line_count",
+    ),
+  );
   const archived = filters.archived ?? "false";
   if (archived === "true") query = query.where("po.archived", "=", true);
   else if (archived === "false") query = query.where("po.archived", "=", false);
@@ -68,6 +75,7 @@ export async function listPurchaseOrders(
     },
     ctx.cursorSecret,
     (row) => ({ time: row.updated_at, id: row.id }),
+    { weight: (row) => row.line_count, max: LINES_PER_PAGE },
   );
   return { ...page, data: await presentSummaries(db, storeId, page.data as OrderRecord[]) };
 }

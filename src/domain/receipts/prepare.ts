@@ -10,6 +10,7 @@ import { DetailCollector } from "../errors.ts";
 import type { AllocatableCharge, AllocationMethod } from "../landed-cost.ts";
 import { localDate } from "../local-time.ts";
 import {
+  assertLineCap,
   fetchLookups,
   type LineDraft,
   type LineRow,
@@ -48,6 +49,8 @@ export async function prepare(
   const today = localDate(now, store.timezone);
   const unordered = body.unordered ?? [];
   const { lines } = parts;
+  // Unordered entries become lines of the order.
+  assertLineCap(lines.length + unordered.length, "unordered");
   const lookups = await fetchLookups(db, store.id, {
     supplierId: order.supplier_id,
     variantIds: unordered.flatMap((u) => (u.variant_id !== undefined ? [u.variant_id] : [])),
