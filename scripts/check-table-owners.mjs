@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Each table is written by its owning module alone (docs/developing.md, "Module map"); only src/jobs/
 // reads or writes the jobs table. Run by `npm run lint`. It looks for Kysely writers
-// (insertInto/updateTable/deleteFrom/mergeInto, and selectFrom for jobs) and raw SQL writes in
-// template strings, so a crossing is refused when it is written rather than found in a review.
+// (insertInto/updateTable/deleteFrom/mergeInto, and selectFrom or a join for jobs) and raw SQL writes
+// (and reads of jobs) in sql templates, so a crossing is refused when it is written rather than found
+// in a review.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
@@ -71,7 +72,8 @@ function sourceFiles(dir) {
 
 const WRITERS =
   /\b(insertInto|updateTable|deleteFrom|mergeInto|replaceInto)\(\s*"([a-z_]+)(?:\s+as\s+\w+)?"/g;
-const JOB_READS = /\bselectFrom\(\s*"jobs(?:\s+as\s+\w+)?"/g;
+const JOB_READS = /\b(selectFrom|innerJoin|leftJoin|rightJoin|fullJoin)\(\s*"jobs(?:\s+as\s+\w+)?"/g;
+const RAW_JOB_READS = /\b(?:from|join)\s+jobs\b/gi;
 const RAW_WRITES = /\b(?:insert\s+into|update|delete\s+from)\s+([a-z_]+)\b/gi;
 
 const problems = [];
@@ -86,12 +88,16 @@ for (const file of sourceFiles("src")) {
     problems.push(`${file}:${lineOf(index)} ${what} "${table}": owned by ${owners.join(", ")}`);
   };
   for (const m of text.matchAll(WRITERS)) check(m[2], m.index, m[1]);
-  for (const m of text.matchAll(JOB_READS)) check("jobs", m.index, "selectFrom");
+  for (const m of text.matchAll(JOB_READS)) check("jobs", m.index, m[1]);
   // Raw SQL only counts inside sql`…` templates: the word "update" in prose is not a write.
   for (const tpl of text.matchAll(/sql(?:<[^`]*?>)?`([^`]*)`/g)) {
     for (const m of tpl[1].matchAll(RAW_WRITES)) {
       if (ownersOf(m[1].toLowerCase())) check(m[1].toLowerCase(), tpl.index, "raw SQL write to");
     }
+    // A raw read of jobs ("from jobs", "join jobs"), unless the statement already counted as a write.
+    const writesJobs = [...tpl[1].matchAll(RAW_WRITES)].some((m) => m[1].toLowerCase() === "jobs");
+    if (!writesJobs && RAW_JOB_READS.test(tpl[1])) check("jobs", tpl.index, "raw SQL read of");
+    RAW_JOB_READS.lastIndex = 0;
   }
 }
 

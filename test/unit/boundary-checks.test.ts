@@ -104,4 +104,17 @@ test("the table-ownership check refuses a write to another module's table", asyn
     /src\/domain\/suppliers\/cleanup\.ts:1 raw SQL write to "jobs": owned by src\/jobs\//,
   );
   assert.match(crossed.output, /2 write\(s\) outside the owning module/);
+
+  write(dir, "src/domain/receipts/close.ts", "export const close = () => null;\n");
+  write(
+    dir,
+    "src/domain/suppliers/cleanup.ts",
+    "export const q = sql`select id from jobs where type = 'x'`;\n",
+  );
+  const jobsRead = await exitOf(process.execPath, args, repo);
+  assert.equal(jobsRead.code, 1, jobsRead.output);
+  assert.match(
+    jobsRead.output,
+    /src\/domain\/suppliers\/cleanup\.ts:1 raw SQL read of "jobs": owned by src\/jobs\//,
+  );
 });
