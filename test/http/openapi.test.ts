@@ -108,3 +108,94 @@ describe("OpenAPI operations", () => {
     );
   });
 });
+
+describe("OpenAPI headers", () => {
+  const header = (op: any) =>
+    (op.parameters ?? []).find((p: any) => p.in === "header" && p.name === "Idempotency-Key");
+
+  test("every write takes an Idempotency-Key, required where the server requires it", () => {
+    const required: string[] = [];
+    for (const { method, path, op } of operations()) {
+      const key = header(op);
+      if (method === "get") {
+        assert.equal(key, undefined, `${method} ${path} takes no key`);
+        continue;
+      }
+      assert.ok(key, `${method} ${path} documents Idempotency-Key`);
+      assert.equal(key.schema.maxLength, 255);
+      assert.equal(key.schema.minLength, 1);
+      if (key.required) required.push(`${method} ${path}`);
+    }
+    assert.deepEqual(required.sort(), [
+      "post /v2/purchase_orders/{id}/receipts",
+      "post /v2/stock_adjustments/{id}/apply",
+    ]);
+  });
+
+  test("response headers: request id, rate limits, Retry-After, replays and the PDF's file name", () => {
+    for (const name of [
+      "X-Request-Id",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+      "Retry-After",
+      "Idempotent-Replayed",
+      "Content-Disposition",
+    ])
+      assert.ok(doc.components.headers[name]?.description, `components.headers.${name}`);
+    const refs = (response: any) =>
+      Object.entries(response.headers ?? {}).map(([name, h]: [string, any]) => {
+        assert.equal(h.$ref, `#/components/headers/${name}`);
+        return name;
+      });
+    const pdf = operation("get", "/v2/purchase_orders/{id}/pdf").responses;
+    assert.deepEqual(refs(pdf["200"]), [
+      "X-Request-Id",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+      "Content-Disposition",
+    ]);
+    assert.deepEqual(refs(pdf["429"]), [
+      "X-Request-Id",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+      "Retry-After",
+    ]);
+    assert.deepEqual(refs(pdf["401"]), ["X-Request-Id"]);
+    const receipt = operation("post", "/v2/purchase_orders/{id}/receipts").responses;
+    assert.deepEqual(refs(receipt["201"]), [
+      "X-Request-Id",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+      "Idempotent-Replayed",
+    ]);
+    assert.equal(refs(receipt["500"]).includes("Idempotent-Replayed"), false);
+  });
+
+  test("the headers documented are the headers sent", async () => {
+    const store = await t.createStore({ seed: "demo" });
+    const body = { name: "Headers Ltd" };
+    const first = await store.api.post("/v2/suppliers", body, { "idempotency-key": "doc-headers-1" });
+    assert.equal(first.status, 201);
+    assert.equal(first.headers["idempotent-replayed"], undefined);
+    for (const name of ["x-request-id", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"])
+      assert.ok(first.headers[name], name);
+    const replay = await store.api.post("/v2/suppliers", body, { "idempotency-key": "doc-headers-1" });
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+  });
+
+  test("every response has a description of its status, not the default", () => {
+    for (const { method, path, op } of operations())
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        assert.notEqual(response.description, "Default Response", `${method} ${path} ${status}`);
+      }
+    assert.equal(
+      operation("get", "/v2/whoami").responses["403"].description,
+      "`insufficient_scope`: the key lacks this route's scope",
+    );
+  });
+});

@@ -1,6 +1,8 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
+import { idempotencyKeyHeaders, isWrite } from "./headers.ts";
 import { TAGS } from "./operation.ts";
 import { OPERATIONS } from "./operations.ts";
+import { describeResponses } from "./responses.ts";
 
 interface RouteConfig {
   scope?: string;
@@ -52,9 +54,15 @@ export function openapiOptions(publicHostnames: readonly string[]): FastifyDynam
           ...schema,
           operationId: operation.operationId,
           description: operation.description + enforcedRules(config),
+          // Documentation only: the idempotency plugin reads the header, the route never validates it.
+          ...(isWrite(methods[0])
+            ? { headers: idempotencyKeyHeaders(config.idempotency === "required") }
+            : {}),
         },
         url,
       };
     },
+    transformObject: (built) =>
+      "openapiObject" in built ? describeResponses(built.openapiObject) : built.swaggerObject,
   };
 }
