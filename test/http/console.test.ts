@@ -313,85 +313,109 @@ describe("console", () => {
     assert.equal((await store.api.get("/v2/whoami")).status, 200);
   });
 
-  test("keys: created with scopes and expiry, secret shown once, listed, revoked", async () => {
-    const agent = new Agent(t);
-    await agent.login();
-    const csrf = await agent.csrf();
-    const keysUrl = `/console/stores/${store.id}/keys`;
-    const form = await agent.get(keysUrl);
-    for (const scope of ["read", "write:purchase_orders", "write:suppliers", "write:inventory", "webhooks"])
-      assert.match(form.body, new RegExp(`<input type="checkbox" name="scopes" value="${scope}"`));
-    assert.match(form.body, /<label for="key-expires">Expires at/);
+  describe("keys: created with scopes and expiry, secret shown once, listed, revoked", () => {
+    let agent: Agent;
+    let csrf: string;
+    let keysUrl: string;
 
-    const expires = new Date(t.clock.now().getTime() + 30 * 86_400_000);
-    const local = expires.toISOString().slice(0, 16);
-    const created = await agent.post(keysUrl, {
-      _csrf: csrf,
-      name: "Warehouse app",
-      scopes: ["read", "webhooks"],
-      expires_at: local,
+    before(async () => {
+      agent = new Agent(t);
+      await agent.login();
+      csrf = await agent.csrf();
+      keysUrl = `/console/stores/${store.id}/keys`;
     });
-    assert.equal(created.status, 303);
-    assert.equal(created.location, keysUrl);
-    const listed = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data;
-    const key = listed.find((k: any) => k.name === "Warehouse app");
-    assert.deepEqual(key.scopes, ["read", "webhooks"]);
-    assert.equal(key.expires_at, `${local}:00.000Z`);
-    assert.equal(key.revoked_at, null);
 
-    const shown = await agent.get(keysUrl);
-    const secret = /<input type="text" id="new-key-secret" readonly value="(sr2_[A-Za-z0-9]{40})"/.exec(
-      shown.body,
-    )?.[1];
-    assert.ok(secret, "the secret is shown");
-    assert.equal(secret.slice(0, 12), key.prefix);
-    assert.match(shown.body, /data-copy-target="new-key-secret"/);
-    assert.match(text(shown.body), new RegExp(`Warehouse app ${key.prefix} read, webhooks Active`));
-    // Once only.
-    const again = await agent.get(keysUrl);
-    assert.equal(again.body.includes(secret), false);
-    assert.equal(again.body.includes("new-key-secret"), false);
-
-    const whoami = await t.client(`Bearer ${secret}`).get("/v2/whoami");
-    assert.equal(whoami.status, 200);
-    assert.deepEqual(whoami.body.key.scopes, ["read", "webhooks"]);
-
-    const revoked = await agent.post(`${keysUrl}/${key.id}/revoke`, { _csrf: csrf });
-    assert.equal(revoked.status, 303);
-    assert.notEqual(
-      (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.find((k: any) => k.id === key.id)
-        .revoked_at,
-      null,
-    );
-    assert.equal((await t.client(`Bearer ${secret}`).get("/v2/whoami")).status, 401);
-    const after = text((await agent.get(keysUrl)).body);
-    assert.match(after, new RegExp(`Key “Warehouse app” \\(${key.prefix}\\) revoked\\.`));
-    assert.match(after, new RegExp(`Warehouse app ${key.prefix} read, webhooks Revoked`));
-
-    // Refusals keep the form and create nothing.
-    const count = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.length;
-    const noName = await agent.post(keysUrl, { _csrf: csrf, name: "", scopes: ["read"] });
-    assert.equal(noName.status, 422);
-    assert.match(text(noName.body), /name/);
-    const past = await agent.post(keysUrl, {
-      _csrf: csrf,
-      name: "Old",
-      scopes: ["read"],
-      expires_at: "2001-01-01T00:00",
+    test("the form offers every scope and an expiry", async () => {
+      const form = await agent.get(keysUrl);
+      for (const scope of ["read", "write:purchase_orders", "write:suppliers", "write:inventory", "webhooks"])
+        assert.match(form.body, new RegExp(`<input type="checkbox" name="scopes" value="${scope}"`));
+      assert.match(form.body, /<label for="key-expires">Expires at/);
     });
-    assert.equal(past.status, 422);
-    assert.match(text(past.body), /expires_at: must be in the future/);
-    assert.match(past.body, /id="key-name" name="name" required maxlength="200" value="Old"/);
-    const badDate = await agent.post(keysUrl, {
-      _csrf: csrf,
-      name: "Odd",
-      scopes: ["read"],
-      expires_at: "soon",
+
+    test("created with scopes and expiry; the secret is shown once and works", async () => {
+      const expires = new Date(t.clock.now().getTime() + 30 * 86_400_000);
+      const local = expires.toISOString().slice(0, 16);
+      const created = await agent.post(keysUrl, {
+        _csrf: csrf,
+        name: "Warehouse app",
+        scopes: ["read", "webhooks"],
+        expires_at: local,
+      });
+      assert.equal(created.status, 303);
+      assert.equal(created.location, keysUrl);
+      const listed = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data;
+      const key = listed.find((k: any) => k.name === "Warehouse app");
+      assert.deepEqual(key.scopes, ["read", "webhooks"]);
+      assert.equal(key.expires_at, `${local}:00.000Z`);
+      assert.equal(key.revoked_at, null);
+
+      const shown = await agent.get(keysUrl);
+      const secret = /<input type="text" id="new-key-secret" readonly value="(sr2_[A-Za-z0-9]{40})"/.exec(
+        shown.body,
+      )?.[1];
+      assert.ok(secret, "the secret is shown");
+      assert.equal(secret.slice(0, 12), key.prefix);
+      assert.match(shown.body, /data-copy-target="new-key-secret"/);
+      assert.match(text(shown.body), new RegExp(`Warehouse app ${key.prefix} read, webhooks Active`));
+      // Once only.
+      const again = await agent.get(keysUrl);
+      assert.equal(again.body.includes(secret), false);
+      assert.equal(again.body.includes("new-key-secret"), false);
+
+      const whoami = await t.client(`Bearer ${secret}`).get("/v2/whoami");
+      assert.equal(whoami.status, 200);
+      assert.deepEqual(whoami.body.key.scopes, ["read", "webhooks"]);
     });
-    assert.equal(badDate.status, 422);
-    assert.equal((await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.length, count);
-    const missingKey = await agent.post(`${keysUrl}/999999/revoke`, { _csrf: csrf });
-    assert.equal(missingKey.status, 404);
+
+    test("revoked: the key stops working and the list says so", async () => {
+      // A key of its own, made through the admin API, so this test does not depend on the one above.
+      const made = await t.admin.post(`/admin/stores/${store.id}/keys`, {
+        name: "Warehouse app",
+        scopes: ["read", "webhooks"],
+      });
+      assert.equal(made.status, 201);
+      const secret: string = made.body.data.key;
+      const key = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.find(
+        (k: any) => k.prefix === secret.slice(0, 12),
+      );
+      const revoked = await agent.post(`${keysUrl}/${key.id}/revoke`, { _csrf: csrf });
+      assert.equal(revoked.status, 303);
+      assert.notEqual(
+        (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.find((k: any) => k.id === key.id)
+          .revoked_at,
+        null,
+      );
+      assert.equal((await t.client(`Bearer ${secret}`).get("/v2/whoami")).status, 401);
+      const after = text((await agent.get(keysUrl)).body);
+      assert.match(after, new RegExp(`Key “Warehouse app” \\(${key.prefix}\\) revoked\\.`));
+      assert.match(after, new RegExp(`Warehouse app ${key.prefix} read, webhooks Revoked`));
+    });
+
+    test("refusals keep the form and create nothing; revoking an unknown key is 404", async () => {
+      const count = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.length;
+      const noName = await agent.post(keysUrl, { _csrf: csrf, name: "", scopes: ["read"] });
+      assert.equal(noName.status, 422);
+      assert.match(text(noName.body), /name/);
+      const past = await agent.post(keysUrl, {
+        _csrf: csrf,
+        name: "Old",
+        scopes: ["read"],
+        expires_at: "2001-01-01T00:00",
+      });
+      assert.equal(past.status, 422);
+      assert.match(text(past.body), /expires_at: must be in the future/);
+      assert.match(past.body, /id="key-name" name="name" required maxlength="200" value="Old"/);
+      const badDate = await agent.post(keysUrl, {
+        _csrf: csrf,
+        name: "Odd",
+        scopes: ["read"],
+        expires_at: "soon",
+      });
+      assert.equal(badDate.status, 422);
+      assert.equal((await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data.length, count);
+      const missingKey = await agent.post(`${keysUrl}/999999/revoke`, { _csrf: csrf });
+      assert.equal(missingKey.status, 404);
+    });
   });
 
   test("request log: filtered by key and status, paged with a next link", async () => {
