@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { PDFParse } from "pdf-parse";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectDetails, expectStatus } from "../helpers/assertions.ts";
 import {
@@ -58,6 +59,18 @@ const eurOrder = (lines: Record<string, unknown>[], extra: Record<string, unknow
 /** Each line's unit cost and warnings, in position order. */
 const costsOf = (order: { lines: { unit_cost: string; warnings: unknown[] }[] }) =>
   order.lines.map((l) => [l.unit_cost, l.warnings]);
+
+/** The text of the order's PDF as GET /pdf answers it now. */
+async function pdfTextOf(orderId: number): Promise<string> {
+  const res = await store.api.get(`/v2/purchase_orders/${orderId}/pdf`);
+  expectStatus(res, 200);
+  const parser = new PDFParse({ data: new Uint8Array(res.raw.rawPayload) });
+  try {
+    return (await parser.getText()).text;
+  } finally {
+    await parser.destroy();
+  }
+}
 
 before(async () => {
   t = await startTestApp();
@@ -289,5 +302,17 @@ describe("the draft's rate or currency changes", () => {
       ["8.00", []],
     ]);
     assert.deepEqual(costsOf(await getOrder(store.api, source.id)), costsOf(source));
+  });
+
+  test("the PDF prints the converted cost, and the new one after the rate changed", async () => {
+    const order = await eurOrder([{ variant_id: priced.id, quantity: 2 }]);
+    const before = await pdfTextOf(order.id);
+    assert.ok(before.includes("9.23076923"), "the converted unit cost");
+    assert.ok(before.includes("EUR 18.46"), "the line's total");
+    const res = await store.api.patch(`/v2/purchase_orders/${order.id}`, { exchange_rate: "1.6" });
+    expectStatus(res, 200);
+    const after = await pdfTextOf(order.id);
+    assert.ok(!after.includes("9.23076923"), "the old converted cost is gone");
+    assert.ok(after.includes("EUR 15.00"), "the total at the new rate");
   });
 });
