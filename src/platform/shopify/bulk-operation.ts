@@ -1,0 +1,62 @@
+import { PlatformPermanentError, PlatformTransientError } from "../connector.ts";
+import { refuseOnUserErrors, type ShopifyClient } from "./client.ts";
+
+const RUN = `mutation RunBulkQuery($query: String!) {
+  bulkOperationRunQuery(query: $query, groupObjects: false) {
+    bulkOperation { id status }
+    userErrors { field message code }
+  }
+}`;
+
+const POLL = `query BulkOperation($id: ID!) {
+  bulkOperation(id: $id) { id status errorCode url objectCount createdAt }
+}`;
+
+export interface BulkOperationState {
+  id: string;
+  status: string;
+  errorCode: string | null;
+  /** The JSONL result, null until completed (and for a result with no lines). */
+  url: string | null;
+  objectCount: string;
+  createdAt: string;
+}
+
+/** Starts a bulk query; answers the operation's GID. LIMIT_REACHED (five running) is transient. */
+export async function startBulkQuery(client: ShopifyClient, query: string): Promise<string> {
+  const answer = await client.graphql<{
+    bulkOperationRunQuery: {
+      bulkOperation: { id: string } | null;
+      userErrors: Array<{ message: string; code: string | null }>;
+    } | null;
+  }>(RUN, { query }, 10);
+  const payload = answer.data.bulkOperationRunQuery;
+  if (payload?.userErrors.some((e) => e.code === "LIMIT_REACHED"))
+    throw new PlatformTransientError(`Shopify runs too many bulk queries for ${client.shop} now`);
+  refuseOnUserErrors("bulkOperationRunQuery", payload);
+  if (!payload?.bulkOperation) throw new PlatformPermanentError("Shopify started no bulk operation");
+  return payload.bulkOperation.id;
+}
+
+/**
+ * Waits for a bulk operation to finish, asking every `pollMs` (a bulk_operations/finish webhook can
+ * cut this short later). A failed, cancelled or expired operation is transient: the import starts
+ * a new one on its next try.
+ */
+export async function awaitBulkOperation(
+  client: ShopifyClient,
+  id: string,
+  wait: () => Promise<void>,
+): Promise<BulkOperationState> {
+  for (;;) {
+    const answer = await client.graphql<{ bulkOperation: BulkOperationState | null }>(POLL, { id }, 1);
+    const operation = answer.data.bulkOperation;
+    if (!operation) throw new PlatformTransientError(`Shopify no longer knows bulk operation ${id}`);
+    if (operation.status === "COMPLETED") return operation;
+    if (operation.status !== "CREATED" && operation.status !== "RUNNING")
+      throw new PlatformTransientError(
+        `Shopify's bulk operation ${id} ended ${operation.status} (${operation.errorCode ?? "no error code"})`,
+      );
+    await wait();
+  }
+}
