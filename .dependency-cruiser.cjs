@@ -80,6 +80,34 @@ module.exports = {
       to: { path: "^src/platform/simulated/" },
     },
     {
+      name: "use-cases-above-domain",
+      comment: "A use case spans domain modules; a domain module never calls a use case (that is the cycle it breaks).",
+      severity: "error",
+      from: { path: "^src/(domain|platform|jobs|events|db)/" },
+      to: { path: "^src/use-cases/" },
+    },
+    {
+      name: "core-below-entry-points",
+      comment:
+        "The admin API, the console, the CLI and the module wiring sit on top: domain, platform, jobs, events and db code never import them.",
+      severity: "error",
+      from: { path: "^src/(domain|platform|jobs|events|db|use-cases|secrets|mail)/" },
+      to: { path: "^src/(admin|console|cli|modules)/" },
+    },
+    {
+      name: "db-below-domain",
+      comment: "src/db is the database's plumbing (connection, migrations, table types, paging): it knows no module.",
+      severity: "error",
+      from: { path: "^src/db/" },
+      to: {
+        path: "^src/(domain|platform|use-cases|jobs|events)/",
+        // AppError is the one error type every layer throws (paging refuses a bad cursor with it); the
+        // embedded database's upkeep is a periodic task, named by type only.
+        pathNot: ["^src/domain/errors[.]ts$"],
+        dependencyTypesNot: ["type-only"],
+      },
+    },
+    {
       name: "no-module-cycles",
       comment: "Modules must not depend on each other in a circle.",
       severity: "error",
