@@ -103,7 +103,7 @@ test("the table-ownership check refuses a write to another module's table", asyn
     crossed.output,
     /src\/domain\/suppliers\/cleanup\.ts:1 raw SQL write to "jobs": owned by src\/jobs\//,
   );
-  assert.match(crossed.output, /2 write\(s\) outside the owning module/);
+  assert.match(crossed.output, /Table ownership: 2 write\(s\) outside the owning module/);
 
   write(dir, "src/domain/receipts/close.ts", "export const close = () => null;\n");
   write(
@@ -117,4 +117,14 @@ test("the table-ownership check refuses a write to another module's table", asyn
     jobsRead.output,
     /src\/domain\/suppliers\/cleanup\.ts:1 raw SQL read of "jobs": owned by src\/jobs\//,
   );
+
+  write(dir, "src/domain/suppliers/cleanup.ts", "export const q = null;\n");
+  write(
+    dir,
+    "src/db/tables/extra.ts",
+    "export interface ExtraTables {\n  supplier_notes: SupplierNotesTable;\n}\n",
+  );
+  const unowned = await exitOf(process.execPath, args, repo);
+  assert.equal(unowned.code, 1, unowned.output);
+  assert.match(unowned.output, /src\/db\/tables\/extra\.ts: table "supplier_notes" has no owner in OWNERS/);
 });
