@@ -1,21 +1,15 @@
 import { type PlatformInventoryLevel, PlatformPermanentError } from "../connector.ts";
+import { LEVEL_FIELDS, type LevelNode, toLevel } from "./catalog-nodes.ts";
 import type { ShopifyClient } from "./client.ts";
-import { fromGid, toGid } from "./gids.ts";
+import { toGid } from "./gids.ts";
 
 /** Levels read in one query: about 4 points each, well under Shopify's 1,000 a query. */
 const LEVELS_PER_READ = 50;
-const NAMES = ["available", "on_hand", "committed", "incoming"] as const;
-
-interface LevelNode {
-  updatedAt: string;
-  location: { id: string };
-  quantities: Array<{ name: string; quantity: number }>;
-}
 
 /**
  * The levels of (item, location) pairs as Shopify has them now: how a push learns the levels after it
- * (inventoryAdjustQuantities' quantityAfterChange is null in live answers). The version is the level's
- * updatedAt in milliseconds.
+ * (inventoryAdjustQuantities' quantityAfterChange is null in live answers). Mapped as the import maps
+ * levels (catalog-nodes.ts).
  */
 export async function readLevels(
   client: ShopifyClient,
@@ -31,7 +25,7 @@ export async function readLevels(
           `level${i}: inventoryItem(id: $item${i}) { inventoryLevel(locationId: $location${i}) { ...Level } }`,
       )
       .join("\n  ");
-    const document = `query Levels(${declarations}) {\n  ${fields}\n}\nfragment Level on InventoryLevel { updatedAt location { id } quantities(names: ${JSON.stringify(NAMES)}) { name quantity } }`;
+    const document = `query Levels(${declarations}) {\n  ${fields}\n}\nfragment Level on InventoryLevel { ${LEVEL_FIELDS} }`;
     const variables = Object.fromEntries(
       chunk.flatMap((pair, i) => [
         [`item${i}`, toGid("InventoryItem", pair.inventoryItemId)],
@@ -49,18 +43,7 @@ export async function readLevels(
         throw new PlatformPermanentError(
           `Shopify has no level of inventory item ${pair.inventoryItemId} at location ${pair.locationId}`,
         );
-      const quantity = (name: string) => node.quantities.find((q) => q.name === name)?.quantity ?? 0;
-      const updatedAt = new Date(node.updatedAt);
-      levels.push({
-        inventoryItemId: pair.inventoryItemId,
-        locationId: fromGid(node.location.id, "Location"),
-        available: quantity("available"),
-        onHand: quantity("on_hand"),
-        committed: quantity("committed"),
-        incoming: quantity("incoming"),
-        version: updatedAt.getTime(),
-        updatedAt,
-      });
+      levels.push(toLevel(node, pair.locationId));
     });
   }
   return levels;
