@@ -15,7 +15,9 @@ import {
   createSupplier,
   customLine,
   eventsOf,
+  FIXTURE_VARIANT_OFFSET,
   getOrder,
+  insertFixtureVariants,
   listVariants,
   type Variant,
 } from "../helpers/factories.ts";
@@ -250,6 +252,30 @@ describe("the draft's rate or currency changes", () => {
       changes: { exchange_rate: [1.3, 1.6], total: ["33.96", "30.50"] },
       lines: { added: [], removed: [], updated: [order.lines[0].id] },
     });
+  });
+
+  test("a converted line whose item left the catalog keeps its cost and warning", async () => {
+    const itemId = 880_001;
+    await insertFixtureVariants(t, store.id, [itemId]);
+    const variantId = itemId + FIXTURE_VARIANT_OFFSET;
+    const db = t.runtime.ctx.db;
+    await db
+      .updateTable("variants")
+      .set({ unit_cost: "12.00", unit_cost_currency: "USD" })
+      .where("store_id", "=", store.id)
+      .where("id", "=", variantId)
+      .execute();
+    const order = await eurOrder([
+      { variant_id: variantId, quantity: 1 },
+      { variant_id: priced.id, quantity: 1 },
+    ]);
+    await db.deleteFrom("variants").where("store_id", "=", store.id).where("id", "=", variantId).execute();
+    const res = await store.api.patch(`/v2/purchase_orders/${order.id}`, { exchange_rate: "1.6" });
+    expectStatus(res, 200);
+    assert.deepEqual(costsOf(res.body.data), [
+      ["9.23076923", [CONVERTED("9.23076923")]],
+      ["7.50", [CONVERTED("7.50", "1.6")]],
+    ]);
   });
 
   test("to the store's currency, a converted line takes the variant's cost as it is", async () => {

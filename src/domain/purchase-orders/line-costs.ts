@@ -137,6 +137,8 @@ export function repriceConvertedLines(
     if (line.inventory_item_id === null || !line.warnings.some((w) => w.code === "converted_cost"))
       return line;
     const variant = terms.lookups.variantsByItem.get(line.inventory_item_id);
+    // Gone from the catalog: nothing to convert again, and 0 would lose a cost that was shown.
+    if (!variant) return line;
     const { unitCost, origin } = defaultUnitCost(terms, line.inventory_item_id, variant, line.quantity);
     if (!isWithin(unitCost, MAX_UNIT_COST)) {
       problems.add(
