@@ -2,6 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { idempotencyKeyHeaders, isWrite } from "./headers.ts";
 import { TAGS } from "./operation.ts";
 import { OPERATIONS } from "./operations.ts";
+import { describeRequests } from "./request-schemas.ts";
 import { describeResponses } from "./responses.ts";
 
 interface RouteConfig {
@@ -63,6 +64,9 @@ export function openapiOptions(publicHostnames: readonly string[]): FastifyDynam
       };
     },
     transformObject: (built) =>
-      "openapiObject" in built ? describeResponses(built.openapiObject) : built.swaggerObject,
+      // A copy: the built document embeds the routes' own schemas, which validate and serialize.
+      "openapiObject" in built
+        ? describeResponses(describeRequests(structuredClone(built.openapiObject)))
+        : built.swaggerObject,
   };
 }
