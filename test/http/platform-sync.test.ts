@@ -16,7 +16,7 @@ import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 /**
  * The platform loop on the simulated platform: admin controls, the mirror sync (platform changes reach
  * GET /inventory_levels), and the stock push queue (pending → synced, retries under outages with the
- * decisions §7 backoff, failure on refusal or after 6 attempts, admin retry, exactly-once stock moves
+ * the contract decisions on platform sync backoff, failure on refusal or after 6 attempts, admin retry, exactly-once stock moves
  * even when a worker dies between the push and its acknowledgement).
  */
 
@@ -356,7 +356,7 @@ describe("platform sync", () => {
     assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start + 5);
   });
 
-  test("a push under `down` faults is retried on the decisions §7 schedule and ends synced", async () => {
+  test("a push under `down` faults is retried on the contract decisions on platform sync schedule and ends synced", async () => {
     const v = tracked(4);
     const loc = locationIds[0];
     const start = await platformLevel(v.inventory_item_id, loc);

@@ -1,7 +1,7 @@
 /**
  * The webhook sender against real HTTPS receivers on 127.0.0.1, with a throwaway CA made by openssl.
  * Covers the receiver contract (2xx + empty body only, no redirects, 10 s bound scaled down here) and the
- * connect-time address guard (decisions §10), including a name that resolves to loopback at delivery
+ * connect-time address guard (the contract decisions on request handling details), including a name that resolves to loopback at delivery
  * time, which is what DNS rebinding looks like to the sender.
  */
 import assert from "node:assert/strict";

@@ -23,7 +23,7 @@ const rules = (r: Partial<AppliedRules>): AppliedRules => ({
 const events = (before: LevelQuantities, after: LevelQuantities, r: AppliedRules) =>
   crossingsFor(before, after, r).map((c) => `${c.event}@${c.threshold}`);
 
-describe("item alert crossings (decisions §11)", () => {
+describe("item alert crossings (the contract decisions on fine points)", () => {
   test("each rule fires on its crossing only", () => {
     const r = rules({ lowStockThreshold: 10, reorderPoint: 8, maxStock: 50 });
     assert.deepEqual(events(level(11), level(10), r), ["item.low_stock@10"]);

@@ -26,7 +26,7 @@ function refused(fn: () => unknown, code: string, pattern?: RegExp): AppError {
   assert.fail("expected a refusal");
 }
 
-describe("payment_status and paid_at (decisions §4)", () => {
+describe("payment_status and paid_at (the contract decisions on action bodies and responses)", () => {
   test("unpaid, partial, paid; paid_at is the payment that made it paid", () => {
     assert.deepEqual(paymentStatusOf(b("100"), []), { payment_status: "unpaid", paid_at: null });
     assert.deepEqual(paymentStatusOf(b("100"), [pay("30", 1)]), { payment_status: "partial", paid_at: null });

@@ -13,7 +13,7 @@ import {
   TRANSITIONS,
 } from "../../src/domain/purchase-orders/transitions.ts";
 
-// Written out from decisions §3, independently of the module's table.
+// Written out from the contract decisions on purchase order lifecycle, independently of the module's table.
 const ALLOWED: Record<OrderAction, PurchaseOrderStatus[]> = {
   mark_ordered: ["draft"],
   send: ["draft", "ordered", "in_transit", "partial"],
@@ -37,7 +37,7 @@ const line = (quantity: number, received: number, cancelled: number) => ({
 });
 
 describe("purchase order transition table", () => {
-  test("covers exactly the actions of decisions §3", () => {
+  test("covers exactly the actions of the contract decisions on purchase order lifecycle", () => {
     assert.deepEqual(Object.keys(TRANSITIONS).sort(), Object.keys(ALLOWED).sort());
   });
 

@@ -1,4 +1,4 @@
-/** Webhook retry schedule (contract "Events": Retries; decisions §1 WEBHOOK_RETRY_SCHEDULE). */
+/** Webhook retry schedule (contract "Events": Retries; the contract decisions on running it WEBHOOK_RETRY_SCHEDULE). */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
