@@ -110,8 +110,8 @@ describe("the initial import", () => {
     assert.deepEqual(
       batches.map((b) => JSON.parse(b.watermark)),
       [
-        { import: { operation, offset: 200 } },
-        { import: { operation, offset: 400 } },
+        { import: { operation, after: batches[0].products[199].id } },
+        { import: { operation, after: batches[1].products[199].id } },
         {
           since: {
             products: startedAt,
@@ -236,5 +236,27 @@ describe("the initial import", () => {
     }
     const moved = levels.find((l) => l.incoming === 9)!;
     assert.deepEqual([moved.available, moved.onHand, moved.committed], [4, 4, 2]);
+  });
+
+  it("goes on after the last product handed out with a new bulk operation when its own is gone", async () => {
+    const [operation] = standin.bulk.operations.values();
+    const status = operation.status;
+    operation.status = "FAILED"; // as an expired or failed operation answers
+    try {
+      const resumed = await importCatalogBatch(client, deps(), JSON.parse(batches[0].watermark), 800);
+      assert.equal(standin.bulk.operations.size, 2);
+      assert.deepEqual(
+        resumed.products.map((p) => p.id),
+        batches[1].products.map((p) => p.id),
+      );
+      assert.deepEqual(resumed.levels, batches[1].levels);
+      assert.deepEqual(resumed.locations, []);
+      const second = `gid://shopify/BulkOperation/${[...standin.bulk.operations.keys()][1]}`;
+      assert.deepEqual(JSON.parse(resumed.watermark), {
+        import: { operation: second, after: batches[1].products[199].id },
+      });
+    } finally {
+      operation.status = status;
+    }
   });
 });

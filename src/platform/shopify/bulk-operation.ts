@@ -39,9 +39,9 @@ export async function startBulkQuery(client: ShopifyClient, query: string): Prom
 }
 
 /**
- * Waits for a bulk operation to finish, asking every `pollMs` (a bulk_operations/finish webhook can
- * cut this short later). A failed, cancelled or expired operation is transient: the import starts
- * a new one on its next try.
+ * Waits for a bulk operation to end, asking again after each `wait` (a bulk_operations/finish webhook
+ * can cut this short later). Answers it as it ended: COMPLETED, or FAILED, CANCELED, EXPIRED (the
+ * caller decides whether to start another).
  */
 export async function awaitBulkOperation(
   client: ShopifyClient,
@@ -52,11 +52,14 @@ export async function awaitBulkOperation(
     const answer = await client.graphql<{ bulkOperation: BulkOperationState | null }>(POLL, { id }, 1);
     const operation = answer.data.bulkOperation;
     if (!operation) throw new PlatformTransientError(`Shopify no longer knows bulk operation ${id}`);
-    if (operation.status === "COMPLETED") return operation;
-    if (operation.status !== "CREATED" && operation.status !== "RUNNING")
-      throw new PlatformTransientError(
-        `Shopify's bulk operation ${id} ended ${operation.status} (${operation.errorCode ?? "no error code"})`,
-      );
+    if (operation.status !== "CREATED" && operation.status !== "RUNNING") return operation;
     await wait();
   }
+}
+
+/** A bulk operation that did not complete: transient, the next try starts another. */
+export function incomplete(operation: BulkOperationState): PlatformTransientError {
+  return new PlatformTransientError(
+    `Shopify's bulk operation ${operation.id} ended ${operation.status} (${operation.errorCode ?? "no error code"})`,
+  );
 }

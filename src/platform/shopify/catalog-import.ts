@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import { type CatalogChanges, PlatformTransientError } from "../connector.ts";
-import { awaitBulkOperation, startBulkQuery } from "./bulk-operation.ts";
+import { awaitBulkOperation, type BulkOperationState, incomplete, startBulkQuery } from "./bulk-operation.ts";
 import {
   LEVEL_FIELDS,
   type LevelNode,
@@ -23,9 +23,11 @@ import { jsonlLines } from "./jsonl.ts";
  * The initial import (docs/decisions.md, "Shopify connector"): one bulk query over locations with
  * their levels and products with their variants (two connections nested one deep each, within
  * Shopify's bulk rules), then the JSONL read whole, in any order (a child line may come before its
- * parent), and handed out in batches of whole products: about `limit` variants each, the locations in
- * the first, each batch with its items' levels. Every batch reads the result again from the URL
- * (streamed, never held as text), so a sync that dies resumes at its batch with nothing kept between.
+ * parent), and handed out in batches of whole products by id: about `limit` variants each, the
+ * locations in the first, each batch with its items' levels. Every batch reads the result again from
+ * the URL (streamed, never held as text), so a sync that dies resumes at its batch with nothing kept
+ * between; when the watermark's operation is gone (failed, expired), a new one is run and the import
+ * goes on after the last product handed out.
  */
 export const IMPORT_QUERY = `{
   locations(includeInactive: true) { edges { node { ${LOCATION_FIELDS}
@@ -36,7 +38,8 @@ export const IMPORT_QUERY = `{
 
 /** Where an import stands, inside the watermark. */
 export interface ImportWatermark {
-  import: { operation: string; offset: number };
+  /** `after`: the id of the last product handed out. */
+  import: { operation: string; after: number };
 }
 
 /** After the import: changes after `since` (the bulk operation's start), per resource. */
@@ -65,9 +68,9 @@ export async function importCatalogBatch(
   watermark: ImportWatermark | null,
   limit: number,
 ): Promise<CatalogChanges> {
-  const operationId = watermark?.import.operation ?? (await startBulkQuery(client, IMPORT_QUERY));
-  const offset = watermark?.import.offset ?? 0;
-  const operation = await awaitBulkOperation(client, operationId, deps.pollWait);
+  const after = watermark?.import.after ?? 0;
+  const operation = await completedOperation(client, deps, watermark?.import.operation ?? null);
+  const operationId = operation.id;
   const lines: Lines = { products: [], variants: [], locations: [], levels: [] };
   if (operation.url !== null) {
     for await (const line of jsonlLines(deps.dispatcher, operation.url, deps.timeoutMs))
@@ -87,16 +90,15 @@ export async function importCatalogBatch(
   if (orphan !== undefined)
     throw new PlatformTransientError(`the bulk result has variants of product ${orphan} but not the product`);
 
-  let end = offset;
+  const remaining = products.filter((p) => p.id > after);
+  const sizeOf = (productId: number) => variantsOf.get(productId)?.length ?? 0;
+  let end = 0;
   let count = 0;
-  while (
-    end < products.length &&
-    (count === 0 || count + (variantsOf.get(products[end].id)?.length ?? 0) <= limit)
-  ) {
-    count += variantsOf.get(products[end].id)?.length ?? 0;
+  while (end < remaining.length && (count === 0 || count + sizeOf(remaining[end].id) <= limit)) {
+    count += sizeOf(remaining[end].id);
     end++;
   }
-  const batch = products.slice(offset, end);
+  const batch = remaining.slice(0, end);
   const variants = batch.flatMap((product) =>
     (variantsOf.get(product.id) ?? [])
       .map((node) => ({ node, id: fromGid(node.id, "ProductVariant") }))
@@ -108,9 +110,9 @@ export async function importCatalogBatch(
     .map((node) => toLevel(node, fromGid(node.__parentId, "Location")))
     .filter((level) => items.has(level.inventoryItemId))
     .sort((a, b) => a.inventoryItemId - b.inventoryItemId || a.locationId - b.locationId);
-  const hasMore = end < products.length;
+  const hasMore = end < remaining.length;
   const next: ImportWatermark | IncrementalWatermark = hasMore
-    ? { import: { operation: operationId, offset: end } }
+    ? { import: { operation: operationId, after: batch[batch.length - 1].id } }
     : {
         since: {
           products: operation.createdAt,
@@ -123,12 +125,31 @@ export async function importCatalogBatch(
   return {
     products: batch,
     variants,
-    locations: offset === 0 ? lines.locations.map(toLocation).sort((a, b) => a.id - b.id) : [],
+    locations: after === 0 ? lines.locations.map(toLocation).sort((a, b) => a.id - b.id) : [],
     itemCosts: [],
     levels,
     watermark: JSON.stringify(next),
     hasMore,
   };
+}
+
+/** The watermark's operation when it completed, else a new one run to the end. */
+async function completedOperation(
+  client: ShopifyClient,
+  deps: ImportDeps,
+  known: string | null,
+): Promise<BulkOperationState> {
+  if (known !== null) {
+    const operation = await awaitBulkOperation(client, known, deps.pollWait);
+    if (operation.status === "COMPLETED") return operation;
+  }
+  const operation = await awaitBulkOperation(
+    client,
+    await startBulkQuery(client, IMPORT_QUERY),
+    deps.pollWait,
+  );
+  if (operation.status !== "COMPLETED") throw incomplete(operation);
+  return operation;
 }
 
 /** A JSONL line to its list by its GID's type (a nested node names its parent in `__parentId`). */
