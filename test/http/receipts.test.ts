@@ -510,81 +510,99 @@ describe("landed costs and stock", () => {
     });
   });
 
-  test("each allocation method through HTTP, in a foreign currency converted into the store's", async () => {
-    const [a, b, c] = [freshVariant(), freshVariant(), freshVariant()];
-    // EUR order at the store's rate 1.2. Lines: a 10 × 10.00 (200 g), b 5 × 20.00 −10 % (100 g), c 2 × 5.00 (1000 g)
-    const order = await newOrder({
-      supplier_id: eurSupplierId,
-      lines: [
-        { variant_id: a.id, quantity: 10, unit_cost: 10, weight_grams: 200 },
-        { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10, weight_grams: 100 },
-        { variant_id: c.id, quantity: 2, unit_cost: 5, weight_grams: 1000 },
-      ],
-      charges: [
-        { kind: "shipping", amount: 20, allocation_method: "value" }, // 100/90/10 of 200 → 10.00 / 9.00 / 1.00
-        { kind: "other", amount: 17, allocation_method: "quantity" }, // 10/5/2 → 10.00 / 5.00 / 2.00
-        { kind: "other", amount: 45, allocation_method: "weight" }, // 2000/500/2000 → 20.00 / 5.00 / 20.00
-        {
-          kind: "other",
-          amount: 10,
-          allocation_method: "custom",
-          custom_split: [
-            { position: 1, amount: 7 },
-            { position: 3, amount: 3 },
-          ],
-        }, // 7.00 / 0 / 3.00
-        { kind: "other", amount: 99, allocation_method: "none" },
-      ],
+  describe("each allocation method through HTTP, in a foreign currency converted into the store's", () => {
+    let a: Variant;
+    let c: Variant;
+    let order: any;
+    let res: HttpResult;
+    before(async () => {
+      let b: Variant;
+      [a, b, c] = [freshVariant(), freshVariant(), freshVariant()];
+      // EUR order at the store's rate 1.2. Lines: a 10 × 10.00 (200 g), b 5 × 20.00 −10 % (100 g), c 2 × 5.00 (1000 g)
+      order = await newOrder({
+        supplier_id: eurSupplierId,
+        lines: [
+          { variant_id: a.id, quantity: 10, unit_cost: 10, weight_grams: 200 },
+          { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10, weight_grams: 100 },
+          { variant_id: c.id, quantity: 2, unit_cost: 5, weight_grams: 1000 },
+        ],
+        charges: [
+          { kind: "shipping", amount: 20, allocation_method: "value" }, // 100/90/10 of 200 → 10.00 / 9.00 / 1.00
+          { kind: "other", amount: 17, allocation_method: "quantity" }, // 10/5/2 → 10.00 / 5.00 / 2.00
+          { kind: "other", amount: 45, allocation_method: "weight" }, // 2000/500/2000 → 20.00 / 5.00 / 20.00
+          {
+            kind: "other",
+            amount: 10,
+            allocation_method: "custom",
+            custom_split: [
+              { position: 1, amount: 7 },
+              { position: 3, amount: 3 },
+            ],
+          }, // 7.00 / 0 / 3.00
+          { kind: "other", amount: 99, allocation_method: "none" },
+        ],
+      });
+      res = await receive(order.id, {
+        lines: order.lines.map((l: { id: number; quantity: number }) => ({
+          line_id: l.id,
+          quantity: l.quantity,
+        })),
+      });
+      await t.drain();
     });
-    assert.equal(order.currency, "EUR");
-    assert.equal(order.exchange_rate.rate, 1.2);
-    const res = await receive(order.id, {
-      lines: order.lines.map((l: { id: number; quantity: number }) => ({
-        line_id: l.id,
-        quantity: l.quantity,
-      })),
-    });
-    expectStatus(res, 201);
-    // a: 10 + 10 + 20 + 7 = 47.00 over 10 → (10 + 4.70) × 1.2 = 17.64
-    // b: 9 + 5 + 5 + 0 = 19.00 over 5 → (18 + 3.80) × 1.2 = 26.16
-    // c: 1 + 2 + 20 + 3 = 26.00 over 2 → (5 + 13) × 1.2 = 21.60
-    assert.deepEqual(
-      res.body.data.lines.map((l: Record<string, unknown>) => [
-        l.unit_cost,
-        l.allocated_charge_amount,
-        l.landed_unit_cost,
-      ]),
-      [
-        ["10.00", "47.00", "17.64"],
-        ["18.00", "19.00", "26.16"],
-        ["5.00", "26.00", "21.60"],
-      ],
-    );
-    assert.equal(res.body.data.exchange_rate, 1.2);
-    await t.drain();
-    const pushed = await platform(c.inventory_item_id, order.location.id);
-    assert.equal(Number(pushed.unit_cost), 21.6);
 
-    // a receipt's own exchange rate and unit cost override: (9 + 4.70) × 1.5 = 20.55 (share still 47.00)
-    const again = await newOrder({
-      supplier_id: eurSupplierId,
-      lines: [{ variant_id: a.id, quantity: 10, unit_cost: 10 }],
-      charges: [{ kind: "shipping", amount: 47, allocation_method: "value" }],
+    test("the order is in EUR at the store's rate", () => {
+      assert.equal(order.currency, "EUR");
+      assert.equal(order.exchange_rate.rate, 1.2);
     });
-    const own = await receive(again.id, {
-      exchange_rate: 1.5,
-      lines: [{ line_id: again.lines[0].id, quantity: 10, unit_cost: 9 }],
+
+    test("value, quantity, weight, custom and none shares add up per line; landed costs in the store's currency", () => {
+      expectStatus(res, 201);
+      // a: 10 + 10 + 20 + 7 = 47.00 over 10 → (10 + 4.70) × 1.2 = 17.64
+      // b: 9 + 5 + 5 + 0 = 19.00 over 5 → (18 + 3.80) × 1.2 = 26.16
+      // c: 1 + 2 + 20 + 3 = 26.00 over 2 → (5 + 13) × 1.2 = 21.60
+      assert.deepEqual(
+        res.body.data.lines.map((l: Record<string, unknown>) => [
+          l.unit_cost,
+          l.allocated_charge_amount,
+          l.landed_unit_cost,
+        ]),
+        [
+          ["10.00", "47.00", "17.64"],
+          ["18.00", "19.00", "26.16"],
+          ["5.00", "26.00", "21.60"],
+        ],
+      );
+      assert.equal(res.body.data.exchange_rate, 1.2);
     });
-    expectStatus(own, 201);
-    assert.deepEqual(
-      own.body.data.lines.map((l: Record<string, unknown>) => [
-        l.unit_cost,
-        l.allocated_charge_amount,
-        l.landed_unit_cost,
-      ]),
-      [["9.00", "47.00", "20.55"]],
-    );
-    assert.equal(own.body.data.exchange_rate, 1.5);
+
+    test("the landed cost reaches the platform", async () => {
+      const pushed = await platform(c.inventory_item_id, order.location.id);
+      assert.equal(Number(pushed.unit_cost), 21.6);
+    });
+
+    test("a receipt's own exchange rate and unit cost override the order's", async () => {
+      // (9 + 4.70) × 1.5 = 20.55 (share still 47.00)
+      const again = await newOrder({
+        supplier_id: eurSupplierId,
+        lines: [{ variant_id: a.id, quantity: 10, unit_cost: 10 }],
+        charges: [{ kind: "shipping", amount: 47, allocation_method: "value" }],
+      });
+      const own = await receive(again.id, {
+        exchange_rate: 1.5,
+        lines: [{ line_id: again.lines[0].id, quantity: 10, unit_cost: 9 }],
+      });
+      expectStatus(own, 201);
+      assert.deepEqual(
+        own.body.data.lines.map((l: Record<string, unknown>) => [
+          l.unit_cost,
+          l.allocated_charge_amount,
+          l.landed_unit_cost,
+        ]),
+        [["9.00", "47.00", "20.55"]],
+      );
+      assert.equal(own.body.data.exchange_rate, 1.5);
+    });
   });
 
   // One order received with a surplus, then rejects replaced, then rejects removed; set up once.
@@ -1194,17 +1212,22 @@ describe("GET receipts", () => {
   });
 });
 
-describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
-  test("shows what would be booked, writes nothing, needs no key", async () => {
-    const [a, b] = [freshVariant(), freshVariant()];
-    const order = await newOrder({
+describe("POST /v2/purchase_orders/{id}/receipts/preview: shows what would be booked, writes nothing, needs no key", () => {
+  let a: Variant;
+  let b: Variant;
+  let order: any;
+  let body: Record<string, unknown>;
+  let preview: HttpResult;
+  before(async () => {
+    [a, b] = [freshVariant(), freshVariant()];
+    order = await newOrder({
       lines: [
         { variant_id: a.id, quantity: 10, unit_cost: 10 },
         { variant_id: b.id, quantity: 5, unit_cost: 20, discount_percent: 10 },
       ],
       charges: [{ amount: 19, allocation_method: "value" }],
     });
-    const body = {
+    body = {
       rejected_disposition: "remove",
       lines: [
         { line_id: order.lines[0].id, quantity: 12 },
@@ -1212,15 +1235,20 @@ describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
       ],
       unordered: [{ product_title: "Bonus", quantity: 1, unit_cost: 1 }],
     };
-    const preview = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, body);
+    preview = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, body);
+  });
+
+  test("an unsaved receipt (no id) for the order and the status it would leave", () => {
     expectStatus(preview, 200);
     assert.equal(preview.body.purchase_order_status_after, "partial");
-    const p = preview.body.data;
-    assert.equal(p.id, null);
-    assert.equal(p.purchase_order_id, order.id);
+    assert.equal(preview.body.data.id, null);
+    assert.equal(preview.body.data.purchase_order_id, order.id);
+  });
+
+  test("each line with its surplus, rejects, allocated charge and landed cost", () => {
     // b expects 4 now: values 100 / 72 → 19 × 100/172 = 11.05, 19 × 72/172 = 7.95; b: 3 of 4 → 5.96
     assert.deepEqual(
-      p.lines.map((l: Record<string, unknown>) => [
+      preview.body.data.lines.map((l: Record<string, unknown>) => [
         l.line_id,
         l.quantity,
         l.surplus_quantity,
@@ -1236,6 +1264,9 @@ describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
         [null, 1, 0, 0, "0.00", "1.00", true, 0],
       ],
     );
+  });
+
+  test("the stock movements it would make", () => {
     assert.deepEqual(
       preview.body.stock_movements.map((m: Record<string, unknown>) => [
         m.inventory_item_id,
@@ -1247,15 +1278,18 @@ describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
         [b.inventory_item_id, 3, -4],
       ],
     );
-    // a read-only key may preview: nothing is written
+  });
+
+  test("a read-only key may preview, with the same answer; nothing is written", async () => {
     const reader = await store.keyWithScopes(["read"]);
     const again = await reader.post(`/v2/purchase_orders/${order.id}/receipts/preview`, body);
     expectStatus(again, 200);
     assert.deepEqual(again.body, preview.body);
     assert.deepEqual(await counts(order.id), { receipts: 0, movements: 0 });
     assert.deepEqual((await getOrder(order.id)).lines, order.lines);
+  });
 
-    // the real receipt books the same numbers
+  test("the real receipt books the same numbers", async () => {
     const real = await receive(order.id, body);
     expectStatus(real, 201);
     assert.deepEqual(
@@ -1264,13 +1298,15 @@ describe("POST /v2/purchase_orders/{id}/receipts/preview", () => {
         l.allocated_charge_amount,
         l.landed_unit_cost,
       ]),
-      p.lines.map((l: Record<string, unknown>) => [
+      preview.body.data.lines.map((l: Record<string, unknown>) => [
         l.quantity,
         l.allocated_charge_amount,
         l.landed_unit_cost,
       ]),
     );
-    // refusals are the real call's
+  });
+
+  test("refusals are the real call's: a draft, an unknown line", async () => {
     const draft = await newOrder({ lines: [{ variant_id: a.id, quantity: 1 }], ordered: false });
     expectInvalidTransition(
       await store.api.post(`/v2/purchase_orders/${draft.id}/receipts/preview`, {
