@@ -415,38 +415,52 @@ describe("POST /v2/stock_adjustments", () => {
   });
 });
 
-describe("GET /v2/stock_adjustments", () => {
-  test("pages oldest update first, filters by status and location, refuses unknown statuses", async () => {
+describe("GET /v2/stock_adjustments: pages oldest update first, filters by status and location, refuses unknown statuses", () => {
+  let a: any;
+  let b: any;
+  let c: any;
+  let patched: HttpResult;
+  let cancelled: HttpResult;
+  let all: any[];
+  let ids: number[];
+  before(async () => {
     const v = variants[0];
     tick();
-    const a = await createDraft({ location_id: locationId, lines: [{ variant_id: v.id, delta: 1 }] });
+    a = await createDraft({ location_id: locationId, lines: [{ variant_id: v.id, delta: 1 }] });
     tick();
-    const b = await createDraft({ location_id: secondLocationId, lines: [{ variant_id: v.id, delta: 2 }] });
+    b = await createDraft({ location_id: secondLocationId, lines: [{ variant_id: v.id, delta: 2 }] });
     tick();
-    const c = await createDraft({ location_id: locationId, lines: [{ variant_id: v.id, delta: 3 }] });
+    c = await createDraft({ location_id: locationId, lines: [{ variant_id: v.id, delta: 3 }] });
     tick();
     // Updating `a` moves it to the end of the feed.
-    const patched = await store.api.patch(`/v2/stock_adjustments/${a.id}`, { note: "moved" });
-    assert.equal(patched.status, 200);
+    patched = await store.api.patch(`/v2/stock_adjustments/${a.id}`, { note: "moved" });
     tick();
-    const cancelled = await store.api.post(`/v2/stock_adjustments/${c.id}/cancel`);
-    assert.equal(cancelled.status, 200);
+    cancelled = await store.api.post(`/v2/stock_adjustments/${c.id}/cancel`);
+    all = await listAll();
+    ids = all.map((x) => x.id);
+  });
 
-    const all = await listAll();
-    const ids = all.map((x) => x.id);
+  test("oldest update first (an update moves a row to the end); rows are whole adjustments", () => {
+    assert.equal(patched.status, 200);
+    assert.equal(cancelled.status, 200);
     assert.deepEqual(ids.slice(-3), [b.id, a.id, c.id]);
     const times = all.map((x) => `${x.updated_at}|${String(x.id).padStart(9, "0")}`);
     assert.deepEqual(times, [...times].sort());
     // List rows are whole adjustments, lines included.
     assert.deepEqual(all.at(-1), cancelled.body.data);
     assert.deepEqual(all.at(-2), patched.body.data);
+  });
 
+  test("status filters one status or several", async () => {
     const drafts = await listAll("&status=draft");
     assert.ok(drafts.every((x) => x.status === "draft"));
     assert.ok(drafts.some((x) => x.id === a.id) && !drafts.some((x) => x.id === c.id));
     const both = await listAll("&status=draft,cancelled");
     assert.ok(both.some((x) => x.id === a.id) && both.some((x) => x.id === c.id));
     assert.ok(both.every((x) => x.status === "draft" || x.status === "cancelled"));
+  });
+
+  test("location_id filters, alone and with status", async () => {
     const atSecond = await listAll(`&location_id=${secondLocationId}`);
     assert.ok(atSecond.length >= 2);
     assert.ok(atSecond.every((x) => x.location.id === secondLocationId));
@@ -454,7 +468,9 @@ describe("GET /v2/stock_adjustments", () => {
     const combined = await listAll(`&status=cancelled&location_id=${locationId}`);
     assert.ok(combined.some((x) => x.id === c.id));
     assert.ok(combined.every((x) => x.status === "cancelled" && x.location.id === locationId));
+  });
 
+  test("unknown statuses are 400 invalid_filter; a bad location_id is 422 on its field", async () => {
     for (const bad of ["open", "draft,open", ","]) {
       const res = await store.api.get(`/v2/stock_adjustments?status=${bad}`);
       assert.equal(res.status, 400, bad);
@@ -463,8 +479,9 @@ describe("GET /v2/stock_adjustments", () => {
     const badLocation = await store.api.get("/v2/stock_adjustments?location_id=abc");
     assert.equal(badLocation.status, 422);
     assert.equal(badLocation.body.error.details[0].field, "location_id");
+  });
 
-    // Walk the feed one row at a time.
+  test("walking the feed one row at a time yields the same order", async () => {
     const walked: number[] = [];
     let cursor: string | null = null;
     do {
@@ -477,18 +494,24 @@ describe("GET /v2/stock_adjustments", () => {
       cursor = res.body.next_cursor;
     } while (cursor);
     assert.deepEqual(walked, ids);
-    // A cursor is bound to its filters.
+  });
+
+  test("a cursor is bound to its filters", async () => {
     const first = await store.api.get("/v2/stock_adjustments?limit=1&status=draft");
     const reused = await store.api.get(
       `/v2/stock_adjustments?limit=1&status=cancelled&cursor=${encodeURIComponent(first.body.next_cursor)}`,
     );
     assert.equal(reused.status, 400);
     assert.equal(reused.body.error.code, "invalid_cursor");
-    // Another store sees none of them.
+  });
+
+  test("another store sees none of them", async () => {
     const theirs = await other.api.get("/v2/stock_adjustments");
     assert.deepEqual(theirs.body.data, []);
   });
+});
 
+describe("GET /v2/stock_adjustments/{id}", () => {
   test("GET one: another store's adjustment and a missing one are 404", async () => {
     const a = await createDraft({
       location_id: locationId,
@@ -914,68 +937,87 @@ describe("POST /v2/stock_adjustments/{id}/apply", () => {
     });
   });
 
-  test("expected_before: a changed level refuses the whole apply and moves nothing", async () => {
-    const [v1, v2] = [freshVariant(), freshVariant()];
-    await t.drain();
-    const l1 = await mirrorLevel(store.api, v1.inventory_item_id, locationId);
-    const l2 = await mirrorLevel(store.api, v2.inventory_item_id, locationId);
-    const a = await createDraft({
-      location_id: locationId,
-      reason: "cycle_count_available",
-      lines: [
-        { variant_id: v1.id, delta: -1, expected_before: l1.available },
-        { variant_id: v2.id, delta: 3, expected_before: l2.available },
-      ],
+  describe("expected_before: a changed level refuses the whole apply and moves nothing", () => {
+    let v1: Variant;
+    let v2: Variant;
+    let l1: any;
+    let l2: any;
+    let p1: any;
+    let p2: any;
+    let a: any;
+    let key: ReturnType<typeof newKey>;
+    let refused: HttpResult;
+    before(async () => {
+      [v1, v2] = [freshVariant(), freshVariant()];
+      await t.drain();
+      l1 = await mirrorLevel(store.api, v1.inventory_item_id, locationId);
+      l2 = await mirrorLevel(store.api, v2.inventory_item_id, locationId);
+      a = await createDraft({
+        location_id: locationId,
+        reason: "cycle_count_available",
+        lines: [
+          { variant_id: v1.id, delta: -1, expected_before: l1.available },
+          { variant_id: v2.id, delta: 3, expected_before: l2.available },
+        ],
+      });
+      // A sale of the second item after it was counted.
+      await platformSale(store.id, v2.inventory_item_id, locationId, 2);
+      await t.drain();
+      p1 = await platformLevel(store.id, v1.inventory_item_id, locationId);
+      p2 = await platformLevel(store.id, v2.inventory_item_id, locationId);
+      key = newKey();
+      refused = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, key);
     });
-    // A sale of the second item after it was counted.
-    await platformSale(store.id, v2.inventory_item_id, locationId, 2);
-    await t.drain();
-    const p1 = await platformLevel(store.id, v1.inventory_item_id, locationId);
-    const p2 = await platformLevel(store.id, v2.inventory_item_id, locationId);
-    const key = newKey();
-    const refused = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, key);
-    expectStatus(refused, 422);
-    assert.equal(refused.body.error.code, "validation_failed");
-    assert.equal(refused.body.error.details.length, 1);
-    const detail = refused.body.error.details[0];
-    assert.equal(detail.field, "lines.1.expected_before");
-    assert.equal(detail.code, "stock_changed");
-    assert.match(detail.message, new RegExp(`\\b${l2.available - 2}\\b`));
-    // Nothing written: still a draft, no movement, no event, both sides untouched.
-    const still = (await store.api.get(`/v2/stock_adjustments/${a.id}`)).body.data;
-    assert.deepEqual(still, a);
-    assert.equal(await movementCount(store.id, a.id), 0);
-    assert.equal((await eventsOf(store.id, a.id)).length, 1);
-    await t.drain();
-    assert.deepEqual(await platformLevel(store.id, v1.inventory_item_id, locationId), p1);
-    assert.deepEqual(await platformLevel(store.id, v2.inventory_item_id, locationId), p2);
-    assert.deepEqual(await mirrorLevel(store.api, v1.inventory_item_id, locationId), p1);
-    // The refusal is the key's stored answer.
-    const replay = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, key);
-    assert.equal(replay.status, 422);
-    assert.equal(replay.headers["idempotent-replayed"], "true");
 
-    // Recounted: the draft takes the new number and applies.
-    const patched = await store.api.patch(`/v2/stock_adjustments/${a.id}`, {
-      lines: [
-        { variant_id: v1.id, delta: -1, expected_before: l1.available },
-        { variant_id: v2.id, delta: 3, expected_before: l2.available - 2 },
-      ],
+    test("the apply is 422 stock_changed on the changed line only, naming the level now", () => {
+      expectStatus(refused, 422);
+      assert.equal(refused.body.error.code, "validation_failed");
+      assert.equal(refused.body.error.details.length, 1);
+      const detail = refused.body.error.details[0];
+      assert.equal(detail.field, "lines.1.expected_before");
+      assert.equal(detail.code, "stock_changed");
+      assert.match(detail.message, new RegExp(`\\b${l2.available - 2}\\b`));
     });
-    assert.equal(patched.status, 200);
-    const ok = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
-    expectStatus(ok, 200);
-    assert.deepEqual(
-      ok.body.data.lines.map((l: any) => [l.quantity_before, l.quantity_after, l.expected_before]),
-      [
-        [l1.available, l1.available - 1, l1.available],
-        [l2.available - 2, l2.available + 1, l2.available - 2],
-      ],
-    );
-    await t.drain();
-    assert.deepEqual(await platformLevel(store.id, v2.inventory_item_id, locationId), {
-      available: p2.available + 3,
-      on_hand: p2.on_hand + 3,
+
+    test("nothing is written: still a draft, no movement, no event, both sides untouched", async () => {
+      const still = (await store.api.get(`/v2/stock_adjustments/${a.id}`)).body.data;
+      assert.deepEqual(still, a);
+      assert.equal(await movementCount(store.id, a.id), 0);
+      assert.equal((await eventsOf(store.id, a.id)).length, 1);
+      await t.drain();
+      assert.deepEqual(await platformLevel(store.id, v1.inventory_item_id, locationId), p1);
+      assert.deepEqual(await platformLevel(store.id, v2.inventory_item_id, locationId), p2);
+      assert.deepEqual(await mirrorLevel(store.api, v1.inventory_item_id, locationId), p1);
+    });
+
+    test("the refusal is the key's stored answer", async () => {
+      const replay = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, key);
+      assert.equal(replay.status, 422);
+      assert.equal(replay.headers["idempotent-replayed"], "true");
+    });
+
+    test("recounted, the draft takes the new number and applies", async () => {
+      const patched = await store.api.patch(`/v2/stock_adjustments/${a.id}`, {
+        lines: [
+          { variant_id: v1.id, delta: -1, expected_before: l1.available },
+          { variant_id: v2.id, delta: 3, expected_before: l2.available - 2 },
+        ],
+      });
+      assert.equal(patched.status, 200);
+      const ok = await store.api.post(`/v2/stock_adjustments/${a.id}/apply`, undefined, newKey());
+      expectStatus(ok, 200);
+      assert.deepEqual(
+        ok.body.data.lines.map((l: any) => [l.quantity_before, l.quantity_after, l.expected_before]),
+        [
+          [l1.available, l1.available - 1, l1.available],
+          [l2.available - 2, l2.available + 1, l2.available - 2],
+        ],
+      );
+      await t.drain();
+      assert.deepEqual(await platformLevel(store.id, v2.inventory_item_id, locationId), {
+        available: p2.available + 3,
+        on_hand: p2.on_hand + 3,
+      });
     });
   });
 
