@@ -28,32 +28,44 @@ export const OVERLAP_MS = 60_000;
 
 type Since = IncrementalWatermark["since"];
 
+interface ItemNode {
+  id: string;
+  updatedAt: string;
+  unitCost: { amount: string; currencyCode: string } | null;
+}
+
 interface Page<T> {
   nodes: T[];
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
 
-/** Every page of one connection at the root (`field`), `perNode` points a node. */
-async function readAll<T>(
-  client: ShopifyClient,
-  field: string,
-  args: string,
-  selection: string,
-  variables: Record<string, unknown>,
-  declarations: string,
-  perNode: number,
-  first: number,
-): Promise<T[]> {
+/** One root connection read to its end. */
+interface ConnectionRead {
+  /** The root field, e.g. `products`. */
+  field: string;
+  /** Arguments besides first, after and query, e.g. `sortKey: UPDATED_AT`. */
+  args?: string;
+  selection: string;
+  /** The `updated_at:>` search, or null for every row. */
+  query: string | null;
+  /** Shopify's points for one node: a page requests 2 + first × this. */
+  nodeCost: number;
+  first: number;
+}
+
+async function readAll<T>(client: ShopifyClient, read: ConnectionRead): Promise<T[]> {
+  const args = [read.query === null ? "" : ", query: $query", read.args ? `, ${read.args}` : ""].join("");
+  const document = `query Changes($first: Int!, $after: String${read.query === null ? "" : ", $query: String!"}) {
+  page: ${read.field}(first: $first, after: $after${args}) { nodes { ${read.selection} } pageInfo { hasNextPage endCursor } }
+}`;
   const rows: T[] = [];
   let after: string | null = null;
   do {
-    const document = `query Changes($first: Int!, $after: String${declarations}) {
-  page: ${field}(first: $first, after: $after${args}) { nodes { ${selection} } pageInfo { hasNextPage endCursor } }
-}`;
+    const variables = { first: read.first, after, ...(read.query === null ? {} : { query: read.query }) };
     const answer: { data: { page: Page<T> } } = await client.graphql<{ page: Page<T> }>(
       document,
-      { ...variables, first, after },
-      2 + first * perNode,
+      variables,
+      2 + read.first * read.nodeCost,
     );
     rows.push(...answer.data.page.nodes);
     after = answer.data.page.pageInfo.hasNextPage ? answer.data.page.pageInfo.endCursor : null;
@@ -72,51 +84,37 @@ export async function readCatalogChanges(
   watermark: IncrementalWatermark,
 ): Promise<CatalogChanges> {
   const { since } = watermark;
-  const search = (key: keyof Since) => ({ query: searchAfter(since[key]) });
-  const locations = await readAll<LocationNode>(
-    client,
-    "locations",
-    ", includeInactive: true, query: $query",
-    LOCATION_FIELDS,
-    search("locations"),
-    ", $query: String!",
-    1,
-    250,
-  );
-  const products = await readAll<ProductNode>(
-    client,
-    "products",
-    ", query: $query, sortKey: UPDATED_AT",
-    PRODUCT_FIELDS,
-    search("products"),
-    ", $query: String!",
-    1,
-    250,
-  );
-  const variants = await readAll<VariantNode & { product: { id: string } }>(
-    client,
-    "productVariants",
-    ", query: $query",
-    `${VARIANT_FIELDS} product { id }`,
-    search("variants"),
-    ", $query: String!",
-    4,
-    200,
-  );
-  const items = await readAll<{
-    id: string;
-    updatedAt: string;
-    unitCost: { amount: string; currencyCode: string } | null;
-  }>(
-    client,
-    "inventoryItems",
-    ", query: $query",
-    "id updatedAt unitCost { amount currencyCode }",
-    search("inventoryItems"),
-    ", $query: String!",
-    2,
-    250,
-  );
+  const search = (key: keyof Since) => searchAfter(since[key]);
+  const locations = await readAll<LocationNode>(client, {
+    field: "locations",
+    args: "includeInactive: true",
+    selection: LOCATION_FIELDS,
+    query: search("locations"),
+    nodeCost: 1,
+    first: 250,
+  });
+  const products = await readAll<ProductNode>(client, {
+    field: "products",
+    args: "sortKey: UPDATED_AT",
+    selection: PRODUCT_FIELDS,
+    query: search("products"),
+    nodeCost: 1,
+    first: 250,
+  });
+  const variants = await readAll<VariantNode & { product: { id: string } }>(client, {
+    field: "productVariants",
+    selection: `${VARIANT_FIELDS} product { id }`,
+    query: search("variants"),
+    nodeCost: 4,
+    first: 200,
+  });
+  const items = await readAll<ItemNode>(client, {
+    field: "inventoryItems",
+    selection: "id updatedAt unitCost { amount currencyCode }",
+    query: search("inventoryItems"),
+    nodeCost: 2,
+    first: 250,
+  });
   const levels = await readLevelChanges(client, since.levels);
 
   const next: IncrementalWatermark = {
@@ -151,16 +149,14 @@ export async function readCatalogChanges(
 
 /** Changed levels of every location (Shopify filters levels by updated_at under a location). */
 async function readLevelChanges(client: ShopifyClient, since: string) {
-  const all = await readAll<{ id: string }>(
-    client,
-    "locations",
-    ", includeInactive: true",
-    "id",
-    {},
-    "",
-    1,
-    250,
-  );
+  const all = await readAll<{ id: string }>(client, {
+    field: "locations",
+    args: "includeInactive: true",
+    selection: "id",
+    query: null,
+    nodeCost: 1,
+    first: 250,
+  });
   const changed: Array<{ node: LevelNode; locationId: number }> = [];
   for (const location of all) {
     const nodes = await readLevelsOf(client, location.id, searchAfter(since));
