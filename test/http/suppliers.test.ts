@@ -149,73 +149,85 @@ describe("suppliers", () => {
       assert.equal(noCurrency.body.data.min_order_value, "12.50");
     });
 
-    test("refusals: missing or blank name, bad emails, negative lead time, bad money, unknown fields", async () => {
-      const missing = await api.post("/v2/suppliers", { email: "x@y.test" });
-      assert.equal(missing.status, 422);
-      assert.equal(missing.body.error.code, "validation_failed");
-      assert.deepEqual(missing.body.error.details, [
-        { field: "name", code: "required", message: "is required" },
-      ]);
-
-      const blank = await api.post("/v2/suppliers", { name: "   " });
-      assert.equal(blank.status, 422);
-      assert.deepEqual(
-        blank.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
-        [["name", "blank"]],
-      );
-
-      const bad = await api.post("/v2/suppliers", {
-        name: "Bad",
-        email: "not-an-email",
-        email_cc: ["ok@x.test", "nope"],
-        lead_time_days: -1,
-        surname: "x",
+    describe("refusals: missing or blank name, bad emails, negative lead time, bad money, unknown fields", () => {
+      test("a missing name is 422 required", async () => {
+        const missing = await api.post("/v2/suppliers", { email: "x@y.test" });
+        assert.equal(missing.status, 422);
+        assert.equal(missing.body.error.code, "validation_failed");
+        assert.deepEqual(missing.body.error.details, [
+          { field: "name", code: "required", message: "is required" },
+        ]);
       });
-      assert.equal(bad.status, 422);
-      assert.equal(bad.body.error.code, "validation_failed");
-      const fields = bad.body.error.details.map(
-        (d: { field: string; code: string }) => `${d.field}:${d.code}`,
-      );
-      assert.deepEqual(fields.sort(), [
-        "email:invalid_format",
-        "email_cc.1:invalid_format",
-        "lead_time_days:out_of_range",
-        "surname:unknown_field",
-      ]);
 
-      const money = await api.post("/v2/suppliers", {
-        name: "Money",
-        currency: "USD",
-        min_order_value: "12.345",
-        free_freight_threshold: -5,
+      test("a blank name is 422 blank", async () => {
+        const blank = await api.post("/v2/suppliers", { name: "   " });
+        assert.equal(blank.status, 422);
+        assert.deepEqual(
+          blank.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+          [["name", "blank"]],
+        );
       });
-      assert.equal(money.status, 422);
-      assert.deepEqual(
-        money.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
-        [
-          ["min_order_value", "too_many_decimals"],
-          ["free_freight_threshold", "must_not_be_negative"],
-        ],
-      );
 
-      const currency = await api.post("/v2/suppliers", { name: "Cur", currency: "usd" });
-      assert.equal(currency.status, 422);
-      assert.deepEqual(
-        currency.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
-        [["currency", "invalid_value"]],
-      );
-      const typed = await api.post("/v2/suppliers", { name: "Cur", lead_time_days: "3", taxable: null });
-      assert.equal(typed.status, 422);
-      assert.deepEqual(
-        typed.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]).sort(),
-        [
-          ["lead_time_days", "invalid_type"],
-          ["taxable", "invalid_type"],
-        ],
-      );
+      test("bad emails, a negative lead time and an unknown field are each named", async () => {
+        const bad = await api.post("/v2/suppliers", {
+          name: "Bad",
+          email: "not-an-email",
+          email_cc: ["ok@x.test", "nope"],
+          lead_time_days: -1,
+          surname: "x",
+        });
+        assert.equal(bad.status, 422);
+        assert.equal(bad.body.error.code, "validation_failed");
+        const fields = bad.body.error.details.map(
+          (d: { field: string; code: string }) => `${d.field}:${d.code}`,
+        );
+        assert.deepEqual(fields.sort(), [
+          "email:invalid_format",
+          "email_cc.1:invalid_format",
+          "lead_time_days:out_of_range",
+          "surname:unknown_field",
+        ]);
+      });
 
-      const list = await api.get("/v2/suppliers?archived=all&limit=250");
-      assert.ok(!list.body.data.some((s: { name: string }) => ["Bad", "Money", "Cur"].includes(s.name)));
+      test("money with too many decimals or below zero", async () => {
+        const money = await api.post("/v2/suppliers", {
+          name: "Money",
+          currency: "USD",
+          min_order_value: "12.345",
+          free_freight_threshold: -5,
+        });
+        assert.equal(money.status, 422);
+        assert.deepEqual(
+          money.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+          [
+            ["min_order_value", "too_many_decimals"],
+            ["free_freight_threshold", "must_not_be_negative"],
+          ],
+        );
+      });
+
+      test("a lower-case currency code and wrongly typed fields", async () => {
+        const currency = await api.post("/v2/suppliers", { name: "Cur", currency: "usd" });
+        assert.equal(currency.status, 422);
+        assert.deepEqual(
+          currency.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+          [["currency", "invalid_value"]],
+        );
+        const typed = await api.post("/v2/suppliers", { name: "Cur", lead_time_days: "3", taxable: null });
+        assert.equal(typed.status, 422);
+        assert.deepEqual(
+          typed.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]).sort(),
+          [
+            ["lead_time_days", "invalid_type"],
+            ["taxable", "invalid_type"],
+          ],
+        );
+      });
+
+      test("none of the refused suppliers was created", async () => {
+        const list = await api.get("/v2/suppliers?archived=all&limit=250");
+        assert.ok(!list.body.data.some((s: { name: string }) => ["Bad", "Money", "Cur"].includes(s.name)));
+      });
     });
 
     test("an Idempotency-Key replays the creation instead of creating twice", async () => {
@@ -438,10 +450,11 @@ describe("suppliers", () => {
     });
   });
 
-  describe("GET /v2/suppliers", () => {
-    test("pages oldest update first; archived filter; bad filter values are 422; cursors bound to filters", async () => {
-      const fresh = await t.createStore();
-      const made: number[] = [];
+  describe("GET /v2/suppliers: pages oldest update first; archived filter; bad filter values are 422; cursors bound to filters", () => {
+    let fresh: TestStore;
+    const made: number[] = [];
+    before(async () => {
+      fresh = await t.createStore();
       for (let i = 0; i < 7; i++) {
         made.push((await fresh.api.post("/v2/suppliers", { name: `S${i}` })).body.data.id);
         clock.advance(10);
@@ -450,7 +463,9 @@ describe("suppliers", () => {
       await fresh.api.patch(`/v2/suppliers/${made[0]}`, { notes: "touched" });
       clock.advance(10);
       await fresh.api.post(`/v2/suppliers/${made[3]}/archive`);
+    });
 
+    test("walking two at a time: oldest update first, the touched one last, the archived one out", async () => {
       const seen: number[] = [];
       let cursor: string | null = null;
       let pages = 0;
@@ -469,7 +484,9 @@ describe("suppliers", () => {
       } while (cursor);
       assert.equal(pages, 3);
       assert.deepEqual(seen, [made[1], made[2], made[4], made[5], made[6], made[0]]);
+    });
 
+    test("archived=all lists every supplier, archived=true the archived only", async () => {
       const all = await fresh.api.get("/v2/suppliers?archived=all&limit=250");
       assert.deepEqual(
         all.body.data.map((x: { id: number }) => x.id),
@@ -482,7 +499,9 @@ describe("suppliers", () => {
       );
       assert.equal(onlyArchived.body.has_more, false);
       assert.equal(onlyArchived.body.next_cursor, null);
+    });
 
+    test("bad archived values and unknown filters are 422", async () => {
       for (const bad of ["false", "yes", ""]) {
         const res = await fresh.api.get(`/v2/suppliers?archived=${bad}`);
         assert.equal(res.status, 422, bad);
@@ -492,7 +511,9 @@ describe("suppliers", () => {
       const unknown = await fresh.api.get("/v2/suppliers?status=open");
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body.error.details[0].code, "unknown_field");
+    });
 
+    test("a cursor is bound to its filters and its store", async () => {
       const first = await fresh.api.get("/v2/suppliers?limit=2");
       const other = await fresh.api.get(
         `/v2/suppliers?limit=2&archived=all&cursor=${encodeURIComponent(first.body.next_cursor)}`,
@@ -504,7 +525,9 @@ describe("suppliers", () => {
       );
       assert.equal(foreign.status, 400);
       assert.equal(foreign.body.error.code, "invalid_cursor");
+    });
 
+    test("updated_at_min keeps the recently updated only", async () => {
       const since = await fresh.api.get(
         `/v2/suppliers?updated_at_min=${encodeURIComponent(new Date(t.clock.now().getTime() - 10).toISOString())}`,
       );
@@ -721,63 +744,79 @@ describe("suppliers", () => {
       });
     });
 
-    test("refusals: source = target, already merged, missing, duplicate, bad target; nothing changes", async () => {
-      const shop = await t.createStore();
-      const other = await t.createStore();
-      const target = (await shop.api.post("/v2/suppliers", { name: "T" })).body.data;
-      const s1 = (await shop.api.post("/v2/suppliers", { name: "S1" })).body.data;
-      const s2 = (await shop.api.post("/v2/suppliers", { name: "S2" })).body.data;
-      const foreign = (await other.api.post("/v2/suppliers", { name: "F" })).body.data;
-      assert.equal(
-        (await shop.api.post("/v2/suppliers/merge", { target_id: target.id, source_ids: [s2.id] })).status,
-        200,
-      );
-
-      const res = await shop.api.post("/v2/suppliers/merge", {
-        target_id: target.id,
-        source_ids: [target.id, s2.id, 99999999, foreign.id, s1.id, s1.id],
+    describe("refusals: source = target, already merged, missing, duplicate, bad target; nothing changes", () => {
+      let shop: TestStore;
+      let target: any;
+      let s1: any;
+      let s2: any;
+      let foreign: any;
+      before(async () => {
+        shop = await t.createStore();
+        const other = await t.createStore();
+        target = (await shop.api.post("/v2/suppliers", { name: "T" })).body.data;
+        s1 = (await shop.api.post("/v2/suppliers", { name: "S1" })).body.data;
+        s2 = (await shop.api.post("/v2/suppliers", { name: "S2" })).body.data;
+        foreign = (await other.api.post("/v2/suppliers", { name: "F" })).body.data;
+        assert.equal(
+          (await shop.api.post("/v2/suppliers/merge", { target_id: target.id, source_ids: [s2.id] })).status,
+          200,
+        );
       });
-      assert.equal(res.status, 422);
-      assert.equal(res.body.error.code, "validation_failed");
-      assert.deepEqual(
-        res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
-        [
-          ["source_ids.0", "same_as_target"],
-          ["source_ids.1", "merged"],
-          ["source_ids.2", "not_found"],
-          ["source_ids.3", "not_found"],
-          ["source_ids.5", "duplicate"],
-        ],
-      );
-      assert.equal((await shop.api.get(`/v2/suppliers/${s1.id}`)).body.data.archived, false);
 
-      const badTarget = await shop.api.post("/v2/suppliers/merge", { target_id: s2.id, source_ids: [s1.id] });
-      assert.equal(badTarget.status, 422);
-      assert.deepEqual(
-        badTarget.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
-        [["target_id", "merged"]],
-      );
-      const missingTarget = await shop.api.post("/v2/suppliers/merge", {
-        target_id: foreign.id,
-        source_ids: [s1.id],
+      test("each bad source is named: the target itself, merged, missing, another store's, a duplicate; nothing changes", async () => {
+        const res = await shop.api.post("/v2/suppliers/merge", {
+          target_id: target.id,
+          source_ids: [target.id, s2.id, 99999999, foreign.id, s1.id, s1.id],
+        });
+        assert.equal(res.status, 422);
+        assert.equal(res.body.error.code, "validation_failed");
+        assert.deepEqual(
+          res.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+          [
+            ["source_ids.0", "same_as_target"],
+            ["source_ids.1", "merged"],
+            ["source_ids.2", "not_found"],
+            ["source_ids.3", "not_found"],
+            ["source_ids.5", "duplicate"],
+          ],
+        );
+        assert.equal((await shop.api.get(`/v2/suppliers/${s1.id}`)).body.data.archived, false);
       });
-      assert.equal(missingTarget.status, 422);
-      assert.deepEqual(missingTarget.body.error.details[0].field, "target_id");
-      assert.deepEqual(missingTarget.body.error.details[0].code, "not_found");
 
-      const shape = await shop.api.post("/v2/suppliers/merge", {
-        target_id: target.id,
-        source_ids: [],
-        extra: 1,
+      test("a merged target is 422 merged; another store's is 422 not_found", async () => {
+        const badTarget = await shop.api.post("/v2/suppliers/merge", {
+          target_id: s2.id,
+          source_ids: [s1.id],
+        });
+        assert.equal(badTarget.status, 422);
+        assert.deepEqual(
+          badTarget.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+          [["target_id", "merged"]],
+        );
+        const missingTarget = await shop.api.post("/v2/suppliers/merge", {
+          target_id: foreign.id,
+          source_ids: [s1.id],
+        });
+        assert.equal(missingTarget.status, 422);
+        assert.deepEqual(missingTarget.body.error.details[0].field, "target_id");
+        assert.deepEqual(missingTarget.body.error.details[0].code, "not_found");
       });
-      assert.equal(shape.status, 422);
-      assert.deepEqual(
-        shape.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]).sort(),
-        [
-          ["extra", "unknown_field"],
-          ["source_ids", "invalid_length"],
-        ],
-      );
+
+      test("an empty source list and an unknown field are named", async () => {
+        const shape = await shop.api.post("/v2/suppliers/merge", {
+          target_id: target.id,
+          source_ids: [],
+          extra: 1,
+        });
+        assert.equal(shape.status, 422);
+        assert.deepEqual(
+          shape.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]).sort(),
+          [
+            ["extra", "unknown_field"],
+            ["source_ids", "invalid_length"],
+          ],
+        );
+      });
     });
 
     test("a network-linked source refuses the merge with merge_network_blocked and changes nothing", async () => {
