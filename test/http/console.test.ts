@@ -531,68 +531,84 @@ describe("console", () => {
     );
   });
 
-  test("platform sync: counts, a failed push with its job, and retry", async () => {
-    const agent = new Agent(t);
-    await agent.login();
-    const variant = (await store.api.get("/v2/variants?limit=50")).body.data.find(
-      (v: any) => v.inventory_tracked,
-    );
-    const location = (await store.api.get("/v2/locations")).body.data[0];
-    await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "reject", count: 1 });
-    const ctx = t.runtime.ctx;
-    await ctx.db.transaction().execute((trx) =>
-      recordStockMovements(ctx, trx, {
-        storeId: store.id,
-        subjectType: "stock_adjustment",
-        subjectId: 424242,
-        reference: "stockroom://stock_adjustments/424242",
-        movements: [
-          {
-            inventoryItemId: variant.inventory_item_id,
-            locationId: location.id,
-            availableDelta: 2,
-            reason: "restock",
-          },
-        ],
-      }),
-    );
-    await t.drain();
-    const status = (await t.admin.get(`/admin/stores/${store.id}/sync`)).body.data;
-    const failed = status.failed.find((f: any) => f.subject_id === 424242);
-    assert.ok(failed);
+  describe("platform sync: counts, a failed push with its job, and retry", () => {
+    let agent: Agent;
+    let status: any;
+    let failed: any;
+    before(async () => {
+      agent = new Agent(t);
+      await agent.login();
+      const variant = (await store.api.get("/v2/variants?limit=50")).body.data.find(
+        (v: any) => v.inventory_tracked,
+      );
+      const location = (await store.api.get("/v2/locations")).body.data[0];
+      await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "reject", count: 1 });
+      const ctx = t.runtime.ctx;
+      await ctx.db.transaction().execute((trx) =>
+        recordStockMovements(ctx, trx, {
+          storeId: store.id,
+          subjectType: "stock_adjustment",
+          subjectId: 424242,
+          reference: "stockroom://stock_adjustments/424242",
+          movements: [
+            {
+              inventoryItemId: variant.inventory_item_id,
+              locationId: location.id,
+              availableDelta: 2,
+              reason: "restock",
+            },
+          ],
+        }),
+      );
+      await t.drain();
+      status = (await t.admin.get(`/admin/stores/${store.id}/sync`)).body.data;
+      failed = status.failed.find((f: any) => f.subject_id === 424242);
+    });
 
-    const page = await agent.get(`/console/stores/${store.id}/sync`);
-    assert.equal(page.status, 200);
-    const shown = text(page.body);
-    assert.match(shown, new RegExp(`failed ${status.counts.failed}`));
-    assert.match(
-      shown,
-      new RegExp(
-        `${failed.job_id} stock adjustment 424242 1 .* rejected by the platform \\(simulated refusal\\)`,
-      ),
-    );
-    const retry = await agent.post(`/console/stores/${store.id}/sync/${failed.job_id}/retry`, {
-      _csrf: await agent.csrf(),
+    test("the page shows the counts and the failed push with its job and reason", async () => {
+      assert.ok(failed);
+      const page = await agent.get(`/console/stores/${store.id}/sync`);
+      assert.equal(page.status, 200);
+      const shown = text(page.body);
+      assert.match(shown, new RegExp(`failed ${status.counts.failed}`));
+      assert.match(
+        shown,
+        new RegExp(
+          `${failed.job_id} stock adjustment 424242 1 .* rejected by the platform \\(simulated refusal\\)`,
+        ),
+      );
     });
-    assert.equal(retry.status, 303);
-    assert.match(
-      text((await agent.get(`/console/stores/${store.id}/sync`)).body),
-      new RegExp(`Job ${failed.job_id} queued again\\.`),
-    );
-    const again = await agent.post(`/console/stores/${store.id}/sync/${failed.job_id}/retry`, {
-      _csrf: await agent.csrf(),
+
+    test("retry queues the job again and says so", async () => {
+      const retry = await agent.post(`/console/stores/${store.id}/sync/${failed.job_id}/retry`, {
+        _csrf: await agent.csrf(),
+      });
+      assert.equal(retry.status, 303);
+      assert.match(
+        text((await agent.get(`/console/stores/${store.id}/sync`)).body),
+        new RegExp(`Job ${failed.job_id} queued again\\.`),
+      );
     });
-    assert.equal(again.status, 303);
-    assert.match(
-      text((await agent.get(`/console/stores/${store.id}/sync`)).body),
-      /not retried: the push is \w+, not failed/,
-    );
-    await t.drain();
-    const after = (await t.admin.get(`/admin/stores/${store.id}/sync`)).body.data;
-    assert.equal(
-      after.failed.some((f: any) => f.subject_id === 424242),
-      false,
-    );
+
+    test("a second retry of a push no longer failed is refused with the reason", async () => {
+      const again = await agent.post(`/console/stores/${store.id}/sync/${failed.job_id}/retry`, {
+        _csrf: await agent.csrf(),
+      });
+      assert.equal(again.status, 303);
+      assert.match(
+        text((await agent.get(`/console/stores/${store.id}/sync`)).body),
+        /not retried: the push is \w+, not failed/,
+      );
+    });
+
+    test("the retried push succeeds and leaves the failed list", async () => {
+      await t.drain();
+      const after = (await t.admin.get(`/admin/stores/${store.id}/sync`)).body.data;
+      assert.equal(
+        after.failed.some((f: any) => f.subject_id === 424242),
+        false,
+      );
+    });
   });
 
   describe("alert rules: shown, saved, refused with the row named, rows removed", () => {
@@ -724,80 +740,100 @@ describe("console", () => {
     });
   });
 
-  test("purchase orders: the list, one order with its lines and totals, and its PDF", async () => {
-    const agent = new Agent(t);
-    await agent.login();
-    const supplier = await store.api.post("/v2/suppliers", { name: "Acme <Supply>" });
-    assert.equal(supplier.status, 201, JSON.stringify(supplier.body));
-    const created = await store.api.post("/v2/purchase_orders", {
-      supplier_id: supplier.body.data.id,
-      reference: "REF-42",
-      lines: [
-        { product_title: "Widget", sku: "W-1", quantity: 3, unit_cost: 2.5 },
-        { product_title: "Gadget", quantity: 1, unit_cost: 10 },
-      ],
+  describe("purchase orders: the list, one order with its lines and totals, and its PDF", () => {
+    let agent: Agent;
+    let order: any;
+    let base: string;
+    before(async () => {
+      agent = new Agent(t);
+      await agent.login();
+      const supplier = await store.api.post("/v2/suppliers", { name: "Acme <Supply>" });
+      assert.equal(supplier.status, 201, JSON.stringify(supplier.body));
+      const created = await store.api.post("/v2/purchase_orders", {
+        supplier_id: supplier.body.data.id,
+        reference: "REF-42",
+        lines: [
+          { product_title: "Widget", sku: "W-1", quantity: 3, unit_cost: 2.5 },
+          { product_title: "Gadget", quantity: 1, unit_cost: 10 },
+        ],
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      order = created.body.data;
+      base = `/console/stores/${store.id}/purchase_orders`;
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const order = created.body.data;
-    const base = `/console/stores/${store.id}/purchase_orders`;
 
-    const list = await agent.get(base);
-    assert.equal(list.status, 200);
-    assert.match(list.body, new RegExp(`<a href="${base}/${order.id}">${order.number}</a>`));
-    assert.match(
-      text(list.body),
-      new RegExp(`${order.number} draft Acme <Supply> 2 ${order.totals.total} USD`),
-    );
-    assert.ok(list.body.includes("Acme &lt;Supply&gt;"));
-    const filtered = await agent.get(`${base}?status=closed`);
-    assert.match(text(filtered.body), /No purchase orders match\./);
-    const badFilter = await agent.get(`${base}?status=nonsense`);
-    assert.match(badFilter.body, /role="alert"/);
-
-    const detail = await agent.get(`${base}/${order.id}`);
-    assert.equal(detail.status, 200);
-    const shown = text(detail.body);
-    assert.match(shown, new RegExp(`Purchase order ${order.number}`));
-    assert.match(shown, /Reference REF-42/);
-    assert.match(shown, /1 Widget W-1 – 3 0 0 3 2\.50 USD – 7\.50 USD/);
-    assert.match(shown, /2 Gadget – – 1 0 0 1 10\.00 USD – 10\.00 USD/);
-    assert.match(
-      shown,
-      new RegExp(
-        `Subtotal Charges Tax Total ${order.totals.subtotal} USD ${order.totals.charges} USD ${order.totals.tax} USD ${order.totals.total} USD`,
-      ),
-    );
-    assert.match(
-      detail.body,
-      new RegExp(`<a href="${base}/${order.id}/pdf" type="application/pdf">PDF of ${order.number}</a>`),
-    );
-
-    for (const query of ["", "?received=true"]) {
-      const pdf = await agent.get(`${base}/${order.id}/pdf${query}`);
-      assert.equal(pdf.status, 200, query);
-      assert.equal(pdf.headers["content-type"], "application/pdf");
+    test("the list links each order and shows its status, supplier (escaped), lines and total", async () => {
+      const list = await agent.get(base);
+      assert.equal(list.status, 200);
+      assert.match(list.body, new RegExp(`<a href="${base}/${order.id}">${order.number}</a>`));
       assert.match(
-        String(pdf.headers["content-disposition"]),
-        /^inline; filename="PO-\d+(-receiving)?\.pdf"$/,
+        text(list.body),
+        new RegExp(`${order.number} draft Acme <Supply> 2 ${order.totals.total} USD`),
       );
-      assert.equal(pdf.body.slice(0, 5), "%PDF-");
-    }
-    const admin = await t.admin.get(`/admin/stores/${store.id}/purchase_orders/${order.id}/pdf`);
-    assert.equal(admin.status, 200);
-    assert.equal(admin.headers["content-type"], "application/pdf");
-    const other = await t.createStore();
-    assert.equal(
-      (await t.admin.get(`/admin/stores/${other.id}/purchase_orders/${order.id}/pdf`)).status,
-      404,
-    );
-    assert.equal((await t.admin.get(`/admin/stores/999999/purchase_orders/${order.id}/pdf`)).status, 404);
-    assert.equal(
-      (await t.client().get(`/admin/stores/${store.id}/purchase_orders/${order.id}/pdf`)).status,
-      401,
-    );
-    assert.equal((await agent.get(`${base}/999999`)).status, 404);
-    assert.equal((await agent.get(`${base}/999999/pdf`)).status, 404);
-    assert.equal((await new Agent(t).get(`${base}/${order.id}/pdf`)).status, 303);
+      assert.ok(list.body.includes("Acme &lt;Supply&gt;"));
+    });
+
+    test("a filter matching nothing says so; a bad filter is shown as an alert", async () => {
+      const filtered = await agent.get(`${base}?status=closed`);
+      assert.match(text(filtered.body), /No purchase orders match\./);
+      const badFilter = await agent.get(`${base}?status=nonsense`);
+      assert.match(badFilter.body, /role="alert"/);
+    });
+
+    test("one order: its reference, lines, totals and a link to its PDF", async () => {
+      const detail = await agent.get(`${base}/${order.id}`);
+      assert.equal(detail.status, 200);
+      const shown = text(detail.body);
+      assert.match(shown, new RegExp(`Purchase order ${order.number}`));
+      assert.match(shown, /Reference REF-42/);
+      assert.match(shown, /1 Widget W-1 – 3 0 0 3 2\.50 USD – 7\.50 USD/);
+      assert.match(shown, /2 Gadget – – 1 0 0 1 10\.00 USD – 10\.00 USD/);
+      assert.match(
+        shown,
+        new RegExp(
+          `Subtotal Charges Tax Total ${order.totals.subtotal} USD ${order.totals.charges} USD ${order.totals.tax} USD ${order.totals.total} USD`,
+        ),
+      );
+      assert.match(
+        detail.body,
+        new RegExp(`<a href="${base}/${order.id}/pdf" type="application/pdf">PDF of ${order.number}</a>`),
+      );
+    });
+
+    test("the PDF and its receiving copy are served inline", async () => {
+      for (const query of ["", "?received=true"]) {
+        const pdf = await agent.get(`${base}/${order.id}/pdf${query}`);
+        assert.equal(pdf.status, 200, query);
+        assert.equal(pdf.headers["content-type"], "application/pdf");
+        assert.match(
+          String(pdf.headers["content-disposition"]),
+          /^inline; filename="PO-\d+(-receiving)?\.pdf"$/,
+        );
+        assert.equal(pdf.body.slice(0, 5), "%PDF-");
+      }
+    });
+
+    test("the admin PDF route serves it; another store, an unknown store and no token are refused", async () => {
+      const admin = await t.admin.get(`/admin/stores/${store.id}/purchase_orders/${order.id}/pdf`);
+      assert.equal(admin.status, 200);
+      assert.equal(admin.headers["content-type"], "application/pdf");
+      const other = await t.createStore();
+      assert.equal(
+        (await t.admin.get(`/admin/stores/${other.id}/purchase_orders/${order.id}/pdf`)).status,
+        404,
+      );
+      assert.equal((await t.admin.get(`/admin/stores/999999/purchase_orders/${order.id}/pdf`)).status, 404);
+      assert.equal(
+        (await t.client().get(`/admin/stores/${store.id}/purchase_orders/${order.id}/pdf`)).status,
+        401,
+      );
+    });
+
+    test("an unknown order is a 404 page; without a session the PDF redirects to sign-in", async () => {
+      assert.equal((await agent.get(`${base}/999999`)).status, 404);
+      assert.equal((await agent.get(`${base}/999999/pdf`)).status, 404);
+      assert.equal((await new Agent(t).get(`${base}/${order.id}/pdf`)).status, 303);
+    });
   });
 
   test("sign-out ends the session: the old cookie no longer opens pages", async () => {
