@@ -21,7 +21,7 @@ import { emit } from "../../src/events/outbox.ts";
 import { foundationModule } from "../../src/modules/foundation.ts";
 import { suppliersModule } from "../../src/modules/suppliers.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
-import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { makePki, type Pki } from "../helpers/pki.ts";
 
 // --- A test CA, a receiver, and a verifier written here (not the service's own) -----------------
@@ -518,76 +518,98 @@ describe("webhook delivery", () => {
     assert.equal(verify(h.secret, updates[0].headers, updates[0].raw, nowSeconds()), true);
   });
 
-  test("redeliver by delivery id, by event id and by since", async () => {
-    const s = await t.createStore();
+  describe("redeliver by delivery id, by event id and by since", () => {
     const p = "/redeliver";
-    const h = await hook(s, p, ["supplier.created", "supplier.archived"]);
-    const early = await emitEvent(s.id, "supplier.created", 1, { id: 1 });
-    clock.advance(60_000);
-    const e1 = await emitEvent(s.id, "supplier.created", 2, { id: 2 });
-    clock.advance(1000);
-    const e2 = await emitEvent(s.id, "supplier.archived", 2, { id: 2, archived: true });
-    await t.drain();
-    const tested = await s.api.post(`/v2/webhooks/${h.id}/test`);
-    assert.equal(tested.status, 202);
-    await t.drain();
-    assert.equal(receiver.at(p).length, 4);
-    const testDelivery = receiver.at(p)[3];
-    assert.equal(testDelivery.json.event, "webhook.test");
-    assert.equal(testDelivery.headers["x-service-event"], "webhook.test");
-    assert.equal(testDelivery.json.data.id, h.id);
-    assert.equal(verify(h.secret, testDelivery.headers, testDelivery.raw, nowSeconds()), true);
-    const originalE1 = receiver.at(p).find((r) => r.json.id === e1.id);
-    assert.ok(originalE1);
+    let s: TestStore;
+    let h: { id: number; secret: string };
+    let early: Awaited<ReturnType<typeof emitEvent>>;
+    let e1: Awaited<ReturnType<typeof emitEvent>>;
+    let e2: Awaited<ReturnType<typeof emitEvent>>;
+    let tested: HttpResult;
+    before(async () => {
+      s = await t.createStore();
+      h = await hook(s, p, ["supplier.created", "supplier.archived"]);
+      early = await emitEvent(s.id, "supplier.created", 1, { id: 1 });
+      clock.advance(60_000);
+      e1 = await emitEvent(s.id, "supplier.created", 2, { id: 2 });
+      clock.advance(1000);
+      e2 = await emitEvent(s.id, "supplier.archived", 2, { id: 2, archived: true });
+      await t.drain();
+      tested = await s.api.post(`/v2/webhooks/${h.id}/test`);
+      await t.drain();
+    });
 
-    const [rowE1] = await deliveries(s, h.id, `?event_id=${e1.id}`);
-    clock.advance(1000);
-    const byId = await s.api.post(`/v2/webhooks/${h.id}/deliveries/${rowE1.id}/redeliver`);
-    assert.deepEqual(byId.body, { data: { queued: 1, event_ids: [e1.id] } });
-    await t.drain();
-    const resent = receiver.at(p)[4];
-    assert.equal(resent.json.id, e1.id);
-    assert.deepEqual(resent.raw, originalE1.raw, "the same body");
-    assert.notEqual(resent.headers["x-service-delivery-id"], originalE1.headers["x-service-delivery-id"]);
-    assert.equal(verify(h.secret, resent.headers, resent.raw, nowSeconds()), true);
-    assert.deepEqual(
-      (await deliveries(s, h.id, `?event_id=${e1.id}`)).map((r) => [r.attempt, r.status]),
-      [
-        [2, "succeeded"],
-        [1, "succeeded"],
-      ],
-    );
+    test("the three events and a signed webhook.test delivery arrive first", () => {
+      assert.equal(tested.status, 202);
+      assert.equal(receiver.at(p).length, 4);
+      const testDelivery = receiver.at(p)[3];
+      assert.equal(testDelivery.json.event, "webhook.test");
+      assert.equal(testDelivery.headers["x-service-event"], "webhook.test");
+      assert.equal(testDelivery.json.data.id, h.id);
+      assert.equal(verify(h.secret, testDelivery.headers, testDelivery.raw, nowSeconds()), true);
+    });
 
-    const byEvent = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, { event_id: e2.id });
-    assert.deepEqual(byEvent.body, { data: { queued: 1, event_ids: [e2.id] } });
-    await t.drain();
-    assert.equal(receiver.at(p)[5].json.id, e2.id);
+    test("by delivery id: the same body under a new delivery id, signed afresh, logged as attempt 2", async () => {
+      const originalE1 = receiver.at(p).find((r) => r.json.id === e1.id);
+      assert.ok(originalE1);
+      const [rowE1] = await deliveries(s, h.id, `?event_id=${e1.id}`);
+      clock.advance(1000);
+      const byId = await s.api.post(`/v2/webhooks/${h.id}/deliveries/${rowE1.id}/redeliver`);
+      assert.deepEqual(byId.body, { data: { queued: 1, event_ids: [e1.id] } });
+      await t.drain();
+      const resent = receiver.at(p)[4];
+      assert.equal(resent.json.id, e1.id);
+      assert.deepEqual(resent.raw, originalE1.raw, "the same body");
+      assert.notEqual(resent.headers["x-service-delivery-id"], originalE1.headers["x-service-delivery-id"]);
+      assert.equal(verify(h.secret, resent.headers, resent.raw, nowSeconds()), true);
+      assert.deepEqual(
+        (await deliveries(s, h.id, `?event_id=${e1.id}`)).map((r) => [r.attempt, r.status]),
+        [
+          [2, "succeeded"],
+          [1, "succeeded"],
+        ],
+      );
+    });
+
+    test("by event id", async () => {
+      const byEvent = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, { event_id: e2.id });
+      assert.deepEqual(byEvent.body, { data: { queued: 1, event_ids: [e2.id] } });
+      await t.drain();
+      assert.equal(receiver.at(p)[5].json.id, e2.id);
+    });
 
     // since: the subscribed events from that moment, newest first, each a fresh attempt 1; never the
     // webhook.test event, never the earlier event.
-    const since = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, { since: e1.occurredAt.toISOString() });
-    assert.equal(since.status, 202);
-    assert.deepEqual(since.body, { data: { queued: 2, event_ids: [e2.id, e1.id] } });
-    await t.drain();
-    assert.deepEqual(
-      receiver
-        .at(p)
-        .slice(6)
-        .map((r) => r.json.id)
-        .sort(),
-      [e1.id, e2.id].sort(),
-    );
-    const latestRows = (await deliveries(s, h.id, "?limit=2")).map((r) => [r.event_id, r.attempt]);
-    assert.deepEqual(latestRows.map((r) => r[1]).sort(), [1, 1]);
-    assert.ok(
-      !receiver
-        .at(p)
-        .slice(6)
-        .some((r) => r.json.id === early.id),
-    );
-    const all = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, { since: "2000-01-01T00:00:00Z" });
-    assert.deepEqual(all.body.data.event_ids, [e2.id, e1.id, early.id]);
-    await t.drain();
+    test("by since: the subscribed events from then, newest first, each a fresh attempt 1", async () => {
+      const since = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, {
+        since: e1.occurredAt.toISOString(),
+      });
+      assert.equal(since.status, 202);
+      assert.deepEqual(since.body, { data: { queued: 2, event_ids: [e2.id, e1.id] } });
+      await t.drain();
+      assert.deepEqual(
+        receiver
+          .at(p)
+          .slice(6)
+          .map((r) => r.json.id)
+          .sort(),
+        [e1.id, e2.id].sort(),
+      );
+      const latestRows = (await deliveries(s, h.id, "?limit=2")).map((r) => [r.event_id, r.attempt]);
+      assert.deepEqual(latestRows.map((r) => r[1]).sort(), [1, 1]);
+      assert.ok(
+        !receiver
+          .at(p)
+          .slice(6)
+          .some((r) => r.json.id === early.id),
+      );
+    });
+
+    test("since long ago takes every subscribed event, never webhook.test", async () => {
+      const all = await s.api.post(`/v2/webhooks/${h.id}/redeliver`, { since: "2000-01-01T00:00:00Z" });
+      assert.deepEqual(all.body.data.event_ids, [e2.id, e1.id, early.id]);
+      await t.drain();
+    });
   });
 
   test("since resends at most the newest 500 events", async () => {
