@@ -4,7 +4,7 @@
  */
 import type { LineWarning } from "../../db/tables/purchase_orders.ts";
 import type { DetailCollector } from "../errors.ts";
-import { parseDecimalInput } from "../money.ts";
+import { isKnownCurrency, parseDecimalInput } from "../money.ts";
 import {
   type CostOrigin,
   type CostTerms,
@@ -317,9 +317,12 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
       internal_note: pick(input.internal_note, base?.internal_note ?? null),
       warnings: [
         ...lineWarnings(qty, catalogRow),
-        ...(keepsCost && base
-          ? keptCostWarnings(base.warnings ?? [], unitCost, ctx.currency)
-          : costWarnings(unitCost, costOrigin, ctx.currency)),
+        // An unknown order currency is already refused on `currency`; its costs cannot be formatted.
+        ...(!isKnownCurrency(ctx.currency)
+          ? []
+          : keepsCost && base
+            ? keptCostWarnings(base.warnings ?? [], unitCost, ctx.currency)
+            : costWarnings(unitCost, costOrigin, ctx.currency)),
       ],
     };
   });
