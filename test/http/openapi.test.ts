@@ -250,6 +250,8 @@ describe("OpenAPI request schemas", () => {
       "post /v2/purchase_orders/{id}/unarchive",
       "post /v2/stock_adjustments/{id}/apply",
       "post /v2/stock_adjustments/{id}/cancel",
+      "post /v2/suppliers/{id}/archive",
+      "post /v2/suppliers/{id}/unarchive",
     ]);
     for (const { op } of actions) {
       const schema = op.requestBody.content["application/json"].schema;

@@ -13,9 +13,17 @@ import {
 } from "../../domain/payments/index.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { principalOf } from "../plugins/auth.ts";
-import { commonErrorResponses, DataOf, DateString, Id, MoneyInput, Nullable } from "../schemas/common.ts";
+import {
+  commonErrorResponses,
+  DataOf,
+  DateString,
+  Id,
+  MoneyInput,
+  Nullable,
+  OptionalBody,
+} from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
-import { OptionalBody, PaymentSchema, PurchaseOrderSchema } from "./purchase-orders/schemas.ts";
+import { PaymentSchema, PurchaseOrderSchema } from "./purchase-orders/schemas.ts";
 
 const tags = ["payments"];
 const write = { scope: "write:purchase_orders" as const };

@@ -18,13 +18,13 @@ import {
   Id,
   MoneyInput,
   Nullable,
+  OptionalBody,
   Page,
   PagingOnlyQuery,
 } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
 import {
   LocationRefSchema,
-  OptionalBody,
   PurchaseOrderSchema,
   ReceiptSchema,
   SyncStateSchema,

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+import { type Static, type TProperties, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 
 /**
  * Building blocks shared by every route schema. One schema per shape gives validation, serialization,
@@ -12,6 +12,17 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
   // (MoneyInput's) would make every later route accept null there, and the OpenAPI document say so.
   if (Array.isArray(copy.type)) copy.type = [...copy.type];
   return Type.Unsafe<Static<T> | null>(copy);
+}
+
+/**
+ * An action body that may be absent or an object with these fields (no `type`, so an absent body
+ * passes; a body sent must still be an object, src/http/validation.ts). The document prints it as an
+ * optional object body (src/http/openapi/request-schemas.ts).
+ */
+export function OptionalBody<T extends TProperties>(properties: T) {
+  const schema = Type.Object(properties, { additionalProperties: false });
+  const { type: _type, ...rest } = schema as unknown as Record<string, unknown>;
+  return Type.Unsafe<Partial<Static<typeof schema>> | undefined>(rest);
 }
 
 export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });

@@ -27,6 +27,7 @@ import {
   DateString,
   Id,
   IdParam,
+  OptionalBody,
   Page,
   PagingQuery,
   Timestamp,
@@ -35,7 +36,6 @@ import { sendWrite } from "../../write.ts";
 import {
   AddLinesSchema,
   HistoryRowSchema,
-  OptionalBody,
   OrderCreateSchema,
   OrderPatchSchema,
   PurchaseOrderSchema,

@@ -317,10 +317,3 @@ export const OrderPatchSchema = Type.Object(
 );
 
 export const AddLinesSchema = Type.Object({ lines: Lines }, { additionalProperties: false });
-
-/** An action body that may be absent or an object with these fields (no `type`, so none passes). */
-export function OptionalBody<T extends TProperties>(properties: T) {
-  const schema = Type.Object(properties, { additionalProperties: false });
-  const { type: _type, ...rest } = schema as unknown as Record<string, unknown>;
-  return Type.Unsafe<Partial<import("@sinclair/typebox").Static<typeof schema>> | undefined>(rest);
-}
