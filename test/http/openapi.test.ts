@@ -292,3 +292,60 @@ describe("OpenAPI request schemas", () => {
     assert.equal(supplier.properties.min_order_value.nullable, undefined);
   });
 });
+
+describe("OpenAPI new lines", () => {
+  test("create and add-lines document new lines: quantity required, no id; PATCH keeps both optional", () => {
+    const lineOf = (method: string, path: string) =>
+      operation(method, path).requestBody.content["application/json"].schema.properties.lines.items;
+    for (const [method, path] of [
+      ["post", "/v2/purchase_orders"],
+      ["post", "/v2/purchase_orders/{id}/lines"],
+    ]) {
+      const line = lineOf(method, path);
+      assert.deepEqual(line.required, ["quantity"], `${method} ${path}`);
+      assert.equal(line.properties.id, undefined, `${method} ${path}`);
+    }
+    const patch = lineOf("patch", "/v2/purchase_orders/{id}");
+    assert.equal(patch.required, undefined);
+    assert.ok(patch.properties.id);
+  });
+
+  test("the server refuses a new line without quantity or with an id, on create and on add-lines", async () => {
+    const store = await t.createStore({ seed: "demo" });
+    const supplier = await store.api.post("/v2/suppliers", { name: "Lines Ltd" });
+    const variant = (await store.api.get("/v2/variants?limit=1")).body.data[0];
+    const refusals = async (url: string, extra: object = {}) => {
+      const noQuantity = await store.api.post(url, { ...extra, lines: [{ variant_id: variant.id }] });
+      const withId = await store.api.post(url, {
+        ...extra,
+        lines: [{ id: 1, variant_id: variant.id, quantity: 2 }],
+      });
+      return [noQuantity, withId].map((r) => [r.status, r.body.error.code, r.body.error.details]);
+    };
+    const expected = [
+      [422, "validation_failed", [{ field: "lines.0.quantity", code: "required", message: "is required" }]],
+      [
+        422,
+        "validation_failed",
+        [{ field: "lines.0.id", code: "unknown_field", message: "is not a known field" }],
+      ],
+    ];
+    assert.deepEqual(await refusals("/v2/purchase_orders", { supplier_id: supplier.body.data.id }), expected);
+    const order = await store.api.post("/v2/purchase_orders", {
+      supplier_id: supplier.body.data.id,
+      lines: [{ variant_id: variant.id, quantity: 1 }],
+    });
+    assert.equal(order.status, 201);
+    const placed = await store.api.post(`/v2/purchase_orders/${order.body.data.id}/mark_ordered`);
+    assert.equal(placed.status, 200);
+    assert.deepEqual(await refusals(`/v2/purchase_orders/${order.body.data.id}/lines`), expected);
+    const added = await store.api.post(`/v2/purchase_orders/${order.body.data.id}/lines`, {
+      lines: [{ variant_id: variant.id, quantity: 2 }],
+    });
+    assert.equal(added.status, 200);
+    assert.deepEqual(
+      added.body.data.lines.map((l: { quantity: number }) => l.quantity),
+      [1, 2],
+    );
+  });
+});

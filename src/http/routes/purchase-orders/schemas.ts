@@ -224,27 +224,35 @@ export const HistoryRowSchema = Type.Object({
 // ---------------------------------------------------------------------------------------------------
 // Input
 
+const lineInputProperties = {
+  variant_id: Type.Optional(PlatformId),
+  inventory_item_id: Type.Optional(PlatformId),
+  product_title: OptText(500),
+  variant_title: OptText(500),
+  sku: OptText(255),
+  supplier_sku: OptText(255),
+  barcode: OptText(255),
+  pack_code: OptText(255),
+  location_id: Type.Optional(Nullable(PlatformId)),
+  unit_cost: Type.Optional(MoneyInput),
+  discount_percent: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100 }))),
+  weight_grams: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+  taxable: Type.Optional(Type.Boolean()),
+  tax_rate_id: Type.Optional(Nullable(Id)),
+  supplier_note: OptText(5000),
+  internal_note: OptText(5000),
+} satisfies TProperties;
+const Quantity = Type.Integer({ minimum: 1, maximum: 100_000_000 });
+
+/** A line in PATCH: `id` keeps an existing line (fields left out stay), none adds one. */
 export const LineInputSchema = Type.Object(
-  {
-    id: Type.Optional(Id),
-    variant_id: Type.Optional(PlatformId),
-    inventory_item_id: Type.Optional(PlatformId),
-    product_title: OptText(500),
-    variant_title: OptText(500),
-    sku: OptText(255),
-    supplier_sku: OptText(255),
-    barcode: OptText(255),
-    pack_code: OptText(255),
-    location_id: Type.Optional(Nullable(PlatformId)),
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
-    unit_cost: Type.Optional(MoneyInput),
-    discount_percent: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100 }))),
-    weight_grams: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
-    taxable: Type.Optional(Type.Boolean()),
-    tax_rate_id: Type.Optional(Nullable(Id)),
-    supplier_note: OptText(5000),
-    internal_note: OptText(5000),
-  },
+  { id: Type.Optional(Id), ...lineInputProperties, quantity: Type.Optional(Quantity) },
+  { additionalProperties: false },
+);
+
+/** A new line (create, POST lines): no `id`, and `quantity` is required (the server refused both already). */
+export const NewLineInputSchema = Type.Object(
+  { ...lineInputProperties, quantity: Quantity },
   { additionalProperties: false },
 );
 
@@ -273,6 +281,7 @@ export const ChargeInputSchema = Type.Object(
 
 export const MAX_LINES = 1000;
 const Lines = Type.Array(LineInputSchema, { minItems: 1, maxItems: MAX_LINES });
+const NewLines = Type.Array(NewLineInputSchema, { minItems: 1, maxItems: MAX_LINES });
 
 const orderInputProperties = {
   number: OptText(100),
@@ -307,7 +316,7 @@ const orderInputProperties = {
 } satisfies TProperties;
 
 export const OrderCreateSchema = Type.Object(
-  { supplier_id: Id, ...orderInputProperties, lines: Lines },
+  { supplier_id: Id, ...orderInputProperties, lines: NewLines },
   { additionalProperties: false },
 );
 
@@ -316,4 +325,4 @@ export const OrderPatchSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const AddLinesSchema = Type.Object({ lines: Lines }, { additionalProperties: false });
+export const AddLinesSchema = Type.Object({ lines: NewLines }, { additionalProperties: false });
