@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
+import { freePort, startChildServer, stopChildServer } from "../helpers/child-server.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const BIN = path.join(ROOT, "bin/stockroom.mjs");
@@ -24,17 +24,6 @@ interface Run {
   stdout: string;
   stderr: string;
   json: any;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Environment for child processes: ours, minus anything that would point them elsewhere. */
@@ -92,40 +81,6 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
   };
 }
 
-/** Starts `stockroom serve` and resolves once it listens. */
-async function startServer(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, "serve"], { cwd: ROOT, env: childEnv(env) });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
-    const check = () => {
-      if (output.includes("Stockroom is listening at")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on("data", check);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners("exit");
-  return { child, output: () => output };
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    child.once("exit", (code) => resolve(code));
-    child.kill("SIGTERM");
-  });
-}
-
 /**
  * Retries a command until it succeeds (waits on the server's background work), at most `attempts` times:
  * a count, not a deadline, so a busy machine (where each run of the CLI takes longer) gets as many tries.
@@ -171,12 +126,12 @@ describe("stockroom CLI", () => {
       dropDb = db.drop;
       serverEnv.DATABASE_URL = db.url;
     }
-    server = (await startServer(serverEnv)).child;
+    server = (await startChildServer([BIN, "serve"], { cwd: ROOT, env: childEnv(serverEnv) })).child;
     env = { STOCKROOM_URL: base, STOCKROOM_ADMIN_TOKEN: TOKEN };
   });
 
   after(async () => {
-    if (server) assert.equal(await stop(server), 0, "serve stops cleanly on SIGTERM");
+    if (server) assert.equal(await stopChildServer(server), 0, "serve stops cleanly on SIGTERM");
     if (dropDb) await dropDb();
   });
 
@@ -725,17 +680,13 @@ describe("stockroom CLI", () => {
       worker.stdout.on("data", (d) => (output += d));
       worker.stderr.on("data", (d) => (output += d));
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
         worker.stdout.on("data", () => {
-          if (output.includes('"msg":"worker started"')) {
-            clearTimeout(timer);
-            resolve();
-          }
+          if (output.includes('"msg":"worker started"')) resolve();
         });
         worker.once("exit", (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
       });
       worker.removeAllListeners("exit");
-      assert.equal(await stop(worker), 0);
+      assert.equal(await stopChildServer(worker), 0);
     } finally {
       await cleanup();
     }

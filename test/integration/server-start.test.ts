@@ -1,54 +1,22 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-}
+import { type ChildServer, freePort, startChildServer, stopChildServer } from "../helpers/child-server.ts";
 
 /**
  * What `npm start` runs (its prestart step compiles dist/ once, in `before`; then `node
  * dist/server.mjs`), started directly so the test sees the service's own exit code, with only
  * DATA_DIR and PORT set.
  */
-async function startServer(dataDir: string, port: number): Promise<Started> {
+function startServer(dataDir: string, port: number): Promise<ChildServer> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
   for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "BOOTSTRAP", "WORKERS", "TEST_DATABASE_URL"])
     delete env[name];
-  const child = spawn(process.execPath, ["dist/server.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  child.stderr?.on("data", (d) => (out += d));
-  const deadline = Date.now() + 90_000;
-  while (!out.includes("listening at")) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${out}`);
-    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await new Promise((r) => setTimeout(r, 50));
-  return { child, output: () => out };
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  child.kill(signal);
-  return exited;
+  return startChildServer(["dist/server.mjs"], { env });
 }
 
 describe("npm start on a fresh machine", () => {
@@ -127,7 +95,7 @@ describe("npm start on a fresh machine", () => {
       assert.equal(stylesheet.status, 200);
       assert.match(await stylesheet.text(), /\{/);
     } finally {
-      assert.equal(await stop(first.child, "SIGTERM"), 0, "SIGTERM exits 0");
+      assert.equal(await stopChildServer(first.child, "SIGTERM"), 0, "SIGTERM exits 0");
     }
 
     // Same data directory: nothing new is created or printed, and the old key still works.
@@ -137,7 +105,7 @@ describe("npm start on a fresh machine", () => {
       const stores = await fetch(`${base}/v2/whoami`);
       assert.equal(stores.status, 401);
     } finally {
-      assert.equal(await stop(second.child, "SIGINT"), 0, "SIGINT exits 0");
+      assert.equal(await stopChildServer(second.child, "SIGINT"), 0, "SIGINT exits 0");
     }
   });
 
