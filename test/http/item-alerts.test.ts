@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type MovementInput, recordStockMovements } from "../../src/domain/stock/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { trackedVariants, type Variant } from "../helpers/factories.ts";
+import { recordTestMovements } from "../helpers/stock.ts";
 
 /**
  * Item alert rules (admin GET/PUT /alert_rules) and the item.* events: fired once per crossing, from
@@ -28,22 +30,13 @@ describe("item alerts", () => {
   let store: TestStore;
   let other: TestStore;
   let variants: any[];
+  let tracked: Variant[];
   let locations: any[];
   let seen = 0;
   let subject = 1;
 
-  const move = async (target: TestStore, movements: MovementInput[]) => {
-    const ctx = t.runtime.ctx;
-    await ctx.db.transaction().execute((trx) =>
-      recordStockMovements(ctx, trx, {
-        storeId: target.id,
-        subjectType: "stock_adjustment",
-        subjectId: subject++,
-        reference: "stockroom://stock_adjustments/test",
-        movements,
-      }),
-    );
-  };
+  const move = (target: TestStore, movements: MovementInput[]) =>
+    recordTestMovements(t, target.id, subject++, movements, "stockroom://stock_adjustments/test");
   const platform = async (target: TestStore, changes: unknown[]) => {
     const res = await t.admin.post(`/admin/stores/${target.id}/platform/inventory`, { changes });
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -63,13 +56,13 @@ describe("item alerts", () => {
     return rows;
   };
   const names = (rows: any[]) => rows.map((r) => [r.name, r.data.on_hand, r.data.threshold]);
-  const tracked = (i: number) => variants.filter((v) => v.inventory_tracked)[i];
 
   before(async () => {
     t = await startTestApp();
     store = await t.createStore({ seed: "demo" });
     other = await t.createStore({ seed: "demo" });
     variants = (await store.api.get("/v2/variants?limit=250")).body.data;
+    tracked = await trackedVariants(store.api);
     locations = (await store.api.get("/v2/locations")).body.data;
   });
   after(() => t.close());
@@ -78,7 +71,7 @@ describe("item alerts", () => {
     const res = await t.admin.get(`/admin/stores/${store.id}/alert_rules`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { data: { low_stock_threshold: null, items: [] } });
-    const v = tracked(0);
+    const v = tracked[0];
     const level = (
       await store.api.get(
         `/v2/inventory_levels?inventory_item_id=${v.inventory_item_id}&location_id=${locations[0].id}`,
@@ -98,7 +91,7 @@ describe("item alerts", () => {
   });
 
   test("PUT alert_rules refuses unknown items, foreign locations and duplicates, and changes nothing", async () => {
-    const v = tracked(1);
+    const v = tracked[1];
     const foreignItem = (await other.api.get("/v2/variants?limit=1")).body.data[0].inventory_item_id;
     const foreignLocation = (await other.api.get("/v2/locations")).body.data[0].id;
     const res = await t.admin.put(`/admin/stores/${store.id}/alert_rules`, {
@@ -139,7 +132,7 @@ describe("item alerts", () => {
   });
 
   test("each crossing fires once, in each direction the rules define, from movements and platform changes", async () => {
-    const v = tracked(2);
+    const v = tracked[2];
     const [a, b] = locations.map((l) => l.id);
     const put = await t.admin.put(`/admin/stores/${store.id}/alert_rules`, {
       low_stock_threshold: 10,
@@ -240,7 +233,7 @@ describe("item alerts", () => {
   });
 
   test("a location's own rule wins over the item's all-locations rule", async () => {
-    const v = tracked(2);
+    const v = tracked[2];
     const b = locations[1].id;
     await platform(store, [{ inventory_item_id: v.inventory_item_id, location_id: b, set: 30 }]);
     await newEvents();
@@ -266,7 +259,7 @@ describe("item alerts", () => {
     ]);
     assert.deepEqual(await newEvents(), []);
 
-    const v = tracked(3);
+    const v = tracked[3];
     await platform(store, [{ inventory_item_id: v.inventory_item_id, location_id: a, set: 12 }]);
     await newEvents();
     const ctx = t.runtime.ctx;

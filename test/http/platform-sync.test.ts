@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type ManualClock, systemClock } from "../../src/clock.ts";
-import { type MovementInput, platformSyncOf, recordStockMovements } from "../../src/domain/stock/index.ts";
+import { type MovementInput, platformSyncOf } from "../../src/domain/stock/index.ts";
 import type { PeriodicTask } from "../../src/jobs/worker.ts";
 import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
 import { allModules } from "../../src/modules/index.ts";
@@ -12,6 +12,8 @@ import { connectorForStore } from "../../src/platform/registry.ts";
 import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { SYNC_SCAN_TASK } from "../../src/platform/sync-jobs.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { trackedVariants, type Variant } from "../helpers/factories.ts";
+import { mirrorLevelRow, platformLevelRow, recordTestMovements } from "../helpers/stock.ts";
 
 /**
  * The platform loop on the simulated platform: admin controls, the mirror sync (platform changes reach
@@ -27,42 +29,22 @@ describe("platform sync", () => {
   let clock: ManualClock;
   let store: TestStore;
   let variants: any[];
+  let tracked: Variant[];
   let locationIds: number[];
   let hiddenLocationId: number;
   let subjectCounter = 100;
   /** This app's push fault injection (a test sets afterPush and clears it). */
   const pushHooks: PushHooks = { afterPush: null };
 
-  const level = async (itemId: number, locationId: number) => {
-    const res = await store.api.get(
-      `/v2/inventory_levels?inventory_item_id=${itemId}&location_id=${locationId}`,
-    );
-    assert.equal(res.status, 200);
-    return res.body.data[0];
-  };
-  const platformLevel = async (itemId: number, locationId: number) => {
-    const res = await t.admin.get(
-      `/admin/stores/${store.id}/platform/inventory?inventory_item_id=${itemId}&location_id=${locationId}`,
-    );
-    assert.equal(res.status, 200);
-    return res.body.data[0];
-  };
+  const level = (itemId: number, locationId: number) => mirrorLevelRow(store.api, itemId, locationId);
+  const platformLevel = (itemId: number, locationId: number) =>
+    platformLevelRow(t, store.id, itemId, locationId);
   const move = async (movements: MovementInput[], subjectId = ++subjectCounter) => {
-    const ctx = t.runtime.ctx;
-    await ctx.db.transaction().execute((trx) =>
-      recordStockMovements(ctx, trx, {
-        storeId: store.id,
-        subjectType: "stock_adjustment",
-        subjectId,
-        reference: `stockroom://stock_adjustments/${subjectId}`,
-        movements,
-      }),
-    );
+    await recordTestMovements(t, store.id, subjectId, movements);
     return subjectId;
   };
   const syncOf = async (subjectId: number) =>
     (await platformSyncOf(t.runtime.ctx.db, store.id, "stock_adjustment", [subjectId])).get(subjectId)!;
-  const tracked = (i: number) => variants.filter((v) => v.inventory_tracked)[i];
 
   before(async () => {
     t = await startTestApp({
@@ -71,6 +53,7 @@ describe("platform sync", () => {
     clock = t.clock as ManualClock;
     store = await t.createStore({ seed: "demo" });
     variants = (await store.api.get("/v2/variants?limit=250")).body.data;
+    tracked = await trackedVariants(store.api);
     const locations = (await t.admin.get(`/admin/stores/${store.id}/locations`)).body.data;
     locationIds = locations.filter((l: any) => !l.hidden).map((l: any) => l.id);
     hiddenLocationId = locations.find((l: any) => l.hidden).id;
@@ -158,7 +141,7 @@ describe("platform sync", () => {
   });
 
   test("POST platform/inventory sets and adjusts platform-side quantities; a sale reaches the mirror", async () => {
-    const v = tracked(0);
+    const v = tracked[0];
     const loc = locationIds[0];
     const start = await platformLevel(v.inventory_item_id, loc);
     assert.equal((await level(v.inventory_item_id, loc)).available, start.available);
@@ -204,7 +187,7 @@ describe("platform sync", () => {
   test("POST platform/inventory refuses unknown items, foreign locations and ambiguous changes", async () => {
     const other = await t.createStore({ seed: "empty" });
     const foreignLocation = (await t.admin.get(`/admin/stores/${other.id}/locations`)).body.data[0].id;
-    const v = tracked(1);
+    const v = tracked[1];
     const before = await platformLevel(v.inventory_item_id, locationIds[0]);
     const cases: Array<[unknown, string, string]> = [
       [
@@ -243,7 +226,7 @@ describe("platform sync", () => {
   });
 
   test("a movement shows in the mirror at once, reaches the platform once, and the record ends synced", async () => {
-    const v = tracked(2);
+    const v = tracked[2];
     const loc = locationIds[1];
     const start = await platformLevel(v.inventory_item_id, loc);
     const subject = await move([
@@ -291,7 +274,7 @@ describe("platform sync", () => {
   });
 
   test("a pushed unit cost is the item's: the feed reports the cost, not the variant, and a sync applies it", async () => {
-    const v = tracked(4);
+    const v = tracked[4];
     const loc = locationIds[0];
     await syncCatalog(t.runtime.ctx, store.id);
     const before = (await store.api.get(`/v2/variants/${v.id}`)).body.data;
@@ -339,7 +322,7 @@ describe("platform sync", () => {
   });
 
   test("mirror = platform report + unacknowledged movements, whatever the order", async () => {
-    const v = tracked(3);
+    const v = tracked[3];
     const loc = locationIds[0];
     const start = (await level(v.inventory_item_id, loc)).available;
     await move([
@@ -357,7 +340,7 @@ describe("platform sync", () => {
   });
 
   test("a push under `down` faults is retried on the contract decisions on platform sync schedule and ends synced", async () => {
-    const v = tracked(4);
+    const v = tracked[4];
     const loc = locationIds[0];
     const start = await platformLevel(v.inventory_item_id, loc);
     const faults = await t.admin.post(`/admin/stores/${store.id}/platform/faults`, {
@@ -395,7 +378,7 @@ describe("platform sync", () => {
   });
 
   test("a push under `reject` ends failed with the error; the admin sees it and can retry it", async () => {
-    const v = tracked(5);
+    const v = tracked[5];
     const loc = locationIds[1];
     const start = await platformLevel(v.inventory_item_id, loc);
     await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "reject", count: 1 });
@@ -465,7 +448,7 @@ describe("platform sync", () => {
   });
 
   test("after 6 failed attempts the record is failed", async () => {
-    const v = tracked(6);
+    const v = tracked[6];
     const loc = locationIds[0];
     await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "down" });
     const subject = await move([
@@ -489,7 +472,7 @@ describe("platform sync", () => {
   });
 
   test("a worker dying between push and acknowledgement never moves platform stock twice", async () => {
-    const v = tracked(7);
+    const v = tracked[7];
     const loc = locationIds[1];
     const start = await platformLevel(v.inventory_item_id, loc);
     let crashes = 0;
@@ -523,7 +506,7 @@ describe("platform sync", () => {
 
   test("a record's movements reach the platform as few documents as fit; a crash between them moves nothing twice", async () => {
     const ctx = t.runtime.ctx;
-    const items = [tracked(9), tracked(10), tracked(11)].map((v) => v.inventory_item_id);
+    const items = [tracked[9], tracked[10], tracked[11]].map((v) => v.inventory_item_id);
     const loc = locationIds[0];
     const starts = await Promise.all(items.map((item) => platformLevel(item, loc)));
     const pushKeys = async () =>
@@ -576,7 +559,7 @@ describe("platform sync", () => {
 
   test("a push job queued before grouping still pushes one movement per document, under its key", async () => {
     const ctx = t.runtime.ctx;
-    const v = tracked(12);
+    const v = tracked[12];
     const loc = locationIds[1];
     const start = await platformLevel(v.inventory_item_id, loc);
     const subject = ++subjectCounter;
@@ -633,7 +616,7 @@ describe("platform sync", () => {
   });
 
   test("the platform honours idempotency keys: the same key twice moves stock once", async () => {
-    const v = tracked(8);
+    const v = tracked[8];
     const loc = locationIds[0];
     const start = await platformLevel(v.inventory_item_id, loc);
     const connector = await connectorForStore(t.runtime.ctx, t.runtime.ctx.db, store.id);
@@ -705,7 +688,7 @@ describe("platform sync", () => {
   });
 
   test("the periodic scan queues a sync for a store whose platform changed", async () => {
-    const v = tracked(9);
+    const v = tracked[9];
     const loc = locationIds[0];
     const start = (await level(v.inventory_item_id, loc)).available;
     await changeSimInventory(t.runtime.ctx.db, clock, store.id, [
