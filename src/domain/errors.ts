@@ -45,6 +45,9 @@ const DEFAULT_STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
+/** Every error `code` the API answers with (the contract's list), for the OpenAPI document. */
+export const ERROR_CODES = Object.keys(DEFAULT_STATUS) as readonly ErrorCode[];
+
 /**
  * The one error type of the service. Domain code throws it; one mapper (http/plugins/errors.ts)
  * turns it into the contract's envelope. Anything else that escapes becomes a 500 without internals.

@@ -349,3 +349,52 @@ describe("OpenAPI new lines", () => {
     );
   });
 });
+
+describe("OpenAPI closed lists", () => {
+  test("error codes, scopes and event names are enums of the contract's lists", async () => {
+    const error = operation("get", "/v2/whoami").responses["404"].content["application/json"].schema;
+    assert.deepEqual(error.properties.error.properties.code.enum, [
+      "bad_request",
+      "idempotency_key_required",
+      "invalid_cursor",
+      "invalid_filter",
+      "unauthorized",
+      "feature_not_enabled",
+      "insufficient_scope",
+      "not_found",
+      "idempotency_key_reused",
+      "idempotency_in_progress",
+      "validation_failed",
+      "invalid_transition",
+      "limit_reached",
+      "webhook_not_active",
+      "merge_network_blocked",
+      "rate_limited",
+      "internal_error",
+    ]);
+    const whoami = operation("get", "/v2/whoami").responses["200"].content["application/json"].schema;
+    assert.deepEqual(whoami.properties.key.properties.scopes.items.enum, [
+      "read",
+      "write:purchase_orders",
+      "write:suppliers",
+      "write:inventory",
+      "write:manufacturing",
+      "webhooks",
+    ]);
+    const webhook = operation("get", "/v2/webhooks/{id}").responses["200"].content["application/json"].schema;
+    const events = webhook.properties.data.properties.events.items.enum;
+    assert.equal(events.length, 25);
+    assert.ok(events.includes("purchase_order.receipt_recorded") && events.includes("*"));
+    const delivery = operation("get", "/v2/webhooks/{id}/deliveries").responses["200"].content[
+      "application/json"
+    ].schema.properties.data.items;
+    assert.ok(delivery.properties.event.enum.includes("webhook.test"));
+    // The answers still carry them.
+    const store = await t.createStore();
+    const me = await store.api.get("/v2/whoami");
+    assert.equal(me.status, 200);
+    assert.ok(me.body.key.scopes.includes("webhooks"));
+    const missing = await store.api.get("/v2/suppliers/999999");
+    assert.equal(missing.body.error.code, "not_found");
+  });
+});

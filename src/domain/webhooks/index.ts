@@ -4,7 +4,7 @@
  * per-process runtime. Routes, the admin API and the module wiring import from here only.
  */
 
-export { RETENTION_MS } from "./catalogue.ts";
+export { ALL_EVENTS, EVENT_CATALOGUE, RETENTION_MS } from "./catalogue.ts";
 export { deliveryJobHandlers } from "./job-handlers.ts";
 export { presentDelivery, presentWebhook, type Webhook } from "./presenter.ts";
 export { routeEmittedEvent } from "./routing.ts";

@@ -3,9 +3,11 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context.ts";
 import {
+  ALL_EVENTS,
   checkWebhookUrl,
   createWebhook,
   deleteWebhook,
+  EVENT_CATALOGUE,
   getWebhook,
   listDeliveries,
   listWebhooks,
@@ -22,6 +24,7 @@ import {
   DataOf,
   Id,
   Nullable,
+  OneOf,
   Page,
   PagingQuery,
   Timestamp,
@@ -32,7 +35,7 @@ export const WebhookSchema = Type.Object({
   id: Type.Integer(),
   url: Type.String(),
   description: Nullable(Type.String()),
-  events: Type.Array(Type.String()),
+  events: Type.Array(OneOf([...EVENT_CATALOGUE, ALL_EVENTS])),
   status: Type.Union([Type.Literal("active"), Type.Literal("paused"), Type.Literal("disabled")]),
   api_version: Type.Integer(),
   consecutive_failures: Type.Integer(),
@@ -50,7 +53,7 @@ export const DeliverySchema = Type.Object({
   id: Type.Integer(),
   webhook_id: Type.Integer(),
   event_id: Type.String(),
-  event: Type.String(),
+  event: OneOf(EVENT_CATALOGUE),
   attempt: Type.Integer(),
   status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
   status_code: Nullable(Type.Integer()),

@@ -1,8 +1,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { SCOPES } from "../../domain/scopes.ts";
 import { principalOf } from "../plugins/auth.ts";
-import { commonErrorResponses, Nullable, Timestamp } from "../schemas/common.ts";
+import { commonErrorResponses, Nullable, OneOf, Timestamp } from "../schemas/common.ts";
 
 const Whoami = Type.Object({
   shop: Type.Object({
@@ -16,7 +17,7 @@ const Whoami = Type.Object({
     id: Type.Integer(),
     name: Type.String(),
     prefix: Type.String(),
-    scopes: Type.Array(Type.String()),
+    scopes: Type.Array(OneOf(SCOPES)),
     expires_at: Nullable(Timestamp),
   }),
   api_version: Type.String(),

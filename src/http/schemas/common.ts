@@ -1,4 +1,5 @@
 import { type Static, type TProperties, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+import { ERROR_CODES } from "../../domain/errors.ts";
 
 /**
  * Building blocks shared by every route schema. One schema per shape gives validation, serialization,
@@ -38,9 +39,17 @@ export const MoneyInput = Type.Unsafe<number | string>({
 /** Money on output: always a decimal string. */
 export const Money = Type.String({ description: "Decimal amount", examples: ["12.50"] });
 
+/**
+ * A response string from a closed list: the document names the values a client can meet (typed as a
+ * plain string, so presenters need no narrowing; serialization ignores `enum`).
+ */
+export function OneOf(values: readonly string[]) {
+  return Type.Unsafe<string>({ type: "string", enum: [...values] });
+}
+
 export const ErrorBody = Type.Object({
   error: Type.Object({
-    code: Type.String(),
+    code: OneOf(ERROR_CODES),
     message: Type.String(),
     details: Type.Optional(
       Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
