@@ -4,6 +4,7 @@
  * platform's levels, and the events a subject emitted.
  */
 import assert from "node:assert/strict";
+import { emit } from "../../src/events/outbox.ts";
 import type { Client, TestApp } from "./app.ts";
 import { expectStatus } from "./assertions.ts";
 
@@ -159,4 +160,24 @@ export async function insertFixtureVariants(t: TestApp, storeId: number, itemIds
       })),
     )
     .execute();
+}
+
+/**
+ * Emits one event as a module would (in its own transaction), for tests of what consumes events; the
+ * subject type is the name's first part, the data defaults to `{ id: subjectId }`.
+ */
+export async function emitTestEvent(
+  t: TestApp,
+  storeId: number,
+  name: string,
+  subjectId = 1,
+  data: object = { id: subjectId },
+  extra?: Record<string, unknown>,
+) {
+  const ctx = t.runtime.ctx;
+  return ctx.db
+    .transaction()
+    .execute((trx) =>
+      emit(ctx, trx, { storeId, name, subjectType: name.split(".")[0], subjectId, data, extra }),
+    );
 }

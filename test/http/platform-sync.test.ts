@@ -28,7 +28,6 @@ describe("platform sync", () => {
   let t: TestApp;
   let clock: ManualClock;
   let store: TestStore;
-  let variants: any[];
   let tracked: Variant[];
   let locationIds: number[];
   let hiddenLocationId: number;
@@ -52,7 +51,6 @@ describe("platform sync", () => {
     });
     clock = t.clock as ManualClock;
     store = await t.createStore({ seed: "demo" });
-    variants = (await store.api.get("/v2/variants?limit=250")).body.data;
     tracked = await trackedVariants(store.api);
     const locations = (await t.admin.get(`/admin/stores/${store.id}/locations`)).body.data;
     locationIds = locations.filter((l: any) => !l.hidden).map((l: any) => l.id);

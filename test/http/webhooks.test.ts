@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
-import { emit } from "../../src/events/outbox.ts";
 import { foundationModule } from "../../src/modules/foundation.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { emitTestEvent } from "../helpers/factories.ts";
 
 const WEBHOOK_KEYS = [
   "api_version",
@@ -62,13 +62,6 @@ describe("webhooks API", () => {
     const res = await s.api.post("/v2/webhooks", body);
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.data;
-  }
-
-  async function emitEvent(storeId: number, name: string, subjectId = 1, data: object = { id: subjectId }) {
-    const ctx = t.runtime.ctx;
-    return ctx.db
-      .transaction()
-      .execute((trx) => emit(ctx, trx, { storeId, name, subjectType: name.split(".")[0], subjectId, data }));
   }
 
   test("POST creates an endpoint and returns the secret once; GET and list never show it", async () => {
@@ -314,7 +307,7 @@ describe("webhooks API", () => {
     assert.equal(still.body.data.status, "active");
     assert.deepEqual((await store.api.get("/v2/webhooks")).body.data, []);
     // Events of one store never reach another store's endpoints.
-    await emitEvent(store.id, "supplier.created");
+    await emitTestEvent(t, store.id, "supplier.created");
     await t.drain();
     const theirLog = await other.api.get(`/v2/webhooks/${theirs.id}/deliveries`);
     assert.deepEqual(theirLog.body.data, []);
@@ -324,10 +317,10 @@ describe("webhooks API", () => {
   test("deliveries: one row per attempt, newest first, paged, filtered by status and event_id", async () => {
     const s = await t.createStore();
     const hook = await create(s, { url: DEAD_URL, events: ["supplier.created", "supplier.archived"] });
-    const first = await emitEvent(s.id, "supplier.created", 1);
+    const first = await emitTestEvent(t, s.id, "supplier.created", 1);
     await t.drain();
     clock.advance(10);
-    const second = await emitEvent(s.id, "supplier.archived", 1);
+    const second = await emitTestEvent(t, s.id, "supplier.archived", 1);
     await t.drain();
     // Both first attempts failed (nothing listens); a minute later each is tried again.
     clock.advance(60_000);
@@ -403,8 +396,8 @@ describe("webhooks API", () => {
   test("redeliver and test: validation, 404s, and the 202 bodies", async () => {
     const s = await t.createStore();
     const hook = await create(s, { url: DEAD_URL, events: ["supplier.created"] });
-    const event = await emitEvent(s.id, "supplier.created", 5);
-    const unsubscribed = await emitEvent(s.id, "supplier.archived", 5);
+    const event = await emitTestEvent(t, s.id, "supplier.created", 5);
+    const unsubscribed = await emitTestEvent(t, s.id, "supplier.archived", 5);
     await t.drain();
     const [delivery] = (await s.api.get(`/v2/webhooks/${hook.id}/deliveries`)).body.data;
 
@@ -430,7 +423,7 @@ describe("webhooks API", () => {
     });
     assert.equal(notSubscribed.status, 422);
     assert.equal(notSubscribed.body.error.details[0].code, "not_subscribed");
-    const otherStoreEvent = await emitEvent(other.id, "supplier.created", 5);
+    const otherStoreEvent = await emitTestEvent(t, other.id, "supplier.created", 5);
     const foreign = await s.api.post(`/v2/webhooks/${hook.id}/redeliver`, { event_id: otherStoreEvent.id });
     assert.equal(foreign.status, 422);
     const noDelivery = await s.api.post(`/v2/webhooks/${hook.id}/deliveries/999999/redeliver`);

@@ -17,11 +17,11 @@ import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { ManualClock } from "../../src/clock.ts";
 import { DEFAULT_RETRY_SCHEDULE } from "../../src/domain/webhooks/retry-schedule.ts";
-import { emit } from "../../src/events/outbox.ts";
 import { foundationModule } from "../../src/modules/foundation.ts";
 import { suppliersModule } from "../../src/modules/suppliers.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { emitTestEvent } from "../helpers/factories.ts";
 import { makePki, type Pki } from "../helpers/pki.ts";
 
 // --- A test CA, a receiver, and a verifier written here (not the service's own) -----------------
@@ -150,21 +150,6 @@ describe("webhook delivery", () => {
     return res.body.data as { id: number; secret: string };
   }
 
-  async function emitEvent(
-    storeId: number,
-    name: string,
-    subjectId: number,
-    data: object,
-    extra?: Record<string, unknown>,
-  ) {
-    const ctx = t.runtime.ctx;
-    return ctx.db
-      .transaction()
-      .execute((trx) =>
-        emit(ctx, trx, { storeId, name, subjectType: name.split(".")[0], subjectId, data, extra }),
-      );
-  }
-
   async function deliveries(s: TestStore, webhookId: number, query = "") {
     const res = await s.api.get(`/v2/webhooks/${webhookId}/deliveries${query}`);
     assert.equal(res.status, 200);
@@ -192,8 +177,8 @@ describe("webhook delivery", () => {
       await hook(s, "/c", ["purchase_order.created"]);
       d = await hook(s, "/d", ["*"]);
       await s.api.patch(`/v2/webhooks/${d.id}`, { status: "paused" });
-      created = await emitEvent(s.id, "supplier.created", 7, supplier);
-      recorded = await emitEvent(s.id, "purchase_order.receipt_recorded", 3, order, { receipt });
+      created = await emitTestEvent(t, s.id, "supplier.created", 7, supplier);
+      recorded = await emitTestEvent(t, s.id, "purchase_order.receipt_recorded", 3, order, { receipt });
       await t.drain();
     });
 
@@ -305,7 +290,7 @@ describe("webhook delivery", () => {
       await hook(s, "/error", ["supplier.created"]),
     ];
     const before = receiver.at("/a").length;
-    await emitEvent(s.id, "supplier.created", 1, { id: 1 });
+    await emitTestEvent(t, s.id, "supplier.created", 1, { id: 1 });
     await t.drain();
     const rows = await Promise.all(hooks.map(async (h) => (await deliveries(s, h.id))[0]));
     assert.deepEqual(
@@ -345,7 +330,7 @@ describe("webhook delivery", () => {
       s = await t.createStore();
       receiver.respond = (path) => (path === p ? { status: 500 } : { status: 204 });
       h = await hook(s, p, ["supplier.created"]);
-      event = await emitEvent(s.id, "supplier.created", 9, { id: 9, name: "Retry Ltd" });
+      event = await emitTestEvent(t, s.id, "supplier.created", 9, { id: 9, name: "Retry Ltd" });
       await t.drain();
       firstAttempts = receiver.at(p).length;
       firstBody = receiver.at(p)[0]?.raw;
@@ -416,7 +401,7 @@ describe("webhook delivery", () => {
     });
 
     test("disabled: new events are not delivered; test and redeliver are refused", async () => {
-      await emitEvent(s.id, "supplier.created", 10, { id: 10 });
+      await emitTestEvent(t, s.id, "supplier.created", 10, { id: 10 });
       await t.drain();
       assert.equal(receiver.at(p).length, 9);
       const refused = await s.api.post(`/v2/webhooks/${h.id}/test`);
@@ -432,7 +417,7 @@ describe("webhook delivery", () => {
       assert.equal(enabled.body.data.status, "active");
       assert.equal(enabled.body.data.consecutive_failures, 0);
       assert.equal(enabled.body.data.disabled_at, null);
-      await emitEvent(s.id, "supplier.created", 11, { id: 11 });
+      await emitTestEvent(t, s.id, "supplier.created", 11, { id: 11 });
       await t.drain();
       assert.equal(receiver.at(p).length, 10);
       assert.equal(
@@ -446,13 +431,13 @@ describe("webhook delivery", () => {
     const s = await t.createStore();
     const p = "/fold";
     await hook(s, p, ["supplier.updated", "supplier.archived"]);
-    await emitEvent(s.id, "supplier.updated", 7, { id: 7, name: "v1" });
+    await emitTestEvent(t, s.id, "supplier.updated", 7, { id: 7, name: "v1" });
     clock.advance(1000);
     await t.drain();
-    await emitEvent(s.id, "supplier.updated", 7, { id: 7, name: "v2" });
-    await emitEvent(s.id, "supplier.updated", 8, { id: 8, name: "other record" });
+    await emitTestEvent(t, s.id, "supplier.updated", 7, { id: 7, name: "v2" });
+    await emitTestEvent(t, s.id, "supplier.updated", 8, { id: 8, name: "other record" });
     clock.advance(1000);
-    const latest = await emitEvent(s.id, "supplier.updated", 7, { id: 7, name: "v3" });
+    const latest = await emitTestEvent(t, s.id, "supplier.updated", 7, { id: 7, name: "v3" });
     await t.drain();
     clock.advance(2999);
     await t.drain();
@@ -470,15 +455,15 @@ describe("webhook delivery", () => {
     assert.equal(receiver.at(p).filter((r) => r.json.data.id === 8).length, 1);
 
     // Lifecycle events never fold.
-    await emitEvent(s.id, "supplier.archived", 7, { id: 7, archived: true });
-    await emitEvent(s.id, "supplier.archived", 7, { id: 7, archived: true });
+    await emitTestEvent(t, s.id, "supplier.archived", 7, { id: 7, archived: true });
+    await emitTestEvent(t, s.id, "supplier.archived", 7, { id: 7, archived: true });
     await t.drain();
     assert.equal(receiver.at(p).filter((r) => r.json.event === "supplier.archived").length, 2);
 
     // A record changing all the time is still delivered every five seconds, not postponed forever.
     const start = receiver.at(p).length;
     for (let i = 0; i < 6; i++) {
-      await emitEvent(s.id, "supplier.updated", 9, { id: 9, name: `n${i}` });
+      await emitTestEvent(t, s.id, "supplier.updated", 9, { id: 9, name: `n${i}` });
       clock.advance(2000);
       await t.drain();
     }
@@ -522,18 +507,18 @@ describe("webhook delivery", () => {
     const p = "/redeliver";
     let s: TestStore;
     let h: { id: number; secret: string };
-    let early: Awaited<ReturnType<typeof emitEvent>>;
-    let e1: Awaited<ReturnType<typeof emitEvent>>;
-    let e2: Awaited<ReturnType<typeof emitEvent>>;
+    let early: Awaited<ReturnType<typeof emitTestEvent>>;
+    let e1: Awaited<ReturnType<typeof emitTestEvent>>;
+    let e2: Awaited<ReturnType<typeof emitTestEvent>>;
     let tested: HttpResult;
     before(async () => {
       s = await t.createStore();
       h = await hook(s, p, ["supplier.created", "supplier.archived"]);
-      early = await emitEvent(s.id, "supplier.created", 1, { id: 1 });
+      early = await emitTestEvent(t, s.id, "supplier.created", 1, { id: 1 });
       clock.advance(60_000);
-      e1 = await emitEvent(s.id, "supplier.created", 2, { id: 2 });
+      e1 = await emitTestEvent(t, s.id, "supplier.created", 2, { id: 2 });
       clock.advance(1000);
-      e2 = await emitEvent(s.id, "supplier.archived", 2, { id: 2, archived: true });
+      e2 = await emitTestEvent(t, s.id, "supplier.archived", 2, { id: 2, archived: true });
       await t.drain();
       tested = await s.api.post(`/v2/webhooks/${h.id}/test`);
       await t.drain();
@@ -638,7 +623,7 @@ describe("webhook delivery", () => {
     const s = await t.createStore();
     const p = "/killed";
     await hook(s, p, ["supplier.created"]);
-    const event = await emitEvent(s.id, "supplier.created", 1, { id: 1 });
+    const event = await emitTestEvent(t, s.id, "supplier.created", 1, { id: 1 });
     const ctx = t.runtime.ctx;
     const claimed = await ctx.jobs.claim(ctx.db, "worker-that-dies", 10, ["webhooks.fanout"]);
     assert.equal(claimed.length, 1);
@@ -678,8 +663,8 @@ describe("webhook delivery", () => {
       await hook(quiet, "/quiet", ["supplier.created"]);
       emitted = [];
       for (let i = 0; i < 150; i++)
-        emitted.push((await emitEvent(busy.id, "supplier.created", i, { id: i })).id);
-      await emitEvent(quiet.id, "supplier.created", 1, { id: 1 });
+        emitted.push((await emitTestEvent(t, busy.id, "supplier.created", i, { id: i })).id);
+      await emitTestEvent(t, quiet.id, "supplier.created", 1, { id: 1 });
     });
 
     test("the busy store's events wait in its lane behind one lane job, not one job each", async () => {
@@ -745,7 +730,7 @@ describe("webhook delivery", () => {
     const busy = await busyStore();
     await hook(busy, p, ["supplier.created"]);
     const db = t.runtime.ctx.db;
-    const lost = await emitEvent(busy.id, "supplier.created", 999, { id: 999 });
+    const lost = await emitTestEvent(t, busy.id, "supplier.created", 999, { id: 999 });
     const ctx = t.runtime.ctx;
     assert.equal((await ctx.jobs.claim(ctx.db, "lane-worker-that-dies", 10, ["webhooks.lane"])).length, 1);
     await db
@@ -757,7 +742,7 @@ describe("webhook delivery", () => {
     assert.ok(!receiver.at(p).some((r) => r.json.id === lost.id));
     // Meanwhile another event arrives: its lane job finds the lane busy and waits for the lease to
     // end instead of spinning.
-    const later = await emitEvent(busy.id, "supplier.created", 1000, { id: 1000 });
+    const later = await emitTestEvent(t, busy.id, "supplier.created", 1000, { id: 1000 });
     assert.equal(await t.drain(), 1);
     clock.advance(5 * 60_000 + 1);
     await t.drain();
@@ -768,10 +753,10 @@ describe("webhook delivery", () => {
   test("events and delivery logs older than 30 days are purged", async () => {
     const s = await t.createStore();
     const h = await hook(s, "/retention", ["supplier.created"]);
-    const old = await emitEvent(s.id, "supplier.created", 1, { id: 1 });
+    const old = await emitTestEvent(t, s.id, "supplier.created", 1, { id: 1 });
     await t.drain();
     clock.advance(30 * 24 * 3600 * 1000 + 1000);
-    const fresh = await emitEvent(s.id, "supplier.created", 2, { id: 2 });
+    const fresh = await emitTestEvent(t, s.id, "supplier.created", 2, { id: 2 });
     await t.drain();
     await t.runtime.worker.runPeriodic("webhooks.retention");
     const rows = await deliveries(s, h.id);
@@ -886,16 +871,7 @@ describe("webhook address guard (WEBHOOK_ALLOW_PRIVATE=false)", () => {
     });
     assert.equal(created.status, 201);
     answers["rebind.test"] = ["127.0.0.1"];
-    const ctx = t.runtime.ctx;
-    await ctx.db.transaction().execute((trx) =>
-      emit(ctx, trx, {
-        storeId: store.id,
-        name: "supplier.created",
-        subjectType: "supplier",
-        subjectId: 1,
-        data: { id: 1 },
-      }),
-    );
+    await emitTestEvent(t, store.id, "supplier.created", 1, { id: 1 });
     await t.drain();
     assert.equal(receiver.connections, 0, "no connection was even opened");
     const log = await store.api.get(`/v2/webhooks/${created.body.data.id}/deliveries`);
