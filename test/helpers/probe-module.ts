@@ -20,6 +20,9 @@ export const probe = {
   holdMs: 0,
 };
 
+/** A body the probe's create route takes: a name and a quantity. */
+export const probeThing = (name = "widget", qty = 1) => ({ name, qty });
+
 const Thing = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

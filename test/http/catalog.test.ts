@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
-import { type Client, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { allPages } from "../helpers/paging.ts";
 
 /**
  * The read-only catalog mirror through HTTP on the demo store: every endpoint's exact shape, filters,
@@ -70,22 +71,6 @@ const LEVEL_FIELDS = [
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-async function all(api: Client, path: string): Promise<any[]> {
-  const rows: any[] = [];
-  let url = path;
-  for (;;) {
-    const res = await api.get(url);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    rows.push(...res.body.data);
-    if (!res.body.has_more) {
-      assert.equal(res.body.next_cursor, null);
-      return rows;
-    }
-    const sep = path.includes("?") ? "&" : "?";
-    url = `${path}${sep}cursor=${encodeURIComponent(res.body.next_cursor)}`;
-  }
-}
-
 describe("catalog mirror", () => {
   let t: TestApp;
   let clock: ManualClock;
@@ -100,8 +85,8 @@ describe("catalog mirror", () => {
     clock = t.clock as ManualClock;
     store = await t.createStore({ seed: "demo", currency: "USD" });
     other = await t.createStore({ seed: "demo", currency: "EUR" });
-    products = await all(store.api, "/v2/products?limit=250&include=variants");
-    variants = await all(store.api, "/v2/variants?limit=250");
+    products = await allPages(store.api, "/v2/products?limit=250&include=variants");
+    variants = await allPages(store.api, "/v2/variants?limit=250");
     adminLocations = (await t.admin.get(`/admin/stores/${store.id}/locations`)).body.data;
   });
   after(() => t.close());
@@ -172,15 +157,15 @@ describe("catalog mirror", () => {
     const archived = await store.api.get("/v2/products?status=archived");
     assert.ok(archived.body.data.length >= 1);
     for (const p of archived.body.data) assert.equal(p.status, "archived");
-    const active = await all(store.api, "/v2/products?status=active&limit=7");
+    const active = await allPages(store.api, "/v2/products?status=active&limit=7");
     assert.equal(active.length + drafts.body.data.length + archived.body.data.length, products.length);
 
-    const vendor = await all(store.api, "/v2/products?vendor=Roastery%20Row&limit=3");
+    const vendor = await allPages(store.api, "/v2/products?vendor=Roastery%20Row&limit=3");
     assert.ok(vendor.length >= 5);
     for (const p of vendor) assert.equal(p.vendor, "Roastery Row");
     assert.equal(vendor.length, products.filter((p) => p.vendor === "Roastery Row").length);
 
-    const paged = await all(store.api, "/v2/products?limit=4");
+    const paged = await allPages(store.api, "/v2/products?limit=4");
     assert.deepEqual(
       paged.map((p) => p.id),
       products.map((p) => p.id),
@@ -250,7 +235,7 @@ describe("catalog mirror", () => {
       byBarcode.body.data.map((v: any) => v.id),
       [tee.id],
     );
-    const byProduct = await all(store.api, `/v2/variants?product_id=${tee.product_id}&limit=2`);
+    const byProduct = await allPages(store.api, `/v2/variants?product_id=${tee.product_id}&limit=2`);
     assert.deepEqual(
       byProduct.map((v) => v.sku),
       ["TEE-S", "TEE-M", "TEE-L", "TEE-XL"],
@@ -288,7 +273,7 @@ describe("catalog mirror", () => {
   });
 
   test("GET /inventory_levels: one row per item per visible location, with filters", async () => {
-    const levels = await all(store.api, "/v2/inventory_levels?limit=250");
+    const levels = await allPages(store.api, "/v2/inventory_levels?limit=250");
     const visible = adminLocations.filter((l: any) => !l.hidden).map((l: any) => l.id);
     assert.equal(levels.length, variants.length * visible.length);
     assert.deepEqual(Object.keys(levels[0]).sort(), LEVEL_FIELDS);
@@ -311,7 +296,7 @@ describe("catalog mirror", () => {
     );
     assert.equal(byBoth.body.data.length, 1);
     assert.equal(byBoth.body.data[0].location_id, visible[1]);
-    const byLocation = await all(store.api, `/v2/inventory_levels?location_id=${visible[0]}&limit=100`);
+    const byLocation = await allPages(store.api, `/v2/inventory_levels?location_id=${visible[0]}&limit=100`);
     assert.equal(byLocation.length, variants.length);
     const hidden = adminLocations.find((l: any) => l.hidden);
     const atHidden = await store.api.get(`/v2/inventory_levels?location_id=${hidden.id}`);
@@ -359,10 +344,10 @@ describe("catalog mirror", () => {
   });
 
   test("another store's catalog is invisible", async () => {
-    const otherProducts = await all(other.api, "/v2/products?limit=250");
-    const otherVariants = await all(other.api, "/v2/variants?limit=250");
+    const otherProducts = await allPages(other.api, "/v2/products?limit=250");
+    const otherVariants = await allPages(other.api, "/v2/variants?limit=250");
     const otherLocations = (await other.api.get("/v2/locations")).body.data;
-    const otherLevels = await all(other.api, "/v2/inventory_levels?limit=250");
+    const otherLevels = await allPages(other.api, "/v2/inventory_levels?limit=250");
     const mine = new Set(products.map((p) => p.id));
     for (const p of otherProducts) assert.ok(!mine.has(p.id));
     for (const p of otherProducts.slice(0, 3)) {
@@ -378,7 +363,7 @@ describe("catalog mirror", () => {
       `/v2/inventory_levels?inventory_item_id=${otherLevels[0].inventory_item_id}`,
     );
     assert.deepEqual(levels.body.data, []);
-    const myLevels = await all(store.api, "/v2/inventory_levels?limit=250");
+    const myLevels = await allPages(store.api, "/v2/inventory_levels?limit=250");
     const otherItems = new Set(otherVariants.map((v) => v.inventory_item_id));
     for (const l of myLevels) assert.ok(!otherItems.has(l.inventory_item_id));
   });

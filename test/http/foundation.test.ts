@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import type { ManualClock } from "../../src/clock.ts";
 import { allModules } from "../../src/modules/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-import { probe, probeModule } from "../helpers/probe-module.ts";
+import { probe, probeModule, probeThing } from "../helpers/probe-module.ts";
 
 let t: TestApp;
 let store: TestStore;
@@ -17,8 +17,6 @@ before(async () => {
   other = await t.createStore();
 });
 after(() => t.close());
-
-const thing = (name = "widget", qty = 1) => ({ name, qty });
 
 describe("authentication and scopes", () => {
   test("every refusal answers its code in the envelope", async () => {
@@ -93,7 +91,7 @@ describe("authentication and scopes", () => {
   test("a key lacking the route's scope answers 403 insufficient_scope and writes nothing", async () => {
     const readOnly = await store.keyWithScopes(["read"]);
     const before = probe.handlerRuns;
-    const res = await readOnly.post("/v2/probe_things", thing());
+    const res = await readOnly.post("/v2/probe_things", probeThing());
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, "insufficient_scope");
     assert.equal(probe.handlerRuns, before);
@@ -238,7 +236,7 @@ describe("paging", () => {
 describe("idempotency", () => {
   test("a replay returns the stored response with Idempotent-Replayed and runs nothing", async () => {
     const headers = { "idempotency-key": "replay-1" };
-    const first = await store.api.post("/v2/probe_things", thing("replayed", 2), headers);
+    const first = await store.api.post("/v2/probe_things", probeThing("replayed", 2), headers);
     assert.equal(first.status, 201);
     const runs = probe.handlerRuns;
     const second = await store.api.post("/v2/probe_things", { qty: 2, name: "replayed" }, headers);
@@ -250,16 +248,16 @@ describe("idempotency", () => {
 
   test("the same key with another body is 409 idempotency_key_reused", async () => {
     const headers = { "idempotency-key": "reuse-1" };
-    await store.api.post("/v2/probe_things", thing("a"), headers);
-    const res = await store.api.post("/v2/probe_things", thing("b"), headers);
+    await store.api.post("/v2/probe_things", probeThing("a"), headers);
+    const res = await store.api.post("/v2/probe_things", probeThing("b"), headers);
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, "idempotency_key_reused");
   });
 
   test("keys are scoped to the API key: another key may use the same string", async () => {
     const otherKey = await store.keyWithScopes(["write:suppliers"]);
-    const a = await store.api.post("/v2/probe_things", thing("k"), { "idempotency-key": "scoped" });
-    const b = await otherKey.post("/v2/probe_things", thing("k"), { "idempotency-key": "scoped" });
+    const a = await store.api.post("/v2/probe_things", probeThing("k"), { "idempotency-key": "scoped" });
+    const b = await otherKey.post("/v2/probe_things", probeThing("k"), { "idempotency-key": "scoped" });
     assert.equal(a.status, 201);
     assert.equal(b.status, 201);
     assert.notEqual(a.body.data.id, b.body.data.id);
@@ -272,18 +270,20 @@ describe("idempotency", () => {
       { "idempotency-key": "schema-refused" },
     );
     assert.equal(refused.status, 422);
-    const fixed = await store.api.post("/v2/probe_things", thing("fixed"), {
+    const fixed = await store.api.post("/v2/probe_things", probeThing("fixed"), {
       "idempotency-key": "schema-refused",
     });
     assert.equal(fixed.status, 201);
   });
 
   test("keys over 255 characters are refused; 255 is fine", async () => {
-    const long = await store.api.post("/v2/probe_things", thing(), { "idempotency-key": "k".repeat(256) });
+    const long = await store.api.post("/v2/probe_things", probeThing(), {
+      "idempotency-key": "k".repeat(256),
+    });
     assert.equal(long.status, 400);
     assert.equal(long.body.error.code, "bad_request");
     assert.equal(
-      (await store.api.post("/v2/probe_things", thing(), { "idempotency-key": "k".repeat(255) })).status,
+      (await store.api.post("/v2/probe_things", probeThing(), { "idempotency-key": "k".repeat(255) })).status,
       201,
     );
   });
@@ -294,7 +294,7 @@ describe("idempotency", () => {
     try {
       const results = await Promise.all(
         Array.from({ length: 20 }, () =>
-          store.api.post("/v2/probe_things", thing("concurrent", 7), { "idempotency-key": "burst-1" }),
+          store.api.post("/v2/probe_things", probeThing("concurrent", 7), { "idempotency-key": "burst-1" }),
         ),
       );
       assert.equal(probe.handlerRuns - runs, 1);
@@ -337,26 +337,26 @@ describe("idempotency", () => {
         created_at: claimedAt,
       })
       .execute();
-    const early = await store.api.post("/v2/probe_things", thing(), { "idempotency-key": "crashed" });
+    const early = await store.api.post("/v2/probe_things", probeThing(), { "idempotency-key": "crashed" });
     assert.equal(early.status, 409);
     assert.ok(["idempotency_in_progress", "idempotency_key_reused"].includes(early.body.error.code));
     // A matching request hash: rewrite the claim to look like ours, then let it go stale.
     await db.deleteFrom("idempotency_keys").where("key", "=", "crashed").execute();
     probe.holdMs = 0;
-    const first = store.api.post("/v2/probe_things", thing("crash"), { "idempotency-key": "crashed-2" });
+    const first = store.api.post("/v2/probe_things", probeThing("crash"), { "idempotency-key": "crashed-2" });
     await first;
     await db
       .updateTable("idempotency_keys")
       .set({ state: "in_progress", status_code: null, response_body: null })
       .where("key", "=", "crashed-2")
       .execute();
-    const stillRunning = await store.api.post("/v2/probe_things", thing("crash"), {
+    const stillRunning = await store.api.post("/v2/probe_things", probeThing("crash"), {
       "idempotency-key": "crashed-2",
     });
     assert.equal(stillRunning.status, 409);
     assert.equal(stillRunning.body.error.code, "idempotency_in_progress");
     clock.advance(61_000);
-    const retried = await store.api.post("/v2/probe_things", thing("crash"), {
+    const retried = await store.api.post("/v2/probe_things", probeThing("crash"), {
       "idempotency-key": "crashed-2",
     });
     assert.equal(retried.status, 201);
@@ -365,9 +365,9 @@ describe("idempotency", () => {
 
   test("stored responses expire after 24 hours", async () => {
     const clock = t.clock as ManualClock;
-    const first = await store.api.post("/v2/probe_things", thing("day"), { "idempotency-key": "daily" });
+    const first = await store.api.post("/v2/probe_things", probeThing("day"), { "idempotency-key": "daily" });
     clock.advance(24 * 60 * 60 * 1000 + 1000);
-    const again = await store.api.post("/v2/probe_things", thing("day"), { "idempotency-key": "daily" });
+    const again = await store.api.post("/v2/probe_things", probeThing("day"), { "idempotency-key": "daily" });
     assert.equal(again.status, 201);
     assert.equal(again.headers["idempotent-replayed"], undefined);
     assert.notEqual(again.body.data.id, first.body.data.id);
@@ -381,12 +381,12 @@ describe("rate limits", () => {
       rate_limits: { per_key_per_minute: 120, per_store_per_minute: 300, writes_per_store_per_minute: 60 },
     });
     for (let i = 0; i < 60; i++) {
-      const res = await s.api.post("/v2/probe_things", thing(`w${i}`));
+      const res = await s.api.post("/v2/probe_things", probeThing(`w${i}`));
       assert.equal(res.status, 201, `write ${i + 1}`);
       assert.equal(res.headers["ratelimit-limit"] !== undefined, true);
     }
     const runs = probe.handlerRuns;
-    const refused = await s.api.post("/v2/probe_things", thing("w61"), { "idempotency-key": "limited" });
+    const refused = await s.api.post("/v2/probe_things", probeThing("w61"), { "idempotency-key": "limited" });
     assert.equal(refused.status, 429);
     assert.equal(refused.body.error.code, "rate_limited");
     assert.ok(Number(refused.headers["retry-after"]) >= 1);
@@ -412,7 +412,7 @@ describe("request log", () => {
   test("every /v2 request is recorded against its key and readable through the admin API", async () => {
     const res = await store.api.get("/v2/whoami", { "x-request-id": "trace-me-1" });
     assert.equal(res.headers["x-request-id"], "trace-me-1");
-    await store.api.post("/v2/probe_things", thing("logged"), { "idempotency-key": "log-key" });
+    await store.api.post("/v2/probe_things", probeThing("logged"), { "idempotency-key": "log-key" });
     const log = await t.admin.get(`/admin/stores/${store.id}/request_log?limit=250`);
     assert.equal(log.status, 200);
     const whoami = log.body.data.find((r: any) => r.request_id === "trace-me-1");
@@ -436,8 +436,8 @@ describe("request log", () => {
     const path = `/v2/whoami?x=${encodeURIComponent(awkward)}&y={1,2}`;
     const res = await store.api.get(path, { "x-request-id": "awkward-1" });
     assert.equal(res.status, 200);
-    await store.api.post("/v2/probe_things", thing("awkward"), { "idempotency-key": awkward });
-    await store.api.post("/v2/probe_things", thing("null-key"), { "idempotency-key": "NULL" });
+    await store.api.post("/v2/probe_things", probeThing("awkward"), { "idempotency-key": awkward });
+    await store.api.post("/v2/probe_things", probeThing("null-key"), { "idempotency-key": "NULL" });
     const log = (await t.admin.get(`/admin/stores/${store.id}/request_log?limit=250`)).body.data;
     assert.equal(
       decodeURIComponent(log.find((r: any) => r.request_id === "awkward-1").path),
@@ -457,7 +457,7 @@ describe("outbox and jobs", () => {
       .select(sql<number>`count(*)::int`.as("n"))
       .where("name", "=", "probe.created")
       .executeTakeFirstOrThrow();
-    await store.api.post("/v2/probe_things", thing("evented"));
+    await store.api.post("/v2/probe_things", probeThing("evented"));
     await store.api.post("/v2/probe_things", { name: "", qty: 1 });
     const afterCount = await db
       .selectFrom("events")
