@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
-import { recordStockMovements } from "../../src/domain/stock/index.ts";
 import { consoleModule } from "../../src/modules/console.ts";
 import { foundationModule } from "../../src/modules/foundation.ts";
 import { allModules } from "../../src/modules/index.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { recordTestMovements } from "../helpers/stock.ts";
 
 // Nothing listens on port 9 of loopback: every webhook attempt fails fast.
 const DEAD_URL = "https://hooks.test:9/receiver";
@@ -543,23 +543,14 @@ describe("console", () => {
       );
       const location = (await store.api.get("/v2/locations")).body.data[0];
       await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode: "reject", count: 1 });
-      const ctx = t.runtime.ctx;
-      await ctx.db.transaction().execute((trx) =>
-        recordStockMovements(ctx, trx, {
-          storeId: store.id,
-          subjectType: "stock_adjustment",
-          subjectId: 424242,
-          reference: "stockroom://stock_adjustments/424242",
-          movements: [
-            {
-              inventoryItemId: variant.inventory_item_id,
-              locationId: location.id,
-              availableDelta: 2,
-              reason: "restock",
-            },
-          ],
-        }),
-      );
+      await recordTestMovements(t, store.id, 424242, [
+        {
+          inventoryItemId: variant.inventory_item_id,
+          locationId: location.id,
+          availableDelta: 2,
+          reason: "restock",
+        },
+      ]);
       await t.drain();
       status = (await t.admin.get(`/admin/stores/${store.id}/sync`)).body.data;
       failed = status.failed.find((f: any) => f.subject_id === 424242);

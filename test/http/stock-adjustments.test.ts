@@ -9,6 +9,7 @@ import {
   type Variant,
   variantPool,
 } from "../helpers/factories.ts";
+import { mirrorLevelRow } from "../helpers/stock.ts";
 
 /**
  * Stock adjustments through HTTP on the demo store: drafts filled from the mirror, every refusal,
@@ -79,9 +80,7 @@ async function platformLevel(storeId: number, itemId: number, location: number) 
 }
 
 async function mirrorLevel(api: Client, itemId: number, location: number) {
-  const res = await api.get(`/v2/inventory_levels?inventory_item_id=${itemId}&location_id=${location}`);
-  expectStatus(res, 200);
-  const row = res.body.data[0] ?? { available: 0, on_hand: 0 };
+  const row = (await mirrorLevelRow(api, itemId, location)) ?? { available: 0, on_hand: 0 };
   return { available: row.available as number, on_hand: row.on_hand as number };
 }
 
