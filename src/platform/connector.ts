@@ -12,7 +12,8 @@ import type { CatalogFeed } from "../domain/catalog/index.ts";
  *   `inventoryAdjustQuantities` with `name` available / incoming / …, `reason`,
  *   `referenceDocumentUri`, and the mandatory `@idempotent(key:)`), plus item unit costs (Shopify:
  *   `inventoryItemUpdate(cost:)`, the cost lives on the inventory item). It answers the levels as they
- *   stand after the change (Shopify: `quantityAfterChange`), each with its version.
+ *   stand after the change, each with its version (Shopify: read back after the push, since its
+ *   `quantityAfterChange` comes back null).
  * - Failures are `PlatformTransientError` (retry later: outage, timeout, throttling) or
  *   `PlatformPermanentError` (retrying cannot help: unknown item or location, refused change).
  */

@@ -61,7 +61,7 @@ const STATUSES: Record<string, ProductStatus> = {
   ACTIVE: "active",
   DRAFT: "draft",
   ARCHIVED: "archived",
-  // Listed nowhere but reachable by link: for Stockroom the product is live (decisions, section 12).
+  // Listed nowhere but reachable by link: for Stockroom the product is live (docs/decisions.md, "Shopify connector").
   UNLISTED: "active",
 };
 
