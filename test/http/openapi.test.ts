@@ -287,7 +287,7 @@ describe("OpenAPI request schemas", () => {
     const supplier = operation("post", "/v2/suppliers").requestBody.content["application/json"].schema;
     assert.deepEqual(supplier.properties.min_order_value.anyOf, [
       { type: "number", nullable: true },
-      { type: "string" },
+      { type: "string", pattern: "^-?\\d+(\\.\\d+)?$" },
     ]);
     assert.equal(supplier.properties.min_order_value.nullable, undefined);
   });
@@ -396,5 +396,29 @@ describe("OpenAPI closed lists", () => {
     assert.ok(me.body.key.scopes.includes("webhooks"));
     const missing = await store.api.get("/v2/suppliers/999999");
     assert.equal(missing.body.error.code, "not_found");
+  });
+});
+
+describe("OpenAPI patterns", () => {
+  test("decimal strings and currency codes carry a pattern; the domain still answers its own codes", async () => {
+    assert.equal(JSON.stringify(doc).includes("x-openapi"), false);
+    const payment = operation("post", "/v2/purchase_orders/{id}/payments").requestBody.content[
+      "application/json"
+    ].schema;
+    const stringOf = (schema: any) => schema.anyOf.find((b: any) => b.type === "string");
+    assert.equal(stringOf(payment.properties.amount).pattern, "^-?\\d+(\\.\\d+)?$");
+    assert.equal(payment.properties.currency.pattern, "^[A-Z]{3}$");
+    const order = operation("post", "/v2/purchase_orders").requestBody.content["application/json"].schema;
+    assert.equal(order.properties.currency.pattern, "^[A-Z]{3}$");
+    const supplier = operation("post", "/v2/suppliers").requestBody.content["application/json"].schema;
+    assert.equal(supplier.properties.currency.pattern, "^([A-Z]{3})?$");
+    assert.equal(stringOf(supplier.properties.min_order_value).pattern, "^-?\\d+(\\.\\d+)?$");
+    const store = await t.createStore();
+    const refused = await store.api.post("/v2/suppliers", { name: "Pattern Ltd", min_order_value: "12,50" });
+    assert.equal(refused.status, 422);
+    assert.deepEqual(
+      refused.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+      [["min_order_value", "invalid_decimal"]],
+    );
   });
 });

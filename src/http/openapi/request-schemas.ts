@@ -44,6 +44,24 @@ function nullableUnions(schema: Json): void {
   for (const value of Object.values(schema)) nullableUnions(value);
 }
 
+/** Rules the domain checks, given to the document (`documentedRules` in src/http/schemas/common.ts). */
+function documentedRules(schema: Json): void {
+  if (!schema || typeof schema !== "object") return;
+  if (Array.isArray(schema)) {
+    for (const item of schema) documentedRules(item);
+    return;
+  }
+  if (schema["x-openapi"]) {
+    // Money is a number or a string: a string rule goes on the string branch (Ajv strict wants a type).
+    const stringBranch = Array.isArray(schema.anyOf)
+      ? schema.anyOf.find((b: Json) => b.type === "string")
+      : null;
+    Object.assign(stringBranch ?? schema, schema["x-openapi"]);
+    delete schema["x-openapi"];
+  }
+  for (const value of Object.values(schema)) documentedRules(value);
+}
+
 export function describeRequests(document: Json): Json {
   for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
     if (!path.startsWith("/v2/")) continue;
@@ -51,6 +69,7 @@ export function describeRequests(document: Json): Json {
       optionalActionBody(operation);
       nullableUnions(operation.requestBody);
       nullableUnions(operation.parameters);
+      documentedRules(operation.requestBody);
     }
   }
   return document;

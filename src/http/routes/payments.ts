@@ -14,9 +14,11 @@ import {
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
+  CURRENCY_PATTERN,
   commonErrorResponses,
   DataOf,
   DateString,
+  documentedRules,
   Id,
   MoneyInput,
   Nullable,
@@ -39,7 +41,13 @@ const PaymentInputSchema = Type.Object(
     method: Type.Optional(Method),
     reference: Text(200),
     note: Text(5000),
-    currency: Type.Optional(Type.String({ maxLength: 3 })),
+    currency: Type.Optional(
+      Type.String({
+        maxLength: 3,
+        ...documentedRules({ pattern: CURRENCY_PATTERN }),
+        description: "The order's currency.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,12 @@
 import { Type } from "@sinclair/typebox";
-import { DateString, Money, Nullable, Timestamp } from "../schemas/common.ts";
+import {
+  DateString,
+  DECIMAL_PATTERN,
+  documentedRules,
+  Money,
+  Nullable,
+  Timestamp,
+} from "../schemas/common.ts";
 
 /** The supplier API's shapes (the contract's Supplier, SupplierInput and catalog rows), as TypeBox schemas. */
 
@@ -9,6 +16,7 @@ const NullableMoneyInput = Type.Unsafe<number | string | null>({
   type: ["number", "string"],
   nullable: true,
   description: "A decimal amount, as a JSON number or a decimal string, or null.",
+  ...documentedRules({ pattern: DECIMAL_PATTERN }),
 });
 const Text = (maxLength = 255) => Type.Optional(Nullable(Type.String({ maxLength })));
 const StringList = Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 250 })));
@@ -67,7 +75,15 @@ const supplierInputFields = {
   bill_to_address: Text(2_000),
   email: Type.Optional(Nullable(Email)),
   email_cc: Type.Optional(Nullable(Type.Array(Email, { maxItems: 50 }))),
-  currency: Type.Optional(Nullable(Type.String({ maxLength: 3, description: "ISO 4217 code, e.g. USD" }))),
+  currency: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 3,
+        description: "ISO 4217 code, e.g. USD; an empty string clears it as null does.",
+        ...documentedRules({ pattern: "^([A-Z]{3})?$" }),
+      }),
+    ),
+  ),
   location_account_numbers: Type.Optional(
     Nullable(Type.Object({}, { additionalProperties: Type.String({ maxLength: 255 }), maxProperties: 1000 })),
   ),

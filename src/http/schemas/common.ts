@@ -31,13 +31,31 @@ export const IdParam = Type.Object({ id: Id });
 /** Input dates and times are bounded to years 1900-9999 (`x-date-bounds`, src/http/validation.ts). */
 export const Timestamp = Type.String({ format: "date-time", "x-date-bounds": true });
 export const DateString = Type.String({ format: "date", "x-date-bounds": true });
+/** A decimal string as the service reads and writes it (src/domain/money.ts). */
+export const DECIMAL_PATTERN = "^-?\\d+(\\.\\d+)?$";
+export const CURRENCY_PATTERN = "^[A-Z]{3}$";
+
+/**
+ * Rules the domain checks with its own detail codes (`invalid_decimal`, `invalid_value`), told to the
+ * document's readers as JSON Schema: the validator ignores `x-openapi`, the document merges it in
+ * (src/http/openapi/request-schemas.ts), so what the server accepts and answers stays the domain's.
+ */
+export function documentedRules(rules: Record<string, unknown>): { "x-openapi": Record<string, unknown> } {
+  return { "x-openapi": rules };
+}
+
 /** Money on input: a JSON number or a decimal string (the contract accepts both). */
 export const MoneyInput = Type.Unsafe<number | string>({
   type: ["number", "string"],
   description: "A decimal amount, as a JSON number or a decimal string.",
+  ...documentedRules({ pattern: DECIMAL_PATTERN }),
 });
 /** Money on output: always a decimal string. */
-export const Money = Type.String({ description: "Decimal amount", examples: ["12.50"] });
+export const Money = Type.String({
+  description: "Decimal amount",
+  examples: ["12.50"],
+  pattern: DECIMAL_PATTERN,
+});
 
 /**
  * A response string from a closed list: the document names the values a client can meet (typed as a

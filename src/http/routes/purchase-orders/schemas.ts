@@ -3,7 +3,16 @@
  * routes. Response schemas list every field the presenters give (Fastify serializes by them).
  */
 import { type TProperties, Type } from "@sinclair/typebox";
-import { DateString, Id, Money, MoneyInput, Nullable, Timestamp } from "../../schemas/common.ts";
+import {
+  CURRENCY_PATTERN,
+  DateString,
+  documentedRules,
+  Id,
+  Money,
+  MoneyInput,
+  Nullable,
+  Timestamp,
+} from "../../schemas/common.ts";
 
 const Str = (max = 1000) => Type.String({ maxLength: max });
 const OptText = (max = 1000) => Type.Optional(Nullable(Str(max)));
@@ -285,7 +294,9 @@ const NewLines = Type.Array(NewLineInputSchema, { minItems: 1, maxItems: MAX_LIN
 
 const orderInputProperties = {
   number: OptText(100),
-  currency: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 3 }))),
+  currency: Type.Optional(
+    Nullable(Type.String({ minLength: 3, maxLength: 3, ...documentedRules({ pattern: CURRENCY_PATTERN }) })),
+  ),
   type: Type.Optional(Enum(["purchase", "return"] as const)),
   return_reason: OptText(1000),
   return_source_po_id: Type.Optional(Nullable(Id)),
