@@ -421,4 +421,11 @@ describe("OpenAPI patterns", () => {
       [["min_order_value", "invalid_decimal"]],
     );
   });
+
+  test("a webhook's events list the catalogue or *", () => {
+    const body = operation("post", "/v2/webhooks").requestBody.content["application/json"].schema;
+    assert.equal(body.properties.events.items.enum.length, 25);
+    assert.ok(body.properties.events.items.enum.includes("*"));
+    // The refusal itself (unknown_event) is tested in test/http/webhooks.test.ts.
+  });
 });

@@ -22,6 +22,7 @@ import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
   DataOf,
+  documentedRules,
   Id,
   Nullable,
   OneOf,
@@ -76,7 +77,15 @@ export const DeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50 });
+/** Catalogue names or `*` alone; the domain refuses others as `unknown_event`, the document lists them. */
+const Events = Type.Array(
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    ...documentedRules({ enum: [...EVENT_CATALOGUE, ALL_EVENTS] }),
+  }),
+  { minItems: 1, maxItems: 50 },
+);
 const Description = Nullable(Type.String({ maxLength: 1000 }));
 const Url = Type.String({ minLength: 1, maxLength: 4096 });
 
