@@ -428,4 +428,12 @@ describe("OpenAPI patterns", () => {
     assert.ok(body.properties.events.items.enum.includes("*"));
     // The refusal itself (unknown_event) is tested in test/http/webhooks.test.ts.
   });
+
+  test("history row types are the enum of the types the service writes", () => {
+    const history = operation("get", "/v2/purchase_orders/{id}/history").responses["200"].content[
+      "application/json"
+    ].schema.properties.data.items;
+    assert.equal(history.properties.type.enum.length, 21);
+    assert.ok(history.properties.type.enum.includes("send_failed"));
+  });
 });

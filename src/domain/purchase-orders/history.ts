@@ -1,29 +1,33 @@
 /** The order history: who did what to an order, one row per change (GET …/history lists them). */
 import type { Db } from "../../db/database.ts";
 
-export type HistoryType =
-  | "created"
-  | "updated"
-  | "lines_added"
-  | "line_cancelled"
-  | "ordered"
-  | "sent"
-  | "in_transit"
-  | "receipt_recorded"
-  | "receipt_voided"
-  | "received"
-  | "closed"
-  | "reopened"
-  | "archived"
-  | "unarchived"
-  | "payment_added"
-  | "payment_deleted"
-  | "marked_paid"
-  | "marked_unpaid"
-  | "duplicated"
-  | "platform_sync_failed"
-  /** Additive: the emailed order could not be delivered after its retries (documents module). */
-  | "send_failed";
+/** Every history row type (the API's list of them is this one). */
+export const HISTORY_TYPES = [
+  "created",
+  "updated",
+  "lines_added",
+  "line_cancelled",
+  "ordered",
+  "sent",
+  "in_transit",
+  "receipt_recorded",
+  "receipt_voided",
+  "received",
+  "closed",
+  "reopened",
+  "archived",
+  "unarchived",
+  "payment_added",
+  "payment_deleted",
+  "marked_paid",
+  "marked_unpaid",
+  "duplicated",
+  "platform_sync_failed",
+  // Additive: the emailed order could not be delivered after its retries (documents module).
+  "send_failed",
+] as const;
+
+export type HistoryType = (typeof HISTORY_TYPES)[number];
 
 /** Who did it: an API key (by = its name, via = its prefix), or the service itself. */
 export interface Actor {

@@ -9,6 +9,7 @@ export {
   type Actor,
   actorOf,
   addHistory,
+  HISTORY_TYPES,
   type HistoryType,
   SYSTEM_ACTOR,
 } from "./history.ts";

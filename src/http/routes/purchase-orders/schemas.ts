@@ -3,6 +3,7 @@
  * routes. Response schemas list every field the presenters give (Fastify serializes by them).
  */
 import { type TProperties, Type } from "@sinclair/typebox";
+import { HISTORY_TYPES } from "../../../domain/purchase-orders/index.ts";
 import {
   CURRENCY_PATTERN,
   DateString,
@@ -11,6 +12,7 @@ import {
   Money,
   MoneyInput,
   Nullable,
+  OneOf,
   Timestamp,
 } from "../../schemas/common.ts";
 
@@ -223,7 +225,7 @@ export const PurchaseOrderSchema = Type.Object({
 });
 
 export const HistoryRowSchema = Type.Object({
-  type: Type.String(),
+  type: OneOf(HISTORY_TYPES),
   at: Timestamp,
   by: Type.String(),
   via: Nullable(Type.String()),
