@@ -36,6 +36,7 @@ const OWNERS = {
   inventory_levels: ["src/domain/stock/"],
   stock_movements: ["src/domain/stock/"],
   platform_sync_states: ["src/domain/stock/"],
+  platform_push_generations: ["src/domain/stock/"],
   suppliers: ["src/domain/suppliers/"],
   supplier_catalog_items: ["src/domain/suppliers/"],
   purchase_orders: ["src/domain/purchase-orders/"],

@@ -1,6 +1,7 @@
 import type { CatalogTables } from "./tables/catalog.ts";
 import type { FoundationTables } from "./tables/foundation.ts";
 import type { PurchaseOrdersTables } from "./tables/purchase_orders.ts";
+import type { PushGenerationsTables } from "./tables/push_generations.ts";
 import type { ReceiptsPaymentsTables } from "./tables/receipts_payments.ts";
 import type { StockAdjustmentsTables } from "./tables/stock_adjustments.ts";
 import type { SuppliersTables } from "./tables/suppliers.ts";
@@ -15,4 +16,5 @@ export type Database = FoundationTables &
   PurchaseOrdersTables &
   ReceiptsPaymentsTables &
   StockAdjustmentsTables &
+  PushGenerationsTables &
   WebhooksTables;

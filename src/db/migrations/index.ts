@@ -8,6 +8,7 @@ import { webhooksMigration } from "./006_webhooks.ts";
 import { receiptsPaymentsMigration } from "./007_receipts_payments.ts";
 import { writeCostsMigration } from "./008_write_costs.ts";
 import { simItemCostsMigration } from "./009_sim_item_costs.ts";
+import { pushGenerationsMigration } from "./010_push_generations.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "007_receipts_payments": migrationOf(receiptsPaymentsMigration),
   "008_write_costs": migrationOf(writeCostsMigration),
   "009_sim_item_costs": migrationOf(simItemCostsMigration),
+  "010_push_generations": migrationOf(pushGenerationsMigration),
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,17 @@
+import type { GeneratedTimestamp } from "./foundation.ts";
+
+/** A pushed document's call whose idempotency key was burned: the generation its key now carries. */
+export interface PlatformPushGenerationsTable {
+  store_id: number;
+  /** The document's idempotency key (InventoryAdjustment.idempotencyKey). */
+  document_key: string;
+  /** The call's name within the document: quantity name and part, e.g. `available` or `available.2`. */
+  call: string;
+  /** At least 1 (no row is generation 0). */
+  generation: number;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface PushGenerationsTables {
+  platform_push_generations: PlatformPushGenerationsTable;
+}

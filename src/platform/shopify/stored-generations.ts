@@ -1,0 +1,25 @@
+import type { Db } from "../../db/database.ts";
+import { advancePushGeneration, pushGenerationsOf } from "../../domain/stock/index.ts";
+import type { AttemptGenerations } from "./generations.ts";
+
+/**
+ * Generations kept in the database (the stock module's platform_push_generations), so a burned key
+ * stays burned across restarts and worker processes. `db` is the pool, never a push's transaction:
+ * an advance commits before the call goes out under the new key.
+ */
+export class StoredAttemptGenerations implements AttemptGenerations {
+  constructor(
+    private readonly db: Db,
+    private readonly storeId: number,
+  ) {}
+
+  async current(documentKey: string, call: string): Promise<number> {
+    // Read fresh for every call: another process may have advanced the document since.
+    const generations = await pushGenerationsOf(this.db, this.storeId, documentKey);
+    return generations.get(call) ?? 0;
+  }
+
+  advance(documentKey: string, call: string): Promise<number> {
+    return advancePushGeneration(this.db, this.storeId, documentKey, call);
+  }
+}
