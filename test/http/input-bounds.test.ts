@@ -141,8 +141,10 @@ describe("input bounds: dates outside 1900-9999 and deep bodies", () => {
     assert.equal(paid.body.data.paid_on, "9999-12-31");
   });
 
-  test("a 3,000-level nested body with an Idempotency-Key is hashed and refused, and its replay recognised", async () => {
-    // Action routes read their body in the handler, after the key is claimed (and the body hashed).
+  test("a 3,000-level nested body with an Idempotency-Key is refused without a 5xx, and the refusal is not stored under the key", async () => {
+    // The body schema refuses it before the key is claimed (a refused request is not stored, as Stripe
+    // does), so the same key is checked again and answers the same refusal, not a replay.
+    // Hashing a deep body iteratively is covered by the canonical JSON's property test.
     const deep = `${'{"a":'.repeat(3000)}1${"}".repeat(3000)}`;
     const supplier = fx.ids.supplier[1];
     const headers = { ...key() };
@@ -152,14 +154,10 @@ describe("input bounds: dates outside 1900-9999 and deep bodies", () => {
     assert.deepEqual(first.body.error.details, [
       { field: "a", code: "unknown_field", message: "is not a known field" },
     ]);
-    const replay = await fx.store.api.post(`/v2/suppliers/${supplier}/archive`, deep, headers);
-    assert.equal(replay.status, 422);
-    assert.equal(replay.headers["idempotent-replayed"], "true");
-    assert.deepEqual(replay.body, first.body);
-    const other = `${'{"a":'.repeat(3000)}2${"}".repeat(3000)}`;
-    const reused = await fx.store.api.post(`/v2/suppliers/${supplier}/archive`, other, headers);
-    assert.equal(reused.status, 409);
-    assert.equal(reused.body.error.code, "idempotency_key_reused");
+    const again = await fx.store.api.post(`/v2/suppliers/${supplier}/archive`, deep, headers);
+    assert.equal(again.status, 422);
+    assert.equal(again.headers["idempotent-replayed"], undefined);
+    assert.deepEqual(again.body.error.details, first.body.error.details);
     assert.deepEqual(changedTables(before, await fingerprint()), []);
   });
 });
