@@ -3,6 +3,13 @@ import type { SelectQueryBuilder } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { AppError } from "../domain/errors.ts";
 
+/**
+ * Lines one page of a list of documents with lines (orders, receipts, stock adjustments) carries at
+ * most (ten orders at their cap, a few MB of JSON): the page ends before it, with `has_more`, whatever
+ * `limit` asked for (which stays 1 to 250). docs/decisions.md.
+ */
+export const LINES_PER_PAGE = 5_000;
+
 export interface PageRequest {
   limit?: number;
   cursor?: string;

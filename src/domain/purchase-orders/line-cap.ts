@@ -7,11 +7,7 @@ import { AppError } from "../errors.ts";
  */
 export const MAX_LINES_PER_ORDER = 500;
 
-/**
- * Lines one page of a list of orders carries at most (ten orders at the cap, a few MB of JSON): the
- * page ends before it, with `has_more`, whatever `limit` asked for (which stays 1 to 250).
- */
-export const LINES_PER_PAGE = 5_000;
+export { LINES_PER_PAGE } from "../../db/keyset-paging.ts";
 
 /** 422 `limit_reached` on `field` when an order would hold more than MAX_LINES_PER_ORDER lines. */
 export function assertLineCap(lineCount: number, field: string): void {

@@ -1,7 +1,8 @@
 /** Reading receipts: the order's receipts page (oldest first) and one receipt. */
+import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { Page, PageRequest } from "../../db/keyset-paging.ts";
-import { keysetPage } from "../../db/keyset-paging.ts";
+import { keysetPage, LINES_PER_PAGE } from "../../db/keyset-paging.ts";
 import { notFound } from "../errors.ts";
 import {
   findOrderRow,
@@ -74,8 +75,14 @@ export async function listReceipts(
   query: PageRequest,
 ): Promise<Page<PresentedReceipt>> {
   const order = await orderCurrencies(db, storeId, orderId);
+  // Each receipt's line count, so a page of big receipts ends before its lines exceed LINES_PER_PAGE.
+  const withLineCounts = receiptsQuery(db, storeId, orderId).select(
+    sql<number>`(select count(*)::int from receipt_lines rl where rl.store_id = r.store_id and rl.receipt_id = r.id)`.as(
+      "line_count",
+    ),
+  );
   const page = await keysetPage(
-    receiptsQuery(db, storeId, orderId),
+    withLineCounts,
     query,
     {
       timeColumn: "r.created_at",
@@ -87,8 +94,10 @@ export async function listReceipts(
     },
     cursorSecret,
     (row) => ({ time: row.created_at, id: row.id }),
+    { weight: (row) => row.line_count, max: LINES_PER_PAGE },
   );
-  return { ...page, data: await presentRows(db, storeId, order, page.data) };
+  const rows = page.data.map(({ line_count, ...row }) => row);
+  return { ...page, data: await presentRows(db, storeId, order, rows) };
 }
 
 export async function getReceipt(

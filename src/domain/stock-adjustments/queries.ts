@@ -1,8 +1,9 @@
 /** The stock adjustment list: keyset-paged, oldest update first, filtered by status and location. */
 
+import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
+import { keysetPage, LINES_PER_PAGE, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { AppError } from "../errors.ts";
 import { presentAdjustments, type StockAdjustmentView } from "./presenter.ts";
 import { adjustmentListQuery } from "./repository.ts";
@@ -41,8 +42,14 @@ export async function listAdjustments(
   filters: AdjustmentListFilters,
 ): Promise<Page<StockAdjustmentView>> {
   const statuses = parseStatuses(filters.status);
+  // Each adjustment's line count, so a page of big ones ends before its lines exceed LINES_PER_PAGE.
+  const query = adjustmentListQuery(db, storeId, { statuses, locationId: filters.location_id }).select(
+    sql<number>`(select count(*)::int from stock_adjustment_lines l where l.store_id = sa.store_id and l.adjustment_id = sa.id)`.as(
+      "line_count",
+    ),
+  );
   const page = await keysetPage(
-    adjustmentListQuery(db, storeId, { statuses, locationId: filters.location_id }),
+    query,
     filters,
     {
       timeColumn: "sa.updated_at",
@@ -57,6 +64,8 @@ export async function listAdjustments(
     },
     ctx.cursorSecret,
     (row) => ({ time: row.updated_at, id: row.id }),
+    { weight: (row) => row.line_count, max: LINES_PER_PAGE },
   );
-  return { ...page, data: await presentAdjustments(db, storeId, page.data) };
+  const rows = page.data.map(({ line_count, ...row }) => row);
+  return { ...page, data: await presentAdjustments(db, storeId, rows) };
 }
