@@ -1,6 +1,30 @@
 import os from "node:os";
 import path from "node:path";
+import { shopifyEndpointSettings } from "./platform/shopify/settings.ts";
 import { parseSecretKey, type SecretKey } from "./secrets/keys.ts";
+
+/** The Shopify app this service is (decisions section 12). */
+export interface ShopifyAppConfig {
+  /** SHOPIFY_API_KEY: the app's client id; with the secret, the OAuth install routes exist. */
+  readonly apiKey: string | null;
+  /** SHOPIFY_API_SECRET: signs OAuth callbacks and (unless a store has its own) webhooks. */
+  readonly apiSecret: string | null;
+  /** SHOPIFY_APP_URL: this service's public base URL, without a trailing slash. */
+  readonly appUrl: string | null;
+  /** SHOPIFY_SCOPES: the access scopes an install asks for. */
+  readonly scopes: readonly string[];
+  /** SHOPIFY_API_VERSION, default 2026-10. */
+  readonly apiVersion: string;
+  /** SHOPIFY_ADMIN_ORIGIN: every Admin API and OAuth request goes there (the stand-in in tests). */
+  readonly adminOrigin: string | null;
+}
+
+export const DEFAULT_SHOPIFY_SCOPES = [
+  "read_products",
+  "read_inventory",
+  "write_inventory",
+  "read_locations",
+];
 
 /**
  * The whole environment, read and validated once at start. Anything invalid stops the process with a
@@ -31,6 +55,7 @@ export interface Config {
   readonly secretsKey: SecretKey | null;
   /** SECRETS_KEY_PREVIOUS: still opens rows sealed before a rotation (they are re-sealed at start). */
   readonly secretsKeyPrevious: SecretKey | null;
+  readonly shopify: ShopifyAppConfig;
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +118,46 @@ function readUrl(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+function readShopify(env: Env): ShopifyAppConfig {
+  let endpoint: { adminOrigin: string | null; apiVersion: string };
+  try {
+    endpoint = shopifyEndpointSettings(env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const apiKey = env.SHOPIFY_API_KEY?.trim() || null;
+  const apiSecret = env.SHOPIFY_API_SECRET?.trim() || null;
+  // The secret alone is meaningful (it verifies webhooks of stores attached by token); a client id
+  // without its secret can install nothing, so it is a mistake, not a partial setting.
+  if (apiKey !== null && apiSecret === null)
+    throw new ConfigError("SHOPIFY_API_KEY is set without SHOPIFY_API_SECRET");
+  // Shopify redirects merchants' browsers and posts webhooks only to https; plain http is for the
+  // stand-in (tests, trying it on one machine), which SHOPIFY_ADMIN_ORIGIN announces.
+  const appUrl = readUrl(
+    env,
+    "SHOPIFY_APP_URL",
+    endpoint.adminOrigin === null ? ["https:"] : ["https:", "http:"],
+  );
+  if (appUrl !== null && /[?#]/.test(appUrl))
+    throw new ConfigError("SHOPIFY_APP_URL must be a base URL without a query or fragment");
+  if (apiKey !== null && appUrl === null)
+    throw new ConfigError("SHOPIFY_APP_URL is required with SHOPIFY_API_KEY (the OAuth redirect goes there)");
+  const scopesRaw = env.SHOPIFY_SCOPES?.trim() || DEFAULT_SHOPIFY_SCOPES.join(",");
+  const scopes = scopesRaw.split(",").map((s) => s.trim());
+  if (scopes.some((s) => !/^(unauthenticated_)?[a-z_]+$/.test(s)))
+    throw new ConfigError(
+      `SHOPIFY_SCOPES must be a comma list of scopes like read_products, got "${scopesRaw}"`,
+    );
+  return {
+    apiKey,
+    apiSecret,
+    appUrl: appUrl === null ? null : appUrl.replace(/\/+$/, ""),
+    scopes,
+    apiVersion: endpoint.apiVersion,
+    adminOrigin: endpoint.adminOrigin,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDirRaw = env.DATA_DIR && env.DATA_DIR !== "" ? env.DATA_DIR : "./data";
   const adminToken = env.ADMIN_TOKEN && env.ADMIN_TOKEN !== "" ? env.ADMIN_TOKEN : null;
@@ -145,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: readBool(env, "TRUST_PROXY", false),
     secretsKey: readSecretKey(env, "SECRETS_KEY"),
     secretsKeyPrevious: readSecretKey(env, "SECRETS_KEY_PREVIOUS"),
+    shopify: Object.freeze(readShopify(env)),
   };
   return Object.freeze(config);
 }

@@ -27,6 +27,16 @@ describe("config", () => {
       [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN/],
       [{ ADMIN_TOKEN: "x".repeat(31) }, /^ADMIN_TOKEN must be at least 32 characters, got 31$/],
       [{ REDIS_URL: "http://x" }, /REDIS_URL/],
+      [
+        { SHOPIFY_API_KEY: "k", SHOPIFY_APP_URL: "https://a.example" },
+        /^SHOPIFY_API_KEY is set without SHOPIFY_API_SECRET$/,
+      ],
+      [{ SHOPIFY_API_KEY: "k", SHOPIFY_API_SECRET: "s" }, /^SHOPIFY_APP_URL is required/],
+      [{ SHOPIFY_APP_URL: "http://a.example" }, /^SHOPIFY_APP_URL must use https:, got http:$/],
+      [{ SHOPIFY_APP_URL: "https://a.example/?x=1" }, /^SHOPIFY_APP_URL must be a base URL/],
+      [{ SHOPIFY_SCOPES: "read_products, write inventory" }, /^SHOPIFY_SCOPES must be/],
+      [{ SHOPIFY_API_VERSION: "latest" }, /SHOPIFY_API_VERSION/],
+      [{ SHOPIFY_ADMIN_ORIGIN: "http://127.0.0.1:4500/admin" }, /SHOPIFY_ADMIN_ORIGIN/],
     ];
     for (const [env, pattern] of bad) {
       assert.throws(
@@ -39,6 +49,36 @@ describe("config", () => {
 
   test("an ADMIN_TOKEN of 32 characters is accepted", () => {
     assert.equal(loadConfig({ ADMIN_TOKEN: "x".repeat(32) }).adminToken, "x".repeat(32));
+  });
+
+  test("Shopify: no app by default; the decisions' version and scopes", () => {
+    assert.deepEqual(loadConfig({}).shopify, {
+      apiKey: null,
+      apiSecret: null,
+      appUrl: null,
+      scopes: ["read_products", "read_inventory", "write_inventory", "read_locations"],
+      apiVersion: "2026-10",
+      adminOrigin: null,
+    });
+  });
+
+  test("Shopify: an http SHOPIFY_APP_URL is accepted only beside a SHOPIFY_ADMIN_ORIGIN (the stand-in)", () => {
+    const c = loadConfig({
+      SHOPIFY_API_KEY: "client-id",
+      SHOPIFY_API_SECRET: "secret",
+      SHOPIFY_APP_URL: "http://127.0.0.1:3000/",
+      SHOPIFY_ADMIN_ORIGIN: "http://127.0.0.1:4500",
+      SHOPIFY_SCOPES: "read_products,write_inventory",
+    });
+    assert.deepEqual(c.shopify, {
+      apiKey: "client-id",
+      apiSecret: "secret",
+      appUrl: "http://127.0.0.1:3000",
+      scopes: ["read_products", "write_inventory"],
+      apiVersion: "2026-10",
+      adminOrigin: "http://127.0.0.1:4500",
+    });
+    assert.ok(Object.isFrozen(c.shopify));
   });
 
   test(":memory: keeps nothing and sends mail to a temporary outbox", () => {
