@@ -8,9 +8,9 @@ import {
   type LocationNode,
   PRODUCT_FIELDS,
   type ProductNode,
-  toLevel,
-  toLocation,
-  toProduct,
+  toLevels,
+  toLocations,
+  toProducts,
   toVariant,
   VARIANT_FIELDS,
   type VariantNode,
@@ -77,7 +77,7 @@ export async function importCatalogBatch(
       sortLine(line, lines);
   }
 
-  const products = lines.products.map(toProduct).sort((a, b) => a.id - b.id);
+  const products = toProducts(lines.products);
   const variantsOf = new Map<number, VariantNode[]>();
   for (const variant of lines.variants) {
     const productId = fromGid(variant.__parentId, "Product");
@@ -106,10 +106,9 @@ export async function importCatalogBatch(
       .map(({ node }, i) => toVariant(node, product.id, i + 1)),
   );
   const items = new Set(variants.map((v) => v.inventoryItem.id));
-  const levels = lines.levels
-    .map((node) => toLevel(node, fromGid(node.__parentId, "Location")))
-    .filter((level) => items.has(level.inventoryItemId))
-    .sort((a, b) => a.inventoryItemId - b.inventoryItemId || a.locationId - b.locationId);
+  const levels = toLevels(
+    lines.levels.map((node) => ({ node, locationId: fromGid(node.__parentId, "Location") })),
+  ).filter((level) => items.has(level.inventoryItemId));
   const hasMore = end < remaining.length;
   const next: ImportWatermark | IncrementalWatermark = hasMore
     ? { import: { operation: operationId, after: batch[batch.length - 1].id } }
@@ -125,7 +124,7 @@ export async function importCatalogBatch(
   return {
     products: batch,
     variants,
-    locations: after === 0 ? lines.locations.map(toLocation).sort((a, b) => a.id - b.id) : [],
+    locations: after === 0 ? toLocations(lines.locations) : [],
     itemCosts: [],
     levels,
     watermark: JSON.stringify(next),

@@ -1,19 +1,7 @@
 import type { CatalogChanges, PlatformItemCost, PlatformVariant } from "../connector.ts";
 import type { IncrementalWatermark } from "./catalog-import.ts";
-import {
-  LEVEL_FIELDS,
-  type LevelNode,
-  LOCATION_FIELDS,
-  type LocationNode,
-  PRODUCT_FIELDS,
-  type ProductNode,
-  toLevel,
-  toLocation,
-  toProduct,
-  toVariant,
-  VARIANT_FIELDS,
-  type VariantNode,
-} from "./catalog-nodes.ts";
+// The catalog's node vocabulary (selections, node shapes, their mapping), shared with the import.
+import * as catalog from "./catalog-nodes.ts";
 import type { ShopifyClient } from "./client.ts";
 import { fromGid, toGid } from "./gids.ts";
 
@@ -85,25 +73,25 @@ export async function readCatalogChanges(
 ): Promise<CatalogChanges> {
   const { since } = watermark;
   const search = (key: keyof Since) => searchAfter(since[key]);
-  const locations = await readAll<LocationNode>(client, {
+  const locations = await readAll<catalog.LocationNode>(client, {
     field: "locations",
     args: "includeInactive: true",
-    selection: LOCATION_FIELDS,
+    selection: catalog.LOCATION_FIELDS,
     query: search("locations"),
     nodeCost: 1,
     first: 250,
   });
-  const products = await readAll<ProductNode>(client, {
+  const products = await readAll<catalog.ProductNode>(client, {
     field: "products",
     args: "sortKey: UPDATED_AT",
-    selection: PRODUCT_FIELDS,
+    selection: catalog.PRODUCT_FIELDS,
     query: search("products"),
     nodeCost: 1,
     first: 250,
   });
-  const variants = await readAll<VariantNode & { product: { id: string } }>(client, {
+  const variants = await readAll<catalog.VariantNode & { product: { id: string } }>(client, {
     field: "productVariants",
-    selection: `${VARIANT_FIELDS} product { id }`,
+    selection: `${catalog.VARIANT_FIELDS} product { id }`,
     query: search("variants"),
     nodeCost: 4,
     first: 200,
@@ -135,13 +123,11 @@ export async function readCatalogChanges(
     currency: item.unitCost?.currencyCode ?? null,
   }));
   return {
-    locations: locations.map(toLocation).sort((a, b) => a.id - b.id),
-    products: products.map(toProduct).sort((a, b) => a.id - b.id),
+    locations: catalog.toLocations(locations),
+    products: catalog.toProducts(products),
     variants: await positioned(client, variants),
     itemCosts,
-    levels: levels
-      .map(({ node, locationId }) => toLevel(node, locationId))
-      .sort((a, b) => a.inventoryItemId - b.inventoryItemId || a.locationId - b.locationId),
+    levels: catalog.toLevels(levels),
     watermark: JSON.stringify(next),
     hasMore: false,
   };
@@ -157,7 +143,7 @@ async function readLevelChanges(client: ShopifyClient, since: string) {
     nodeCost: 1,
     first: 250,
   });
-  const changed: Array<{ node: LevelNode; locationId: number }> = [];
+  const changed: catalog.LocatedLevelNode[] = [];
   for (const location of all) {
     const nodes = await readLevelsOf(client, location.id, searchAfter(since));
     const locationId = fromGid(location.id, "Location");
@@ -166,17 +152,22 @@ async function readLevelChanges(client: ShopifyClient, since: string) {
   return changed;
 }
 
-async function readLevelsOf(client: ShopifyClient, locationId: string, query: string): Promise<LevelNode[]> {
-  const rows: LevelNode[] = [];
+async function readLevelsOf(
+  client: ShopifyClient,
+  locationId: string,
+  query: string,
+): Promise<catalog.LevelNode[]> {
+  const rows: catalog.LevelNode[] = [];
   let after: string | null = null;
   do {
-    const answer: { data: { location: { inventoryLevels: Page<LevelNode> } | null } } = await client.graphql(
-      `query LevelChanges($id: ID!, $query: String!, $after: String) {
-  location(id: $id) { inventoryLevels(first: 200, after: $after, query: $query) { nodes { ${LEVEL_FIELDS} } pageInfo { hasNextPage endCursor } } }
+    const answer: { data: { location: { inventoryLevels: Page<catalog.LevelNode> } | null } } =
+      await client.graphql(
+        `query LevelChanges($id: ID!, $query: String!, $after: String) {
+  location(id: $id) { inventoryLevels(first: 200, after: $after, query: $query) { nodes { ${catalog.LEVEL_FIELDS} } pageInfo { hasNextPage endCursor } } }
 }`,
-      { id: locationId, query, after },
-      3 + 200 * 3,
-    );
+        { id: locationId, query, after },
+        3 + 200 * 3,
+      );
     const page = answer.data.location?.inventoryLevels;
     if (!page) break; // the location went away between the two reads
     rows.push(...page.nodes);
@@ -191,7 +182,7 @@ async function readLevelsOf(client: ShopifyClient, locationId: string, query: st
  */
 async function positioned(
   client: ShopifyClient,
-  variants: ReadonlyArray<VariantNode & { product: { id: string } }>,
+  variants: ReadonlyArray<catalog.VariantNode & { product: { id: string } }>,
 ): Promise<PlatformVariant[]> {
   const productIds = [...new Set(variants.map((v) => v.product.id))];
   const siblings = new Map<string, number[]>();
@@ -217,7 +208,7 @@ async function positioned(
       const productId = fromGid(node.product.id, "Product");
       const id = fromGid(node.id, "ProductVariant");
       const position = (siblings.get(toGid("Product", productId))?.indexOf(id) ?? -1) + 1;
-      return toVariant(node, productId, Math.max(position, 1));
+      return catalog.toVariant(node, productId, Math.max(position, 1));
     })
     .sort((a, b) => a.id - b.id);
 }

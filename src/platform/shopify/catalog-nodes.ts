@@ -145,3 +145,26 @@ export function toLevel(node: LevelNode, locationId: number): PlatformInventoryL
     updatedAt,
   };
 }
+
+/** A level node with the id of the location it was read under. */
+export interface LocatedLevelNode {
+  node: LevelNode;
+  locationId: number;
+}
+
+// The import and the change feed hand out their lists in one order (by id; levels by item, then
+// location), whatever order Shopify answered in: these map and sort for both.
+
+export function toLocations(nodes: readonly LocationNode[]): PlatformLocation[] {
+  return nodes.map(toLocation).sort((a, b) => a.id - b.id);
+}
+
+export function toProducts(nodes: readonly ProductNode[]): PlatformProduct[] {
+  return nodes.map(toProduct).sort((a, b) => a.id - b.id);
+}
+
+export function toLevels(nodes: readonly LocatedLevelNode[]): PlatformInventoryLevel[] {
+  return nodes
+    .map(({ node, locationId }) => toLevel(node, locationId))
+    .sort((a, b) => a.inventoryItemId - b.inventoryItemId || a.locationId - b.locationId);
+}
