@@ -11,7 +11,7 @@ import { Redis } from "ioredis";
 import type { Dispatcher } from "undici";
 import { PlatformPermanentError, PlatformTransientError } from "../../src/platform/connector.ts";
 import { InProcessCostBudget, waitForCost } from "../../src/platform/shopify/budget.ts";
-import { ShopifyClient } from "../../src/platform/shopify/client.ts";
+import { type AccessTokenSource, ShopifyClient } from "../../src/platform/shopify/client.ts";
 import { ShopifyUnauthorizedError } from "../../src/platform/shopify/errors.ts";
 import { createShopifyAgent } from "../../src/platform/shopify/http.ts";
 import { RedisCostBudget } from "../../src/platform/shopify/redis-budget.ts";
@@ -27,7 +27,9 @@ let standin: ShopifyStandin;
 let token: string;
 let agent: Dispatcher;
 
-function clientFor(options: { accessToken?: string; budget?: InProcessCostBudget; retries?: number } = {}) {
+function clientFor(
+  options: { accessToken?: string | AccessTokenSource; budget?: InProcessCostBudget; retries?: number } = {},
+) {
   const sleeps: number[] = [];
   const client = new ShopifyClient({
     shop: "north.myshopify.com",
@@ -255,5 +257,58 @@ describe("failures", () => {
         error instanceof PlatformPermanentError &&
         error.message === "Shopify refused the request: Field 'nme' doesn't exist on type 'Shop'",
     );
+  });
+});
+
+describe("a token source (an expiring token, refreshed)", () => {
+  const SHOP = "query Shop { shop { name } }";
+
+  /** A source that records what the client asked, answering `replacement` after a 401. */
+  function recordingSource(first: string, replacement: string | null) {
+    const calls: string[] = [];
+    const source: AccessTokenSource = {
+      async current() {
+        calls.push("current");
+        return first;
+      },
+      async afterUnauthorized(used) {
+        calls.push(`afterUnauthorized ${used}`);
+        return replacement;
+      },
+      async refused(used) {
+        calls.push(`refused ${used}`);
+      },
+    };
+    return { source, calls };
+  }
+
+  it("calls with the source's current token, asking nothing more when it is taken", async () => {
+    const { source, calls } = recordingSource(token, null);
+    const { client } = clientFor({ accessToken: source });
+    const answer = await client.graphql<{ shop: { name: string } }>(SHOP, {}, 1);
+    assert.equal(answer.data.shop.name, "North");
+    assert.deepEqual(calls, ["current"]);
+  });
+
+  it("after a 401 tries once more with the token the source gives", async () => {
+    const { source, calls } = recordingSource("shpat_expired", token);
+    const { client } = clientFor({ accessToken: source });
+    const answer = await client.graphql<{ shop: { name: string } }>(SHOP, {}, 1);
+    assert.equal(answer.data.shop.name, "North");
+    assert.deepEqual(calls, ["current", "afterUnauthorized shpat_expired"]);
+  });
+
+  it("a source with no other token leaves the 401 as it was", async () => {
+    const { source, calls } = recordingSource("shpat_expired", null);
+    const { client } = clientFor({ accessToken: source });
+    await assert.rejects(client.graphql(SHOP, {}, 1), ShopifyUnauthorizedError);
+    assert.deepEqual(calls, ["current", "afterUnauthorized shpat_expired"]);
+  });
+
+  it("a 401 to the second token too is reported to the source as refused, and not tried a third time", async () => {
+    const { source, calls } = recordingSource("shpat_expired", "shpat_revoked_too");
+    const { client } = clientFor({ accessToken: source });
+    await assert.rejects(client.graphql(SHOP, {}, 1), ShopifyUnauthorizedError);
+    assert.deepEqual(calls, ["current", "afterUnauthorized shpat_expired", "refused shpat_revoked_too"]);
   });
 });

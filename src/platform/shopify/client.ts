@@ -14,9 +14,26 @@ import { graphqlUrl, type ShopifyEndpointSettings } from "./settings.ts";
  * schema refuses, ACCESS_DENIED, MAX_COST_EXCEEDED) and a mutation's userErrors are
  * PlatformPermanentError with Shopify's message.
  */
+/**
+ * Where a client takes its access token when it can change (an expiring OAuth token, refreshed; a
+ * token replaced by a re-install): `token-source.ts` keeps it in the shop's row.
+ */
+export interface AccessTokenSource {
+  /** The token to call with now (refreshed first when it is about to expire). */
+  current(): Promise<string>;
+  /**
+   * Shopify answered 401 to `used`: a token worth one more try (refreshed, or replaced meanwhile), or
+   * null when there is none (the shop is then disconnected).
+   */
+  afterUnauthorized(used: string): Promise<string | null>;
+  /** Shopify answered 401 to the token afterUnauthorized gave as well: the shop is disconnected. */
+  refused(used: string): Promise<void>;
+}
+
 export interface ShopifyClientOptions {
   shop: string;
-  accessToken: string;
+  /** A fixed token (a custom app's), or a source that refreshes and replaces it. */
+  accessToken: string | AccessTokenSource;
   settings: ShopifyEndpointSettings;
   budget: CostBudget;
   dispatcher: Dispatcher;
@@ -66,7 +83,7 @@ export class ShopifyClient {
     for (let attempt = 0; ; attempt++) {
       const wait = await this.options.budget.reserve(this.shop, cost);
       if (wait > 0) await this.sleep(wait);
-      const answer = await this.send(document, variables);
+      const answer = await this.sendAuthorized(document, variables);
       const reported = answer.extensions?.cost ?? null;
       if (reported?.throttleStatus) await this.options.budget.report(this.shop, reported.throttleStatus);
       const errors = Array.isArray(answer.errors) ? answer.errors : [];
@@ -85,7 +102,34 @@ export class ShopifyClient {
     }
   }
 
-  private async send(document: string, variables: Record<string, unknown>): Promise<RawAnswer> {
+  /**
+   * Sends with the source's token; on a 401, once more with the token the source gives after it (an
+   * expiring token is refreshed once before the shop is given up as disconnected).
+   */
+  private async sendAuthorized(document: string, variables: Record<string, unknown>): Promise<RawAnswer> {
+    const source = this.options.accessToken;
+    if (typeof source === "string") return this.send(document, variables, source);
+    const token = await source.current();
+    try {
+      return await this.send(document, variables, token);
+    } catch (error) {
+      if (!(error instanceof ShopifyUnauthorizedError)) throw error;
+      const replacement = await source.afterUnauthorized(token);
+      if (replacement === null) throw error;
+      try {
+        return await this.send(document, variables, replacement);
+      } catch (again) {
+        if (again instanceof ShopifyUnauthorizedError) await source.refused(replacement);
+        throw again;
+      }
+    }
+  }
+
+  private async send(
+    document: string,
+    variables: Record<string, unknown>,
+    accessToken: string,
+  ): Promise<RawAnswer> {
     let response: Dispatcher.ResponseData;
     let text: string;
     try {
@@ -95,7 +139,7 @@ export class ShopifyClient {
         headers: {
           "content-type": "application/json",
           accept: "application/json",
-          "x-shopify-access-token": this.options.accessToken,
+          "x-shopify-access-token": accessToken,
         },
         body: JSON.stringify({ query: document, variables }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? SHOPIFY_TIMEOUT_MS),

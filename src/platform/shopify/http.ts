@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
+import type { ProcessResources } from "../../resources.ts";
 
 /** A whole Admin API exchange (connect, headers, body) is bounded by this by default. */
 export const SHOPIFY_TIMEOUT_MS = 30_000;
@@ -15,4 +16,15 @@ export function createShopifyAgent(timeoutMs = SHOPIFY_TIMEOUT_MS): Dispatcher {
     bodyTimeout: timeoutMs,
     connections: 16,
   });
+}
+
+const AGENT_KEY = {};
+
+/** The process's one Shopify pool (ctx.resources), closed when the runtime closes. */
+export function shopifyDispatcherOf(ctx: { resources: ProcessResources }): Dispatcher {
+  return ctx.resources.get(
+    AGENT_KEY,
+    () => createShopifyAgent(),
+    (agent) => agent.close(),
+  );
 }
