@@ -52,6 +52,10 @@ const OWNERS = {
   webhooks: ["src/domain/webhooks/"],
   webhook_deliveries: ["src/domain/webhooks/"],
   webhook_lane_items: ["src/domain/webhooks/"],
+  // The Shopify platform part keeps its shops (tokens sealed), webhook dedupe and OAuth states.
+  shopify_shops: ["src/platform/shopify/"],
+  shopify_webhook_events: ["src/platform/shopify/"],
+  shopify_oauth_states: ["src/platform/shopify/"],
 };
 // The simulated platform's own tables (sim_*) belong to it.
 const PREFIX_OWNERS = [{ prefix: "sim_", owners: ["src/platform/simulated/"] }];

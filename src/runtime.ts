@@ -17,6 +17,7 @@ import { JobQueue } from "./jobs/queue.ts";
 import { Worker } from "./jobs/worker.ts";
 import { allModules } from "./modules/index.ts";
 import type { Module } from "./modules/module.ts";
+import { shopifySealedColumns } from "./platform/shopify/index.ts";
 import { ProcessResources } from "./resources.ts";
 import { openSecrets, type Sealer } from "./secrets/index.ts";
 
@@ -86,7 +87,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   ).value;
   let sealer: Sealer;
   try {
-    sealer = await openSecrets(database.db, config, [webhookSecretsColumn, storedResponsesColumn]);
+    sealer = await openSecrets(database.db, config, [
+      webhookSecretsColumn,
+      storedResponsesColumn,
+      ...shopifySealedColumns,
+    ]);
   } catch (error) {
     await database.close();
     throw error;

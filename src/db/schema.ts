@@ -3,6 +3,7 @@ import type { FoundationTables } from "./tables/foundation.ts";
 import type { PurchaseOrdersTables } from "./tables/purchase_orders.ts";
 import type { PushGenerationsTables } from "./tables/push_generations.ts";
 import type { ReceiptsPaymentsTables } from "./tables/receipts_payments.ts";
+import type { ShopifyTables } from "./tables/shopify.ts";
 import type { StockAdjustmentsTables } from "./tables/stock_adjustments.ts";
 import type { SuppliersTables } from "./tables/suppliers.ts";
 import type { WebhooksTables } from "./tables/webhooks.ts";
@@ -17,4 +18,5 @@ export type Database = FoundationTables &
   ReceiptsPaymentsTables &
   StockAdjustmentsTables &
   PushGenerationsTables &
-  WebhooksTables;
+  WebhooksTables &
+  ShopifyTables;

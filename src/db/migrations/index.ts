@@ -9,6 +9,7 @@ import { receiptsPaymentsMigration } from "./007_receipts_payments.ts";
 import { writeCostsMigration } from "./008_write_costs.ts";
 import { simItemCostsMigration } from "./009_sim_item_costs.ts";
 import { pushGenerationsMigration } from "./010_push_generations.ts";
+import { shopifyMigration } from "./011_shopify.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "008_write_costs": migrationOf(writeCostsMigration),
   "009_sim_item_costs": migrationOf(simItemCostsMigration),
   "010_push_generations": migrationOf(pushGenerationsMigration),
+  "011_shopify": migrationOf(shopifyMigration),
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
