@@ -867,6 +867,21 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
       assert.deepEqual(h[0].data.lines, { added: [d.lines[2].id], removed: [drop.id], updated: [edit.id] });
     });
 
+    test("history lists the changes shortest field name first, then by name, whatever order the diff compares them in", async () => {
+      // The history row's data is jsonb, which keeps its keys in that order: what a client reads.
+      const h = await historyOf(order.id);
+      assert.deepEqual(Object.keys(h[0].data.changes as Record<string, unknown>), [
+        "type",
+        "notes",
+        "total",
+        "currency",
+        "expected_at",
+        "location_id",
+        "supplier_id",
+        "exchange_rate",
+      ]);
+    });
+
     test("a line id the order does not have is 422 not_found on its field", async () => {
       const unknownLine = await store.api.patch(`/v2/purchase_orders/${order.id}`, {
         lines: [{ id: 999999, quantity: 1 }],

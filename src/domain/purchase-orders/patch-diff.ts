@@ -6,33 +6,22 @@ import Big from "big.js";
 import { formatMoney } from "../money.ts";
 import type { ChargeDraft } from "./charges.ts";
 import type { LineDraft } from "./lines.ts";
-import type { OrderFields } from "./order-fields.ts";
+import { type OrderFields, PLAIN_FIELDS } from "./order-fields.ts";
 import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
 
-const HISTORY_FIELDS: (keyof OrderFields)[] = [
+/**
+ * What history's `changes` compares: the fields input sets as they are, and the ones resolved from
+ * input (not the snapshots they carry: tax rate name and percent, the exchange rate's base, date and
+ * source). The history row is jsonb, so this order is not the order a client reads.
+ */
+const HISTORY_FIELDS: readonly (keyof OrderFields)[] = [
   "supplier_id",
   "number",
   "currency",
-  "type",
-  "return_reason",
-  "return_source_po_id",
   "location_id",
   "tax_rate_id",
-  "taxes_included",
-  "charges_taxable",
-  "reference",
-  "customer_order_number",
-  "supplier_order_number",
-  "invoice_number",
-  "account_number",
-  "notes",
-  "expected_at",
-  "payment_due_on",
-  "ship_to_override",
-  "bill_to_override",
-  "ships_to_customer",
-  "updates_stock",
   "exchange_rate",
+  ...PLAIN_FIELDS,
 ];
 
 export function sameValue(a: unknown, b: unknown): boolean {
