@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { AdminAuthThrottle } from "./admin/auth-throttle.ts";
 import { adminAuthHook } from "./admin/routes.ts";
 import { randomBase62 } from "./domain/secrets.ts";
+import { ConsoleActors } from "./http/console-actors.ts";
 import type { HttpContext } from "./http/context.ts";
 import { openapiOptions } from "./http/openapi/document.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
@@ -48,6 +49,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate("ctx", ctx);
+  app.decorate("consoleActors", new ConsoleActors());
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
 

@@ -15,6 +15,7 @@ import {
   revokeKey,
   updateStore,
 } from "../domain/stores/index.ts";
+import { consoleAdminAllowed } from "../http/console-actors.ts";
 import { listRequestLog } from "../http/request-log-list.ts";
 import { DataOf, ErrorBody, Id, Nullable, Page, Timestamp } from "../http/schemas/common.ts";
 import type { AdminAuthThrottle } from "./auth-throttle.ts";
@@ -64,8 +65,15 @@ const adminTag = { tags: ["admin"] };
  */
 export function adminAuthHook(tokenHash: string, throttle: AdminAuthThrottle) {
   return async (request: FastifyRequest) => {
-    await throttle.checkAllowed(request.ip);
     const header = request.headers.authorization ?? "";
+    // A console page calling in process as a staff member (console-actors.ts): no token involved.
+    const actor = request.server.consoleActors.resolve(header);
+    if (actor) {
+      if (!consoleAdminAllowed(actor, request.method, request.routeOptions.url ?? "", request.params))
+        throw new AppError("insufficient_scope", "Your role does not allow this.");
+      return;
+    }
+    await throttle.checkAllowed(request.ip);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !safeEqualHex(hashSecret(match[1]), tokenHash)) {
       if (match) await throttle.recordFailure(request.ip);

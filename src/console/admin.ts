@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { ConsoleActor } from "../http/console-actors.ts";
 
 /**
  * The console is a client of the admin API, in process: each call is `app.inject` into `/admin/...`
@@ -41,7 +42,8 @@ export interface RawResponse {
 export class AdminApi {
   constructor(
     private readonly app: FastifyInstance,
-    private readonly token: string,
+    /** The operator's admin token, or the console actor (a store's owner) the call is made as. */
+    private readonly credentials: string | ConsoleActor,
     /** The browser's address, so the admin API's failed-token throttle counts the right client. */
     private readonly remoteAddress?: string,
   ) {}
@@ -57,12 +59,20 @@ export class AdminApi {
   }
 
   async raw(method: string, path: string, body?: unknown): Promise<RawResponse> {
+    const credentials = this.credentials;
+    if (typeof credentials === "string") return this.send(`Bearer ${credentials}`, method, path, body);
+    return this.app.consoleActors.with(credentials, (authorization) =>
+      this.send(authorization, method, path, body),
+    );
+  }
+
+  private async send(authorization: string, method: string, path: string, body?: unknown) {
     const res = await this.app.inject({
       method: method as "GET",
       url: path,
       ...(this.remoteAddress !== undefined && { remoteAddress: this.remoteAddress }),
       headers: {
-        authorization: `Bearer ${this.token}`,
+        authorization,
         ...(body !== undefined && { "content-type": "application/json" }),
       },
       ...(body !== undefined && { payload: JSON.stringify(body) }),
@@ -72,25 +82,7 @@ export class AdminApi {
 
   /** JSON call; a non-2xx answer throws AdminError with the envelope's code, message and details. */
   async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.raw(method, path, body);
-    const text = res.body.toString("utf8");
-    let parsed: unknown;
-    try {
-      parsed = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (res.status < 200 || res.status >= 300) {
-      const envelope = (parsed as { error?: { code?: string; message?: string; details?: ErrorDetail[] } })
-        ?.error;
-      throw new AdminError(
-        res.status,
-        envelope?.code ?? "http_error",
-        envelope?.message ?? `The admin API answered ${res.status}.`,
-        envelope?.details ?? [],
-      );
-    }
-    return parsed as T;
+    return parseAnswer<T>(await this.raw(method, path, body), "admin API");
   }
 
   get<T = unknown>(path: string): Promise<T> {
@@ -105,4 +97,26 @@ export class AdminApi {
   patch<T = unknown>(path: string, body: unknown): Promise<T> {
     return this.call<T>("PATCH", path, body);
   }
+}
+
+/** A JSON answer of an in-process API call; a non-2xx answer throws AdminError with the envelope's code, message and details. */
+export function parseAnswer<T>(res: RawResponse, api: string): T {
+  const text = res.body.toString("utf8");
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (res.status < 200 || res.status >= 300) {
+    const envelope = (parsed as { error?: { code?: string; message?: string; details?: ErrorDetail[] } })
+      ?.error;
+    throw new AdminError(
+      res.status,
+      envelope?.code ?? "http_error",
+      envelope?.message ?? `The ${api} answered ${res.status}.`,
+      envelope?.details ?? [],
+    );
+  }
+  return parsed as T;
 }

@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { consoleActorOf } from "./actor.ts";
 import { AdminApi } from "./admin.ts";
 import type { StoreRef } from "./layout.ts";
+import { PageNotFound } from "./page-errors.ts";
 import type { Flash, Session } from "./session.ts";
 
-/** What a console page handler gets: the signed-in session and an admin client acting with its token. */
+/**
+ * What a console page handler gets: the signed-in session and an admin API client acting as the user.
+ * Store data goes through `storeApi(request)` (store-api.ts), the public API as the user.
+ */
 export interface PageContext {
   request: FastifyRequest;
   reply: FastifyReply;
@@ -13,16 +18,14 @@ export interface PageContext {
 
 export type FormBody = Record<string, string | string[]>;
 
-/** A page's 404: unknown id in the path (malformed or not in the admin API). */
-export class PageNotFound extends Error {
-  constructor(message = "There is no such page.") {
-    super(message);
-    this.name = "PageNotFound";
-  }
-}
+export { PageForbidden, PageNotFound } from "./page-errors.ts";
 
 export function contextOf(request: FastifyRequest, reply: FastifyReply, session: Session): PageContext {
-  return { request, reply, session, admin: new AdminApi(request.server, session.token) };
+  // The operator calls the admin API with the admin token; a staff member as a console actor, which the
+  // admin API lets through to their own store's routes only, and only for the owner.
+  const { actor } = session;
+  const credentials = actor.kind === "operator" ? actor.token : consoleActorOf(request, actor.storeId);
+  return { request, reply, session, admin: new AdminApi(request.server, credentials) };
 }
 
 export function formOf(request: FastifyRequest): FormBody {

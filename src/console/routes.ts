@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { html } from "../html/template.ts";
+import { attachSession, sessionOf } from "./actor.ts";
 import { AdminApi, AdminError, FeatureUnavailable } from "./admin.ts";
 import { consoleCss, consoleIcon, consoleJs } from "./assets.ts";
 import {
@@ -8,6 +9,7 @@ import {
   field,
   formOf,
   type PageContext,
+  PageForbidden,
   PageNotFound,
   redirectTo,
   sendPage,
@@ -31,7 +33,6 @@ import {
   randomToken,
   SESSION_COOKIE,
   SESSION_TTL_MS,
-  type Session,
   SessionStore,
   safeEqualText,
   serializeCookie,
@@ -89,7 +90,6 @@ function isSecure(request: FastifyRequest): boolean {
 async function consolePlugin(app: FastifyInstance): Promise<void> {
   const { ctx } = app;
   const sessions = new SessionStore(ctx.clock);
-  const sessionOf = new WeakMap<FastifyRequest, Session>();
   const loginFailures = new Map<string, { count: number; resetAt: number }>();
 
   // Forms post as application/x-www-form-urlencoded; this parser exists in this scope only.
@@ -104,7 +104,7 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
   app.addHook("onRequest", async (request, reply) => {
     const path = request.url.split("?")[0];
     const session = sessions.fromCookie(parseCookies(request.headers.cookie)[SESSION_COOKIE]);
-    if (session) sessionOf.set(request, session);
+    if (session) attachSession(request, session);
     if (isPublic(path)) return;
     if (!session) {
       if (request.method === "GET" || request.method === "HEAD") {
@@ -126,7 +126,7 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
   // CSRF: every POST of a signed-in session carries the session's token.
   app.addHook("preHandler", async (request, reply) => {
     if (request.method !== "POST" || request.url.split("?")[0] === "/console/login") return;
-    const session = sessionOf.get(request);
+    const session = sessionOf(request);
     if (!session) return;
     const sent = field(formOf(request), "_csrf");
     if (sent === "" || !safeEqualText(sent, session.csrf)) {
@@ -153,10 +153,12 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
   });
 
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const session = sessionOf.get(request) ?? null;
+    const session = sessionOf(request) ?? null;
     const show = (title: string, body: ReturnType<typeof html>, status: number) =>
       sendPage(reply, page({ title, session, body }), status);
     if (error instanceof PageNotFound) return show("Not found", html`<p>${error.message}</p>`, 404);
+    if (error instanceof PageForbidden)
+      return show("Not allowed", html`<p role="alert">${error.message}</p>`, 403);
     if (error instanceof FeatureUnavailable)
       return show("Not available yet", notAvailable(error.feature), 501);
     if (error instanceof AdminError) {
@@ -194,7 +196,7 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
       reply,
       page({
         title: "Not found",
-        session: sessionOf.get(request) ?? null,
+        session: sessionOf(request) ?? null,
         body: html`<p>There is no such page.</p>`,
       }),
       404,
@@ -249,7 +251,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
 
   app.get("/login", async (request, reply) => {
     const next = safeNext(String((request.query as Record<string, unknown>)?.next ?? ""));
-    if (sessionOf.get(request)) return redirectTo(reply, next);
+    if (sessionOf(request)) return redirectTo(reply, next);
     return loginPage(reply, { next });
   });
 
@@ -290,7 +292,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
       return loginPage(reply, { next, error: "That is not the admin token.", status: 401 });
     }
     loginFailures.delete(ip);
-    const session = sessions.create(token);
+    const session = sessions.create({ kind: "operator", token });
     reply.header("set-cookie", [
       serializeCookie(SESSION_COOKIE, sessions.cookieValue(session), {
         path: "/console",
@@ -307,7 +309,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   });
 
   app.post("/logout", async (request, reply) => {
-    const session = sessionOf.get(request);
+    const session = sessionOf(request);
     if (session) sessions.destroy(session.id);
     reply.header(
       "set-cookie",
@@ -319,11 +321,11 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   // ---- Pages (a session is guaranteed by the onRequest hook) ----
   const get = (url: string, handler: (c: PageContext, p: Params) => Promise<unknown>) =>
     app.get(url, async (request, reply) =>
-      handler(contextOf(request, reply, sessionOf.get(request)!), request.params as Params),
+      handler(contextOf(request, reply, sessionOf(request)!), request.params as Params),
     );
   const post = (url: string, handler: (c: PageContext, p: Params) => Promise<unknown>) =>
     app.post(url, async (request, reply) =>
-      handler(contextOf(request, reply, sessionOf.get(request)!), request.params as Params),
+      handler(contextOf(request, reply, sessionOf(request)!), request.params as Params),
     );
 
   app.get("/", async (_request, reply) => redirectTo(reply, "/console/stores"));

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
+import type { StaffRole } from "../domain/staff/index.ts";
 
 /**
  * Console sessions. The cookie holds only a random session id (32 bytes) with an HMAC-SHA256 signature
@@ -21,10 +22,15 @@ export interface NewKeySecret {
   key: string;
 }
 
+/** Who signed in: the operator (admin token, every store) or a staff member (one store, one role). */
+export type SessionActor =
+  | { kind: "operator"; token: string }
+  | { kind: "staff"; staffId: number; storeId: number; email: string; role: StaffRole };
+
 export interface Session {
   id: string;
-  /** The admin token the console calls the admin API with, in process memory only. */
-  token: string;
+  /** The operator's admin token (in process memory only) or the staff member signed in. */
+  actor: SessionActor;
   csrf: string;
   createdAt: number;
   expiresAt: number;
@@ -57,7 +63,7 @@ export class SessionStore {
     private readonly ttlMs = SESSION_TTL_MS,
   ) {}
 
-  create(token: string): Session {
+  create(actor: SessionActor): Session {
     const now = this.clock.now().getTime();
     for (const [id, s] of this.sessions) if (s.expiresAt <= now) this.sessions.delete(id);
     // Oldest first (Map keeps insertion order): drop the oldest past the cap.
@@ -67,7 +73,7 @@ export class SessionStore {
     }
     const session: Session = {
       id: randomToken(),
-      token,
+      actor,
       csrf: randomToken(),
       createdAt: now,
       expiresAt: now + this.ttlMs,

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { Scope } from "../domain/scopes.ts";
+import type { ConsoleActor, ConsoleActors } from "./console-actors.ts";
 import type { RateLimiter } from "./plugins/rate-limit.ts";
 import type { RequestLogWriter } from "./plugins/request-log.ts";
 
@@ -30,7 +31,10 @@ export interface AuthKey {
 
 export interface Principal {
   store: AuthStore;
+  /** The API key; for a console actor, a stand-in (name = who, prefix = "console", no row behind it). */
   key: AuthKey;
+  /** Set when a console page calls in process as a staff member or the operator (console-actors.ts). */
+  console?: ConsoleActor;
 }
 
 declare module "fastify" {
@@ -39,6 +43,11 @@ declare module "fastify" {
     scope?: Scope;
     /** `required`: the write is refused without an Idempotency-Key (receipts, adjustment apply). */
     idempotency?: "required" | "optional";
+    /**
+     * The route records or voids a receipt: a console actor allowed to receive (the inventory role)
+     * may call it without the route's scope.
+     */
+    receiving?: true;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -46,5 +55,7 @@ declare module "fastify" {
   }
   interface FastifyInstance {
     ctx: HttpContext;
+    /** The console's in-process callers of the APIs (console-actors.ts). */
+    consoleActors: ConsoleActors;
   }
 }

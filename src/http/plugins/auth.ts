@@ -5,7 +5,14 @@ import { hotQuery } from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
 import { keyHasScope } from "../../domain/scopes.ts";
 import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
-import type { Principal } from "../context.ts";
+import { scopesOf } from "../../domain/staff/index.ts";
+import {
+  CONSOLE_VIA,
+  type ConsoleActor,
+  consoleActorAllowed,
+  isConsoleAuthorization,
+} from "../console-actors.ts";
+import type { AuthStore, Principal } from "../context.ts";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);
 
@@ -36,6 +43,44 @@ const keyLookup = hotQuery("stockroom_auth_key", (db: Db) =>
     ])
     .where("k.key_hash", "=", ""),
 );
+
+/** The store a console actor acts in (the console checked it exists before calling). */
+const storeLookup = hotQuery("stockroom_auth_console_store", (db: Db) =>
+  db
+    .selectFrom("stores")
+    .select([
+      "id",
+      "name",
+      "domain",
+      "currency",
+      "timezone",
+      "rate_per_key_per_minute",
+      "rate_per_store_per_minute",
+      "rate_writes_per_store_per_minute",
+    ])
+    .where("id", "=", 0),
+);
+
+/**
+ * A console page calling as a staff member or the operator: the store's own settings stand, the key is a
+ * stand-in whose name and prefix become history's `by` and `via`, and API access being turned off does
+ * not apply (it closes the integrators' door, not the merchant's console).
+ */
+async function consolePrincipal(ctx: AppContext, actor: ConsoleActor): Promise<Principal> {
+  const [store]: AuthStore[] = await storeLookup.run(ctx.db, actor.storeId);
+  if (!store) throw unauthorized("The console's store no longer exists.");
+  return {
+    store,
+    key: {
+      id: actor.actorId,
+      name: actor.by,
+      prefix: CONSOLE_VIA,
+      scopes: scopesOf(actor.permissions),
+      expires_at: null,
+    },
+    console: actor,
+  };
+}
 
 /**
  * One indexed lookup per request. No cache: a revoked key or a store whose API access was turned off
@@ -82,8 +127,18 @@ export async function authenticate(
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest("principal", null);
   app.addHook("onRequest", async (request: FastifyRequest) => {
-    const scope = request.routeOptions.config?.scope;
+    const config = request.routeOptions.config;
+    const scope = config?.scope;
     if (!scope) return;
+    if (isConsoleAuthorization(request.headers.authorization)) {
+      const actor = app.consoleActors.resolve(request.headers.authorization);
+      if (!actor) throw unauthorized("Console calls are made by the console in process only.");
+      request.principal = await consolePrincipal(app.ctx, actor);
+      if (!consoleActorAllowed(actor, scope, config.receiving === true)) {
+        throw new AppError("insufficient_scope", `Your role does not allow this (it needs \`${scope}\`).`);
+      }
+      return;
+    }
     const { apiAccess, ...principal } = await authenticate(app.ctx, request.headers.authorization);
     // Known key from here on: even a refused request is logged against it.
     request.principal = principal;

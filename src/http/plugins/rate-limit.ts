@@ -80,7 +80,8 @@ const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 export function registerRateLimits(app: FastifyInstance): void {
   app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = request.principal;
-    if (!principal) return;
+    // The console's own calls are a person in a browser, not an integration: they spend no API budget.
+    if (!principal || principal.console) return;
     const { store, key } = principal;
     const budgets: Array<[LimitKind, string, number]> = [
       ["key", String(key.id), store.rate_per_key_per_minute],

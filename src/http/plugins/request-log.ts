@@ -89,7 +89,8 @@ export class RequestLogWriter {
 export function registerRequestLog(app: FastifyInstance): void {
   app.addHook("onResponse", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const principal = request.principal;
-    if (!principal) return done();
+    // The request log is the integrators' (per API key); console calls have no key and stay out of it.
+    if (!principal || principal.console) return done();
     const idem = request.headers["idempotency-key"];
     app.ctx.requestLog.record({
       store_id: principal.store.id,

@@ -178,7 +178,7 @@ export async function receiptRoutes(instance: FastifyInstance): Promise<void> {
   app.post(
     "/purchase_orders/:id/receipts",
     {
-      config: { scope: "write:purchase_orders", idempotency: "required" },
+      config: { scope: "write:purchase_orders", idempotency: "required", receiving: true },
       schema: {
         tags,
         summary: "Record a receipt (moves stock; Idempotency-Key required)",
@@ -239,7 +239,7 @@ export async function receiptRoutes(instance: FastifyInstance): Promise<void> {
   app.post(
     "/purchase_orders/:id/receipts/:receipt_id/void",
     {
-      config: { scope: "write:purchase_orders" },
+      config: { scope: "write:purchase_orders", receiving: true },
       schema: {
         tags,
         summary: "Void a receipt: its stock is reversed by new movements and the order status re-derived",

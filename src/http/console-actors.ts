@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+import type { Scope } from "../domain/scopes.ts";
+import type { Permission } from "../domain/staff/index.ts";
+import { scopesOf } from "../domain/staff/index.ts";
+
+/**
+ * Who a console page acts as when it calls the public API (/v2) or the admin API in process.
+ *
+ * The console never holds an API key. For each call it registers the actor here and sends
+ * `Authorization: Console <ticket>`: a random ticket that lives in this process's memory for the
+ * duration of that one in-process call and is never sent to a browser or over a socket. The API's
+ * authentication resolves the ticket to this actor, so every /v2 rule (validation, scopes, events,
+ * webhooks, history, pushes, idempotency) applies as it does to a key, with history written as
+ * `by` = the actor, `via` = "console".
+ */
+export interface ConsoleActor {
+  storeId: number;
+  /** History's `by`: the staff member's email, or "operator" for the admin-token session. */
+  by: string;
+  /**
+   * Stands for the API key id where the API keeps things per key (Idempotency-Keys): 0 for the
+   * operator, minus the staff id for a staff member, so no two actors (nor any key) share one.
+   */
+  actorId: number;
+  permissions: readonly Permission[];
+  /** The operator's session: every store, the admin API's operator-only routes included. */
+  operator: boolean;
+}
+
+/** The `via` of history rows written through the console. */
+export const CONSOLE_VIA = "console";
+
+export class ConsoleActors {
+  private readonly tickets = new Map<string, ConsoleActor>();
+
+  /** Runs `call` with a ticket standing for `actor`; the ticket is gone once the call settles. */
+  async with<T>(actor: ConsoleActor, call: (authorization: string) => Promise<T>): Promise<T> {
+    const ticket = randomBytes(32).toString("base64url");
+    this.tickets.set(ticket, actor);
+    try {
+      return await call(`Console ${ticket}`);
+    } finally {
+      this.tickets.delete(ticket);
+    }
+  }
+
+  /** The actor an Authorization header's console ticket stands for; null when it is none of ours. */
+  resolve(authorization: string | undefined): ConsoleActor | null {
+    const match = /^Console\s+(\S+)\s*$/.exec(authorization ?? "");
+    return match ? (this.tickets.get(match[1]) ?? null) : null;
+  }
+}
+
+export function isConsoleAuthorization(authorization: string | undefined): boolean {
+  return /^Console\s/.test(authorization ?? "");
+}
+
+/** Whether the actor may call a /v2 route needing `scope` (`receiving`: the route records or voids a receipt). */
+export function consoleActorAllowed(actor: ConsoleActor, scope: Scope, receiving: boolean): boolean {
+  if (scope === "read") return true;
+  if (receiving && actor.permissions.includes("receiving")) return true;
+  return scopesOf(actor.permissions).includes(scope);
+}
+
+/**
+ * Whether the actor may call an admin API route (`routeUrl` as registered, e.g. /admin/stores/:id/keys):
+ * the operator any; a staff member allowed the store's settings (the owner) only their own store's
+ * routes, and of the platform's only the reads (the rest are the simulated platform's operator controls).
+ */
+export function consoleAdminAllowed(
+  actor: ConsoleActor,
+  method: string,
+  routeUrl: string,
+  params: unknown,
+): boolean {
+  if (actor.operator) return true;
+  if (!actor.permissions.includes("settings")) return false;
+  if (routeUrl !== "/admin/stores/:id" && !routeUrl.startsWith("/admin/stores/:id/")) return false;
+  if (String((params as { id?: unknown } | null)?.id ?? "") !== String(actor.storeId)) return false;
+  return method === "GET" || !routeUrl.startsWith("/admin/stores/:id/platform/");
+}
