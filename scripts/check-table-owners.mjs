@@ -56,6 +56,8 @@ const OWNERS = {
   shopify_shops: ["src/platform/shopify/"],
   shopify_webhook_events: ["src/platform/shopify/"],
   shopify_oauth_states: ["src/platform/shopify/"],
+  // How each Shopify store's last reconciliation went: the inbound side (webhooks, reconciliation).
+  shopify_reconciliations: ["src/platform/shopify/inbound/"],
 };
 // The simulated platform's own tables (sim_*) belong to it.
 const PREFIX_OWNERS = [{ prefix: "sim_", owners: ["src/platform/simulated/"] }];

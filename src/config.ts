@@ -17,6 +17,8 @@ export interface ShopifyAppConfig {
   readonly apiVersion: string;
   /** SHOPIFY_ADMIN_ORIGIN: every Admin API and OAuth request goes there (the stand-in in tests). */
   readonly adminOrigin: string | null;
+  /** SHOPIFY_RECONCILE_INTERVAL (`15m` by default): how often each shop's levels are reconciled. */
+  readonly reconcileIntervalMs: number;
 }
 
 export const DEFAULT_SHOPIFY_SCOPES = [
@@ -155,7 +157,24 @@ function readShopify(env: Env): ShopifyAppConfig {
     scopes,
     apiVersion: endpoint.apiVersion,
     adminOrigin: endpoint.adminOrigin,
+    reconcileIntervalMs: readInterval(env, "SHOPIFY_RECONCILE_INTERVAL", "15m", 60_000, 86_400_000),
   };
+}
+
+const INTERVAL_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration written as a whole number and a unit: `90s`, `15m`, `1h`. */
+function readInterval(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number {
+  const raw = env[name]?.trim() || fallback;
+  const match = /^(\d+)(s|m|h)$/.exec(raw);
+  if (!match)
+    throw new ConfigError(`${name} must be a whole number and a unit (s, m or h) like 15m, got "${raw}"`);
+  const ms = Number(match[1]) * INTERVAL_UNITS[match[2]];
+  if (ms < minMs || ms > maxMs)
+    throw new ConfigError(
+      `${name} must be between ${minMs / 60_000}m and ${maxMs / 3_600_000}h, got "${raw}"`,
+    );
+  return ms;
 }
 
 export function loadConfig(env: Env = process.env): Config {

@@ -7,6 +7,7 @@ import { getStore } from "../domain/stores/index.ts";
 import { DataOf, ErrorBody, Id, Nullable, Timestamp } from "../http/schemas/common.ts";
 import { mirrorSyncStatus } from "../platform/catalog-sync.ts";
 import { parsePushSubject } from "../platform/job-payloads.ts";
+import { reconciliationStatus } from "../platform/shopify/inbound/index.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const adminTag = { tags: ["admin"] };
@@ -29,7 +30,25 @@ const SyncStatusSchema = Type.Object({
     synced_at: Nullable(Timestamp),
     last_error: Nullable(Type.String()),
   }),
+  /** A Shopify store's level reconciliation (null for a platform that needs none). */
+  reconciliation: Nullable(
+    Type.Object({
+      last_reconciled_at: Nullable(Timestamp),
+      levels_checked: Type.Integer(),
+      levels_repaired: Type.Integer(),
+      last_error: Nullable(Type.String()),
+      failed_at: Nullable(Timestamp),
+    }),
+  ),
 });
+
+const NOT_RECONCILED_YET = {
+  last_reconciled_at: null,
+  levels_checked: 0,
+  levels_repaired: 0,
+  last_error: null,
+  failed_at: null,
+};
 
 /** The platform loop's status for the admin: records by sync state, failed pushes (and their retry), the mirror sync. */
 export async function platformSyncAdminRoutes(instance: FastifyInstance): Promise<void> {
@@ -44,6 +63,10 @@ export async function platformSyncAdminRoutes(instance: FastifyInstance): Promis
       const counts = await syncStateCounts(ctx.db, store.id);
       const failedJobs = await ctx.jobs.failedJobs(ctx.db, PUSH_JOB, store.id, 250);
       const mirror = await mirrorSyncStatus(ctx.db, store.id);
+      const reconciliation =
+        store.platform === "shopify"
+          ? ((await reconciliationStatus(ctx.db, store.id)) ?? NOT_RECONCILED_YET)
+          : null;
       return {
         data: {
           counts,
@@ -59,6 +82,7 @@ export async function platformSyncAdminRoutes(instance: FastifyInstance): Promis
             };
           }),
           mirror,
+          reconciliation,
         },
       };
     },

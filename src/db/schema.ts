@@ -4,6 +4,7 @@ import type { PurchaseOrdersTables } from "./tables/purchase_orders.ts";
 import type { PushGenerationsTables } from "./tables/push_generations.ts";
 import type { ReceiptsPaymentsTables } from "./tables/receipts_payments.ts";
 import type { ShopifyTables } from "./tables/shopify.ts";
+import type { ShopifyInboundTables } from "./tables/shopify_inbound.ts";
 import type { StockAdjustmentsTables } from "./tables/stock_adjustments.ts";
 import type { SuppliersTables } from "./tables/suppliers.ts";
 import type { WebhooksTables } from "./tables/webhooks.ts";
@@ -19,4 +20,5 @@ export type Database = FoundationTables &
   StockAdjustmentsTables &
   PushGenerationsTables &
   WebhooksTables &
-  ShopifyTables;
+  ShopifyTables &
+  ShopifyInboundTables;

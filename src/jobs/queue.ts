@@ -286,6 +286,11 @@ export class JobQueue {
       .executeTakeFirst();
   }
 
+  /** Forgets every job of an erased store (they would only fail on a store that no longer exists). */
+  async deleteStoreJobs(trx: Db, storeId: number): Promise<void> {
+    await trx.deleteFrom("jobs").where("store_id", "=", storeId).execute();
+  }
+
   /** Forgets the jobs that finished well before `cutoff` (retention). */
   async deleteDoneBefore(db: Db, cutoff: Date): Promise<void> {
     await db.deleteFrom("jobs").where("state", "=", "done").where("finished_at", "<", cutoff).execute();

@@ -5,6 +5,7 @@ import { foundationModule } from "./foundation.ts";
 import type { Module } from "./module.ts";
 import { purchaseOrdersModule } from "./purchase-orders.ts";
 import { receiptsModule } from "./receipts.ts";
+import { shopifyInboundModule } from "./shopify-inbound.ts";
 import { stockAdjustmentsModule } from "./stock-adjustments.ts";
 import { suppliersModule } from "./suppliers.ts";
 import { webhooksModule } from "./webhooks.ts";
@@ -19,5 +20,6 @@ export const allModules: readonly Module[] = [
   receiptsModule,
   stockAdjustmentsModule,
   webhooksModule,
+  shopifyInboundModule,
   consoleModule,
 ];

@@ -394,7 +394,9 @@ describe("platform sync", () => {
 
     const status = await t.admin.get(`/admin/stores/${store.id}/sync`);
     assert.equal(status.status, 200);
-    assert.deepEqual(Object.keys(status.body.data).sort(), ["counts", "failed", "mirror"]);
+    assert.deepEqual(Object.keys(status.body.data).sort(), ["counts", "failed", "mirror", "reconciliation"]);
+    // The simulated platform loses no change: nothing to reconcile.
+    assert.equal(status.body.data.reconciliation, null);
     assert.ok(status.body.data.counts.failed >= 1);
     assert.ok(status.body.data.counts.synced >= 1);
     const row = status.body.data.failed.find((f: any) => f.subject_id === subject);

@@ -59,6 +59,7 @@ describe("config", () => {
       scopes: ["read_products", "read_inventory", "write_inventory", "read_locations"],
       apiVersion: "2026-10",
       adminOrigin: null,
+      reconcileIntervalMs: 15 * 60_000,
     });
   });
 
@@ -69,6 +70,7 @@ describe("config", () => {
       SHOPIFY_APP_URL: "http://127.0.0.1:3000/",
       SHOPIFY_ADMIN_ORIGIN: "http://127.0.0.1:4500",
       SHOPIFY_SCOPES: "read_products,write_inventory",
+      SHOPIFY_RECONCILE_INTERVAL: "2h",
     });
     assert.deepEqual(c.shopify, {
       apiKey: "client-id",
@@ -77,8 +79,19 @@ describe("config", () => {
       scopes: ["read_products", "write_inventory"],
       apiVersion: "2026-10",
       adminOrigin: "http://127.0.0.1:4500",
+      reconcileIntervalMs: 2 * 3_600_000,
     });
     assert.ok(Object.isFrozen(c.shopify));
+  });
+
+  test("Shopify: SHOPIFY_RECONCILE_INTERVAL takes a number and a unit, from a minute to a day", () => {
+    assert.equal(loadConfig({ SHOPIFY_RECONCILE_INTERVAL: "90s" }).shopify.reconcileIntervalMs, 90_000);
+    for (const bad of ["15", "15 m", "1.5h", "30s", "25h", "0m"])
+      assert.throws(
+        () => loadConfig({ SHOPIFY_RECONCILE_INTERVAL: bad }),
+        (e: Error) => e instanceof ConfigError && e.message.startsWith("SHOPIFY_RECONCILE_INTERVAL must be"),
+        bad,
+      );
   });
 
   test(":memory: keeps nothing and sends mail to a temporary outbox", () => {

@@ -12,6 +12,7 @@ export {
   recordStockMovements,
   type SyncSubjectType,
 } from "./ledger.ts";
+export { type DriftRepair, repairLevelDrift } from "./level-drift.ts";
 export type { LevelDelta, LevelKey, LevelReport } from "./level-keys.ts";
 export { lockLevelsAt } from "./level-locks.ts";
 export { refreshLevels } from "./levels.ts";

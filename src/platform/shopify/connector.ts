@@ -3,6 +3,7 @@ import type {
   InventoryAdjustment,
   InventoryAdjustResult,
   PlatformConnector,
+  PlatformInventoryLevel,
 } from "../connector.ts";
 import { adjustShopifyInventory } from "./adjust.ts";
 import {
@@ -14,6 +15,7 @@ import {
 import { readCatalogChanges } from "./catalog-incremental.ts";
 import type { ShopifyClient } from "./client.ts";
 import type { AttemptGenerations } from "./generations.ts";
+import { readShopLevels } from "./inbound/shop-levels.ts";
 
 export interface ShopifyConnectorOptions extends ImportDeps {
   client: ShopifyClient;
@@ -41,5 +43,9 @@ export class ShopifyConnector implements PlatformConnector {
 
   adjustInventory(adjustment: InventoryAdjustment): Promise<InventoryAdjustResult> {
     return adjustShopifyInventory(this.options.client, this.options, adjustment);
+  }
+
+  readAllLevels(): Promise<PlatformInventoryLevel[]> {
+    return readShopLevels(this.options.client);
   }
 }

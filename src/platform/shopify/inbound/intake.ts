@@ -1,0 +1,101 @@
+import type { AppContext } from "../../../context.ts";
+import type { Db } from "../../../db/database.ts";
+import { inTransaction } from "../../../db/transaction.ts";
+import { requestCatalogSync, syncJobOptions } from "../../sync-request.ts";
+import {
+  findShopByDomain,
+  markWebhookReceived,
+  openShopTokens,
+  type ShopifyShopRow,
+  setShopStatus,
+} from "../shops.ts";
+import { webhookHmacMatches } from "./hmac.ts";
+import { SHOP_REDACT_JOB } from "./job-types.ts";
+import { type WebhookWork, workOfTopic } from "./topics.ts";
+
+/** One POST to /shopify/webhooks as it arrived: the headers Shopify sets and the raw body. */
+export interface WebhookDelivery {
+  topic: string | undefined;
+  shop: string | undefined;
+  hmac: string | undefined;
+  eventId: string | undefined;
+  body: Buffer;
+}
+
+/**
+ * What became of a delivery. Only `unauthorized` is refused (401); the others are 200, since Shopify
+ * retries anything else for two days and a repeat cannot help.
+ */
+export type WebhookOutcome =
+  | { kind: "unauthorized" }
+  | { kind: "duplicate" }
+  | { kind: "unknown_shop" }
+  | { kind: "taken"; storeId: number; work: WebhookWork };
+
+export const UNINSTALLED_REASON = "The app was uninstalled from the Shopify shop.";
+
+/**
+ * Takes one webhook: the signature first (the shop's own webhook secret, else the app's
+ * SHOPIFY_API_SECRET; without either nothing can be verified, so nothing is taken), then, in one
+ * transaction, the event id recorded (a delivery seen before stops there), the shop's last webhook
+ * time, and the work queued. Nothing slow runs here: Shopify wants the answer within seconds.
+ */
+export async function takeWebhook(ctx: AppContext, delivery: WebhookDelivery): Promise<WebhookOutcome> {
+  const shop = delivery.shop ? await findShopByDomain(ctx.db, delivery.shop) : undefined;
+  const secret = (shop && openShopTokens(ctx, shop).webhookSecret) ?? ctx.config.shopify.apiSecret;
+  if (secret === null || !webhookHmacMatches(delivery.body, delivery.hmac, secret))
+    return { kind: "unauthorized" };
+  const topic = delivery.topic ?? "";
+  return inTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now();
+    if (shop) await markWebhookReceived(trx, shop.store_id, now);
+    if (delivery.eventId !== undefined && !(await firstSight(trx, delivery, topic, now)))
+      return { kind: "duplicate" };
+    if (!shop) return { kind: "unknown_shop" };
+    const work = workOfTopic(topic);
+    await queueWork(ctx, trx, shop, work);
+    return { kind: "taken", storeId: shop.store_id, work };
+  });
+}
+
+/** Records the event id; false when it was recorded before (a redelivery or a duplicate). */
+async function firstSight(trx: Db, delivery: WebhookDelivery, topic: string, now: Date): Promise<boolean> {
+  const inserted = await trx
+    .insertInto("shopify_webhook_events")
+    .values({ event_id: delivery.eventId as string, shop: delivery.shop ?? "", topic, received_at: now })
+    .onConflict((oc) => oc.column("event_id").doNothing())
+    .returning("event_id")
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+async function queueWork(ctx: AppContext, trx: Db, shop: ShopifyShopRow, work: WebhookWork): Promise<void> {
+  const storeId = shop.store_id;
+  switch (work) {
+    case "sync":
+      await requestCatalogSync(ctx, trx, storeId);
+      return;
+    case "sync_now": {
+      // A sync waiting out a retry delay (the import found its bulk operation still running) goes now.
+      await requestCatalogSync(ctx, trx, storeId);
+      await ctx.jobs.runNoLaterThan(trx, syncJobOptions(storeId).dedupeKey, ctx.clock.now());
+      return;
+    }
+    case "uninstalled":
+      // Shopify has revoked the token already: pushes must wait from now on, so the state changes
+      // here rather than in a job (one row).
+      await setShopStatus(trx, storeId, "disconnected", UNINSTALLED_REASON);
+      return;
+    case "shop_redact":
+      await ctx.jobs.enqueue(
+        trx,
+        SHOP_REDACT_JOB,
+        { store_id: storeId, shop: shop.shop },
+        { dedupeKey: `${SHOP_REDACT_JOB}:${storeId}` },
+      );
+      return;
+    case "no_customer_data":
+    case "ignored":
+      return;
+  }
+}

@@ -1,0 +1,58 @@
+import type { AppContext } from "../../../context.ts";
+import { repairLevelDrift } from "../../../domain/stock/index.ts";
+import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
+import { PlatformPermanentError } from "../../connector.ts";
+import { connectorForStore } from "../../registry.ts";
+import { requestCatalogSync } from "../../sync-request.ts";
+import { findShopByStore } from "../shops.ts";
+import { RECONCILE_JOB } from "./job-types.ts";
+import { recordReconciliation, recordReconciliationFailure } from "./reconcile-state.ts";
+
+export interface ReconcileResult {
+  checked: number;
+  repaired: number;
+}
+
+/**
+ * One reconciliation pass of a connected shop, so a lost webhook costs minutes, not forever: every
+ * level Shopify has is read and compared with the mirror's, the drift adopted; and the catalog's
+ * incremental read is asked for (it finds whatever changed after its watermark, webhook or not).
+ * Answers null when the shop is not connected (importing: nothing to compare yet; disconnected: the
+ * token no longer reads).
+ */
+export async function reconcileShop(ctx: AppContext, storeId: number): Promise<ReconcileResult | null> {
+  const shop = await findShopByStore(ctx.db, storeId);
+  if (shop?.status !== "connected") return null;
+  const connector = await connectorForStore(ctx, ctx.db, storeId);
+  if (!connector.readAllLevels) return null;
+  const levels = await connector.readAllLevels();
+  const result = await repairLevelDrift(ctx, storeId, levels);
+  await requestCatalogSync(ctx, ctx.db, storeId);
+  await recordReconciliation(ctx.db, storeId, { at: ctx.clock.now(), ...result });
+  return result;
+}
+
+/** How a reconciliation of the store is queued (one waiting per store). */
+export function reconcileJobOptions(storeId: number) {
+  return { storeId, dedupeKey: `${RECONCILE_JOB}:${storeId}`, maxAttempts: 3 };
+}
+
+export const reconcileJobHandler: JobHandler = {
+  type: RECONCILE_JOB,
+  retryDelayMs: (attempts) => Math.min(300_000, 30_000 * 2 ** Math.max(0, attempts - 1)),
+  async run(ctx, job) {
+    const storeId = job.payload.store_id;
+    if (typeof storeId !== "number" || !Number.isSafeInteger(storeId) || storeId < 1)
+      throw new PermanentJobError("invalid job payload: store_id is not a positive integer");
+    try {
+      await reconcileShop(ctx, storeId);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await recordReconciliationFailure(ctx.db, storeId, { at: ctx.clock.now(), error: message }).catch(
+        () => {},
+      );
+      if (error instanceof PlatformPermanentError) throw new PermanentJobError(message);
+      throw error;
+    }
+  },
+};
