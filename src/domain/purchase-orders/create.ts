@@ -169,8 +169,9 @@ async function writeNewOrder(
   checkComputedMoney(money, problems, (i) => `lines.${i}.unit_cost`);
   problems.throwIfAny();
   const order = await insertOrder(call, fields, money.order, now);
-  await insertLines(trx, store.id, order.id, lines, money.lines, now);
-  await insertCharges(trx, store.id, order.id, charges, money.charges, now);
+  const ofOrder = { storeId: store.id, orderId: order.id, now };
+  await insertLines(trx, { ...ofOrder, drafts: lines, money: money.lines });
+  await insertCharges(trx, { ...ofOrder, drafts: charges, money: money.charges });
   await recordHistory(
     call,
     order.id,

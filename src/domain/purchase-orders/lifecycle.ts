@@ -189,7 +189,13 @@ const ADD_LINES: Move<LineInput[]> = {
     checkComputedMoney(money, problems, (i) => `lines.${i - lines.length}.unit_cost`);
     problems.throwIfAny();
     await updateLineMoney(trx, store.id, lines, money.lines.slice(0, lines.length));
-    const newIds = await insertLines(trx, store.id, order.id, drafts, money.lines.slice(lines.length), now);
+    const newIds = await insertLines(trx, {
+      storeId: store.id,
+      orderId: order.id,
+      drafts,
+      money: money.lines.slice(lines.length),
+      now,
+    });
     return {
       set: money.order,
       afterWrite: async () => {

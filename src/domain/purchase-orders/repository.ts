@@ -25,26 +25,34 @@ export async function lockPurchaseOrder(trx: Db, storeId: number, id: number): P
   return row;
 }
 
-/** The order's lines, in position order. */
-export async function orderLines(db: Db, storeId: number, orderId: number): Promise<LineRow[]> {
+/** An order's positioned rows: its lines and its charges, each replaced as a set by a PATCH. */
+type OrderSetTable = "purchase_order_lines" | "purchase_order_charges";
+
+/** In position order. Kysely types a row of either table as both tables' columns: callers name theirs. */
+function selectSetOf(db: Db, table: OrderSetTable, storeId: number, orderId: number) {
   return db
-    .selectFrom("purchase_order_lines")
+    .selectFrom(table)
     .selectAll()
     .where("store_id", "=", storeId)
     .where("purchase_order_id", "=", orderId)
     .orderBy("position")
-    .orderBy("id")
-    .execute();
+    .orderBy("id");
+}
+
+/** The order's lines, in position order. */
+export async function orderLines(db: Db, storeId: number, orderId: number): Promise<LineRow[]> {
+  return selectSetOf(db, "purchase_order_lines", storeId, orderId).execute();
 }
 
 export async function orderCharges(db: Db, storeId: number, orderId: number): Promise<ChargeRow[]> {
-  return db
-    .selectFrom("purchase_order_charges")
-    .selectAll()
+  return selectSetOf(db, "purchase_order_charges", storeId, orderId).execute();
+}
+
+async function deleteSetOf(trx: Db, table: OrderSetTable, storeId: number, orderId: number): Promise<void> {
+  await trx
+    .deleteFrom(table)
     .where("store_id", "=", storeId)
     .where("purchase_order_id", "=", orderId)
-    .orderBy("position")
-    .orderBy("id")
     .execute();
 }
 
@@ -128,20 +136,25 @@ export async function deleteOrder(trx: Db, storeId: number, id: number): Promise
   await trx.deleteFrom("purchase_orders").where("store_id", "=", storeId).where("id", "=", id).execute();
 }
 
+/** Lines or charges to write to one order, each draft with its computed money (same index). */
+interface SetWrite<Draft, Money> {
+  storeId: number;
+  orderId: number;
+  drafts: readonly Draft[];
+  money: Money;
+  now: Date;
+}
+export type LinesWrite = SetWrite<LineDraft, ComputedMoney["lines"]>;
+export type ChargesWrite = SetWrite<ChargeDraft, ComputedMoney["charges"]>;
+
 const BATCH = 1000;
 
 /** Inserts lines (multi-row, in batches of 1,000); returns their ids in order. */
-export async function insertLines(
-  trx: Db,
-  storeId: number,
-  orderId: number,
-  lines: readonly LineDraft[],
-  money: ComputedMoney["lines"],
-  now: Date,
-): Promise<number[]> {
+export async function insertLines(trx: Db, write: LinesWrite): Promise<number[]> {
+  const { storeId, orderId, drafts, money, now } = write;
   const ids: number[] = [];
-  for (let start = 0; start < lines.length; start += BATCH) {
-    const rows = lines.slice(start, start + BATCH).map((l, i) => ({
+  for (let start = 0; start < drafts.length; start += BATCH) {
+    const rows = drafts.slice(start, start + BATCH).map((l, i) => ({
       ...lineRowOf(storeId, orderId, l, now),
       line_total: money[start + i].line_total,
       tax_amount: money[start + i].tax_amount,
@@ -154,20 +167,9 @@ export async function insertLines(
 }
 
 /** Replaces every line of the order (kept lines keep their ids). */
-export async function replaceLines(
-  trx: Db,
-  storeId: number,
-  orderId: number,
-  lines: readonly LineDraft[],
-  money: ComputedMoney["lines"],
-  now: Date,
-): Promise<void> {
-  await trx
-    .deleteFrom("purchase_order_lines")
-    .where("store_id", "=", storeId)
-    .where("purchase_order_id", "=", orderId)
-    .execute();
-  await insertLines(trx, storeId, orderId, lines, money, now);
+export async function replaceLines(trx: Db, write: LinesWrite): Promise<void> {
+  await deleteSetOf(trx, "purchase_order_lines", write.storeId, write.orderId);
+  await insertLines(trx, write);
 }
 
 /** Adds `quantity` to the line's cancelled quantity. */
@@ -186,16 +188,10 @@ export async function addCancelledQuantity(
     .execute();
 }
 
-export async function insertCharges(
-  trx: Db,
-  storeId: number,
-  orderId: number,
-  charges: readonly ChargeDraft[],
-  money: ComputedMoney["charges"],
-  now: Date,
-): Promise<number[]> {
-  if (charges.length === 0) return [];
-  const rows = charges.map((c, i) => ({
+export async function insertCharges(trx: Db, write: ChargesWrite): Promise<number[]> {
+  const { storeId, orderId, drafts, money, now } = write;
+  if (drafts.length === 0) return [];
+  const rows = drafts.map((c, i) => ({
     store_id: storeId,
     purchase_order_id: orderId,
     position: c.position,
@@ -217,20 +213,9 @@ export async function insertCharges(
 }
 
 /** Replaces every charge of the order. */
-export async function replaceCharges(
-  trx: Db,
-  storeId: number,
-  orderId: number,
-  charges: readonly ChargeDraft[],
-  money: ComputedMoney["charges"],
-  now: Date,
-): Promise<void> {
-  await trx
-    .deleteFrom("purchase_order_charges")
-    .where("store_id", "=", storeId)
-    .where("purchase_order_id", "=", orderId)
-    .execute();
-  await insertCharges(trx, storeId, orderId, charges, money, now);
+export async function replaceCharges(trx: Db, write: ChargesWrite): Promise<void> {
+  await deleteSetOf(trx, "purchase_order_charges", write.storeId, write.orderId);
+  await insertCharges(trx, write);
 }
 
 /** Writes new line money for lines whose amounts changed (one statement). */

@@ -84,10 +84,11 @@ export async function updatePurchaseOrder(
     throw error;
   });
 
+  const ofOrder = { storeId: store.id, orderId: id, now };
   if (input.lines || resolved.linesRepriced)
-    await replaceLines(trx, store.id, id, resolved.lines, money.lines, now);
+    await replaceLines(trx, { ...ofOrder, drafts: resolved.lines, money: money.lines });
   else await updateLineMoney(trx, store.id, lines, money.lines);
-  if (resolved.charges) await replaceCharges(trx, store.id, id, chargeDrafts, money.charges, now);
+  if (resolved.charges) await replaceCharges(trx, { ...ofOrder, drafts: chargeDrafts, money: money.charges });
   else await updateChargeMoney(trx, store.id, charges, money.charges);
   if (!sameValue(order.total, money.order.total)) await refreshPaymentStatus(trx, store.id, id);
 
