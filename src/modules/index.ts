@@ -6,6 +6,7 @@ import type { Module } from "./module.ts";
 import { purchaseOrdersModule } from "./purchase-orders.ts";
 import { receiptsModule } from "./receipts.ts";
 import { shopifyInboundModule } from "./shopify-inbound.ts";
+import { shopifyOAuthModule } from "./shopify-oauth.ts";
 import { stockAdjustmentsModule } from "./stock-adjustments.ts";
 import { suppliersModule } from "./suppliers.ts";
 import { webhooksModule } from "./webhooks.ts";
@@ -21,5 +22,6 @@ export const allModules: readonly Module[] = [
   stockAdjustmentsModule,
   webhooksModule,
   shopifyInboundModule,
+  shopifyOAuthModule,
   consoleModule,
 ];

@@ -1,5 +1,9 @@
 /** The Shopify platform part's one entry for the rest of the service (issue 19). */
 
+export {
+  type GrantedTokens,
+  ShopifyGrantRefusedError,
+} from "./oauth-tokens.ts";
 export { shopifySealedColumns } from "./sealed-tokens.ts";
 export {
   findShopByDomain,
@@ -20,3 +24,11 @@ export {
   shopifySealContext,
   updateShopTokens,
 } from "./shops.ts";
+export {
+  REFRESH_REFUSED_REASON,
+  refreshExpiringTokens,
+  refreshShopTokens,
+  storedTokenSource,
+  TOKEN_REFRESH_PASS_MS,
+  TOKEN_REFUSED_REASON,
+} from "./token-refresh.ts";

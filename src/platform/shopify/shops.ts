@@ -183,3 +183,54 @@ export function openShopTokens(ctx: SealingContext, row: ShopifyShopRow): Opened
       row.webhook_secret_sealed === null ? null : ctx.sealer.open(row.webhook_secret_sealed, context),
   };
 }
+
+/**
+ * New tokens for `row`'s shop, written only while the row still holds the access token `row` was read
+ * with (a refresh racing another process's, or a re-install, loses): the updated row, or undefined.
+ */
+export async function replaceShopTokensIfToken(
+  db: Db,
+  ctx: SealingContext,
+  row: ShopifyShopRow,
+  tokens: ShopTokens,
+  also: { scopes?: readonly string[] } = {},
+): Promise<ShopifyShopRow | undefined> {
+  return db
+    .updateTable("shopify_shops")
+    .set({
+      ...sealedTokenColumns(ctx, row.store_id, tokens),
+      ...(also.scopes ? { scopes: [...also.scopes] } : {}),
+      updated_at: UPDATED_NOW,
+    })
+    .where("store_id", "=", row.store_id)
+    .where("access_token_sealed", "=", row.access_token_sealed)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * `row`'s shop becomes `disconnected` with `reason`, unless its access token changed since `row` was
+ * read (a token refreshed or replaced meanwhile is not the one Shopify refused).
+ */
+export async function disconnectShopIfToken(db: Db, row: ShopifyShopRow, reason: string): Promise<boolean> {
+  const changed = await db
+    .updateTable("shopify_shops")
+    .set({ status: "disconnected", disconnected_reason: reason, updated_at: UPDATED_NOW })
+    .where("store_id", "=", row.store_id)
+    .where("access_token_sealed", "=", row.access_token_sealed)
+    .returning("store_id")
+    .executeTakeFirst();
+  return changed !== undefined;
+}
+
+/** Shops not disconnected whose refreshable access token expires before `before`, soonest first. */
+export function shopsExpiringBefore(db: Db, before: Date): Promise<ShopifyShopRow[]> {
+  return db
+    .selectFrom("shopify_shops")
+    .selectAll()
+    .where("status", "<>", "disconnected")
+    .where("refresh_token_sealed", "is not", null)
+    .where("access_token_expires_at", "<", before)
+    .orderBy("access_token_expires_at")
+    .execute();
+}
