@@ -75,9 +75,12 @@ export function adminAuthHook(tokenHash: string, throttle: AdminAuthThrottle) {
     }
     await throttle.checkAllowed(request.ip);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match || !safeEqualHex(hashSecret(match[1]), tokenHash)) {
-      if (match) await throttle.recordFailure(request.ip);
+    if (!match)
       throw new AppError("unauthorized", "Send the admin token as `Authorization: Bearer <ADMIN_TOKEN>`.");
+    if (!safeEqualHex(hashSecret(match[1]), tokenHash)) {
+      await throttle.recordFailure(request.ip);
+      // Sent, but not the one: say so, rather than how to send one (issue 20 item 9).
+      throw new AppError("unauthorized", "The admin token is wrong.");
     }
   };
 }

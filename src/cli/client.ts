@@ -114,8 +114,9 @@ export class AdminClient {
         ?.error;
       if (envelope?.code) {
         let message = envelope.message ?? "";
+        // The CLI always sends a token, so a 401 means the one it sent is not the service's.
         if (response.status === 401 && path.startsWith("/admin/"))
-          message += " (check --token / STOCKROOM_ADMIN_TOKEN)";
+          message = `The admin token is wrong: the service at ${this.baseUrl} did not accept it (check --token / STOCKROOM_ADMIN_TOKEN).`;
         throw new ApiError(response.status, envelope.code, message, envelope.details ?? []);
       }
       throw new ApiError(

@@ -1,4 +1,5 @@
 /** Human output (aligned tables, key/value records) and machine output (`--json`) of the CLI. */
+import { fitTable, outputWidth, wrap } from "./table-fit.ts";
 
 export interface Column<T> {
   header: string;
@@ -16,26 +17,42 @@ export function cell(value: unknown): string {
   return String(value).replace(/[\r\n\t]+/g, " ");
 }
 
-export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
+/**
+ * Rows as an aligned table, fitted to `width` (the terminal's by default; see table-fit.ts): a table too
+ * wide has its widest column last, wrapped, and the others cut short only when they must be.
+ */
+export function renderTable<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  width: number = outputWidth(),
+): string {
   const header = columns.map((c) => c.header);
   const body = rows.map((row) =>
     columns.map((c) =>
       cell(typeof c.value === "function" ? c.value(row) : (row as Record<PropertyKey, unknown>)[c.value]),
     ),
   );
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const fitted = fitTable(header, body, width);
   const line = (cells: string[]) =>
     cells
-      .map((text, i) => (columns[i].align === "right" ? text.padStart(widths[i]) : text.padEnd(widths[i])))
+      .map((text, i) => {
+        const pad = fitted.widths[i] - [...text].length;
+        const spaces = " ".repeat(Math.max(0, pad));
+        return columns[fitted.order[i]].align === "right" ? spaces + text : text + spaces;
+      })
       .join("  ")
       .trimEnd();
-  const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)];
+  const out = [
+    line(fitted.header),
+    line(fitted.widths.map((w) => "-".repeat(w))),
+    ...fitted.rows.flatMap((physical) => physical.map(line)),
+  ];
   if (rows.length === 0) out.push("(none)");
   return `${out.join("\n")}\n`;
 }
 
-/** Nested objects flattened to `a.b: value` lines, aligned. */
-export function renderRecord(record: Record<string, unknown>): string {
+/** Nested objects flattened to `a.b: value` lines, aligned; a value too long for `width` wraps under itself. */
+export function renderRecord(record: Record<string, unknown>, width: number = outputWidth()): string {
   const pairs: [string, string][] = [];
   const walk = (prefix: string, value: unknown) => {
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
@@ -45,8 +62,16 @@ export function renderRecord(record: Record<string, unknown>): string {
     }
   };
   walk("", record);
-  const width = Math.max(0, ...pairs.map(([k]) => k.length));
-  return `${pairs.map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v}`).join("\n")}\n`;
+  const keyWidth = Math.max(0, ...pairs.map(([k]) => k.length)) + 2;
+  // Below 20 characters a wrapped value is more breaks than text: let the terminal wrap it instead.
+  const valueWidth = width - keyWidth >= 20 ? width - keyWidth : Number.POSITIVE_INFINITY;
+  const indent = " ".repeat(keyWidth);
+  return `${pairs
+    .map(([k, v]) => {
+      const [first, ...more] = [...v].length > valueWidth ? wrap(v, valueWidth) : [v];
+      return [`${`${k}:`.padEnd(keyWidth)}${first}`, ...more.map((m) => indent + m)].join("\n");
+    })
+    .join("\n")}\n`;
 }
 
 export interface Output {

@@ -98,10 +98,14 @@ describe("authentication and scopes", () => {
     assert.equal((await readOnly.get("/v2/probe_things")).status, 200);
   });
 
-  test("the admin API refuses a wrong token", async () => {
+  test("the admin API refuses a wrong token and says it is wrong; a missing one, how to send it", async () => {
     const res = await t.client("Bearer wrong-token").get("/admin/stores");
     assert.equal(res.status, 401);
     assert.equal(res.body.error.code, "unauthorized");
+    assert.equal(res.body.error.message, "The admin token is wrong.");
+    const none = await t.client(undefined).get("/admin/stores");
+    assert.equal(none.status, 401);
+    assert.equal(none.body.error.message, "Send the admin token as `Authorization: Bearer <ADMIN_TOKEN>`.");
   });
 });
 

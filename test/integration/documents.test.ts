@@ -249,7 +249,14 @@ describe("sending without SMTP_URL writes the message to the outbox", () => {
       const raw = await readFile(join(outbox, files[0]), "latin1");
       assert.match(raw, /To: orders@supplier\.test/);
       assert.match(raw, new RegExp(`Subject: Purchase order ${order.number}`));
-      assert.ok(pdfAttachment(raw).subarray(0, 5).equals(Buffer.from("%PDF-")));
+      const pdf = pdfAttachment(raw);
+      assert.ok(pdf.subarray(0, 5).equals(Buffer.from("%PDF-")));
+      // The demo's main warehouse, in the US post's format, in the text part and the PDF alike.
+      assert.match(
+        raw,
+        /Ship to:\r?\nMain Warehouse\r?\n1200 NW Front Ave\r?\nPortland, OR 97209\r?\nUnited States/,
+      );
+      assert.match((await pdfText(pdf)).text, /Portland, OR 97209/);
     } finally {
       await t.close();
     }

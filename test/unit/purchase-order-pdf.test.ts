@@ -191,6 +191,40 @@ describe("renderPurchaseOrderPdf", () => {
     assert.match(text, /\b77\b/); // outstanding of line 60
   });
 
+  it("the supplier's copy names the tax once and leaves the order's status off; the receiving copy keeps it", async () => {
+    const doc = order(1);
+    const priced = (await extract(await renderPurchaseOrderPdf(doc, { receivingCopy: false }))).text;
+    assert.match(priced, /VAT 21%/);
+    assert.doesNotMatch(priced, /Tax \(|VAT 21% \(/);
+    assert.doesNotMatch(priced, /Status|Ordered\b/);
+    const untaxed = { ...doc, tax: { name: null, rate_percent: 0, taxes_included: false } };
+    const plain = (await extract(await renderPurchaseOrderPdf(untaxed, { receivingCopy: false }))).text;
+    assert.match(plain, /Tax 0%/);
+    assert.doesNotMatch(plain, /Tax \(/);
+    const receiving = (await extract(await renderPurchaseOrderPdf(doc, { receivingCopy: true }))).text;
+    assert.match(receiving, /Status\s+Ordered/);
+    assert.match(receiving, /1 line · Ordered 21/);
+  });
+
+  it("prints a US supplier's and ship-to address as the US post writes them", async () => {
+    const us = { line1: "1 Main St", line2: null, city: "Portland", province: "OR", zip: "97209" };
+    const doc = {
+      ...order(2),
+      supplier: { ...order(2).supplier, address: { ...us, country: "United States" } },
+      ship_to_address: {
+        name: "West dock",
+        ...us,
+        line1: "900 NW Front Ave",
+        country: null,
+        country_code: "US",
+      },
+    };
+    const { text } = await extract(await renderPurchaseOrderPdf(doc, { receivingCopy: false }));
+    assert.equal(text.match(/Portland, OR 97209/g)?.length, 2, text);
+    assert.match(text, /900 NW Front Ave/);
+    assert.doesNotMatch(text, /97209 Portland/);
+  });
+
   it("embeds its fonts and sets the metadata", async () => {
     const pdf = await renderPurchaseOrderPdf(order(2), { receivingCopy: false });
     const raw = pdf.toString("latin1");

@@ -44,7 +44,10 @@ export function registerStoreCommands(program: Command): void {
     .command("create")
     .description("create a store (API access on)")
     .requiredOption("--name <name>", "store name")
-    .requiredOption("--currency <code>", "ISO 4217 currency, e.g. USD")
+    // Typed in any case (usd, Usd); the service keeps codes in upper case.
+    .requiredOption("--currency <code>", "ISO 4217 currency, e.g. USD (any case)", (raw: string) =>
+      raw.trim().toUpperCase(),
+    )
     .requiredOption("--timezone <tz>", "IANA time zone, e.g. Europe/Berlin")
     .option("--domain <domain>", "shop domain (default: generated)")
     .option("--owner-email <email>", "store owner's email (webhook notices)")

@@ -13,6 +13,7 @@ function locationAddress(name: string, address: Record<string, string | null> | 
     province: a.province_code ?? a.province ?? null,
     zip: a.zip ?? null,
     country: a.country ?? null,
+    country_code: a.country_code ?? null,
     phone: a.phone ?? null,
   };
 }

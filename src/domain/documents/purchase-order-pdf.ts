@@ -1,7 +1,8 @@
 import type PDFDocument from "pdfkit";
+import { formatAddressLines, shipToLines, splitLines } from "./address-format.ts";
 import { FONT_BOLD, FONT_REGULAR, registerDocumentFonts } from "./fonts.ts";
+import { countLabel, taxLabel } from "./labels.ts";
 import type {
-  AddressView,
   PurchaseOrderDocument,
   PurchaseOrderLineView,
   StoreView,
@@ -312,12 +313,14 @@ class Renderer {
         ? ["Order date", formatTimestampAsDate(doc.ordered_at, timezone)]
         : ["Created", formatTimestampAsDate(doc.created_at, timezone)],
       ["Expected", doc.expected_at],
-      ["Status", humanize(doc.status)],
       ["Reference", doc.reference],
       ["Supplier ref.", doc.supplier_order_number],
       ["Account no.", doc.account_number ?? doc.supplier.account_number],
     ];
-    if (!this.opts.receivingCopy) {
+    if (this.opts.receivingCopy) {
+      // The order's state is ours: the warehouse may use it, the supplier's copy leaves it off.
+      facts.splice(2, 0, ["Status", humanize(doc.status)]);
+    } else {
       facts.push(["Payment due", doc.payment_due_on], ["Currency", doc.totals.currency]);
     }
     for (const [label, value] of facts) {
@@ -484,15 +487,7 @@ class Renderer {
       rows.push([`${label}${original}`, formatAmount(charge.amount_in_order_currency)]);
     }
     if (doc.charges.length > 1) rows.push(["Charges", formatAmount(totals.charges)]);
-    if (doc.tax) {
-      const name = `${oneLine(doc.tax.name) || "Tax"} ${formatNumber(doc.tax.rate_percent)}%`;
-      rows.push([
-        doc.tax.taxes_included ? `Included tax (${name})` : `Tax (${name})`,
-        formatAmount(totals.tax),
-      ]);
-    } else {
-      rows.push(["Tax", formatAmount(totals.tax)]);
-    }
+    rows.push([taxLabel(doc.tax), formatAmount(totals.tax)]);
 
     this.apply({});
     const rowHeight = this.lineHeight() + 4;
@@ -526,7 +521,7 @@ class Renderer {
     const sum = (pick: (line: PurchaseOrderLineView) => number) =>
       this.doc.lines.reduce((total, line) => total + pick(line), 0);
     const summary =
-      `${this.doc.lines.length} lines · Ordered ${formatInteger(sum((l) => l.quantity))}` +
+      `${countLabel(this.doc.lines.length, "line")} · Ordered ${formatInteger(sum((l) => l.quantity))}` +
       ` · Received ${formatInteger(sum((l) => l.received_quantity))}` +
       ` · Outstanding ${formatInteger(sum((l) => l.outstanding_quantity))}`;
     let y = this.ensureRoom(top, 70);
@@ -574,7 +569,7 @@ function storeLines(store: StoreView): string[] {
 function supplierLines(supplier: SupplierView): string[] {
   const company =
     supplier.company_name && supplier.company_name !== supplier.name ? supplier.company_name : null;
-  const address = supplier.address ? addressLines(supplier.address) : [];
+  const address = supplier.address ? formatAddressLines(supplier.address) : [];
   return [
     supplier.name,
     company,
@@ -583,28 +578,6 @@ function supplierLines(supplier: SupplierView): string[] {
     supplier.email,
     supplier.phone,
   ].filter(isPresent);
-}
-
-function shipToLines(doc: PurchaseOrderDocument): string[] {
-  const ship = doc.ship_to_address;
-  if (typeof ship === "string" && ship.trim() !== "") return splitLines(ship);
-  if (ship && typeof ship === "object") {
-    const lines = addressLines(ship);
-    if (lines.length > 0) return lines;
-  }
-  return [doc.location?.name ?? doc.store.name];
-}
-
-function addressLines(a: AddressView): string[] {
-  const cityLine = [a.zip, a.city].filter(isPresent).join(" ");
-  return [a.name, a.company, a.line1, a.line2, cityLine, a.province, a.country, a.phone].filter(isPresent);
-}
-
-function splitLines(value: string): string[] {
-  return value
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
 }
 
 /** Collapses newlines and runs of spaces, which would otherwise break a table cell's layout. */

@@ -20,9 +20,14 @@ export interface AddressView {
   readonly line2?: string | null;
   readonly city?: string | null;
   readonly province?: string | null;
+  readonly province_code?: string | null;
   readonly zip?: string | null;
   readonly country?: string | null;
+  /** ISO 3166-1 alpha-2 when known (platform locations); picks the country's address format. */
+  readonly country_code?: string | null;
   readonly phone?: string | null;
+  /** The order's typed ship-to override, printed as its lines instead of the parts. */
+  readonly text?: string | null;
 }
 
 export interface PurchaseOrderLineView {

@@ -15,6 +15,8 @@ import {
   type StoreInfo,
 } from "../purchase-orders/index.ts";
 import { findSupplier } from "../suppliers/index.ts";
+import { shipToLines } from "./address-format.ts";
+import { formatMoney } from "./purchase-order-pdf.ts";
 import { purchaseOrderPdf } from "./rendering.ts";
 
 export const SEND_EMAIL_JOB = "purchase_order.send_email";
@@ -114,9 +116,11 @@ export const sendEmailJob: JobHandler = {
     const greeting = document.supplier.contact_name ? `Hello ${document.supplier.contact_name},` : "Hello,";
     const intro = `Please find attached purchase order ${document.number} from ${document.store.name}.`;
     const details = [
-      `Total: ${document.totals.total} ${document.totals.currency}`,
+      `Total: ${formatMoney(document.totals.total, document.totals.currency)}`,
       document.expected_at ? `Expected: ${document.expected_at}` : null,
     ].filter((l): l is string => l !== null);
+    // The address in its country's format, as the PDF prints it.
+    const shipTo = shipToLines(document);
     const text = [
       greeting,
       "",
@@ -125,12 +129,16 @@ export const sendEmailJob: JobHandler = {
       "",
       ...details,
       "",
+      "Ship to:",
+      ...shipTo,
+      "",
       document.store.name,
     ].join("\n");
     const body = html`<p>${greeting}</p>
 <p>${intro}</p>
 ${p.message ? html`<p>${lines(p.message.split("\n"))}</p>` : ""}
 <p>${lines(details)}</p>
+<p>Ship to:<br>${lines(shipTo)}</p>
 <p>${document.store.name}</p>`;
     try {
       await mailerFor(ctx).send({
