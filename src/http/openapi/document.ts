@@ -1,4 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
+import { extractComponents } from "./components.ts";
 import { idempotencyKeyHeaders, isWrite } from "./headers.ts";
 import { TAGS } from "./operation.ts";
 import { OPERATIONS } from "./operations.ts";
@@ -66,7 +67,7 @@ export function openapiOptions(publicHostnames: readonly string[]): FastifyDynam
     transformObject: (built) =>
       // A copy: the built document embeds the routes' own schemas, which validate and serialize.
       "openapiObject" in built
-        ? describeResponses(describeRequests(structuredClone(built.openapiObject)))
+        ? describeResponses(extractComponents(describeRequests(structuredClone(built.openapiObject))))
         : built.swaggerObject,
   };
 }

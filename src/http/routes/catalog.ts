@@ -21,6 +21,7 @@ import {
   DataOf,
   Id,
   IdParam,
+  Named,
   Nullable,
   Page,
   PagingQuery,
@@ -29,82 +30,97 @@ import {
 
 // ---- Shapes (contract "Catalog mirror shapes") ----
 
-export const VariantSchema = Type.Object({
-  id: Type.Integer(),
-  product_id: Type.Integer(),
-  inventory_item_id: Type.Integer(),
-  title: Type.String(),
-  product_title: Type.String(),
-  sku: Nullable(Type.String()),
-  barcode: Nullable(Type.String()),
-  position: Type.Integer(),
-  price: Type.String(),
-  compare_at_price: Nullable(Type.String()),
-  unit_cost: Nullable(Type.String()),
-  unit_cost_currency: Nullable(Type.String()),
-  weight_grams: Type.Integer(),
-  inventory_tracked: Type.Boolean(),
-  inventory_policy: Type.String(),
-  taxable: Type.Boolean(),
-  image_url: Nullable(Type.String()),
-  platform_updated_at: Nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-export const ProductOptionSchema = Type.Object({
-  name: Type.String(),
-  position: Type.Integer(),
-  values: Type.Array(Type.String()),
-});
-
-export const ProductSchema = Type.Object({
-  id: Type.Integer(),
-  title: Type.String(),
-  handle: Nullable(Type.String()),
-  vendor: Nullable(Type.String()),
-  product_type: Nullable(Type.String()),
-  status: Type.Union([Type.Literal("active"), Type.Literal("draft"), Type.Literal("archived")]),
-  tags: Type.Array(Type.String()),
-  options: Type.Array(ProductOptionSchema),
-  image_url: Nullable(Type.String()),
-  variants_count: Type.Integer(),
-  variants: Nullable(Type.Array(VariantSchema)),
-  platform_updated_at: Nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-export const LocationSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  active: Type.Boolean(),
-  fulfillment_service: Type.String(),
-  address: Type.Object({
-    line1: Nullable(Type.String()),
-    line2: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    province_code: Nullable(Type.String()),
-    zip: Nullable(Type.String()),
-    country: Nullable(Type.String()),
-    country_code: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
+export const VariantSchema = Named(
+  "Variant",
+  Type.Object({
+    id: Type.Integer(),
+    product_id: Type.Integer(),
+    inventory_item_id: Type.Integer(),
+    title: Type.String(),
+    product_title: Type.String(),
+    sku: Nullable(Type.String()),
+    barcode: Nullable(Type.String()),
+    position: Type.Integer(),
+    price: Type.String(),
+    compare_at_price: Nullable(Type.String()),
+    unit_cost: Nullable(Type.String()),
+    unit_cost_currency: Nullable(Type.String()),
+    weight_grams: Type.Integer(),
+    inventory_tracked: Type.Boolean(),
+    inventory_policy: Type.String(),
+    taxable: Type.Boolean(),
+    image_url: Nullable(Type.String()),
+    platform_updated_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
   }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+);
 
-export const InventoryLevelSchema = Type.Object({
-  id: Type.Integer(),
-  inventory_item_id: Type.Integer(),
-  location_id: Type.Integer(),
-  available: Type.Integer(),
-  on_hand: Type.Integer(),
-  committed: Type.Integer(),
-  incoming: Type.Integer(),
-  platform_updated_at: Nullable(Timestamp),
-  updated_at: Timestamp,
-});
+export const ProductOptionSchema = Named(
+  "ProductOption",
+  Type.Object({
+    name: Type.String(),
+    position: Type.Integer(),
+    values: Type.Array(Type.String()),
+  }),
+);
+
+export const ProductSchema = Named(
+  "Product",
+  Type.Object({
+    id: Type.Integer(),
+    title: Type.String(),
+    handle: Nullable(Type.String()),
+    vendor: Nullable(Type.String()),
+    product_type: Nullable(Type.String()),
+    status: Type.Union([Type.Literal("active"), Type.Literal("draft"), Type.Literal("archived")]),
+    tags: Type.Array(Type.String()),
+    options: Type.Array(ProductOptionSchema),
+    image_url: Nullable(Type.String()),
+    variants_count: Type.Integer(),
+    variants: Nullable(Type.Array(VariantSchema)),
+    platform_updated_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+
+export const LocationSchema = Named(
+  "Location",
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    active: Type.Boolean(),
+    fulfillment_service: Type.String(),
+    address: Type.Object({
+      line1: Nullable(Type.String()),
+      line2: Nullable(Type.String()),
+      city: Nullable(Type.String()),
+      province_code: Nullable(Type.String()),
+      zip: Nullable(Type.String()),
+      country: Nullable(Type.String()),
+      country_code: Nullable(Type.String()),
+      phone: Nullable(Type.String()),
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+
+export const InventoryLevelSchema = Named(
+  "InventoryLevel",
+  Type.Object({
+    id: Type.Integer(),
+    inventory_item_id: Type.Integer(),
+    location_id: Type.Integer(),
+    available: Type.Integer(),
+    on_hand: Type.Integer(),
+    committed: Type.Integer(),
+    incoming: Type.Integer(),
+    platform_updated_at: Nullable(Timestamp),
+    updated_at: Timestamp,
+  }),
+);
 
 const tags = ["catalog"];
 

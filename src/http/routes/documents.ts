@@ -5,7 +5,7 @@ import { sendPurchaseOrder } from "../../domain/documents/index.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { PdfResponse, sendPurchaseOrderPdf } from "../pdf-response.ts";
 import { principalOf } from "../plugins/auth.ts";
-import { commonErrorResponses, DataOf, IdParam } from "../schemas/common.ts";
+import { commonErrorResponses, DataOf, IdParam, OptionalBody } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
 import { PurchaseOrderSchema } from "./purchase-orders/schemas.ts";
 
@@ -53,17 +53,13 @@ export async function documentRoutes(instance: FastifyInstance): Promise<void> {
         tags: ["purchase orders"],
         summary: "Email the order with its PDF to the supplier; a draft becomes ordered",
         params: IdParam,
-        body: Type.Optional(
-          Type.Object(
-            {
-              to: Type.Optional(Type.Array(Email, { maxItems: 20 })),
-              cc: Type.Optional(Type.Array(Email, { maxItems: 20 })),
-              subject: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
-              message: Type.Optional(Type.String({ maxLength: 10_000 })),
-            },
-            { additionalProperties: false },
-          ),
-        ),
+        // Every field is optional, so no body at all is the plain send (as the other actions take it).
+        body: OptionalBody({
+          to: Type.Optional(Type.Array(Email, { maxItems: 20 })),
+          cc: Type.Optional(Type.Array(Email, { maxItems: 20 })),
+          subject: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+          message: Type.Optional(Type.String({ maxLength: 10_000 })),
+        }),
         response: { 200: DataOf(PurchaseOrderSchema), ...commonErrorResponses },
       },
     },

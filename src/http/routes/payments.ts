@@ -21,6 +21,7 @@ import {
   documentedRules,
   Id,
   MoneyInput,
+  Named,
   Nullable,
   OptionalBody,
 } from "../schemas/common.ts";
@@ -34,22 +35,25 @@ const PaymentParams = Type.Object({ id: Id, payment_id: Id });
 const Method = Type.String({ minLength: 1, maxLength: 100 });
 const Text = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })));
 
-const PaymentInputSchema = Type.Object(
-  {
-    amount: MoneyInput,
-    paid_on: Type.Optional(DateString),
-    method: Type.Optional(Method),
-    reference: Text(200),
-    note: Text(5000),
-    currency: Type.Optional(
-      Type.String({
-        maxLength: 3,
-        ...documentedRules({ pattern: CURRENCY_PATTERN }),
-        description: "The order's currency.",
-      }),
-    ),
-  },
-  { additionalProperties: false },
+const PaymentInputSchema = Named(
+  "PaymentInput",
+  Type.Object(
+    {
+      amount: MoneyInput,
+      paid_on: Type.Optional(DateString),
+      method: Type.Optional(Method),
+      reference: Text(200),
+      note: Text(5000),
+      currency: Type.Optional(
+        Type.String({
+          maxLength: 3,
+          ...documentedRules({ pattern: CURRENCY_PATTERN }),
+          description: "The order's currency.",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 function callOf(request: FastifyRequest, trx: Db): PaymentsCall {

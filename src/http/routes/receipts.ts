@@ -17,6 +17,7 @@ import {
   DateString,
   Id,
   MoneyInput,
+  Named,
   Nullable,
   OptionalBody,
   Page,
@@ -43,57 +44,66 @@ const RejectedSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const ReceiptLineInputSchema = Type.Object(
-  {
-    line_id: Type.Integer({ minimum: 1 }),
-    quantity: Type.Integer({
-      minimum: 0,
-      maximum: MAX_UNITS,
-      description: "Good units received now (surplus included).",
-    }),
-    rejected: Type.Optional(Type.Array(RejectedSchema, { maxItems: 50 })),
-    unit_cost: Type.Optional(MoneyInput),
-    bin_location: Text(200),
-    lot_number: Text(200),
-    lot_expiry: Type.Optional(Nullable(DateString)),
-    lot_manufactured: Type.Optional(Nullable(DateString)),
-    lot_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  },
-  { additionalProperties: false },
+const ReceiptLineInputSchema = Named(
+  "ReceiptLineInput",
+  Type.Object(
+    {
+      line_id: Type.Integer({ minimum: 1 }),
+      quantity: Type.Integer({
+        minimum: 0,
+        maximum: MAX_UNITS,
+        description: "Good units received now (surplus included).",
+      }),
+      rejected: Type.Optional(Type.Array(RejectedSchema, { maxItems: 50 })),
+      unit_cost: Type.Optional(MoneyInput),
+      bin_location: Text(200),
+      lot_number: Text(200),
+      lot_expiry: Type.Optional(Nullable(DateString)),
+      lot_manufactured: Type.Optional(Nullable(DateString)),
+      lot_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    },
+    { additionalProperties: false },
+  ),
 );
 
-const UnorderedInputSchema = Type.Object(
-  {
-    variant_id: Type.Optional(PlatformId),
-    inventory_item_id: Type.Optional(PlatformId),
-    product_title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    sku: Text(200),
-    quantity: Type.Integer({ minimum: 1, maximum: MAX_UNITS }),
-    unit_cost: Type.Optional(MoneyInput),
-    location_id: Type.Optional(Nullable(PlatformId)),
-  },
-  { additionalProperties: false },
+const UnorderedInputSchema = Named(
+  "ReceiptUnorderedLineInput",
+  Type.Object(
+    {
+      variant_id: Type.Optional(PlatformId),
+      inventory_item_id: Type.Optional(PlatformId),
+      product_title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+      sku: Text(200),
+      quantity: Type.Integer({ minimum: 1, maximum: MAX_UNITS }),
+      unit_cost: Type.Optional(MoneyInput),
+      location_id: Type.Optional(Nullable(PlatformId)),
+    },
+    { additionalProperties: false },
+  ),
 );
 
-export const ReceiptInputSchema = Type.Object(
-  {
-    location_id: Type.Optional(PlatformId),
-    received_at: Type.Optional(DateString),
-    note: Text(5000),
-    invoice_reference: Text(200),
-    invoice_total: Type.Optional(Nullable(MoneyInput)),
-    invoice_date: Type.Optional(Nullable(DateString)),
-    exchange_rate: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 1e9, description: "Greater than zero." }),
-    ),
-    route_to_destinations: Type.Optional(Type.Boolean()),
-    rejected_disposition: Type.Optional(
-      Type.Unsafe<"replace" | "remove">({ type: "string", enum: ["replace", "remove"] }),
-    ),
-    lines: Type.Optional(Type.Array(ReceiptLineInputSchema, { maxItems: 1000 })),
-    unordered: Type.Optional(Type.Array(UnorderedInputSchema, { maxItems: 200 })),
-  },
-  { additionalProperties: false },
+export const ReceiptInputSchema = Named(
+  "ReceiptInput",
+  Type.Object(
+    {
+      location_id: Type.Optional(PlatformId),
+      received_at: Type.Optional(DateString),
+      note: Text(5000),
+      invoice_reference: Text(200),
+      invoice_total: Type.Optional(Nullable(MoneyInput)),
+      invoice_date: Type.Optional(Nullable(DateString)),
+      exchange_rate: Type.Optional(
+        Type.Number({ minimum: 0, maximum: 1e9, description: "Greater than zero." }),
+      ),
+      route_to_destinations: Type.Optional(Type.Boolean()),
+      rejected_disposition: Type.Optional(
+        Type.Unsafe<"replace" | "remove">({ type: "string", enum: ["replace", "remove"] }),
+      ),
+      lines: Type.Optional(Type.Array(ReceiptLineInputSchema, { maxItems: 1000 })),
+      unordered: Type.Optional(Type.Array(UnorderedInputSchema, { maxItems: 200 })),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const ReceiptAndOrder = Type.Object({ data: ReceiptSchema, purchase_order: PurchaseOrderSchema });

@@ -18,6 +18,7 @@ import {
   commonErrorResponses,
   DataOf,
   IdParam,
+  Named,
   Nullable,
   Page,
   PagingQuery,
@@ -33,56 +34,65 @@ const Text = (maxLength: number) => Type.String({ maxLength });
 const Reason = Type.Unsafe<AdjustmentReason>({ type: "string", enum: [...ADJUSTMENT_REASONS] });
 const Status = Type.Unsafe<StockAdjustmentStatus>({ type: "string", enum: [...ADJUSTMENT_STATUSES] });
 
-const LineInput = Type.Object(
-  {
-    variant_id: Type.Optional(Nullable(PlatformId)),
-    inventory_item_id: Type.Optional(Nullable(PlatformId)),
-    product_title: Type.Optional(Nullable(Text(500))),
-    variant_title: Type.Optional(Nullable(Text(500))),
-    sku: Type.Optional(Nullable(Text(255))),
-    barcode: Type.Optional(Nullable(Text(255))),
-    delta: Type.Integer({
-      minimum: -1_000_000_000,
-      maximum: 1_000_000_000,
-      description: "Signed change of the level; never 0.",
-    }),
-    lot_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2147483647 }))),
-    lot_number: Type.Optional(Nullable(Text(255))),
-    lot_units: Type.Optional(Nullable(Quantity)),
-    expected_before: Type.Optional(
-      Nullable(
-        Type.Integer({
-          minimum: -2147483648,
-          maximum: 2147483647,
-          description:
-            "Beyond the contract: the level this line was counted against. Apply refuses (422 validation_failed, detail code stock_changed) when the level at the location is no longer this number.",
-        }),
+const LineInput = Named(
+  "StockAdjustmentLineInput",
+  Type.Object(
+    {
+      variant_id: Type.Optional(Nullable(PlatformId)),
+      inventory_item_id: Type.Optional(Nullable(PlatformId)),
+      product_title: Type.Optional(Nullable(Text(500))),
+      variant_title: Type.Optional(Nullable(Text(500))),
+      sku: Type.Optional(Nullable(Text(255))),
+      barcode: Type.Optional(Nullable(Text(255))),
+      delta: Type.Integer({
+        minimum: -1_000_000_000,
+        maximum: 1_000_000_000,
+        description: "Signed change of the level; never 0.",
+      }),
+      lot_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2147483647 }))),
+      lot_number: Type.Optional(Nullable(Text(255))),
+      lot_units: Type.Optional(Nullable(Quantity)),
+      expected_before: Type.Optional(
+        Nullable(
+          Type.Integer({
+            minimum: -2147483648,
+            maximum: 2147483647,
+            description:
+              "Beyond the contract: the level this line was counted against. Apply refuses (422 validation_failed, detail code stock_changed) when the level at the location is no longer this number.",
+          }),
+        ),
       ),
-    ),
-  },
-  { additionalProperties: false },
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const Lines = Type.Array(LineInput, { minItems: 1, maxItems: 1000 });
 
-const CreateBody = Type.Object(
-  {
-    location_id: PlatformId,
-    reason: Type.Optional(Reason),
-    note: Type.Optional(Nullable(Text(5000))),
-    lines: Lines,
-  },
-  { additionalProperties: false },
+const CreateBody = Named(
+  "StockAdjustmentInput",
+  Type.Object(
+    {
+      location_id: PlatformId,
+      reason: Type.Optional(Reason),
+      note: Type.Optional(Nullable(Text(5000))),
+      lines: Lines,
+    },
+    { additionalProperties: false },
+  ),
 );
 
-const PatchBody = Type.Object(
-  {
-    location_id: Type.Optional(PlatformId),
-    reason: Type.Optional(Reason),
-    note: Type.Optional(Nullable(Text(5000))),
-    lines: Type.Optional(Lines),
-  },
-  { additionalProperties: false },
+const PatchBody = Named(
+  "StockAdjustmentUpdate",
+  Type.Object(
+    {
+      location_id: Type.Optional(PlatformId),
+      reason: Type.Optional(Reason),
+      note: Type.Optional(Nullable(Text(5000))),
+      lines: Type.Optional(Lines),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /**
@@ -94,53 +104,62 @@ const NoBody = Type.Unsafe<Record<string, never> | undefined>({
   description: "No body, or an empty object.",
 });
 
-const SyncStateSchema = Type.Object({
-  state: Type.Unsafe<"pending" | "synced" | "failed">({
-    type: "string",
-    enum: ["pending", "synced", "failed"],
+const SyncStateSchema = Named(
+  "PlatformSyncState",
+  Type.Object({
+    state: Type.Unsafe<"pending" | "synced" | "failed">({
+      type: "string",
+      enum: ["pending", "synced", "failed"],
+    }),
+    attempted_at: Nullable(Timestamp),
+    error: Nullable(Type.String()),
   }),
-  attempted_at: Nullable(Timestamp),
-  error: Nullable(Type.String()),
-});
+);
 
-const StockAdjustmentLine = Type.Object({
-  id: Type.Integer(),
-  position: Type.Integer(),
-  product_title: Nullable(Type.String()),
-  variant_title: Nullable(Type.String()),
-  sku: Nullable(Type.String()),
-  barcode: Nullable(Type.String()),
-  inventory_item_id: Type.Integer(),
-  variant_id: Type.Integer(),
-  delta: Type.Integer(),
-  quantity_before: Nullable(Type.Integer()),
-  quantity_after: Nullable(Type.Integer()),
-  unit_cost: Type.String(),
-  lot_id: Nullable(Type.Integer()),
-  lot_number: Nullable(Type.String()),
-  lot_units: Nullable(Type.Integer()),
-  expected_before: Nullable(Type.Integer()),
-});
+const StockAdjustmentLine = Named(
+  "StockAdjustmentLine",
+  Type.Object({
+    id: Type.Integer(),
+    position: Type.Integer(),
+    product_title: Nullable(Type.String()),
+    variant_title: Nullable(Type.String()),
+    sku: Nullable(Type.String()),
+    barcode: Nullable(Type.String()),
+    inventory_item_id: Type.Integer(),
+    variant_id: Type.Integer(),
+    delta: Type.Integer(),
+    quantity_before: Nullable(Type.Integer()),
+    quantity_after: Nullable(Type.Integer()),
+    unit_cost: Type.String(),
+    lot_id: Nullable(Type.Integer()),
+    lot_number: Nullable(Type.String()),
+    lot_units: Nullable(Type.Integer()),
+    expected_before: Nullable(Type.Integer()),
+  }),
+);
 
-export const StockAdjustmentSchema = Type.Object({
-  id: Type.Integer(),
-  sequential_id: Type.Integer(),
-  number: Type.String(),
-  status: Status,
-  source: Type.String(),
-  reason: Type.String(),
-  reason_label: Type.String(),
-  note: Nullable(Type.String()),
-  location: Type.Object({ id: Type.Integer(), name: Type.String() }),
-  stocktake_id: Nullable(Type.Integer()),
-  reversal_of_id: Nullable(Type.Integer()),
-  lines: Type.Array(StockAdjustmentLine),
-  platform_sync: SyncStateSchema,
-  applied_at: Nullable(Timestamp),
-  cancelled_at: Nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const StockAdjustmentSchema = Named(
+  "StockAdjustment",
+  Type.Object({
+    id: Type.Integer(),
+    sequential_id: Type.Integer(),
+    number: Type.String(),
+    status: Status,
+    source: Type.String(),
+    reason: Type.String(),
+    reason_label: Type.String(),
+    note: Nullable(Type.String()),
+    location: Type.Object({ id: Type.Integer(), name: Type.String() }),
+    stocktake_id: Nullable(Type.Integer()),
+    reversal_of_id: Nullable(Type.Integer()),
+    lines: Type.Array(StockAdjustmentLine),
+    platform_sync: SyncStateSchema,
+    applied_at: Nullable(Timestamp),
+    cancelled_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
 
 const ListQuery = Type.Object(
   {

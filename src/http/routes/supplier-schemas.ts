@@ -4,6 +4,7 @@ import {
   DECIMAL_PATTERN,
   documentedRules,
   Money,
+  Named,
   Nullable,
   Timestamp,
 } from "../schemas/common.ts";
@@ -22,47 +23,50 @@ const Text = (maxLength = 255) => Type.Optional(Nullable(Type.String({ maxLength
 const StringList = Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 250 })));
 const Email = Type.String({ format: "email", maxLength: 254 });
 
-export const SupplierSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  company_name: Nullable(Type.String()),
-  type: Nullable(Type.String()),
-  contact_name: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-  account_number: Nullable(Type.String()),
-  payment_terms: Nullable(Type.String()),
-  notes: Nullable(Type.String()),
-  bill_to_address: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  email_cc: Type.Array(Type.String()),
-  currency: Nullable(Type.String()),
-  location_account_numbers: Type.Object({}, { additionalProperties: Type.String() }),
-  lead_time_days: Nullable(Type.Integer()),
-  min_order_value: Nullable(Money),
-  free_freight_threshold: Nullable(Money),
-  taxable: Type.Boolean(),
-  ships_direct: Type.Boolean(),
-  auto_restock: Type.Boolean(),
-  exclude_from_reorder: Type.Boolean(),
-  default_updates_stock: Nullable(Type.Boolean()),
-  address: Type.Object({
-    line1: Nullable(Type.String()),
-    line2: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    province: Nullable(Type.String()),
-    zip: Nullable(Type.String()),
-    country: Nullable(Type.String()),
+export const SupplierSchema = Named(
+  "Supplier",
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    company_name: Nullable(Type.String()),
+    type: Nullable(Type.String()),
+    contact_name: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    account_number: Nullable(Type.String()),
+    payment_terms: Nullable(Type.String()),
+    notes: Nullable(Type.String()),
+    bill_to_address: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    email_cc: Type.Array(Type.String()),
+    currency: Nullable(Type.String()),
+    location_account_numbers: Type.Object({}, { additionalProperties: Type.String() }),
+    lead_time_days: Nullable(Type.Integer()),
+    min_order_value: Nullable(Money),
+    free_freight_threshold: Nullable(Money),
+    taxable: Type.Boolean(),
+    ships_direct: Type.Boolean(),
+    auto_restock: Type.Boolean(),
+    exclude_from_reorder: Type.Boolean(),
+    default_updates_stock: Nullable(Type.Boolean()),
+    address: Type.Object({
+      line1: Nullable(Type.String()),
+      line2: Nullable(Type.String()),
+      city: Nullable(Type.String()),
+      province: Nullable(Type.String()),
+      zip: Nullable(Type.String()),
+      country: Nullable(Type.String()),
+    }),
+    match_vendors: Type.Array(Type.String()),
+    match_tags: Type.Array(Type.String()),
+    match_exclude_tags: Type.Array(Type.String()),
+    dropship_tags: Type.Array(Type.String()),
+    archived: Type.Boolean(),
+    archived_at: Nullable(Timestamp),
+    merged_into_id: Nullable(Type.Integer()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
   }),
-  match_vendors: Type.Array(Type.String()),
-  match_tags: Type.Array(Type.String()),
-  match_exclude_tags: Type.Array(Type.String()),
-  dropship_tags: Type.Array(Type.String()),
-  archived: Type.Boolean(),
-  archived_at: Nullable(Timestamp),
-  merged_into_id: Nullable(Type.Integer()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+);
 
 const supplierInputFields = {
   company_name: Text(),
@@ -107,62 +111,77 @@ const supplierInputFields = {
   dropship_tags: StringList,
 };
 
-export const SupplierCreateInput = Type.Object(
-  { name: Type.String({ maxLength: 255 }), ...supplierInputFields },
-  { additionalProperties: false },
+export const SupplierCreateInput = Named(
+  "SupplierInput",
+  Type.Object(
+    { name: Type.String({ maxLength: 255 }), ...supplierInputFields },
+    { additionalProperties: false },
+  ),
 );
-export const SupplierPatchInput = Type.Object(
-  { name: Type.Optional(Type.String({ maxLength: 255 })), ...supplierInputFields },
-  { additionalProperties: false },
+export const SupplierPatchInput = Named(
+  "SupplierUpdate",
+  Type.Object(
+    { name: Type.Optional(Type.String({ maxLength: 255 })), ...supplierInputFields },
+    { additionalProperties: false },
+  ),
 );
 
-const PriceTierSet = Type.Object({
-  currency: Type.String(),
-  effective_from: Nullable(DateString),
-  source: Type.String(),
-  tiers: Type.Array(Type.Object({ min_qty: Type.Integer(), price: Money })),
-});
+const PriceTierSet = Named(
+  "SupplierPriceList",
+  Type.Object({
+    currency: Type.String(),
+    effective_from: Nullable(DateString),
+    source: Type.String(),
+    tiers: Type.Array(Type.Object({ min_qty: Type.Integer(), price: Money })),
+  }),
+);
 
-export const SupplierCatalogRowSchema = Type.Object({
-  inventory_item_id: Type.Integer(),
-  supplier_sku: Nullable(Type.String()),
-  pack_size: Type.Integer(),
-  pack_unit: Type.String(),
-  min_order_qty: Type.Integer(),
-  is_primary: Type.Boolean(),
-  source: Type.String(),
-  price: Nullable(Money),
-  price_currency: Nullable(Type.String()),
-  price_list: Type.Object({ effective: Nullable(PriceTierSet), upcoming: Nullable(PriceTierSet) }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const SupplierCatalogRowSchema = Named(
+  "SupplierCatalogItem",
+  Type.Object({
+    inventory_item_id: Type.Integer(),
+    supplier_sku: Nullable(Type.String()),
+    pack_size: Type.Integer(),
+    pack_unit: Type.String(),
+    min_order_qty: Type.Integer(),
+    is_primary: Type.Boolean(),
+    source: Type.String(),
+    price: Nullable(Money),
+    price_currency: Nullable(Type.String()),
+    price_list: Type.Object({ effective: Nullable(PriceTierSet), upcoming: Nullable(PriceTierSet) }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
 
-export const CatalogRowInput = Type.Object(
-  {
-    inventory_item_id: Type.Optional(PlatformId),
-    variant_id: Type.Optional(PlatformId),
-    supplier_sku: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
-    pack_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-    pack_unit: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-    min_order_qty: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-    is_primary: Type.Optional(Type.Boolean()),
-    tiers: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            min_qty: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
-            price: Type.Unsafe<number | string>({
-              type: ["number", "string"],
-              description: "A decimal price (up to 8 places), as a JSON number or a decimal string.",
-            }),
-          },
-          { additionalProperties: false },
+export const CatalogRowInput = Named(
+  "SupplierCatalogItemInput",
+  Type.Object(
+    {
+      inventory_item_id: Type.Optional(PlatformId),
+      variant_id: Type.Optional(PlatformId),
+      supplier_sku: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+      pack_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+      pack_unit: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+      min_order_qty: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+      is_primary: Type.Optional(Type.Boolean()),
+      tiers: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              min_qty: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+              price: Type.Unsafe<number | string>({
+                type: ["number", "string"],
+                description: "A decimal price (up to 8 places), as a JSON number or a decimal string.",
+              }),
+            },
+            { additionalProperties: false },
+          ),
+          { maxItems: 100 },
         ),
-        { maxItems: 100 },
       ),
-    ),
-    effective_from: Type.Optional(DateString),
-  },
-  { additionalProperties: false },
+      effective_from: Type.Optional(DateString),
+    },
+    { additionalProperties: false },
+  ),
 );

@@ -24,6 +24,7 @@ import {
   DataOf,
   documentedRules,
   Id,
+  Named,
   Nullable,
   OneOf,
   Page,
@@ -32,37 +33,43 @@ import {
 } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
 
-export const WebhookSchema = Type.Object({
-  id: Type.Integer(),
-  url: Type.String(),
-  description: Nullable(Type.String()),
-  events: Type.Array(OneOf([...EVENT_CATALOGUE, ALL_EVENTS])),
-  status: Type.Union([Type.Literal("active"), Type.Literal("paused"), Type.Literal("disabled")]),
-  api_version: Type.Integer(),
-  consecutive_failures: Type.Integer(),
-  last_delivered_at: Nullable(Timestamp),
-  last_failed_at: Nullable(Timestamp),
-  disabled_at: Nullable(Timestamp),
-  disabled_reason: Nullable(Type.String()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const WebhookSchema = Named(
+  "Webhook",
+  Type.Object({
+    id: Type.Integer(),
+    url: Type.String(),
+    description: Nullable(Type.String()),
+    events: Type.Array(OneOf([...EVENT_CATALOGUE, ALL_EVENTS])),
+    status: Type.Union([Type.Literal("active"), Type.Literal("paused"), Type.Literal("disabled")]),
+    api_version: Type.Integer(),
+    consecutive_failures: Type.Integer(),
+    last_delivered_at: Nullable(Timestamp),
+    last_failed_at: Nullable(Timestamp),
+    disabled_at: Nullable(Timestamp),
+    disabled_reason: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
 
 const WebhookWithSecret = Type.Intersect([WebhookSchema, Type.Object({ secret: Type.String() })]);
 
-export const DeliverySchema = Type.Object({
-  id: Type.Integer(),
-  webhook_id: Type.Integer(),
-  event_id: Type.String(),
-  event: OneOf(EVENT_CATALOGUE),
-  attempt: Type.Integer(),
-  status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
-  status_code: Nullable(Type.Integer()),
-  duration_ms: Type.Integer(),
-  error: Nullable(Type.String()),
-  next_attempt_at: Nullable(Timestamp),
-  created_at: Timestamp,
-});
+export const DeliverySchema = Named(
+  "WebhookDelivery",
+  Type.Object({
+    id: Type.Integer(),
+    webhook_id: Type.Integer(),
+    event_id: Type.String(),
+    event: OneOf(EVENT_CATALOGUE),
+    attempt: Type.Integer(),
+    status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
+    status_code: Nullable(Type.Integer()),
+    duration_ms: Type.Integer(),
+    error: Nullable(Type.String()),
+    next_attempt_at: Nullable(Timestamp),
+    created_at: Timestamp,
+  }),
+);
 
 export const RedeliverResultSchema = DataOf(
   Type.Object({ queued: Type.Integer(), event_ids: Type.Array(Type.String()) }),
@@ -89,25 +96,34 @@ const Events = Type.Array(
 const Description = Nullable(Type.String({ maxLength: 1000 }));
 const Url = Type.String({ minLength: 1, maxLength: 4096 });
 
-const CreateBody = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description) },
-  { additionalProperties: false },
+const CreateBody = Named(
+  "WebhookInput",
+  Type.Object(
+    { url: Url, events: Events, description: Type.Optional(Description) },
+    { additionalProperties: false },
+  ),
 );
-const UpdateBody = Type.Object(
-  {
-    url: Type.Optional(Url),
-    events: Type.Optional(Events),
-    description: Type.Optional(Description),
-    status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("paused")])),
-  },
-  { additionalProperties: false },
+const UpdateBody = Named(
+  "WebhookUpdate",
+  Type.Object(
+    {
+      url: Type.Optional(Url),
+      events: Type.Optional(Events),
+      description: Type.Optional(Description),
+      status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("paused")])),
+    },
+    { additionalProperties: false },
+  ),
 );
-const RedeliverBody = Type.Object(
-  {
-    event_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    since: Type.Optional(Timestamp),
-  },
-  { additionalProperties: false },
+const RedeliverBody = Named(
+  "WebhookRedeliverInput",
+  Type.Object(
+    {
+      event_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      since: Type.Optional(Timestamp),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const WebhookParams = Type.Object({ id: Id });

@@ -6,6 +6,17 @@ import { ERROR_CODES } from "../../domain/errors.ts";
  * the TypeScript type and the OpenAPI document at once.
  */
 
+/** The mark a shape's name travels under to the document (src/http/openapi/components.ts). */
+export const COMPONENT_MARK = "x-component";
+
+/**
+ * Names a shape for the API description: it is printed once in `components.schemas` under this name and
+ * referenced by `$ref` wherever a route uses it. Validation and serialization ignore the mark.
+ */
+export function Named<T extends TSchema>(name: string, schema: T): T {
+  return { ...schema, [COMPONENT_MARK]: name };
+}
+
 /** `T | null`, written the OpenAPI 3.0 way (`nullable: true`) so validation errors stay one per field. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const copy: Record<string, unknown> = { ...schema, nullable: true };
@@ -65,15 +76,18 @@ export function OneOf(values: readonly string[]) {
   return Type.Unsafe<string>({ type: "string", enum: [...values] });
 }
 
-export const ErrorBody = Type.Object({
-  error: Type.Object({
-    code: OneOf(ERROR_CODES),
-    message: Type.String(),
-    details: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
-    ),
+export const ErrorBody = Named(
+  "Error",
+  Type.Object({
+    error: Type.Object({
+      code: OneOf(ERROR_CODES),
+      message: Type.String(),
+      details: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
+      ),
+    }),
   }),
-});
+);
 
 export const PagingQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50 })),
@@ -86,12 +100,15 @@ export const PagingQuery = {
 export const PagingOnlyQuery = Type.Object(PagingQuery, { additionalProperties: false });
 export type PagingParams = Static<typeof PagingOnlyQuery>;
 
+/** A page of a list; a page of a named shape is named after it (`SupplierPage`). */
 export function Page<T extends TSchema>(item: T) {
-  return Type.Object({
+  const page = Type.Object({
     data: Type.Array(item),
     next_cursor: Nullable(Type.String()),
     has_more: Type.Boolean(),
   });
+  const itemName = (item as Record<string, unknown>)[COMPONENT_MARK];
+  return typeof itemName === "string" ? Named(`${itemName}Page`, page) : page;
 }
 
 export function DataOf<T extends TSchema>(item: T) {

@@ -11,6 +11,7 @@ import {
   Id,
   Money,
   MoneyInput,
+  Named,
   Nullable,
   OneOf,
   Timestamp,
@@ -22,136 +23,160 @@ const PlatformId = Type.Integer({ minimum: 1 });
 const Enum = <T extends string>(values: readonly T[]) =>
   Type.Unsafe<T>({ type: "string", enum: [...values] });
 
-export const SyncStateSchema = Type.Object({
-  state: Enum(["pending", "synced", "failed"] as const),
-  attempted_at: Nullable(Timestamp),
-  error: Nullable(Type.String()),
-});
-
-export const LocationRefSchema = Type.Object({ id: Type.Integer(), name: Type.String() });
-
-export const LineWarningSchema = Type.Object({
-  code: Enum(["below_min_order_qty", "not_pack_multiple", "converted_cost", "no_cost"] as const),
-  message: Type.String(),
-  suggested_quantity: Nullable(
-    Type.Integer({ description: "The catalog terms' suggestion; null on converted_cost and no_cost." }),
-  ),
-});
-
-export const PurchaseOrderLineSchema = Type.Object({
-  id: Type.Integer(),
-  position: Type.Integer(),
-  product_title: Nullable(Type.String()),
-  variant_title: Nullable(Type.String()),
-  sku: Nullable(Type.String()),
-  supplier_sku: Nullable(Type.String()),
-  barcode: Nullable(Type.String()),
-  pack_code: Nullable(Type.String()),
-  inventory_item_id: Nullable(Type.Integer()),
-  variant_id: Nullable(Type.Integer()),
-  product_id: Nullable(Type.Integer()),
-  location_id: Nullable(Type.Integer()),
-  quantity: Type.Integer(),
-  cancelled_quantity: Type.Integer(),
-  received_quantity: Type.Integer(),
-  outstanding_quantity: Type.Integer(),
-  unit_cost: Money,
-  discount_percent: Nullable(Type.Number()),
-  line_total: Money,
-  taxable: Type.Boolean(),
-  tax_rate_percent: Type.Number(),
-  weight_grams: Type.Integer(),
-  supplier_note: Nullable(Type.String()),
-  internal_note: Nullable(Type.String()),
-  tax_rate_id: Nullable(
-    Type.Integer({ description: "Additive: the line's own tax rate, null = the order's." }),
-  ),
-  tax_amount: Type.String({ description: "Additive: tax on this line, in the order currency." }),
-  warnings: Type.Array(LineWarningSchema, {
-    description:
-      "Additive: supplier catalog warnings (minimum order quantity, pack size) and cost warnings (a cost converted from the store currency, a zero cost).",
+export const SyncStateSchema = Named(
+  "PlatformSyncState",
+  Type.Object({
+    state: Enum(["pending", "synced", "failed"] as const),
+    attempted_at: Nullable(Timestamp),
+    error: Nullable(Type.String()),
   }),
-});
+);
+
+export const LocationRefSchema = Named(
+  "LocationRef",
+  Type.Object({ id: Type.Integer(), name: Type.String() }),
+);
+
+export const LineWarningSchema = Named(
+  "LineWarning",
+  Type.Object({
+    code: Enum(["below_min_order_qty", "not_pack_multiple", "converted_cost", "no_cost"] as const),
+    message: Type.String(),
+    suggested_quantity: Nullable(
+      Type.Integer({ description: "The catalog terms' suggestion; null on converted_cost and no_cost." }),
+    ),
+  }),
+);
+
+export const PurchaseOrderLineSchema = Named(
+  "PurchaseOrderLine",
+  Type.Object({
+    id: Type.Integer(),
+    position: Type.Integer(),
+    product_title: Nullable(Type.String()),
+    variant_title: Nullable(Type.String()),
+    sku: Nullable(Type.String()),
+    supplier_sku: Nullable(Type.String()),
+    barcode: Nullable(Type.String()),
+    pack_code: Nullable(Type.String()),
+    inventory_item_id: Nullable(Type.Integer()),
+    variant_id: Nullable(Type.Integer()),
+    product_id: Nullable(Type.Integer()),
+    location_id: Nullable(Type.Integer()),
+    quantity: Type.Integer(),
+    cancelled_quantity: Type.Integer(),
+    received_quantity: Type.Integer(),
+    outstanding_quantity: Type.Integer(),
+    unit_cost: Money,
+    discount_percent: Nullable(Type.Number()),
+    line_total: Money,
+    taxable: Type.Boolean(),
+    tax_rate_percent: Type.Number(),
+    weight_grams: Type.Integer(),
+    supplier_note: Nullable(Type.String()),
+    internal_note: Nullable(Type.String()),
+    tax_rate_id: Nullable(
+      Type.Integer({ description: "Additive: the line's own tax rate, null = the order's." }),
+    ),
+    tax_amount: Type.String({ description: "Additive: tax on this line, in the order currency." }),
+    warnings: Type.Array(LineWarningSchema, {
+      description:
+        "Additive: supplier catalog warnings (minimum order quantity, pack size) and cost warnings (a cost converted from the store currency, a zero cost).",
+    }),
+  }),
+);
 
 const AllocationMethod = Enum(["value", "quantity", "weight", "custom", "none"] as const);
 const ChargeKind = Enum(["shipping", "other"] as const);
 
-export const PurchaseOrderChargeSchema = Type.Object({
-  id: Type.Integer(),
-  kind: ChargeKind,
-  label: Nullable(Type.String()),
-  amount: Money,
-  currency: Type.String(),
-  amount_in_order_currency: Money,
-  tax_amount: Money,
-  billed_by_supplier: Type.Boolean(),
-  allocation_method: AllocationMethod,
-  position: Type.Integer({ description: "Additive." }),
-  custom_split: Nullable(
-    Type.Array(Type.Object({ position: Type.Integer(), amount: Money }), { description: "Additive." }),
-  ),
-});
-
-export const ReceiptSchema = Type.Object({
-  id: Type.Integer(),
-  purchase_order_id: Type.Integer(),
-  received_at: Nullable(Timestamp),
-  voided_at: Nullable(Timestamp),
-  source: Type.String(),
-  location: LocationRefSchema,
-  invoice: Type.Object({
-    reference: Nullable(Type.String()),
-    date: Nullable(DateString),
-    total: Nullable(Money),
+export const PurchaseOrderChargeSchema = Named(
+  "PurchaseOrderCharge",
+  Type.Object({
+    id: Type.Integer(),
+    kind: ChargeKind,
+    label: Nullable(Type.String()),
+    amount: Money,
+    currency: Type.String(),
+    amount_in_order_currency: Money,
+    tax_amount: Money,
+    billed_by_supplier: Type.Boolean(),
+    allocation_method: AllocationMethod,
+    position: Type.Integer({ description: "Additive." }),
+    custom_split: Nullable(
+      Type.Array(Type.Object({ position: Type.Integer(), amount: Money }), { description: "Additive." }),
+    ),
   }),
-  exchange_rate: Type.Number(),
-  rejected_disposition: Enum(["replace", "remove"] as const),
-  note: Nullable(Type.String()),
-  lines: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      line_id: Type.Integer(),
-      quantity: Type.Integer(),
-      surplus_quantity: Type.Integer(),
-      rejected_quantity: Type.Integer(),
-      unit_cost: Money,
-      landed_unit_cost: Money,
-      allocated_charge_amount: Money,
+);
+
+export const ReceiptSchema = Named(
+  "Receipt",
+  Type.Object({
+    id: Type.Integer(),
+    purchase_order_id: Type.Integer(),
+    received_at: Nullable(Timestamp),
+    voided_at: Nullable(Timestamp),
+    source: Type.String(),
+    location: LocationRefSchema,
+    invoice: Type.Object({
+      reference: Nullable(Type.String()),
+      date: Nullable(DateString),
+      total: Nullable(Money),
     }),
+    exchange_rate: Type.Number(),
+    rejected_disposition: Enum(["replace", "remove"] as const),
+    note: Nullable(Type.String()),
+    lines: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        line_id: Type.Integer(),
+        quantity: Type.Integer(),
+        surplus_quantity: Type.Integer(),
+        rejected_quantity: Type.Integer(),
+        unit_cost: Money,
+        landed_unit_cost: Money,
+        allocated_charge_amount: Money,
+      }),
+    ),
+    platform_sync: SyncStateSchema,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+
+export const PaymentSchema = Named(
+  "Payment",
+  Type.Object({
+    id: Type.Integer(),
+    amount: Money,
+    currency: Type.String(),
+    paid_on: DateString,
+    method: Type.String(),
+    reference: Nullable(Type.String()),
+    note: Nullable(Type.String()),
+    created_at: Timestamp,
+  }),
+);
+
+const ShipToAddress = Named(
+  "ShipToAddress",
+  Type.Object(
+    {
+      name: Nullable(Type.String()),
+      text: Nullable(Type.String()),
+      line1: Nullable(Type.String()),
+      line2: Nullable(Type.String()),
+      city: Nullable(Type.String()),
+      province_code: Nullable(Type.String()),
+      zip: Nullable(Type.String()),
+      country: Nullable(Type.String()),
+      country_code: Nullable(Type.String()),
+      phone: Nullable(Type.String()),
+    },
+    {
+      description:
+        "`text` holds ship_to_override when one is set (other fields null); otherwise the order location's address.",
+    },
   ),
-  platform_sync: SyncStateSchema,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-export const PaymentSchema = Type.Object({
-  id: Type.Integer(),
-  amount: Money,
-  currency: Type.String(),
-  paid_on: DateString,
-  method: Type.String(),
-  reference: Nullable(Type.String()),
-  note: Nullable(Type.String()),
-  created_at: Timestamp,
-});
-
-const ShipToAddress = Type.Object(
-  {
-    name: Nullable(Type.String()),
-    text: Nullable(Type.String()),
-    line1: Nullable(Type.String()),
-    line2: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    province_code: Nullable(Type.String()),
-    zip: Nullable(Type.String()),
-    country: Nullable(Type.String()),
-    country_code: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
-  },
-  {
-    description:
-      "`text` holds ship_to_override when one is set (other fields null); otherwise the order location's address.",
-  },
 );
 
 const summaryProperties = {
@@ -216,21 +241,27 @@ const summaryProperties = {
   bill_to_override: Nullable(Type.String({ description: "Additive." })),
 } satisfies TProperties;
 
-export const PurchaseOrderSummarySchema = Type.Object(summaryProperties);
+export const PurchaseOrderSummarySchema = Named("PurchaseOrderSummary", Type.Object(summaryProperties));
 
-export const PurchaseOrderSchema = Type.Object({
-  ...summaryProperties,
-  receipts: Type.Array(ReceiptSchema),
-  payments: Type.Array(PaymentSchema),
-});
+export const PurchaseOrderSchema = Named(
+  "PurchaseOrder",
+  Type.Object({
+    ...summaryProperties,
+    receipts: Type.Array(ReceiptSchema),
+    payments: Type.Array(PaymentSchema),
+  }),
+);
 
-export const HistoryRowSchema = Type.Object({
-  type: OneOf(HISTORY_TYPES),
-  at: Timestamp,
-  by: Type.String(),
-  via: Nullable(Type.String()),
-  data: Type.Object({}, { additionalProperties: true }),
-});
+export const HistoryRowSchema = Named(
+  "PurchaseOrderHistoryEntry",
+  Type.Object({
+    type: OneOf(HISTORY_TYPES),
+    at: Timestamp,
+    by: Type.String(),
+    via: Nullable(Type.String()),
+    data: Type.Object({}, { additionalProperties: true }),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------------
 // Input
@@ -256,38 +287,44 @@ const lineInputProperties = {
 const Quantity = Type.Integer({ minimum: 1, maximum: 100_000_000 });
 
 /** A line in PATCH: `id` keeps an existing line (fields left out stay), none adds one. */
-export const LineInputSchema = Type.Object(
-  { id: Type.Optional(Id), ...lineInputProperties, quantity: Type.Optional(Quantity) },
-  { additionalProperties: false },
+export const LineInputSchema = Named(
+  "PurchaseOrderLineUpdate",
+  Type.Object(
+    { id: Type.Optional(Id), ...lineInputProperties, quantity: Type.Optional(Quantity) },
+    { additionalProperties: false },
+  ),
 );
 
 /** A new line (create, POST lines): no `id`, and `quantity` is required (the server refused both already). */
-export const NewLineInputSchema = Type.Object(
-  { ...lineInputProperties, quantity: Quantity },
-  { additionalProperties: false },
+export const NewLineInputSchema = Named(
+  "PurchaseOrderLineInput",
+  Type.Object({ ...lineInputProperties, quantity: Quantity }, { additionalProperties: false }),
 );
 
-export const ChargeInputSchema = Type.Object(
-  {
-    kind: Type.Optional(ChargeKind),
-    label: OptText(255),
-    amount: MoneyInput,
-    currency: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 3 }))),
-    billed_by_supplier: Type.Optional(Type.Boolean()),
-    allocation_method: Type.Optional(AllocationMethod),
-    custom_split: Type.Optional(
-      Nullable(
-        Type.Array(
-          Type.Object(
-            { position: Type.Integer({ minimum: 1 }), amount: MoneyInput },
-            { additionalProperties: false },
+export const ChargeInputSchema = Named(
+  "PurchaseOrderChargeInput",
+  Type.Object(
+    {
+      kind: Type.Optional(ChargeKind),
+      label: OptText(255),
+      amount: MoneyInput,
+      currency: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 3 }))),
+      billed_by_supplier: Type.Optional(Type.Boolean()),
+      allocation_method: Type.Optional(AllocationMethod),
+      custom_split: Type.Optional(
+        Nullable(
+          Type.Array(
+            Type.Object(
+              { position: Type.Integer({ minimum: 1 }), amount: MoneyInput },
+              { additionalProperties: false },
+            ),
+            { maxItems: 1000 },
           ),
-          { maxItems: 1000 },
         ),
       ),
-    ),
-  },
-  { additionalProperties: false },
+    },
+    { additionalProperties: false },
+  ),
 );
 
 export const MAX_LINES = 1000;
@@ -328,14 +365,20 @@ const orderInputProperties = {
   charges: Type.Optional(Type.Array(ChargeInputSchema, { maxItems: 100 })),
 } satisfies TProperties;
 
-export const OrderCreateSchema = Type.Object(
-  { supplier_id: Id, ...orderInputProperties, lines: NewLines },
-  { additionalProperties: false },
+export const OrderCreateSchema = Named(
+  "PurchaseOrderInput",
+  Type.Object({ supplier_id: Id, ...orderInputProperties, lines: NewLines }, { additionalProperties: false }),
 );
 
-export const OrderPatchSchema = Type.Object(
-  { supplier_id: Type.Optional(Id), ...orderInputProperties, lines: Type.Optional(Lines) },
-  { additionalProperties: false },
+export const OrderPatchSchema = Named(
+  "PurchaseOrderUpdate",
+  Type.Object(
+    { supplier_id: Type.Optional(Id), ...orderInputProperties, lines: Type.Optional(Lines) },
+    { additionalProperties: false },
+  ),
 );
 
-export const AddLinesSchema = Type.Object({ lines: NewLines }, { additionalProperties: false });
+export const AddLinesSchema = Named(
+  "PurchaseOrderLinesInput",
+  Type.Object({ lines: NewLines }, { additionalProperties: false }),
+);
