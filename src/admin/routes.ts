@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AppError } from "../domain/errors.ts";
+import { AppError, DetailCollector, validationFailed } from "../domain/errors.ts";
 import { SCOPES } from "../domain/scopes.ts";
 import { hashSecret, safeEqualHex } from "../domain/secrets.ts";
 import {
@@ -11,14 +11,15 @@ import {
   listKeys,
   listStores,
   presentKey,
-  presentStore,
   revokeKey,
   updateStore,
 } from "../domain/stores/index.ts";
 import { consoleAdminAllowed } from "../http/console-actors.ts";
 import { listRequestLog } from "../http/request-log-list.ts";
 import { DataOf, ErrorBody, Id, Nullable, Page, Timestamp } from "../http/schemas/common.ts";
+import { attachStoreByToken, replaceShopToken } from "../platform/shopify/index.ts";
 import type { AdminAuthThrottle } from "./auth-throttle.ts";
+import { ShopifyStateSchema, storeView, storeViews } from "./store-views.ts";
 
 const StoreSchema = Type.Object({
   id: Type.Integer(),
@@ -28,6 +29,7 @@ const StoreSchema = Type.Object({
   timezone: Type.String(),
   owner_email: Nullable(Type.String()),
   platform: Type.String(),
+  shopify: Type.Optional(ShopifyStateSchema),
   api_access: Type.Boolean(),
   numbering: Type.Object({
     purchase_order_prefix: Type.String(),
@@ -100,13 +102,24 @@ export async function foundationAdminRoutes(instance: FastifyInstance): Promise<
         ...adminTag,
         body: Type.Object(
           {
-            name: Type.String({ minLength: 1, maxLength: 200 }),
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             domain: Type.Optional(Type.String({ minLength: 3, maxLength: 255, pattern: "^[A-Za-z0-9.-]+$" })),
-            currency: Type.String({ minLength: 3, maxLength: 3 }),
-            timezone: Type.String({ minLength: 1, maxLength: 64 }),
+            // Name, currency and time zone are required unless the store is attached to Shopify (its shop's, then): checked below.
+            currency: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
+            timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
             owner_email: Type.Optional(Nullable(Type.String({ format: "email" }))),
-            platform: Type.Optional(Type.Literal("simulated")),
+            platform: Type.Optional(Type.Union([Type.Literal("simulated"), Type.Literal("shopify")])),
             seed: Type.Optional(Type.Union([Type.Literal("demo"), Type.Literal("empty")])),
+            shopify: Type.Optional(
+              Type.Object(
+                {
+                  shop: Type.String({ minLength: 1, maxLength: 255 }),
+                  access_token: Type.String({ minLength: 1, maxLength: 1000 }),
+                  webhook_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+                },
+                { additionalProperties: false },
+              ),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -114,21 +127,41 @@ export async function foundationAdminRoutes(instance: FastifyInstance): Promise<
       },
     },
     async (request, reply) => {
-      const store = await createStore(ctx, request.body);
-      return reply.code(201).send({ data: presentStore(store) });
+      const { shopify, ...body } = request.body;
+      if (body.platform === "shopify") {
+        if (!shopify)
+          throw validationFailed([{ field: "shopify", code: "required", message: "is required" }]);
+        const store = await attachStoreByToken(ctx, { ...body, shopify });
+        return reply.code(201).send({ data: await storeView(ctx.db, store) });
+      }
+      const problems = new DetailCollector();
+      if (body.name === undefined) problems.add("name", "required", "is required");
+      if (body.currency === undefined) problems.add("currency", "required", "is required");
+      if (body.timezone === undefined) problems.add("timezone", "required", "is required");
+      if (shopify !== undefined)
+        problems.add("shopify", "not_allowed", 'is only taken with platform "shopify"');
+      problems.throwIfAny();
+      const store = await createStore(ctx, {
+        ...body,
+        name: body.name as string,
+        currency: body.currency as string,
+        timezone: body.timezone as string,
+        platform: "simulated",
+      });
+      return reply.code(201).send({ data: await storeView(ctx.db, store) });
     },
   );
 
   app.get(
     "/stores",
     { schema: { ...adminTag, response: { 200: DataOf(Type.Array(StoreSchema)), ...errors } } },
-    async () => ({ data: (await listStores(ctx.db)).map(presentStore) }),
+    async () => ({ data: await storeViews(ctx.db, await listStores(ctx.db)) }),
   );
 
   app.get(
     "/stores/:id",
     { schema: { ...adminTag, params: StoreParams, response: { 200: DataOf(StoreSchema), ...errors } } },
-    async (request) => ({ data: presentStore(await getStore(ctx.db, request.params.id)) }),
+    async (request) => ({ data: await storeView(ctx.db, await getStore(ctx.db, request.params.id)) }),
   );
 
   app.patch(
@@ -167,13 +200,26 @@ export async function foundationAdminRoutes(instance: FastifyInstance): Promise<
                 { additionalProperties: false },
               ),
             ),
+            shopify: Type.Optional(
+              Type.Object(
+                { access_token: Type.String({ minLength: 1, maxLength: 1000 }) },
+                { additionalProperties: false },
+              ),
+            ),
           },
           { additionalProperties: false },
         ),
         response: { 200: DataOf(StoreSchema), ...errors },
       },
     },
-    async (request) => ({ data: presentStore(await updateStore(ctx, request.params.id, request.body)) }),
+    async (request) => {
+      const { shopify, ...changes } = request.body;
+      await getStore(ctx.db, request.params.id);
+      // The new token is checked before anything changes; a refused one changes nothing.
+      if (shopify) await replaceShopToken(ctx, request.params.id, shopify.access_token);
+      const store = await updateStore(ctx, request.params.id, changes);
+      return { data: await storeView(ctx.db, store) };
+    },
   );
 
   app.post(

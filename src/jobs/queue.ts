@@ -186,6 +186,38 @@ export class JobQueue {
       .execute();
   }
 
+  /** Puts the job back for `runAt` without counting the attempt it just made (DeferJobError). */
+  async defer(db: Db, job: ClaimedJob, workerId: string, reason: string, runAt: Date): Promise<void> {
+    await db
+      .updateTable("jobs")
+      .set({
+        state: "queued",
+        run_at: runAt,
+        attempts: sql<number>`greatest(attempts - 1, 0)`,
+        last_error: reason,
+        updated_at: this.clock.now(),
+        locked_by: null,
+        locked_until: null,
+      })
+      .where("id", "=", job.id)
+      .where("locked_by", "=", workerId)
+      .execute();
+  }
+
+  /** Makes the store's waiting jobs of `type` due now (e.g. deferred pushes of a reconnected store). */
+  async wakeWaiting(trx: Db, type: string, storeId: number): Promise<void> {
+    const now = this.clock.now();
+    await trx
+      .updateTable("jobs")
+      .set({ run_at: now, updated_at: now })
+      .where("type", "=", type)
+      .where("store_id", "=", storeId)
+      .where("state", "=", "queued")
+      .where("run_at", ">", now)
+      .execute();
+    setImmediate(() => this.notify());
+  }
+
   /** Gives back every lease a stopping worker holds, so its jobs run again at once elsewhere. */
   async releaseLeases(db: Db, workerId: string): Promise<void> {
     await db

@@ -5,6 +5,20 @@ import { type ClaimedJob, DEFAULT_LEASE_MS, JobQueue } from "./queue.ts";
 /** A failure that retrying cannot fix (e.g. the platform refused the push): fail the job now. */
 export class PermanentJobError extends Error {}
 
+/**
+ * Not a failed attempt: the job cannot run before something else happens (a store's platform is
+ * disconnected). It waits until `retryAt` (or until woken, JobQueue.wakeWaiting) without spending an
+ * attempt, so it never fails for having waited.
+ */
+export class DeferJobError extends Error {
+  constructor(
+    message: string,
+    readonly retryAt: Date,
+  ) {
+    super(message);
+  }
+}
+
 export interface JobHandler {
   type: string;
   run(ctx: AppContext, job: ClaimedJob): Promise<void>;
@@ -311,6 +325,15 @@ export class Worker {
       await jobs.complete(db, job, this.id);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof DeferJobError) {
+        await jobs.defer(db, job, this.id, message.slice(0, 2000), error.retryAt).catch((deferError) => {
+          this.options.logger?.warn(
+            { err: deferError, job: job.id },
+            "could not defer job; the lease will expire",
+          );
+        });
+        return;
+      }
       const permanent = error instanceof PermanentJobError;
       const delay =
         permanent || job.attempts >= job.max_attempts

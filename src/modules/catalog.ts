@@ -2,7 +2,7 @@ import { platformAdminRoutes } from "../admin/platform-routes.ts";
 import { catalogRoutes } from "../http/routes/catalog.ts";
 import { setUpStorePlatform } from "../platform/new-store.ts";
 import { createPushJobHandler, type PushHooks } from "../platform/push.ts";
-import { platformPeriodicTasks } from "../platform/registry.ts";
+import { platformJobHandlers, platformPeriodicTasks } from "../platform/registry.ts";
 import { catalogSyncJobHandler, catalogSyncScanTask } from "../platform/sync-jobs.ts";
 import type { Module } from "./module.ts";
 
@@ -16,7 +16,7 @@ export function createCatalogModule(options: { pushHooks?: PushHooks } = {}): Mo
     name: "catalog",
     routes: catalogRoutes,
     adminRoutes: platformAdminRoutes,
-    jobs: [catalogSyncJobHandler, createPushJobHandler(options.pushHooks)],
+    jobs: [catalogSyncJobHandler, createPushJobHandler(options.pushHooks), ...platformJobHandlers()],
     periodic: [catalogSyncScanTask, ...platformPeriodicTasks()],
     async onStoreCreated(ctx, trx, store, options) {
       await setUpStorePlatform(ctx, trx, store, options.seed);

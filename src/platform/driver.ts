@@ -1,8 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import type { PeriodicTask } from "../jobs/worker.ts";
+import type { JobHandler, PeriodicTask } from "../jobs/worker.ts";
 import type { PlatformConnector } from "./connector.ts";
+
+/** How a mirror sync job ended: the error of a failed attempt (null: it went through) and the watermark. */
+export interface SyncOutcome {
+  error: string | null;
+  watermark: string | null;
+}
 
 /**
  * A kind of commerce platform a store can be on (`stores.platform`): how to reach a store's platform
@@ -13,7 +19,9 @@ export interface PlatformDriver {
   /** The value of `stores.platform`. */
   readonly name: string;
   /** `db` is the handle a platform kept in this database works through (a store-creation transaction or the pool). */
-  connect(ctx: AppContext, db: Db, storeId: number): PlatformConnector;
+  connect(ctx: AppContext, db: Db, storeId: number): PlatformConnector | Promise<PlatformConnector>;
+  /** After each mirror sync job of one of its stores, whether it ended well or not (e.g. import status). */
+  syncSettled?(ctx: AppContext, storeId: number, outcome: SyncOutcome): Promise<void>;
   /**
    * Stores whose platform has changes the mirror has not pulled yet, for a platform that sends no
    * change notifications (the sync scan asks every second).
@@ -31,6 +39,8 @@ export interface PlatformDriver {
     seed: "demo" | "empty",
   ): Promise<{ hiddenLocationIds: number[] }>;
   periodic?: PeriodicTask[];
+  /** Job handlers of the platform itself (e.g. Shopify's webhook subscriptions). */
+  jobs?: JobHandler[];
   /** Admin routes of the platform itself (e.g. the simulator's controls). */
   adminRoutes?(app: FastifyInstance): Promise<void>;
 }

@@ -11,13 +11,14 @@ import {
   unpushedMovements,
   writeSyncState as writeRecordSyncState,
 } from "../domain/stock/index.ts";
-import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
+import { DeferJobError, type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import {
   type InventoryAdjustment,
   type InventoryQuantityChange,
   PlatformPermanentError,
 } from "./connector.ts";
 import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
+import { PlatformPausedError } from "./paused.ts";
 import { connectorForStore } from "./registry.ts";
 
 /**
@@ -44,6 +45,12 @@ import { connectorForStore } from "./registry.ts";
  */
 
 export const PUSH_RETRY_DELAYS_MS = [10_000, 30_000, 120_000, 600_000, 3_600_000] as const;
+
+/**
+ * A push paused by its platform (PlatformPausedError: a disconnected shop) looks again this late;
+ * reconnecting wakes it at once (resumePausedPushes), this only bounds a reconnect that raced it.
+ */
+export const PAUSED_RECHECK_MS = 300_000;
 
 /**
  * Quantity changes per platform document. Shopify's inventoryAdjustQuantities takes 250 changes a
@@ -222,16 +229,19 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
         await pushMovements(ctx, payload, hooks);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
+        const subject = {
+          storeId: payload.store_id,
+          subjectType: payload.subject_type,
+          subjectId: payload.subject_id,
+        };
+        if (error instanceof PlatformPausedError) {
+          // Waiting is not failing: the record stays pending, saying why, and no attempt is spent.
+          await writeSyncState(ctx, ctx.db, subject, "pending", message);
+          throw new DeferJobError(message, new Date(ctx.clock.now().getTime() + PAUSED_RECHECK_MS));
+        }
         if (error instanceof PlatformPermanentError) throw new PermanentJobError(message);
         // Transient: the record stays pending until the next attempt (or the last one fails it).
-        if (job.attempts < job.max_attempts)
-          await writeSyncState(
-            ctx,
-            ctx.db,
-            { storeId: payload.store_id, subjectType: payload.subject_type, subjectId: payload.subject_id },
-            "pending",
-            message,
-          );
+        if (job.attempts < job.max_attempts) await writeSyncState(ctx, ctx.db, subject, "pending", message);
         throw error;
       }
     },

@@ -1,9 +1,10 @@
+import type { AppContext } from "../context.ts";
 import type { PeriodicTask } from "../jobs/worker.ts";
 import { type JobHandler, PermanentJobError } from "../jobs/worker.ts";
-import { recordSyncError, syncCatalog } from "./catalog-sync.ts";
+import { mirrorSyncStatus, recordSyncError, syncCatalog } from "./catalog-sync.ts";
 import { PlatformPermanentError } from "./connector.ts";
 import { parseSyncPayload } from "./job-payloads.ts";
-import { platformDrivers } from "./registry.ts";
+import { driverOfStore, platformDrivers } from "./registry.ts";
 import { SYNC_JOB, syncJobOptions } from "./sync-request.ts";
 
 export const SYNC_SCAN_TASK = "catalog.sync-scan";
@@ -18,14 +19,24 @@ export const catalogSyncJobHandler: JobHandler = {
     const storeId = parseSyncPayload(job.payload).store_id;
     try {
       await syncCatalog(ctx, storeId);
+      await syncSettled(ctx, storeId, null);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await recordSyncError(ctx, storeId, message).catch(() => {});
+      await syncSettled(ctx, storeId, message).catch(() => {});
       if (error instanceof PlatformPermanentError) throw new PermanentJobError(message);
       throw error;
     }
   },
 };
+
+/** Tells the store's platform how its sync ended (Shopify: the initial import's status). */
+async function syncSettled(ctx: AppContext, storeId: number, error: string | null): Promise<void> {
+  const driver = await driverOfStore(ctx.db, storeId);
+  if (!driver?.syncSettled) return;
+  const { watermark } = await mirrorSyncStatus(ctx.db, storeId);
+  await driver.syncSettled(ctx, storeId, { error, watermark });
+}
 
 /**
  * Every second: a sync job for each store whose platform has changes the mirror has not pulled yet

@@ -21,6 +21,15 @@ export interface GraphqlRequest {
   operationName?: unknown;
 }
 
+/** The app's installation as the token's grant sees it: its access scopes. */
+function installation(scopes: string[]) {
+  return {
+    __typename: "AppInstallation",
+    id: "gid://shopify/AppInstallation/1",
+    accessScopes: scopes.map((handle) => ({ __typename: "AccessScope", handle, description: handle })),
+  };
+}
+
 export function answerGraphql(
   { shop, scopes }: { shop: ShopState; scopes: string[] },
   bucket: CostBucket,
@@ -79,7 +88,7 @@ export function answerGraphql(
   const root =
     operation.operation === "mutation"
       ? mutationRoot(shop, views, bulk, host)
-      : queryRoot(shop, views, bulk, false);
+      : { ...queryRoot(shop, views, bulk, false), currentAppInstallation: () => installation(scopes) };
   const rootValue = guardScopes(root, scopes);
   const result = executeSync({
     schema,

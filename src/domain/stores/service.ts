@@ -34,11 +34,19 @@ export interface CreateStoreInput {
   currency: string;
   timezone: string;
   owner_email?: string | null;
-  platform?: "simulated";
+  platform?: "simulated" | "shopify";
   seed?: "demo" | "empty";
 }
 
-export async function createStore(ctx: AppContext, input: CreateStoreInput): Promise<StoreRow> {
+/**
+ * Creates the store. `attach` runs in the creation transaction after every module's onStoreCreated:
+ * a platform's own record of the store (a Shopify shop) commits with it or not at all.
+ */
+export async function createStore(
+  ctx: AppContext,
+  input: CreateStoreInput,
+  attach?: (trx: Db, store: StoreRow) => Promise<void>,
+): Promise<StoreRow> {
   const problems = new DetailCollector();
   if (!isKnownCurrency(input.currency))
     problems.add("currency", "invalid_value", "is not a known ISO 4217 currency code");
@@ -69,6 +77,7 @@ export async function createStore(ctx: AppContext, input: CreateStoreInput): Pro
       if (module.onStoreCreated)
         await module.onStoreCreated(ctx, trx, store, { seed: input.seed ?? "empty" });
     }
+    await attach?.(trx, store);
     return store;
   });
 }

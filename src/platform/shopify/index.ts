@@ -1,10 +1,21 @@
 /** The Shopify platform part's one entry for the rest of the service (issue 19). */
 
 export {
+  type AttachByTokenInput,
+  attachStoreByToken,
+  reconnectShop,
+  replaceShopToken,
+  startShopWork,
+} from "./attach.ts";
+export { disconnectedMessage, shopifyPlatform } from "./driver.ts";
+export {
   type GrantedTokens,
   ShopifyGrantRefusedError,
 } from "./oauth-tokens.ts";
+export { presentShop, type ShopView } from "./present.ts";
 export { shopifySealedColumns } from "./sealed-tokens.ts";
+export { checkShopToken, isShopDomain } from "./shop-check.ts";
+export { shopifyClientFor } from "./shop-client.ts";
 export {
   findShopByDomain,
   findShopByStore,
@@ -22,8 +33,10 @@ export {
   setShopImportError,
   setShopStatus,
   shopifySealContext,
+  shopsOfStores,
   updateShopTokens,
 } from "./shops.ts";
+export { requestSubscriptions, SUBSCRIBE_JOB, subscribeShop, WEBHOOK_TOPICS } from "./subscriptions.ts";
 export {
   REFRESH_REFUSED_REASON,
   refreshExpiringTokens,

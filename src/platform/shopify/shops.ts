@@ -55,6 +55,16 @@ export function findShopByDomain(db: Db, shop: string): Promise<ShopifyShopRow |
   return db.selectFrom("shopify_shops").selectAll().where("shop", "=", shop).executeTakeFirst();
 }
 
+/** The shops of these stores (a store without one is left out). */
+export async function shopsOfStores(db: Db, storeIds: readonly number[]): Promise<ShopifyShopRow[]> {
+  if (storeIds.length === 0) return [];
+  return db
+    .selectFrom("shopify_shops")
+    .selectAll()
+    .where("store_id", "in", [...storeIds])
+    .execute();
+}
+
 function sealedTokenColumns(ctx: SealingContext, storeId: number, tokens: ShopTokens) {
   const context = shopifySealContext(storeId);
   return {
