@@ -11,7 +11,7 @@ import {
   PlatformTransientError,
 } from "../connector.ts";
 import { takeFault } from "./faults.ts";
-import { knownItems, knownLocations, type LevelRow, levelKey, lockLevels, writeLevels } from "./inventory.ts";
+import { knownItems, knownLocations, lockLevelsToChange, writeLevels } from "./inventory.ts";
 import { allocateChanges } from "./shop.ts";
 
 /** Stock adjustment as the platform applies it: idempotent on the key, faults first. */
@@ -59,25 +59,13 @@ export async function applySimAdjustment(
     if (missingLocation !== undefined)
       throw new PlatformPermanentError(`unknown location ${missingLocation}`);
 
-    const levels = await lockLevels(
+    const levels = await lockLevelsToChange(
       trx,
       storeId,
       adjustment.changes.map((c) => ({ item: c.inventoryItemId, location: c.locationId })),
     );
-    const touched = new Map<string, LevelRow>();
     for (const c of adjustment.changes) {
-      const key = levelKey(c.inventoryItemId, c.locationId);
-      const row = levels.get(key) ?? {
-        inventory_item_id: c.inventoryItemId,
-        location_id: c.locationId,
-        available: 0,
-        on_hand: 0,
-        committed: 0,
-        incoming: 0,
-        exists: false,
-      };
-      levels.set(key, row);
-      touched.set(key, row);
+      const row = levels.row(c.inventoryItemId, c.locationId);
       if (c.name === "available") {
         row.available += c.delta;
         row.on_hand += c.delta;
@@ -87,10 +75,11 @@ export async function applySimAdjustment(
     // The last cost given for an item wins, as if the costs were set one after the other.
     const costs = [...new Map(adjustment.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
     // One allocation of change numbers: the levels' first, then the costs'.
-    const first = await allocateChanges(trx, storeId, touched.size + costs.length);
-    const reported = await writeLevels(trx, clock, storeId, [...touched.values()], first);
+    const touched = levels.touched();
+    const first = await allocateChanges(trx, storeId, touched.length + costs.length);
+    const reported = await writeLevels(trx, clock, storeId, touched, first);
     if (costs.length > 0) {
-      const firstCost = first + touched.size;
+      const firstCost = first + touched.length;
       const numbered = costs.map((c, i) => ({ ...c, seq: firstCost + i }));
       // The cost is the item's, not the variant's: the variant keeps its change number and updated_at.
       await sql`update sim_variants as v

@@ -11,13 +11,18 @@ import { allocateChanges, chunks, ensureSimStore } from "./shop.ts";
  * The simulated platform's inventory levels: changes an admin makes (as a sale or a recount would),
  * reads, and the locking and numbered writes the stock adjustment shares.
  */
-export interface SimLevelView {
+
+/** A level's key and quantities as the simulator's table holds them. */
+interface SimLevel {
   inventory_item_id: number;
   location_id: number;
   available: number;
   on_hand: number;
   committed: number;
   incoming: number;
+}
+
+export interface SimLevelView extends SimLevel {
   unit_cost: string | null;
 }
 
@@ -39,19 +44,13 @@ export class SimInputError extends Error {
   }
 }
 
-export type LevelRow = {
-  inventory_item_id: number;
-  location_id: number;
-  available: number;
-  on_hand: number;
-  committed: number;
-  incoming: number;
+export interface LevelRow extends SimLevel {
   exists: boolean;
-};
+}
 
-export const levelKey = (item: number, location: number) => `${item}:${location}`;
+const levelKey = (item: number, location: number) => `${item}:${location}`;
 
-export async function lockLevels(
+async function lockLevels(
   trx: Db,
   storeId: number,
   keys: ReadonlyArray<{ item: number; location: number }>,
@@ -75,6 +74,42 @@ export async function lockLevels(
     .execute();
   for (const r of rows) map.set(levelKey(r.inventory_item_id, r.location_id), { ...r, exists: true });
   return map;
+}
+
+/** Locked levels being changed: the row to move of each key, and the rows moved. */
+export interface LevelsToChange {
+  /** The level's row, locked; a level not stored yet starts at zero (the same row every call). */
+  row(item: number, location: number): LevelRow;
+  /** The rows `row` handed out, in the order first asked for: what writeLevels takes. */
+  touched(): LevelRow[];
+}
+
+/** Locks the levels of `keys` (in item, location order) to change some of them. */
+export async function lockLevelsToChange(
+  trx: Db,
+  storeId: number,
+  keys: ReadonlyArray<{ item: number; location: number }>,
+): Promise<LevelsToChange> {
+  const levels = await lockLevels(trx, storeId, keys);
+  const touched = new Map<string, LevelRow>();
+  return {
+    row(item, location) {
+      const key = levelKey(item, location);
+      const row = levels.get(key) ?? {
+        inventory_item_id: item,
+        location_id: location,
+        available: 0,
+        on_hand: 0,
+        committed: 0,
+        incoming: 0,
+        exists: false,
+      };
+      levels.set(key, row);
+      touched.set(key, row);
+      return row;
+    },
+    touched: () => [...touched.values()],
+  };
 }
 
 /**
@@ -196,21 +231,9 @@ export async function changeSimInventory(
         throw new SimInputError(`changes.${i}`, "invalid_value", "give exactly one of set and adjust");
     }
     const keys = changes.map((c) => ({ item: c.inventory_item_id, location: c.location_id }));
-    const levels = await lockLevels(trx, storeId, keys);
-    const touched = new Map<string, LevelRow>();
+    const levels = await lockLevelsToChange(trx, storeId, keys);
     for (const c of changes) {
-      const key = levelKey(c.inventory_item_id, c.location_id);
-      const row = levels.get(key) ?? {
-        inventory_item_id: c.inventory_item_id,
-        location_id: c.location_id,
-        available: 0,
-        on_hand: 0,
-        committed: 0,
-        incoming: 0,
-        exists: false,
-      };
-      levels.set(key, row);
-      touched.set(key, row);
+      const row = levels.row(c.inventory_item_id, c.location_id);
       const name = c.name ?? "available";
       const current = name === "available" ? row.available : name === "on_hand" ? row.on_hand : row.incoming;
       const delta = c.set !== undefined ? c.set - current : (c.adjust ?? 0);
@@ -220,21 +243,18 @@ export async function changeSimInventory(
         row.on_hand += delta;
       }
     }
-    await writeLevels(trx, clock, storeId, [...touched.values()]);
+    const touched = levels.touched();
+    await writeLevels(trx, clock, storeId, touched);
     return readSimLevels(
       trx,
       storeId,
-      [...touched.values()].map((r) => ({ item: r.inventory_item_id, location: r.location_id })),
+      touched.map((r) => ({ item: r.inventory_item_id, location: r.location_id })),
     );
   });
 }
 
-async function readSimLevels(
-  db: Db,
-  storeId: number,
-  keys: ReadonlyArray<{ item: number; location: number }>,
-): Promise<SimLevelView[]> {
-  if (keys.length === 0) return [];
+/** Platform-side levels with their item's unit cost, in item then location order. */
+function selectSimLevels(db: Db, storeId: number) {
   return db
     .selectFrom("sim_inventory_levels as l")
     .innerJoin("sim_variants as v", "v.inventory_item_id", "l.inventory_item_id")
@@ -248,6 +268,17 @@ async function readSimLevels(
       "v.unit_cost",
     ])
     .where("l.store_id", "=", storeId)
+    .orderBy("l.inventory_item_id")
+    .orderBy("l.location_id");
+}
+
+async function readSimLevels(
+  db: Db,
+  storeId: number,
+  keys: ReadonlyArray<{ item: number; location: number }>,
+): Promise<SimLevelView[]> {
+  if (keys.length === 0) return [];
+  return selectSimLevels(db, storeId)
     .where(
       pairIn(
         "l.inventory_item_id",
@@ -255,8 +286,6 @@ async function readSimLevels(
         keys.map((k) => [k.item, k.location] as const),
       ),
     )
-    .orderBy("l.inventory_item_id")
-    .orderBy("l.location_id")
     .execute();
 }
 
@@ -266,21 +295,9 @@ export async function listSimLevels(
   storeId: number,
   filter: { inventory_item_id?: number; location_id?: number },
 ): Promise<SimLevelView[]> {
-  let q = db
-    .selectFrom("sim_inventory_levels as l")
-    .innerJoin("sim_variants as v", "v.inventory_item_id", "l.inventory_item_id")
-    .select([
-      "l.inventory_item_id",
-      "l.location_id",
-      "l.available",
-      "l.on_hand",
-      "l.committed",
-      "l.incoming",
-      "v.unit_cost",
-    ])
-    .where("l.store_id", "=", storeId);
+  let q = selectSimLevels(db, storeId);
   if (filter.inventory_item_id !== undefined)
     q = q.where("l.inventory_item_id", "=", filter.inventory_item_id);
   if (filter.location_id !== undefined) q = q.where("l.location_id", "=", filter.location_id);
-  return q.orderBy("l.inventory_item_id").orderBy("l.location_id").execute();
+  return q.execute();
 }
