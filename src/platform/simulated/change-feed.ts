@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.ts";
+import type { Database } from "../../db/schema.ts";
 import {
   type CatalogChanges,
   PlatformPermanentError,
@@ -34,39 +35,12 @@ export async function listSimChanges(
       watermark: String(after),
       hasMore: false,
     };
+  const changed = { storeId, after, upTo };
   const [products, variants, locations, levels, costs] = await Promise.all([
-    db
-      .selectFrom("sim_products")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("change_seq", ">", after)
-      .where("change_seq", "<=", upTo)
-      .orderBy("change_seq")
-      .execute(),
-    db
-      .selectFrom("sim_variants")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("change_seq", ">", after)
-      .where("change_seq", "<=", upTo)
-      .orderBy("change_seq")
-      .execute(),
-    db
-      .selectFrom("sim_locations")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("change_seq", ">", after)
-      .where("change_seq", "<=", upTo)
-      .orderBy("change_seq")
-      .execute(),
-    db
-      .selectFrom("sim_inventory_levels")
-      .selectAll()
-      .where("store_id", "=", storeId)
-      .where("change_seq", ">", after)
-      .where("change_seq", "<=", upTo)
-      .orderBy("change_seq")
-      .execute(),
+    changedRows(db, "sim_products", changed),
+    changedRows(db, "sim_variants", changed),
+    changedRows(db, "sim_locations", changed),
+    changedRows(db, "sim_inventory_levels", changed),
     db
       .selectFrom("sim_variants")
       .select(["inventory_item_id", "unit_cost", "unit_cost_currency"])
@@ -139,6 +113,27 @@ export async function listSimChanges(
     watermark: String(upTo),
     hasMore: upTo < latest,
   };
+}
+
+/** The simulator's tables with a change number on each row. */
+type NumberedTable = "sim_products" | "sim_variants" | "sim_locations" | "sim_inventory_levels";
+
+/** The rows of `table` changed in (after, upTo], in change order. */
+async function changedRows<T extends NumberedTable>(
+  db: Db,
+  table: T,
+  changed: { storeId: number; after: number; upTo: number },
+): Promise<Selectable<Database[T]>[]> {
+  const rows = await db
+    .selectFrom(table as NumberedTable)
+    .selectAll()
+    .where("store_id", "=", changed.storeId)
+    .where("change_seq", ">", changed.after)
+    .where("change_seq", "<=", changed.upTo)
+    .orderBy("change_seq")
+    .execute();
+  // Kysely types a row of the union as every table's columns at once; a row is of `table` only.
+  return rows as unknown as Selectable<Database[T]>[];
 }
 
 /** Stores on the simulated platform whose change feed is ahead of the given watermarks. */
