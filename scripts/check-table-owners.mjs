@@ -52,6 +52,8 @@ const OWNERS = {
   webhooks: ["src/domain/webhooks/"],
   webhook_deliveries: ["src/domain/webhooks/"],
   webhook_lane_items: ["src/domain/webhooks/"],
+  staff: ["src/domain/staff/"],
+  staff_links: ["src/domain/staff/"],
   // The Shopify platform part keeps its shops (tokens sealed), webhook dedupe and OAuth states.
   shopify_shops: ["src/platform/shopify/"],
   shopify_webhook_events: ["src/platform/shopify/"],

@@ -50,6 +50,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetrySchedule: string | null;
   readonly publicHostnames: readonly string[];
+  /** PUBLIC_URL: the service's base URL as browsers reach it (links in staff invitations and resets). */
+  readonly publicUrl: string | null;
   readonly logLevel: string;
   readonly requestTimeoutMs: number;
   readonly trustProxy: boolean;
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
       .split(",")
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h !== ""),
+    publicUrl: readUrl(env, "PUBLIC_URL", ["http:", "https:"])?.replace(/\/+$/, "") ?? null,
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

@@ -5,6 +5,7 @@ import type { PushGenerationsTables } from "./tables/push_generations.ts";
 import type { ReceiptsPaymentsTables } from "./tables/receipts_payments.ts";
 import type { ShopifyTables } from "./tables/shopify.ts";
 import type { ShopifyInboundTables } from "./tables/shopify_inbound.ts";
+import type { StaffTables } from "./tables/staff.ts";
 import type { StockAdjustmentsTables } from "./tables/stock_adjustments.ts";
 import type { SuppliersTables } from "./tables/suppliers.ts";
 import type { WebhooksTables } from "./tables/webhooks.ts";
@@ -21,4 +22,5 @@ export type Database = FoundationTables &
   PushGenerationsTables &
   WebhooksTables &
   ShopifyTables &
-  ShopifyInboundTables;
+  ShopifyInboundTables &
+  StaffTables;

@@ -7,6 +7,7 @@ import { purchaseOrdersModule } from "./purchase-orders.ts";
 import { receiptsModule } from "./receipts.ts";
 import { shopifyInboundModule } from "./shopify-inbound.ts";
 import { shopifyOAuthModule } from "./shopify-oauth.ts";
+import { staffModule } from "./staff.ts";
 import { stockAdjustmentsModule } from "./stock-adjustments.ts";
 import { suppliersModule } from "./suppliers.ts";
 import { webhooksModule } from "./webhooks.ts";
@@ -23,5 +24,6 @@ export const allModules: readonly Module[] = [
   webhooksModule,
   shopifyInboundModule,
   shopifyOAuthModule,
+  staffModule,
   consoleModule,
 ];

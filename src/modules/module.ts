@@ -9,6 +9,8 @@ export interface CreatedStore {
   name: string;
   currency: string;
   timezone: string;
+  /** Who runs the store; the staff module invites them as its owner. */
+  owner_email?: string | null;
 }
 
 /**

@@ -10,6 +10,7 @@ import { writeCostsMigration } from "./008_write_costs.ts";
 import { simItemCostsMigration } from "./009_sim_item_costs.ts";
 import { pushGenerationsMigration } from "./010_push_generations.ts";
 import { shopifyMigration } from "./011_shopify.ts";
+import { staffMigration } from "./012_staff.ts";
 import { shopifyInboundMigration } from "./013_shopify_inbound.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   "009_sim_item_costs": migrationOf(simItemCostsMigration),
   "010_push_generations": migrationOf(pushGenerationsMigration),
   "011_shopify": migrationOf(shopifyMigration),
+  "012_staff": migrationOf(staffMigration),
   "013_shopify_inbound": migrationOf(shopifyInboundMigration),
 };
 
