@@ -73,6 +73,11 @@ export function requirePermission(request: FastifyRequest, permission: Permissio
   if (!can(request, permission)) throw new PageForbidden();
 }
 
+/** Refuses (403 page, nothing changed) unless the operator's session. */
+export function requireOperator(request: FastifyRequest): void {
+  if (roleOf(request) !== "operator") throw new PageForbidden();
+}
+
 /** Refuses (403 page, nothing changed) unless the operator or a staff member of one of these roles. */
 export function requireRole(request: FastifyRequest, ...roles: StaffRole[]): void {
   const role = roleOf(request);

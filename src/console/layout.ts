@@ -17,17 +17,30 @@ export type StoreTab =
   | "webhooks"
   | "sync"
   | "alert_rules"
-  | "purchase_orders";
+  | "purchase_orders"
+  | "staff";
 
-const STORE_TABS: { tab: StoreTab; label: string; path: string }[] = [
+/** `settings`: the store's settings, shown to its owner and the operator only. */
+const STORE_TABS: { tab: StoreTab; label: string; path: string; settings?: true }[] = [
   { tab: "overview", label: "Overview", path: "" },
-  { tab: "keys", label: "API keys", path: "/keys" },
-  { tab: "request_log", label: "Request log", path: "/request_log" },
-  { tab: "webhooks", label: "Webhooks", path: "/webhooks" },
-  { tab: "sync", label: "Platform sync", path: "/sync" },
+  { tab: "keys", label: "API keys", path: "/keys", settings: true },
+  { tab: "request_log", label: "Request log", path: "/request_log", settings: true },
+  { tab: "webhooks", label: "Webhooks", path: "/webhooks", settings: true },
+  { tab: "sync", label: "Platform sync", path: "/sync", settings: true },
   { tab: "alert_rules", label: "Alert rules", path: "/alert_rules" },
   { tab: "purchase_orders", label: "Purchase orders", path: "/purchase_orders" },
+  { tab: "staff", label: "Staff", path: "/staff", settings: true },
 ];
+
+/** Whether the session sees the store's settings (the operator, or the store's owner). */
+export function seesSettings(session: Session | null): boolean {
+  return session !== null && (session.actor.kind === "operator" || session.actor.role === "owner");
+}
+
+/** Where "home" is: the store list for the operator, a staff member's own store. */
+export function homePath(session: Session | null): string {
+  return session?.actor.kind === "staff" ? storePath(session.actor.storeId) : "/console/stores";
+}
 
 export interface PageOptions {
   title: string;
@@ -50,11 +63,19 @@ export function storePath(storeId: number, rest = ""): string {
 export function page(options: PageOptions): string {
   const { session, store, tab } = options;
   const title = store ? `${options.title} · ${store.name}` : options.title;
+  const who =
+    session?.actor.kind === "staff"
+      ? html`<p class="who">${session.actor.email} <span class="muted">(${session.actor.role})</span></p>`
+      : "";
   const header = html`<header class="top">
-  <a class="brand" href="/console/stores">Stockroom console</a>
+  <a class="brand" href="${homePath(session)}">Stockroom console</a>
   ${
     session
-      ? html`<nav aria-label="Main"><a href="/console/stores"${!store && options.title === "Stores" ? html` aria-current="page"` : ""}>Stores</a></nav>
+      ? html`${
+          session.actor.kind === "operator"
+            ? html`<nav aria-label="Main"><a href="/console/stores"${!store && options.title === "Stores" ? html` aria-current="page"` : ""}>Stores</a></nav>`
+            : who
+        }
   <form method="post" action="/console/logout" class="logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
       : ""
   }
@@ -62,7 +83,7 @@ export function page(options: PageOptions): string {
   const storeNav = store
     ? html`<nav class="tabs" aria-label="Store ${store.name}">
   <p class="store-name">Store <strong>${store.name}</strong> <span class="muted">#${store.id}</span></p>
-  <ul>${STORE_TABS.map(
+  <ul>${STORE_TABS.filter((t) => !t.settings || seesSettings(session)).map(
     (t) =>
       html`<li><a href="${storePath(store.id, t.path)}"${t.tab === tab ? html` aria-current="page"` : ""}>${t.label}</a></li>`,
   )}</ul>

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Permission } from "../domain/staff/index.ts";
+import { currentStaff } from "../domain/staff/index.ts";
 import { html } from "../html/template.ts";
-import { attachSession, sessionOf } from "./actor.ts";
+import { attachSession, requireOperator, requirePermission, sessionOf } from "./actor.ts";
 import { AdminApi, AdminError, FeatureUnavailable } from "./admin.ts";
 import { consoleCss, consoleIcon, consoleJs } from "./assets.ts";
 import {
@@ -18,6 +20,7 @@ import { errorSummary, notAvailable, page } from "./layout.ts";
 import { alertRulesPage, saveAlertRulesAction } from "./pages/alert-rules.ts";
 import { createKeyAction, keysPage, requestLogPage, revokeKeyAction } from "./pages/keys.ts";
 import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
+import { inviteStaffAction, resendInvitationAction, staffPage, updateStaffAction } from "./pages/staff.ts";
 import { apiAccessAction, createStoreAction, storePage, storesPage } from "./pages/stores.ts";
 import {
   deliveriesPage,
@@ -33,10 +36,13 @@ import {
   randomToken,
   SESSION_COOKIE,
   SESSION_TTL_MS,
+  type Session,
+  type SessionActor,
   SessionStore,
   safeEqualText,
   serializeCookie,
 } from "./session.ts";
+import { registerStaffAuth, staffActorOf, staffSignInForm } from "./staff-auth.ts";
 
 /**
  * The merchant console at /console: server-rendered pages over the admin API.
@@ -92,6 +98,13 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
   const sessions = new SessionStore(ctx.clock);
   const loginFailures = new Map<string, { count: number; resetAt: number }>();
 
+  const refuse = (reply: FastifyReply, session: Session) =>
+    sendPage(
+      reply,
+      page({ title: "Not allowed", session, body: html`<p role="alert">${new PageForbidden().message}</p>` }),
+      403,
+    );
+
   // Forms post as application/x-www-form-urlencoded; this parser exists in this scope only.
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
@@ -99,11 +112,26 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
     (_request, body, done) => done(null, parseForm(body as string)),
   );
 
-  const isPublic = (url: string) => url === "/console/login" || url.startsWith("/console/assets/");
+  // Pages without a session: sign-in, assets, and those reached from a mailed link (staff-auth.ts).
+  const isPublic = (url: string) =>
+    url === "/console/login" ||
+    url === "/console/login/choose" ||
+    url === "/console/forgot" ||
+    url.startsWith("/console/password/") ||
+    url.startsWith("/console/welcome/") ||
+    url.startsWith("/console/assets/");
 
   app.addHook("onRequest", async (request, reply) => {
     const path = request.url.split("?")[0];
-    const session = sessions.fromCookie(parseCookies(request.headers.cookie)[SESSION_COOKIE]);
+    let session = sessions.fromCookie(parseCookies(request.headers.cookie)[SESSION_COOKIE]);
+    // A staff member's role and standing are read on every request: a change or a disabling applies at once.
+    if (session?.actor.kind === "staff") {
+      const staff = await currentStaff(ctx, session.actor.staffId);
+      if (!staff || staff.disabled_at !== null) {
+        sessions.destroy(session.id);
+        session = null;
+      } else session.actor = staffActorOf(staff);
+    }
     if (session) attachSession(request, session);
     if (isPublic(path)) return;
     if (!session) {
@@ -123,9 +151,30 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
     }
   });
 
-  // CSRF: every POST of a signed-in session carries the session's token.
+  // A staff member stays in their store: its pages only, another store's are 404; the store list and the
+  // operator's actions are not theirs. A viewer changes nothing: every POST but signing out is 403.
+  app.addHook("onRequest", async (request, reply) => {
+    const session = sessionOf(request);
+    if (session?.actor.kind !== "staff") return;
+    const path = request.url.split("?")[0];
+    if (isPublic(path) || path === "/console/logout") return;
+    const own = `/console/stores/${session.actor.storeId}`;
+    if (path === "/console" || path === "/console/" || path === "/console/stores")
+      return request.method === "GET" || request.method === "HEAD"
+        ? redirectTo(reply, own)
+        : refuse(reply, session);
+    if (path !== own && !path.startsWith(`${own}/`))
+      return sendPage(
+        reply,
+        page({ title: "Not found", session, body: html`<p>There is no such page.</p>` }),
+        404,
+      );
+    if (request.method === "POST" && session.actor.role === "viewer") return refuse(reply, session);
+  });
+
+  // CSRF: every POST of a signed-in session carries the session's token (public forms have their own).
   app.addHook("preHandler", async (request, reply) => {
-    if (request.method !== "POST" || request.url.split("?")[0] === "/console/login") return;
+    if (request.method !== "POST" || isPublic(request.url.split("?")[0])) return;
     const session = sessionOf(request);
     if (!session) return;
     const sent = field(formOf(request), "_csrf");
@@ -222,7 +271,10 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
   );
 
   // ---- Sign in and out ----
-  const loginPage = (reply: FastifyReply, options: { next: string; error?: string; status?: number }) => {
+  const loginPage = (
+    reply: FastifyReply,
+    options: { next: string; error?: string; staffError?: string; email?: string; status?: number },
+  ) => {
     const nonce = randomToken();
     reply.header(
       "set-cookie",
@@ -233,21 +285,42 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
       }),
     );
     const body = html`<div class="login">
+${staffSignInForm(nonce, options.next, { email: options.email ?? "", error: options.staffError })}
+<section aria-labelledby="operator-sign-in">
+<h2 id="operator-sign-in">Operator</h2>
 ${options.error ? html`<div class="flash flash-error" role="alert">${options.error}</div>` : ""}
 <form method="post" action="/console/login" class="stack" aria-label="Sign in">
 <input type="hidden" name="_csrf" value="${nonce}">
 <input type="hidden" name="next" value="${options.next}">
 <input type="text" name="username" value="admin" autocomplete="username" hidden>
 <div class="field"><label for="admin-token">Admin token <span class="hint">(ADMIN_TOKEN; printed at first start)</span></label>
-<input type="password" id="admin-token" name="token" required autocomplete="current-password" autofocus></div>
+<input type="password" id="admin-token" name="token" required autocomplete="current-password"></div>
 <div><button type="submit">Sign in</button></div>
-</form></div>`;
+</form></section></div>`;
     return sendPage(
       reply,
       page({ title: "Sign in to Stockroom", session: null, body }),
       options.status ?? 200,
     );
   };
+
+  const startSession = (request: FastifyRequest, reply: FastifyReply, actor: SessionActor, next: string) => {
+    const session = sessions.create(actor);
+    reply.header("set-cookie", [
+      serializeCookie(SESSION_COOKIE, sessions.cookieValue(session), {
+        path: "/console",
+        maxAgeSeconds: Math.floor(SESSION_TTL_MS / 1000),
+        secure: isSecure(request),
+      }),
+      serializeCookie(LOGIN_COOKIE, "", {
+        path: "/console/login",
+        maxAgeSeconds: 0,
+        secure: isSecure(request),
+      }),
+    ]);
+    return redirectTo(reply, next);
+  };
+  const { staffSignIn } = registerStaffAuth(app, { startSession, secure: isSecure });
 
   app.get("/login", async (request, reply) => {
     const next = safeNext(String((request.query as Record<string, unknown>)?.next ?? ""));
@@ -266,6 +339,18 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
         error: "The sign-in form expired or did not come from this console. Try again.",
         status: 403,
       });
+    // The staff form names an email: a staff sign-in, with its own lockout per account.
+    if (form.email !== undefined) {
+      const outcome = await staffSignIn(request, reply, next);
+      if ("error" in outcome)
+        return loginPage(reply, {
+          next,
+          staffError: outcome.error,
+          email: field(form, "email"),
+          status: outcome.status,
+        });
+      return outcome;
+    }
     const now = ctx.clock.now().getTime();
     const ip = request.ip;
     const failures = loginFailures.get(ip);
@@ -292,20 +377,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
       return loginPage(reply, { next, error: "That is not the admin token.", status: 401 });
     }
     loginFailures.delete(ip);
-    const session = sessions.create({ kind: "operator", token });
-    reply.header("set-cookie", [
-      serializeCookie(SESSION_COOKIE, sessions.cookieValue(session), {
-        path: "/console",
-        maxAgeSeconds: Math.floor(SESSION_TTL_MS / 1000),
-        secure: isSecure(request),
-      }),
-      serializeCookie(LOGIN_COOKIE, "", {
-        path: "/console/login",
-        maxAgeSeconds: 0,
-        secure: isSecure(request),
-      }),
-    ]);
-    return redirectTo(reply, next);
+    return startSession(request, reply, { kind: "operator", token }, next);
   });
 
   app.post("/logout", async (request, reply) => {
@@ -319,36 +391,54 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   });
 
   // ---- Pages (a session is guaranteed by the onRequest hook) ----
-  const get = (url: string, handler: (c: PageContext, p: Params) => Promise<unknown>) =>
-    app.get(url, async (request, reply) =>
-      handler(contextOf(request, reply, sessionOf(request)!), request.params as Params),
-    );
-  const post = (url: string, handler: (c: PageContext, p: Params) => Promise<unknown>) =>
-    app.post(url, async (request, reply) =>
-      handler(contextOf(request, reply, sessionOf(request)!), request.params as Params),
-    );
+  // `needs`: what the user must be allowed (actor.ts); a page or action without it is 403, nothing changed.
+  type Needs = Permission | "operator";
+  const allowed = (request: FastifyRequest, needs?: Needs) => {
+    if (needs === "operator") requireOperator(request);
+    else if (needs) requirePermission(request, needs);
+  };
+  const get = (url: string, handler: (c: PageContext, p: Params) => Promise<unknown>, needs?: Needs) =>
+    app.get(url, async (request, reply) => {
+      allowed(request, needs);
+      return handler(contextOf(request, reply, sessionOf(request)!), request.params as Params);
+    });
+  const post = (url: string, handler: (c: PageContext, p: Params) => Promise<unknown>, needs?: Needs) =>
+    app.post(url, async (request, reply) => {
+      allowed(request, needs);
+      return handler(contextOf(request, reply, sessionOf(request)!), request.params as Params);
+    });
 
   app.get("/", async (_request, reply) => redirectTo(reply, "/console/stores"));
-  get("/stores", (c) => storesPage(c));
-  post("/stores", (c) => createStoreAction(c));
+  get("/stores", (c) => storesPage(c), "operator");
+  post("/stores", (c) => createStoreAction(c), "operator");
   get("/stores/:id", (c, p) => storePage(c, p.id));
-  post("/stores/:id/api_access", (c, p) => apiAccessAction(c, p.id));
-  get("/stores/:id/keys", (c, p) => keysPage(c, p.id));
-  post("/stores/:id/keys", (c, p) => createKeyAction(c, p.id));
-  post("/stores/:id/keys/:key_id/revoke", (c, p) => revokeKeyAction(c, p.id, p.key_id));
-  get("/stores/:id/request_log", (c, p) => requestLogPage(c, p.id));
-  get("/stores/:id/webhooks", (c, p) => webhooksPage(c, p.id));
-  get("/stores/:id/webhooks/:webhook_id", (c, p) => deliveriesPage(c, p.id, p.webhook_id));
-  post("/stores/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", (c, p) =>
-    redeliverAction(c, p.id, p.webhook_id, p.delivery_id),
+  post("/stores/:id/api_access", (c, p) => apiAccessAction(c, p.id), "settings");
+  get("/stores/:id/keys", (c, p) => keysPage(c, p.id), "settings");
+  post("/stores/:id/keys", (c, p) => createKeyAction(c, p.id), "settings");
+  post("/stores/:id/keys/:key_id/revoke", (c, p) => revokeKeyAction(c, p.id, p.key_id), "settings");
+  get("/stores/:id/request_log", (c, p) => requestLogPage(c, p.id), "settings");
+  get("/stores/:id/webhooks", (c, p) => webhooksPage(c, p.id), "settings");
+  get("/stores/:id/webhooks/:webhook_id", (c, p) => deliveriesPage(c, p.id, p.webhook_id), "settings");
+  post(
+    "/stores/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
+    (c, p) => redeliverAction(c, p.id, p.webhook_id, p.delivery_id),
+    "settings",
   );
-  get("/stores/:id/sync", (c, p) => syncPage(c, p.id));
-  post("/stores/:id/sync/:job_id/retry", (c, p) => retrySyncAction(c, p.id, p.job_id));
+  get("/stores/:id/sync", (c, p) => syncPage(c, p.id), "settings");
+  post("/stores/:id/sync/:job_id/retry", (c, p) => retrySyncAction(c, p.id, p.job_id), "settings");
   get("/stores/:id/alert_rules", (c, p) => alertRulesPage(c, p.id));
-  post("/stores/:id/alert_rules", (c, p) => saveAlertRulesAction(c, p.id));
+  post("/stores/:id/alert_rules", (c, p) => saveAlertRulesAction(c, p.id), "stock");
   get("/stores/:id/purchase_orders", (c, p) => purchaseOrdersPage(c, p.id));
   get("/stores/:id/purchase_orders/:po_id", (c, p) => purchaseOrderPage(c, p.id, p.po_id));
   get("/stores/:id/purchase_orders/:po_id/pdf", (c, p) => purchaseOrderPdf(c, p.id, p.po_id));
+  get("/stores/:id/staff", (c, p) => staffPage(c, p.id), "settings");
+  post("/stores/:id/staff", (c, p) => inviteStaffAction(c, p.id), "settings");
+  post("/stores/:id/staff/:staff_id", (c, p) => updateStaffAction(c, p.id, p.staff_id), "settings");
+  post(
+    "/stores/:id/staff/:staff_id/invitation",
+    (c, p) => resendInvitationAction(c, p.id, p.staff_id),
+    "settings",
+  );
 }
 
 /** The Module's `publicRoutes`: everything under /console. */

@@ -62,10 +62,29 @@ export function consoleActorAllowed(actor: ConsoleActor, scope: Scope, receiving
   return scopesOf(actor.permissions).includes(scope);
 }
 
+/** Admin routes of a store any of its staff may read (the store's settings areas are the owner's). */
+const STAFF_READABLE = new Set([
+  "/admin/stores/:id",
+  "/admin/stores/:id/alert_rules",
+  "/admin/stores/:id/locations",
+  "/admin/stores/:id/tax_rates",
+  "/admin/stores/:id/exchange_rates",
+  "/admin/stores/:id/purchase_orders",
+  "/admin/stores/:id/purchase_orders/:po_id",
+  "/admin/stores/:id/purchase_orders/:po_id/pdf",
+]);
+
+/** Admin writes of a store open to a permission short of its settings. */
+const STAFF_WRITABLE: Record<string, Permission> = {
+  "PUT /admin/stores/:id/alert_rules": "stock",
+};
+
 /**
  * Whether the actor may call an admin API route (`routeUrl` as registered, e.g. /admin/stores/:id/keys):
- * the operator any; a staff member allowed the store's settings (the owner) only their own store's
- * routes, and of the platform's only the reads (the rest are the simulated platform's operator controls).
+ * the operator any; a staff member only their own store's, where everyone reads the store and its
+ * purchasing and stock views, the alert rules are written with the stock permission, and the rest
+ * (keys, request log, webhooks, sync, staff, store changes) needs the settings permission (the owner);
+ * of the platform's routes only the reads (the rest are the simulated platform's operator controls).
  */
 export function consoleAdminAllowed(
   actor: ConsoleActor,
@@ -74,8 +93,12 @@ export function consoleAdminAllowed(
   params: unknown,
 ): boolean {
   if (actor.operator) return true;
-  if (!actor.permissions.includes("settings")) return false;
   if (routeUrl !== "/admin/stores/:id" && !routeUrl.startsWith("/admin/stores/:id/")) return false;
   if (String((params as { id?: unknown } | null)?.id ?? "") !== String(actor.storeId)) return false;
-  return method === "GET" || !routeUrl.startsWith("/admin/stores/:id/platform/");
+  const read = method === "GET" || method === "HEAD";
+  if (read && STAFF_READABLE.has(routeUrl)) return true;
+  const permission = STAFF_WRITABLE[`${method} ${routeUrl}`];
+  if (permission && actor.permissions.includes(permission)) return true;
+  if (!actor.permissions.includes("settings")) return false;
+  return read || !routeUrl.startsWith("/admin/stores/:id/platform/");
 }

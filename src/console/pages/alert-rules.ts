@@ -1,4 +1,5 @@
 import { html } from "../../html/template.ts";
+import { can } from "../actor.ts";
 import { AdminError, type ErrorDetail } from "../admin.ts";
 import {
   field,
@@ -10,7 +11,7 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { csrfField, errorSummary, notAvailable, page, storePath } from "../layout.ts";
+import { csrfField, errorSummary, notAvailable, page, storePath, table } from "../layout.ts";
 
 interface AlertItem {
   inventory_item_id: number;
@@ -39,6 +40,20 @@ const LABELS: Record<(typeof ITEM_FIELDS)[number], string> = {
   reorder_point: "Reorder point",
   max_stock: "Max stock",
 };
+
+function readOnly(form: RulesForm) {
+  return html`<p>Low stock threshold: ${form.low_stock_threshold === "" ? "none" : form.low_stock_threshold}</p>
+${table(
+  "Per-item rules",
+  ITEM_FIELDS.map((f) => ({
+    header: LABELS[f],
+    cell: (row: RulesForm["items"][number]) => row[f],
+    numeric: true,
+  })),
+  form.items,
+  "No per-item rules.",
+)}`;
+}
 
 function toForm(rules: AlertRules): RulesForm {
   const text = (n: number | null) => (n === null ? "" : String(n));
@@ -76,6 +91,20 @@ async function render(
       }),
     );
   const form = values ?? toForm((await ctx.admin.get<{ data: AlertRules }>(path)).data);
+  // Without the stock permission the rules are shown, not offered for editing.
+  if (!can(ctx.request, "stock"))
+    return sendPage(
+      ctx.reply,
+      page({
+        title: "Alert rules",
+        session: ctx.session,
+        store,
+        tab: "alert_rules",
+        body: readOnly(form),
+        flash,
+      }),
+      status,
+    );
   const rows = [
     ...form.items,
     ...Array.from({ length: BLANK_ROWS }, () => ({

@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from "../../html/template.ts";
+import { can } from "../actor.ts";
 import { AdminError } from "../admin.ts";
 import {
   field,
@@ -128,11 +129,15 @@ export async function storePage(ctx: PageContext, rawId: unknown) {
       ? "Keys of this store can call the API."
       : html`Every key of this store answers <code>402 feature_not_enabled</code>.`
   }</p>
-<form method="post" action="${storePath(store.id, "/api_access")}" class="inline">
+${
+  can(ctx.request, "settings")
+    ? html`<form method="post" action="${storePath(store.id, "/api_access")}" class="inline">
 ${csrfField(ctx.session)}
 <input type="hidden" name="api_access" value="${store.api_access ? "off" : "on"}">
 <button type="submit"${store.api_access ? html` class="danger"` : ""}>Turn API access ${store.api_access ? "off" : "on"}</button>
-</form>
+</form>`
+    : ""
+}
 </div>
 <h2>Settings</h2>
 ${dl([
