@@ -36,6 +36,8 @@ export class ShopifyStandin implements MutationHost {
   readonly tokens: TokenRegistry;
   readonly webhooks: WebhookOutbox;
   readonly bulk: BulkRunner;
+  /** Every GraphQL request a shop's token made, in order (what a test asserts was sent). */
+  readonly requests: Array<{ shop: string; query: string; variables: Record<string, unknown> }> = [];
   /** The shop whose merchant approves the next OAuth authorize request (default: the first shop). */
   installingShop: string | null = null;
   private readonly buckets = new Map<Shop, CostBucket>();
@@ -104,6 +106,13 @@ export class ShopifyStandin implements MutationHost {
     this.webhooks.emit(shop, "app/uninstalled", { id: 1, name: shop.name, domain, myshopify_domain: domain });
     this.tokens.revoke(shop);
     shop.subscriptions.length = 0;
+  }
+
+  /** The inventoryAdjustQuantities calls a shop received (throttled and refused ones included): key and input. */
+  adjustCalls(domain: string): Array<{ key: unknown; input: unknown }> {
+    return this.requests
+      .filter((r) => r.shop === domain && r.query.includes("inventoryAdjustQuantities"))
+      .map((r) => ({ key: r.variables.key, input: r.variables.input }));
   }
 
   // Fault switches ---------------------------------------------------------------------------------------
@@ -205,6 +214,11 @@ export class ShopifyStandin implements MutationHost {
       } catch {
         return send(400, { errors: { query: "Required parameter missing or invalid" } });
       }
+      this.requests.push({
+        shop: grant.shop.domain,
+        query: String(body.query ?? ""),
+        variables: (body.variables ?? {}) as Record<string, unknown>,
+      });
       const bucket = this.buckets.get(grant.shop) ?? this.newBucket(grant.shop);
       return send(200, answerGraphql(grant, bucket, this.bulk, this, body), {
         "x-shopify-api-version": this.apiVersion,
