@@ -16,7 +16,7 @@ import { graphqlUrl, type ShopifyEndpointSettings } from "./settings.ts";
  */
 /**
  * Where a client takes its access token when it can change (an expiring OAuth token, refreshed; a
- * token replaced by a re-install): `token-source.ts` keeps it in the shop's row.
+ * token replaced by a re-install): `storedTokenSource` (token-refresh.ts) reads it from the shop's row.
  */
 export interface AccessTokenSource {
   /** The token to call with now (refreshed first when it is about to expire). */

@@ -9,6 +9,14 @@ export {
 } from "./attach.ts";
 export { disconnectedMessage, shopifyPlatform } from "./driver.ts";
 export {
+  beginInstall,
+  CALLBACK_PATH,
+  completeInstall,
+  type InstallAttacher,
+  oauthAppOf,
+} from "./install.ts";
+export { oauthAttacher } from "./oauth-attach.ts";
+export {
   type GrantedTokens,
   ShopifyGrantRefusedError,
 } from "./oauth-tokens.ts";

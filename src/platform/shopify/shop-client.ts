@@ -7,7 +7,7 @@ import { storedTokenSource } from "./token-refresh.ts";
 
 /**
  * A client of a store's shop as this process makes it: the token read from the shop's row at each
- * call, the process's budget and pool, the API version the shop was attached with. No call is made here.
+ * call (an expiring one refreshed first when due, and once after a 401), the process's budget and pool, the API version the shop was attached with. No call is made here.
  */
 export function shopifyClientFor(ctx: AppContext, row: ShopifyShopRow): ShopifyClient {
   return new ShopifyClient({
