@@ -2,11 +2,11 @@
  * Delivery jobs whose payload lacks the shape their job writes fail at once (PermanentJobError), with
  * the field named, instead of querying with NaN and being retried until their attempts run out.
  */
-import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe } from "node:test";
 import { foundationModule } from "../../src/modules/foundation.ts";
 import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { type PayloadRefusal, testPayloadRefusals } from "../helpers/jobs.ts";
 
 describe("delivery job payloads", () => {
   let t: TestApp;
@@ -17,7 +17,7 @@ describe("delivery job payloads", () => {
   });
   after(() => t.close());
 
-  const cases: Array<[string, Record<string, unknown>, string]> = [
+  const cases: PayloadRefusal[] = [
     ["webhooks.fanout", { seq: "x" }, "invalid job payload: seq is not a positive integer"],
     [
       "webhooks.fold",
@@ -40,19 +40,5 @@ describe("delivery job payloads", () => {
     ["webhooks.disabled_email", {}, "invalid job payload: webhook_id is not a positive integer"],
   ];
 
-  for (const [type, payload, error] of cases) {
-    test(`${type} ${JSON.stringify(payload)} fails for good on its first attempt`, async () => {
-      const ctx = t.runtime.ctx;
-      await ctx.jobs.enqueue(ctx.db, type, payload, { maxAttempts: 10 });
-      await t.drain();
-      const job = await ctx.db
-        .selectFrom("jobs")
-        .select(["state", "attempts", "last_error"])
-        .where("type", "=", type)
-        .orderBy("id", "desc")
-        .limit(1)
-        .executeTakeFirstOrThrow();
-      assert.deepEqual(job, { state: "failed", attempts: 1, last_error: error });
-    });
-  }
+  testPayloadRefusals(() => t, cases);
 });
