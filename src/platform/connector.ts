@@ -91,11 +91,6 @@ export interface PlatformConnector {
   listChanges(watermark: string | null, limit: number): Promise<CatalogChanges>;
   /** Applies one stock document; throws PlatformTransientError or PlatformPermanentError. */
   adjustInventory(adjustment: InventoryAdjustment): Promise<InventoryAdjustResult>;
-  /**
-   * Every inventory level as the platform has it now, for reconciliation (a platform whose change
-   * feed can lose changes, like Shopify's webhooks). Absent: the feed loses nothing.
-   */
-  readAllLevels?(): Promise<PlatformInventoryLevel[]>;
 }
 
 /** Retry later: the platform is down, timed out or throttled us. */

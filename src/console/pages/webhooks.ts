@@ -55,6 +55,14 @@ interface SyncStatus {
     attempted_at: string | null;
   }[];
   mirror?: { watermark: string | null; synced_at: string | null; last_error: string | null };
+  /** A Shopify store's level reconciliation; null for a platform that needs none. */
+  reconciliation?: {
+    last_reconciled_at: string | null;
+    levels_checked: number;
+    levels_repaired: number;
+    last_error: string | null;
+    failed_at: string | null;
+  } | null;
 }
 
 function unavailablePage(
@@ -258,6 +266,19 @@ ${
         ["Watermark", status.mirror.watermark],
         ["Last error", status.mirror.last_error],
       ])}</section>`
+    : ""
+}
+${
+  status.reconciliation
+    ? html`<section aria-labelledby="reconciliation-title"><h2 id="reconciliation-title">Level reconciliation</h2>${dl(
+        [
+          ["Last reconciled", status.reconciliation.last_reconciled_at],
+          ["Levels checked", status.reconciliation.levels_checked],
+          ["Levels repaired", status.reconciliation.levels_repaired],
+          ["Last error", status.reconciliation.last_error],
+          ["Failed at", status.reconciliation.failed_at],
+        ],
+      )}</section>`
     : ""
 }
 </div>

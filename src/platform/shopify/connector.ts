@@ -3,7 +3,6 @@ import type {
   InventoryAdjustment,
   InventoryAdjustResult,
   PlatformConnector,
-  PlatformInventoryLevel,
 } from "../connector.ts";
 import { adjustShopifyInventory } from "./adjust.ts";
 import {
@@ -15,7 +14,6 @@ import {
 import { readCatalogChanges } from "./catalog-incremental.ts";
 import type { ShopifyClient } from "./client.ts";
 import type { AttemptGenerations } from "./generations.ts";
-import { readShopLevels } from "./inbound/shop-levels.ts";
 
 export interface ShopifyConnectorOptions extends ImportDeps {
   client: ShopifyClient;
@@ -43,9 +41,5 @@ export class ShopifyConnector implements PlatformConnector {
 
   adjustInventory(adjustment: InventoryAdjustment): Promise<InventoryAdjustResult> {
     return adjustShopifyInventory(this.options.client, this.options, adjustment);
-  }
-
-  readAllLevels(): Promise<PlatformInventoryLevel[]> {
-    return readShopLevels(this.options.client);
   }
 }

@@ -2,11 +2,12 @@ import type { AppContext } from "../../../context.ts";
 import { repairLevelDrift } from "../../../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
 import { PlatformPermanentError } from "../../connector.ts";
-import { connectorForStore } from "../../registry.ts";
 import { requestCatalogSync } from "../../sync-request.ts";
+import { shopifyClientFor } from "../shop-client.ts";
 import { findShopByStore } from "../shops.ts";
 import { RECONCILE_JOB } from "./job-types.ts";
 import { recordReconciliation, recordReconciliationFailure } from "./reconcile-state.ts";
+import { readShopLevels } from "./shop-levels.ts";
 
 export interface ReconcileResult {
   checked: number;
@@ -23,9 +24,7 @@ export interface ReconcileResult {
 export async function reconcileShop(ctx: AppContext, storeId: number): Promise<ReconcileResult | null> {
   const shop = await findShopByStore(ctx.db, storeId);
   if (shop?.status !== "connected") return null;
-  const connector = await connectorForStore(ctx, ctx.db, storeId);
-  if (!connector.readAllLevels) return null;
-  const levels = await connector.readAllLevels();
+  const levels = await readShopLevels(shopifyClientFor(ctx, shop));
   const result = await repairLevelDrift(ctx, storeId, levels);
   await requestCatalogSync(ctx, ctx.db, storeId);
   await recordReconciliation(ctx.db, storeId, { at: ctx.clock.now(), ...result });

@@ -1,0 +1,371 @@
+/**
+ * Shopify's deliveries through the stand-in, end to end (issue 19 items 3 and 4): the service listens
+ * at SHOPIFY_APP_URL, the stand-in sends what a merchant's edits send (signed, to the subscriptions
+ * the attach created) and the mirror follows; a dropped inventory_levels/update is repaired by
+ * reconciliation; app/uninstalled pauses pushes until a new token; shop/redact erases the store.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { ManualClock } from "../../src/clock.ts";
+import { platformSyncOf } from "../../src/domain/stock/index.ts";
+import { RECONCILE_SCAN_TASK, reconcileShop } from "../../src/platform/shopify/inbound/index.ts";
+import type { Client, TestApp } from "../helpers/app.ts";
+import { expectError, expectStatus } from "../helpers/assertions.ts";
+import { freePort } from "../helpers/child-server.ts";
+import { listLocations, listVariants } from "../helpers/factories.ts";
+import { attachByToken, standinShop, startShopifyTestApp, storeApi } from "../helpers/shopify.ts";
+import { recordTestMovements } from "../helpers/stock.ts";
+import type { ShopifyStandin } from "../shopify-standin/index.ts";
+import type { ShopState } from "../shopify-standin/state.ts";
+
+const MINUTE = 60_000;
+
+let t: TestApp;
+let standin: ShopifyStandin;
+let clock: ManualClock;
+let appUrl: string;
+
+before(async () => {
+  const port = await freePort();
+  appUrl = `http://127.0.0.1:${port}`;
+  ({ t, standin } = await startShopifyTestApp({ app: { env: { SHOPIFY_APP_URL: appUrl } } }));
+  clock = t.clock as ManualClock;
+  await t.runtime.app.listen({ port, host: "127.0.0.1" });
+});
+after(async () => {
+  await standin.close();
+  await t.close();
+});
+
+interface Attached {
+  shop: ShopState;
+  domain: string;
+  storeId: number;
+  api: Client;
+}
+
+/** A shop of 3 products × 2 variants at 2 locations, attached, subscribed and imported. */
+async function attached(): Promise<Attached> {
+  const { shop, domain, accessToken } = standinShop(standin, {
+    products: 3,
+    variantsPerProduct: 2,
+    locations: 2,
+  });
+  const store = await attachByToken(t, domain, accessToken, { owner_email: "owner@example.com" });
+  await t.drain();
+  const api = await storeApi(t, store.id);
+  const state = await t.admin.get(`/admin/stores/${store.id}`);
+  assert.equal(state.body.data.shopify.status, "connected");
+  assert.equal(shop.subscriptions.length, 16);
+  return { shop, domain, storeId: store.id, api };
+}
+
+/** Waits for the stand-in's deliveries in flight, then runs the jobs they queued. */
+async function settle(): Promise<void> {
+  await standin.webhooks.settled();
+  await t.drain();
+}
+
+const firstLevel = (shop: ShopState) => [...shop.levels.values()][0];
+
+// Shopify's ids (10^13 and up here) are beyond what /v2 paths and filters accept (an Id is at most
+// 2^31 - 1), so these tests find rows in the store's lists.
+
+/** The mirror's level of an item at a location, from the store's levels list. */
+async function mirrorLevel(api: Client, itemId: number, locationId: number) {
+  const res = await api.get("/v2/inventory_levels?limit=250");
+  expectStatus(res, 200);
+  const row = res.body.data.find(
+    (l: { inventory_item_id: number; location_id: number }) =>
+      l.inventory_item_id === itemId && l.location_id === locationId,
+  );
+  assert.ok(row, `a mirror level of ${itemId} at ${locationId}`);
+  return row;
+}
+
+async function mirrorVariant(api: Client, variantId: number) {
+  const variant = (await listVariants(api)).find((v) => v.id === variantId);
+  assert.ok(variant, `variant ${variantId} in the mirror`);
+  return variant as unknown as Record<string, unknown>;
+}
+
+async function shopifyState(storeId: number) {
+  const res = await t.admin.get(`/admin/stores/${storeId}`);
+  expectStatus(res, 200);
+  return res.body.data.shopify;
+}
+
+describe("Shopify deliveries update the mirror", () => {
+  test("inventory_levels/update: the level is read again, every quantity", async () => {
+    const { shop, storeId, api } = await attached();
+    const level = firstLevel(shop);
+    standin.setQuantity(shop, level.itemId, level.locationId, "available", 42);
+    standin.setQuantity(shop, level.itemId, level.locationId, "damaged", 3);
+    await settle();
+    const row = await mirrorLevel(api, level.itemId, level.locationId);
+    assert.deepEqual(
+      { available: row.available, on_hand: row.on_hand },
+      { available: 42, on_hand: level.quantities.on_hand },
+    );
+    assert.equal(level.quantities.on_hand, 45);
+    assert.equal((await shopifyState(storeId)).last_webhook_at, clock.now().toISOString());
+  });
+
+  test("a delivery Shopify repeats queues no second read", async () => {
+    const { shop, storeId, api } = await attached();
+    const level = firstLevel(shop);
+    standin.webhooks.mode = "hold";
+    standin.setQuantity(shop, level.itemId, level.locationId, "available", 7);
+    const [event] = standin.webhooks.held;
+    standin.webhooks.mode = "auto";
+    const syncs = async () =>
+      (
+        await t.runtime.ctx.db
+          .selectFrom("jobs")
+          .select("id")
+          .where("type", "=", "catalog.sync")
+          .where("store_id", "=", storeId)
+          .execute()
+      ).length;
+    const before = await syncs();
+    const [first] = await standin.webhooks.release();
+    assert.equal(first.status, 200);
+    await t.drain();
+    assert.equal((await mirrorLevel(api, level.itemId, level.locationId)).available, 7);
+    assert.equal(await syncs(), before + 1);
+    // Shopify delivers the same event again (same X-Shopify-Event-Id): taken, nothing queued.
+    standin.webhooks.held.push(event);
+    const [again] = await standin.webhooks.release();
+    assert.equal(again.status, 200);
+    assert.equal(again.event.eventId, first.event.eventId);
+    assert.equal(await syncs(), before + 1);
+  });
+
+  test("products/update: a variant's new SKU and title reach the mirror", async () => {
+    const { shop, api } = await attached();
+    const variant = [...shop.variants.values()][1];
+    standin.editVariant(shop, variant.id, { sku: "RENAMED-1", title: "Large" });
+    await settle();
+    const mirrored = await mirrorVariant(api, variant.id);
+    assert.deepEqual([mirrored.sku, mirrored.title], ["RENAMED-1", "Large"]);
+  });
+
+  test("inventory_items/update: the item's new cost reaches the mirror", async () => {
+    const { shop, api } = await attached();
+    const variant = [...shop.variants.values()][0];
+    const item = shop.items.get(variant.inventoryItemId)!;
+    item.cost = "9.25";
+    item.updatedAt = standin.now();
+    standin.itemChanged(shop, item.id);
+    await settle();
+    assert.equal((await mirrorVariant(api, variant.id)).unit_cost, "9.25");
+  });
+
+  test("locations/update: a renamed location reaches the mirror", async () => {
+    const { shop, api } = await attached();
+    const location = [...shop.locations.values()][1];
+    location.name = "Back room";
+    location.updatedAt = standin.now();
+    standin.webhooks.emit(shop, "locations/update", { id: location.id, name: location.name });
+    await settle();
+    const mirrored = (await listLocations(api)).find((l) => l.id === location.id);
+    assert.equal(mirrored?.name, "Back room");
+  });
+});
+
+describe("reconciliation", () => {
+  test("repairs a level whose inventory_levels/update was lost, once the interval has passed", async () => {
+    const { shop, storeId, api } = await attached();
+    const level = firstLevel(shop);
+    const before = await mirrorLevel(api, level.itemId, level.locationId);
+    standin.webhooks.mode = "hold";
+    standin.setQuantity(shop, level.itemId, level.locationId, "available", before.available + 13);
+    standin.webhooks.mode = "auto";
+    assert.deepEqual(await standin.webhooks.release({ drop: [0] }), []);
+    await t.drain();
+    assert.equal((await mirrorLevel(api, level.itemId, level.locationId)).available, before.available);
+
+    clock.advance(14 * MINUTE);
+    await t.runtime.worker.runPeriodic(RECONCILE_SCAN_TASK);
+    await t.drain();
+    assert.equal(
+      (await mirrorLevel(api, level.itemId, level.locationId)).available,
+      before.available,
+      "not due yet",
+    );
+
+    clock.advance(1 * MINUTE);
+    await t.runtime.worker.runPeriodic(RECONCILE_SCAN_TASK);
+    await t.drain();
+    assert.equal((await mirrorLevel(api, level.itemId, level.locationId)).available, before.available + 13);
+    const sync = await t.admin.get(`/admin/stores/${storeId}/sync`);
+    expectStatus(sync, 200);
+    assert.deepEqual(sync.body.data.reconciliation, {
+      last_reconciled_at: clock.now().toISOString(),
+      levels_checked: shop.levels.size,
+      levels_repaired: 1,
+      last_error: null,
+      failed_at: null,
+    });
+    assert.equal((await shopifyState(storeId)).last_reconciled_at, clock.now().toISOString());
+
+    // The next pass finds nothing to repair.
+    clock.advance(15 * MINUTE);
+    await t.runtime.worker.runPeriodic(RECONCILE_SCAN_TASK);
+    await t.drain();
+    const next = await t.admin.get(`/admin/stores/${storeId}/sync`);
+    assert.equal(next.body.data.reconciliation.levels_repaired, 0);
+  });
+
+  test("movements Shopify has not acknowledged yet are not drift", async () => {
+    const { shop, storeId, api } = await attached();
+    const level = firstLevel(shop);
+    const start = level.quantities.available;
+    await recordTestMovements(t, storeId, 800_001, [
+      {
+        inventoryItemId: level.itemId,
+        locationId: level.locationId,
+        availableDelta: -4,
+        reason: "correction",
+      },
+    ]);
+    // The pass runs before the push does.
+    assert.deepEqual(await reconcileShop(t.runtime.ctx, storeId), { checked: shop.levels.size, repaired: 0 });
+    assert.equal((await mirrorLevel(api, level.itemId, level.locationId)).available, start - 4);
+    await t.drain();
+    assert.equal(level.quantities.available, start - 4);
+    assert.equal((await mirrorLevel(api, level.itemId, level.locationId)).available, start - 4);
+  });
+
+  test("a pass that fails (Shopify answers 503) is shown in the sync view", async () => {
+    const { storeId } = await attached();
+    clock.advance(15 * MINUTE);
+    await standin.startOutage("5xx");
+    try {
+      await t.runtime.worker.runPeriodic(RECONCILE_SCAN_TASK);
+      await t.drain();
+    } finally {
+      await standin.endOutage();
+    }
+    const sync = await t.admin.get(`/admin/stores/${storeId}/sync`);
+    assert.equal(sync.body.data.reconciliation.last_reconciled_at, null);
+    assert.match(sync.body.data.reconciliation.last_error, /Shopify answered 503/);
+    assert.equal(sync.body.data.reconciliation.failed_at, clock.now().toISOString());
+  });
+});
+
+describe("app/uninstalled and shop/redact", () => {
+  let subject = 900_000;
+
+  /** Movements recorded as a stock adjustment would record them; answers its platform_sync. */
+  async function recordAdjustment(storeId: number, itemId: number, locationId: number, delta: number) {
+    const id = ++subject;
+    await recordTestMovements(t, storeId, id, [
+      { inventoryItemId: itemId, locationId, availableDelta: delta, reason: "correction" },
+    ]);
+    return async () => (await platformSyncOf(t.runtime.ctx.db, storeId, "stock_adjustment", [id])).get(id);
+  }
+
+  test("pushes wait while the app is uninstalled and go once a new token reconnects the shop", async () => {
+    const { shop, domain, storeId, api } = await attached();
+    const variant = [...shop.variants.values()][0];
+    const level = shop.level(variant.inventoryItemId, [...shop.locations.keys()][0])!;
+    const start = level.quantities.available;
+
+    standin.uninstall(domain);
+    await settle();
+    const state = await shopifyState(storeId);
+    assert.deepEqual(
+      [state.status, state.disconnected_reason],
+      ["disconnected", "The app was uninstalled from the Shopify shop."],
+    );
+
+    const syncOf = await recordAdjustment(storeId, level.itemId, level.locationId, 5);
+    await t.drain();
+    const waiting = await syncOf();
+    assert.equal(waiting?.state, "pending");
+    assert.match(waiting?.error ?? "", /disconnected/);
+    assert.equal(level.quantities.available, start, "nothing reached Shopify");
+    // Reads of the mirror keep working.
+    assert.equal((await mirrorLevel(api, level.itemId, level.locationId)).available, start + 5);
+
+    const token = standin.tokens.issueFixed(
+      shop,
+      "read_products,read_inventory,write_inventory,read_locations",
+    );
+    expectStatus(await t.admin.patch(`/admin/stores/${storeId}`, { shopify: { access_token: token } }), 200);
+    await settle();
+    await settle();
+    assert.equal((await syncOf())?.state, "synced");
+    assert.equal(level.quantities.available, start + 5, "moved once");
+    assert.equal((await shopifyState(storeId)).status, "connected");
+  });
+
+  test("shop/redact after an uninstall erases the store", async () => {
+    const { domain, storeId, api } = await attached();
+    standin.uninstall(domain);
+    await settle();
+    const [delivery] = await standin.webhooks.sendTo(`${appUrl}/shopify/webhooks`, domain, "shop/redact", {
+      shop_id: 1,
+      shop_domain: domain,
+    });
+    assert.equal(delivery.status, 200);
+    await t.drain();
+    expectError(await t.admin.get(`/admin/stores/${storeId}`), 404, "not_found");
+    expectError(await api.get("/v2/variants"), 401, "unauthorized");
+  });
+
+  test("the customers topics are answered and find nothing to keep or erase", async () => {
+    const { domain, storeId } = await attached();
+    for (const topic of ["customers/data_request", "customers/redact"]) {
+      const [delivery] = await standin.webhooks.sendTo(`${appUrl}/shopify/webhooks`, domain, topic, {
+        shop_domain: domain,
+        customer: { id: 1, email: "someone@example.com" },
+      });
+      assert.equal(delivery.status, 200, topic);
+    }
+    await t.drain();
+    expectStatus(await t.admin.get(`/admin/stores/${storeId}`), 200);
+  });
+});
+
+describe("bulk_operations/finish", () => {
+  test("arrives signed while the import waits on its bulk operation, and the import ends", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const slow = await startShopifyTestApp({
+      app: { env: { SHOPIFY_APP_URL: url } },
+      standin: { bulkDurationMs: null },
+    });
+    try {
+      await slow.t.runtime.app.listen({ port, host: "127.0.0.1" });
+      const { shop, domain, accessToken } = standinShop(slow.standin, { products: 2, locations: 1 });
+      const store = await attachByToken(slow.t, domain, accessToken, { owner_email: "owner@example.com" });
+      const importing = slow.t.drain();
+      // The shop is subscribed and the import polls its bulk operation: the shop completes it.
+      const running = () =>
+        [...slow.standin.bulk.operations.values()].some((o) => o.shop === shop && o.status === "RUNNING");
+      while (shop.subscriptions.length < 16 || !running())
+        await new Promise((resolve) => setImmediate(resolve));
+      slow.standin.completeBulkOperations();
+      await importing;
+      await slow.standin.webhooks.settled();
+      await slow.t.drain();
+      const finish = slow.standin.webhooks.deliveries.filter(
+        (d) => d.event.topic === "bulk_operations/finish",
+      );
+      assert.deepEqual(
+        finish.map((d) => d.status),
+        [200],
+      );
+      const state = (await slow.t.admin.get(`/admin/stores/${store.id}`)).body.data.shopify;
+      assert.deepEqual(
+        [state.status, state.last_webhook_at],
+        ["connected", slow.t.clock.now().toISOString()],
+      );
+    } finally {
+      await slow.standin.close();
+      await slow.t.close();
+    }
+  });
+});
