@@ -62,15 +62,59 @@ export function inlineDocument(document: Json): Json {
   return { ...document, paths: inlineSchema(document, document.paths) };
 }
 
+/** Keywords that constrain a string only, so they go to the string branch of a split type list. */
+const STRING_KEYWORDS = ["pattern", "minLength", "maxLength", "format"];
+
+/**
+ * One schema in the form the request generators walk (test/reliability/helpers/schema-arbitrary.ts):
+ * one `type` per node, `nullable: true` for "or null", alternatives as `anyOf`. OpenAPI 3.1's
+ * `type: ["number", "string", "null"]` becomes `anyOf` of a number and a string branch, nullable.
+ */
+export function walkableSchema(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(walkableSchema);
+  if (!schema || typeof schema !== "object") return schema;
+  const copy: Json = {};
+  for (const [key, value] of Object.entries(schema)) copy[key] = walkableSchema(value);
+  if (Array.isArray(copy.anyOf) && copy.anyOf.some((branch: Json) => branch.type === "null")) {
+    copy.anyOf = copy.anyOf.filter((branch: Json) => branch.type !== "null");
+    copy.nullable = true;
+    if (copy.anyOf.length === 1) {
+      const [only] = copy.anyOf;
+      delete copy.anyOf;
+      Object.assign(copy, only, { nullable: true });
+    }
+  }
+  if (!Array.isArray(copy.type)) return copy;
+  const types: string[] = copy.type.filter((type: string) => type !== "null");
+  if (types.length < copy.type.length) copy.nullable = true;
+  if (types.length === 1) {
+    copy.type = types[0];
+    return copy;
+  }
+  const { type: _type, nullable, enum: values, ...rest } = copy;
+  const branches = types.map((type) =>
+    type === "string"
+      ? { ...rest, type }
+      : { ...Object.fromEntries(Object.entries(rest).filter(([k]) => !STRING_KEYWORDS.includes(k))), type },
+  );
+  return { anyOf: branches, ...(nullable ? { nullable } : {}), ...(values ? { enum: values } : {}) };
+}
+
+/** The document with every path's schemas inlined and in the generators' form (walkableSchema). */
+export function walkableDocument(document: Json): Json {
+  return { ...document, paths: walkableSchema(inlineSchema(document, document.paths)) };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Live responses against the document
 
 /** Ajv 8 strict, as generators' validators run it, knowing the document's own annotation keywords. */
 export function strictAjv(): Ajv {
-  const ajv = new Ajv({ strict: true, allErrors: true });
+  // A type list (`["number", "string", "null"]`) is how OpenAPI 3.1 says "or": allowed by name.
+  const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
   addFormats(ajv);
-  // OpenAPI 3.0's `example` and the service's own extension (documented date bounds).
-  ajv.addVocabulary(["example", "x-date-bounds"]);
+  // The service's own extension (documented date bounds).
+  ajv.addVocabulary(["x-date-bounds"]);
   return ajv;
 }
 

@@ -549,7 +549,7 @@ describe("OpenAPI", () => {
     assert.equal(res.status, 200);
     const doc = structuredClone(res.body);
     await SwaggerParser.validate(doc);
-    assert.equal(res.body.openapi, "3.0.3");
+    assert.equal(res.body.openapi, "3.1.0");
     assert.ok(res.body.paths["/v2/whoami"]);
     assert.equal(
       Object.keys(res.body.paths).some((p: string) => p.startsWith("/admin")),

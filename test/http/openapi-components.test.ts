@@ -4,6 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { envelopeBody } from "../../src/domain/webhooks/deliver.ts";
+import { loadEvents } from "../../src/domain/webhooks/delivery-reads.ts";
+import { EVENT_CATALOGUE } from "../../src/domain/webhooks/index.ts";
 import { allModules } from "../../src/modules/index.ts";
 import { createWebhooksModule, webhooksModule } from "../../src/modules/webhooks.ts";
 import { type Client, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
@@ -113,8 +116,8 @@ describe("OpenAPI components", () => {
       doc.components.schemas.PurchaseOrderUpdate.properties.lines.items,
       ref("PurchaseOrderLineUpdate"),
     );
-    // A nullable use says so beside the reference (OpenAPI 3.0 ignores siblings of a bare $ref).
-    assert.deepEqual(order.properties.ship_to_address, { allOf: [ref("ShipToAddress")], nullable: true });
+    // A nullable use is the shape or null.
+    assert.deepEqual(order.properties.ship_to_address, { anyOf: [ref("ShipToAddress"), { type: "null" }] });
     // The answer that adds the signing secret extends the Webhook shape.
     assert.deepEqual(schemaOf("post", "/v2/webhooks", "201").properties.data.allOf[0], ref("Webhook"));
   });
@@ -161,6 +164,43 @@ describe("OpenAPI components", () => {
       }
     }
     assert.deepEqual(refused, []);
+  });
+});
+
+describe("OpenAPI webhooks", () => {
+  test("one entry per catalogue event: its payload by $ref, its headers, the receiver contract", () => {
+    assert.equal(doc.openapi, "3.1.0");
+    assert.deepEqual(Object.keys(doc.webhooks), [...EVENT_CATALOGUE]);
+    const payloads: Record<string, string> = {};
+    for (const [name, item] of Object.entries<any>(doc.webhooks)) {
+      const post = item.post;
+      payloads[name] = post.requestBody.content["application/json"].schema.$ref;
+      assert.deepEqual(
+        post.parameters.map((p: any) => [p.in, p.name, p.required]),
+        [
+          ["header", "X-Service-Event", true],
+          ["header", "X-Service-Event-Id", true],
+          ["header", "X-Service-Delivery-Id", true],
+          ["header", "X-Service-Webhook-Id", true],
+          ["header", "X-Service-Timestamp", true],
+          ["header", "X-Service-Signature", true],
+        ],
+        name,
+      );
+      assert.deepEqual(Object.keys(post.responses), ["2XX"]);
+      assert.match(post.responses["2XX"].description, /2xx answer with an empty body, within 10 seconds/);
+      assert.match(post.responses["2XX"].description, /a 2xx with a body \(even `ok`\)/);
+    }
+    assert.equal(payloads["purchase_order.created"], `${SCHEMA_REF_PREFIX}PurchaseOrderEvent`);
+    assert.equal(payloads["purchase_order.receipt_recorded"], `${SCHEMA_REF_PREFIX}ReceiptRecordedEvent`);
+    assert.equal(payloads["receipt.voided"], `${SCHEMA_REF_PREFIX}ReceiptVoidedEvent`);
+    assert.equal(payloads["supplier.merged"], `${SCHEMA_REF_PREFIX}SupplierEvent`);
+    assert.equal(payloads["stock_adjustment.applied"], `${SCHEMA_REF_PREFIX}StockAdjustmentEvent`);
+    assert.equal(payloads["item.low_stock"], `${SCHEMA_REF_PREFIX}ItemConditionEvent`);
+    assert.equal(payloads["webhook.test"], `${SCHEMA_REF_PREFIX}WebhookTestEvent`);
+    const envelope = doc.components.schemas.PurchaseOrderEvent;
+    assert.deepEqual(envelope.required, ["id", "event", "api_version", "occurred_at", "shop", "data"]);
+    assert.deepEqual(envelope.properties.data, { $ref: `${SCHEMA_REF_PREFIX}PurchaseOrder` });
   });
 });
 
@@ -335,6 +375,52 @@ describe("OpenAPI: live answers match the shapes referenced", () => {
     ok(await api.post(`/v2/suppliers/${supplierId}/archive`));
     ok(await api.post(`/v2/suppliers/${supplierId}/unarchive`));
     assert.ok(checker.seen.size >= 55, `${checker.seen.size} operations answered`);
+  });
+
+  test("every event the workflow emitted matches its entry in the document's webhooks", async () => {
+    const rows = await t.runtime.ctx.db
+      .selectFrom("events")
+      .select("seq")
+      .where("store_id", "=", store.id)
+      .orderBy("seq")
+      .execute();
+    const events = await loadEvents(
+      t.runtime.ctx.db,
+      rows.map((r) => Number(r.seq)),
+    );
+    const ajv = strictAjv();
+    const names = new Set<string>();
+    const problems: string[] = [];
+    for (const event of events) {
+      const schema = doc.webhooks[event.name].post.requestBody.content["application/json"].schema;
+      const validate = ajv.compile(inlineSchema(doc, schema));
+      // The bytes an endpoint receives, as the sender builds them.
+      if (!validate(JSON.parse(envelopeBody(event))))
+        problems.push(`${event.name}: ${ajv.errorsText(validate.errors)}`);
+      names.add(event.name);
+    }
+    assert.deepEqual(problems, []);
+    for (const name of [
+      "purchase_order.created",
+      "purchase_order.updated",
+      "purchase_order.ordered",
+      "purchase_order.in_transit",
+      "purchase_order.receipt_recorded",
+      "purchase_order.closed",
+      "purchase_order.reopened",
+      "purchase_order.archived",
+      "purchase_order.deleted",
+      "receipt.voided",
+      "supplier.created",
+      "supplier.updated",
+      "supplier.archived",
+      "supplier.merged",
+      "stock_adjustment.updated",
+      "stock_adjustment.applied",
+      "stock_adjustment.cancelled",
+      "webhook.test",
+    ])
+      assert.ok(names.has(name), `the workflow emitted ${name}`);
   });
 
   test("refusals match the Error shape, status by status", async () => {

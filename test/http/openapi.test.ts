@@ -281,11 +281,13 @@ describe("OpenAPI request schemas", () => {
 
   test("nullable money takes null, a number or a decimal string", () => {
     const supplier = operation("post", "/v2/suppliers").requestBody.content["application/json"].schema;
-    assert.deepEqual(supplier.properties.min_order_value.anyOf, [
-      { type: "number", nullable: true },
-      { type: "string", pattern: "^-?\\d+(\\.\\d+)?$" },
-    ]);
-    assert.equal(supplier.properties.min_order_value.nullable, undefined);
+    assert.deepEqual(supplier.properties.min_order_value, {
+      type: ["number", "string", "null"],
+      description: "A decimal amount, as a JSON number or a decimal string, or null.",
+      pattern: "^-?\\d+(\\.\\d+)?$",
+    });
+    // OpenAPI 3.1: no `nullable` keyword anywhere, null is a type.
+    assert.equal(JSON.stringify(doc).includes('"nullable"'), false);
   });
 });
 
@@ -401,14 +403,14 @@ describe("OpenAPI patterns", () => {
     const payment = operation("post", "/v2/purchase_orders/{id}/payments").requestBody.content[
       "application/json"
     ].schema;
-    const stringOf = (schema: any) => schema.anyOf.find((b: any) => b.type === "string");
-    assert.equal(stringOf(payment.properties.amount).pattern, "^-?\\d+(\\.\\d+)?$");
+    // On `type: ["number", "string"]` a pattern constrains the string form only.
+    assert.equal(payment.properties.amount.pattern, "^-?\\d+(\\.\\d+)?$");
     assert.equal(payment.properties.currency.pattern, "^[A-Z]{3}$");
     const order = operation("post", "/v2/purchase_orders").requestBody.content["application/json"].schema;
     assert.equal(order.properties.currency.pattern, "^[A-Z]{3}$");
     const supplier = operation("post", "/v2/suppliers").requestBody.content["application/json"].schema;
     assert.equal(supplier.properties.currency.pattern, "^([A-Z]{3})?$");
-    assert.equal(stringOf(supplier.properties.min_order_value).pattern, "^-?\\d+(\\.\\d+)?$");
+    assert.equal(supplier.properties.min_order_value.pattern, "^-?\\d+(\\.\\d+)?$");
     const store = await t.createStore();
     const refused = await store.api.post("/v2/suppliers", { name: "Pattern Ltd", min_order_value: "12,50" });
     assert.equal(refused.status, 422);
@@ -416,6 +418,51 @@ describe("OpenAPI patterns", () => {
       refused.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
       [["min_order_value", "invalid_decimal"]],
     );
+  });
+
+  test("a receipt's exchange rate is exclusive of zero; a charge's currency has the code pattern", () => {
+    const components = doc.components.schemas;
+    const rate = components.ReceiptInput.properties.exchange_rate;
+    assert.equal(rate.exclusiveMinimum, 0);
+    assert.equal(rate.minimum, undefined);
+    assert.equal(rate.maximum, 1e9);
+    const charge = components.PurchaseOrderChargeInput.properties.currency;
+    assert.deepEqual(charge.type, ["string", "null"]);
+    assert.equal(charge.pattern, "^[A-Z]{3}$");
+    const tier = components.SupplierCatalogItemInput.properties.tiers.items.properties.price;
+    assert.equal(tier.pattern, "^-?\\d+(\\.\\d+)?$");
+    assert.equal(components.PurchaseOrderInput.properties.exchange_rate.pattern, "^-?\\d+(\\.\\d+)?$");
+  });
+
+  test("source fields are the enum of the sources the service writes", () => {
+    const components = doc.components.schemas;
+    for (const [name, source] of [
+      ["PurchaseOrderSummary", components.PurchaseOrderSummary.properties.source],
+      ["PurchaseOrder", components.PurchaseOrder.properties.source],
+      ["Receipt", components.Receipt.properties.source],
+      ["StockAdjustment", components.StockAdjustment.properties.source],
+      ["SupplierCatalogItem", components.SupplierCatalogItem.properties.source],
+      ["SupplierPriceList", components.SupplierPriceList.properties.source],
+    ])
+      assert.deepEqual(source.enum, ["api"], name);
+  });
+
+  test("lists of documents with lines say what a page holds and when it ends early", () => {
+    const list = operation("get", "/v2/purchase_orders").description;
+    assert.match(list, /each order with its lines and charges, without receipts and payments/);
+    assert.doesNotMatch(list, /no lines/);
+    for (const path of ["/v2/purchase_orders", "/v2/stock_adjustments", "/v2/purchase_orders/{id}/receipts"])
+      assert.match(operation("get", path).description, /ends before its rows' lines pass 5,000/, path);
+    for (const [method, path] of [
+      ["post", "/v2/purchase_orders"],
+      ["patch", "/v2/purchase_orders/{id}"],
+      ["post", "/v2/purchase_orders/{id}/lines"],
+    ])
+      assert.match(
+        operation(method, path).description,
+        /An order holds at most 500 lines: more is 422 `limit_reached` on `lines`\./,
+        `${method} ${path}`,
+      );
   });
 
   test("a webhook's events list the catalogue or *", () => {

@@ -11,16 +11,19 @@ type Json = any;
 
 export const SCHEMA_REF_PREFIX = "#/components/schemas/";
 
-/**
- * The keywords a use may add around a named shape (`Nullable(Supplier)`, a field's own description):
- * they stay beside the reference, everything else must be the shape itself.
- */
-const WRAPPER_KEYWORDS = new Set(["nullable", "description"]);
+/** A field's own description beside a named shape stays beside the reference (OpenAPI 3.1 allows it). */
+const WRAPPER_KEYWORDS = ["description"] as const;
 
-function reference(name: string, wrapper: Record<string, unknown>): Json {
+/** `{type: ["object", "null"], ...}` (a nullable use, as @fastify/swagger prints 3.1) as the plain shape. */
+function withoutNull(schema: Json): { shape: Json; nullable: boolean } {
+  if (!Array.isArray(schema.type) || !schema.type.includes("null")) return { shape: schema, nullable: false };
+  const types = schema.type.filter((type: string) => type !== "null");
+  return { shape: { ...schema, type: types.length === 1 ? types[0] : types }, nullable: true };
+}
+
+function reference(name: string, nullable: boolean, wrapper: Record<string, unknown>): Json {
   const ref = { $ref: `${SCHEMA_REF_PREFIX}${name}` };
-  // OpenAPI 3.0 ignores siblings of `$ref`: a nullable or described use wraps the reference.
-  return Object.keys(wrapper).length === 0 ? ref : { allOf: [ref], ...wrapper };
+  return nullable ? { anyOf: [ref, { type: "null" }], ...wrapper } : { ...ref, ...wrapper };
 }
 
 /** Replaces every marked shape under `node` by a reference, collecting the shapes into `schemas`. */
@@ -32,27 +35,20 @@ function extract(node: Json, schemas: Record<string, Json>): Json {
   const name = out[COMPONENT_MARK];
   if (typeof name !== "string") return out;
   delete out[COMPONENT_MARK];
+  const { shape, nullable } = withoutNull(out);
   const known = schemas[name];
   const wrapper: Record<string, unknown> = {};
   if (known)
     for (const key of WRAPPER_KEYWORDS)
-      if (key in out && !isDeepStrictEqual(out[key], known[key])) {
-        wrapper[key] = out[key];
-        delete out[key];
+      if (key in shape && !isDeepStrictEqual(shape[key], known[key])) {
+        wrapper[key] = shape[key];
+        delete shape[key];
       }
-  if (!known) {
-    // The first use is the shape; a nullable first use still names the plain shape.
-    for (const key of ["nullable"] as const)
-      if (key in out) {
-        wrapper[key] = out[key];
-        delete out[key];
-      }
-    schemas[name] = out;
-  } else if (!isDeepStrictEqual(known, out)) {
+  if (!known) schemas[name] = shape;
+  else if (!isDeepStrictEqual(known, shape))
     // Two shapes under one name would make the document lie about one of them: refuse to build it.
     throw new Error(`components.schemas.${name}: two different shapes carry this name`);
-  }
-  return reference(name, wrapper);
+  return reference(name, nullable, wrapper);
 }
 
 export function extractComponents(document: Json): Json {

@@ -1,10 +1,12 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { extractComponents } from "./components.ts";
 import { idempotencyKeyHeaders, isWrite } from "./headers.ts";
+import { nullableEnums } from "./nullable-enums.ts";
 import { TAGS } from "./operation.ts";
 import { OPERATIONS } from "./operations.ts";
 import { describeRequests } from "./request-schemas.ts";
 import { describeResponses } from "./responses.ts";
+import { describeWebhookEvents } from "./webhook-events.ts";
 
 interface RouteConfig {
   scope?: string;
@@ -29,7 +31,7 @@ function enforcedRules(config: RouteConfig): string {
 export function openapiOptions(publicHostnames: readonly string[]): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
-      openapi: "3.0.3",
+      openapi: "3.1.0",
       info: {
         title: "Stockroom purchasing and stock control API",
         version: "2",
@@ -67,7 +69,11 @@ export function openapiOptions(publicHostnames: readonly string[]): FastifyDynam
     transformObject: (built) =>
       // A copy: the built document embeds the routes' own schemas, which validate and serialize.
       "openapiObject" in built
-        ? describeResponses(extractComponents(describeRequests(structuredClone(built.openapiObject))))
+        ? describeResponses(
+            describeWebhookEvents(
+              extractComponents(nullableEnums(describeRequests(structuredClone(built.openapiObject)))),
+            ),
+          )
         : built.swaggerObject,
   };
 }

@@ -1,18 +1,21 @@
+import { LINES_PER_PAGE } from "../../db/keyset-paging.ts";
+import { MAX_LINES_PER_ORDER } from "../../domain/purchase-orders/index.ts";
 import type { OperationDoc } from "./operation.ts";
 
 const REFUSED = "Any other state is 422 `invalid_transition` naming the order's state.";
+const LINE_CAP = `An order holds at most ${MAX_LINES_PER_ORDER} lines: more is 422 \`limit_reached\` on \`lines\`.`;
+/** Lists of documents with lines end a page early so an answer stays bounded (src/db/keyset-paging.ts). */
+export const LINE_BUDGET = `A page also ends before its rows' lines pass ${LINES_PER_PAGE.toLocaleString("en-US")}: then \`has_more\` is true and \`next_cursor\` set whatever \`limit\` asked, so follow the cursor rather than counting rows.`;
 
 /** Purchase orders: the resource, its lifecycle moves and its documents. */
 export const ORDER_OPERATIONS: Record<string, OperationDoc> = {
   "GET /v2/purchase_orders": {
     operationId: "listPurchaseOrders",
-    description:
-      "Order summaries (no lines), oldest update first, filtered by `status` (comma-separated; an unknown status is 400 `invalid_filter`), `supplier_id`, `location_id`, `type` (`purchase` or `return`); archived orders are left out unless `archived` is `true` (only archived) or `all`. Paged by `limit` (1 to 250, default 50) and `cursor`; a cursor is valid only with the filters that gave it.",
+    description: `Order summaries: each order with its lines and charges, without receipts and payments (GET one order for those). Oldest update first, filtered by \`status\` (comma-separated; an unknown status is 400 \`invalid_filter\`), \`supplier_id\`, \`location_id\`, \`type\` (\`purchase\` or \`return\`); archived orders are left out unless \`archived\` is \`true\` (only archived) or \`all\`. Paged by \`limit\` (1 to 250, default 50) and \`cursor\`; a cursor is valid only with the filters that gave it. ${LINE_BUDGET}`,
   },
   "POST /v2/purchase_orders": {
     operationId: "createPurchaseOrder",
-    description:
-      "Creates a draft. Lines named by `variant_id` or `inventory_item_id` are resolved from the catalog mirror and priced from the supplier's catalog when no `unit_cost` is sent; each new line needs `quantity` and has no `id`. A foreign-currency order needs a store exchange rate or an `exchange_rate`. An archived supplier, a hidden location or another store's id is 422 `validation_failed` on that field. Answers 201. Emits `purchase_order.created`.",
+    description: `Creates a draft. Lines named by \`variant_id\` or \`inventory_item_id\` are resolved from the catalog mirror and priced from the supplier's catalog when no \`unit_cost\` is sent; each new line needs \`quantity\` and has no \`id\`. A foreign-currency order needs a store exchange rate or an \`exchange_rate\`. An archived supplier, a hidden location or another store's id is 422 \`validation_failed\` on that field. ${LINE_CAP} Answers 201. Emits \`purchase_order.created\`.`,
   },
   "GET /v2/purchase_orders/{id}": {
     operationId: "getPurchaseOrder",
@@ -20,8 +23,7 @@ export const ORDER_OPERATIONS: Record<string, OperationDoc> = {
   },
   "PATCH /v2/purchase_orders/{id}": {
     operationId: "updatePurchaseOrder",
-    description:
-      "A draft accepts every field. An ordered, in-transit or partially received order accepts only notes, references, dates, charges and lines not yet received; a field not allowed in the current state is refused even when unchanged. Sending `lines` replaces the line set: include a line's `id` to keep it. Emits `purchase_order.updated` (changes within 5 s fold into one event), or `purchase_order.received` when the change leaves nothing outstanding after something was received; a PATCH that changes nothing emits nothing.",
+    description: `A draft accepts every field. An ordered, in-transit or partially received order accepts only notes, references, dates, charges and lines not yet received; a field not allowed in the current state is refused even when unchanged. Sending \`lines\` replaces the line set: include a line's \`id\` to keep it. ${LINE_CAP} Emits \`purchase_order.updated\` (changes within 5 s fold into one event), or \`purchase_order.received\` when the change leaves nothing outstanding after something was received; a PATCH that changes nothing emits nothing.`,
   },
   "DELETE /v2/purchase_orders/{id}": {
     operationId: "deletePurchaseOrder",
@@ -65,7 +67,7 @@ export const ORDER_OPERATIONS: Record<string, OperationDoc> = {
   },
   "POST /v2/purchase_orders/{id}/lines": {
     operationId: "addPurchaseOrderLines",
-    description: `Appends lines to an \`ordered\`, \`in_transit\` or \`partial\` order and pushes their incoming quantities; each new line needs \`quantity\` and has no \`id\`. A draft takes lines through PATCH. Emits \`purchase_order.updated\`. ${REFUSED}`,
+    description: `Appends lines to an \`ordered\`, \`in_transit\` or \`partial\` order and pushes their incoming quantities; each new line needs \`quantity\` and has no \`id\`. A draft takes lines through PATCH. ${LINE_CAP} Emits \`purchase_order.updated\`. ${REFUSED}`,
   },
   "POST /v2/purchase_orders/{id}/lines/{line_id}/cancel_remaining": {
     operationId: "cancelPurchaseOrderLineRemaining",

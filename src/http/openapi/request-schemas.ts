@@ -22,28 +22,6 @@ function optionalActionBody(operation: Json): void {
   media.schema = { type: "object", ...schema };
 }
 
-/**
- * `T | null` for a union type (money: number or decimal string) prints as `nullable` beside `anyOf`
- * without `type`, which Ajv 8 refuses to compile; OpenAPI 3.0 says the same as `nullable` on the
- * first branch, and the printed `{type: object, nullable, enum: [null]}` branch goes.
- */
-function nullableUnions(schema: Json): void {
-  if (!schema || typeof schema !== "object") return;
-  if (Array.isArray(schema)) {
-    for (const item of schema) nullableUnions(item);
-    return;
-  }
-  if (schema.nullable === true && schema.type === undefined && Array.isArray(schema.anyOf)) {
-    const branches = schema.anyOf.filter(
-      (branch: Json) => !(branch.nullable === true && branch.enum?.[0] === null),
-    );
-    branches[0] = { ...branches[0], nullable: true };
-    schema.anyOf = branches;
-    delete schema.nullable;
-  }
-  for (const value of Object.values(schema)) nullableUnions(value);
-}
-
 /** Rules the domain checks, given to the document (`documentedRules` in src/http/schemas/common.ts). */
 function documentedRules(schema: Json): void {
   if (!schema || typeof schema !== "object") return;
@@ -51,12 +29,12 @@ function documentedRules(schema: Json): void {
     for (const item of schema) documentedRules(item);
     return;
   }
-  if (schema["x-openapi"]) {
-    // Money is a number or a string: a string rule goes on the string branch (Ajv strict wants a type).
-    const stringBranch = Array.isArray(schema.anyOf)
-      ? schema.anyOf.find((b: Json) => b.type === "string")
-      : null;
-    Object.assign(stringBranch ?? schema, schema["x-openapi"]);
+  const rules = schema["x-openapi"];
+  if (rules) {
+    // A `pattern` beside `type: ["number", "string"]` applies to the string form only (JSON Schema).
+    Object.assign(schema, rules);
+    // An exclusive bound replaces the inclusive one the validator keeps (zero refused by the domain).
+    if (rules.exclusiveMinimum !== undefined) delete schema.minimum;
     delete schema["x-openapi"];
   }
   for (const value of Object.values(schema)) documentedRules(value);
@@ -67,8 +45,6 @@ export function describeRequests(document: Json): Json {
     if (!path.startsWith("/v2/")) continue;
     for (const operation of Object.values<Json>(item)) {
       optionalActionBody(operation);
-      nullableUnions(operation.requestBody);
-      nullableUnions(operation.parameters);
       documentedRules(operation.requestBody);
     }
   }

@@ -1,10 +1,11 @@
 import type { OperationDoc } from "./operation.ts";
+import { LINE_BUDGET } from "./order-operations.ts";
 
 /** Receipts, payments and stock adjustments: what moves stock or money. */
 export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
   "GET /v2/purchase_orders/{id}/receipts": {
     operationId: "listReceipts",
-    description: "The order's receipts, oldest first, voided ones included (with `voided_at`).",
+    description: `The order's receipts, oldest first, voided ones included (with \`voided_at\`). Paged by \`limit\` and \`cursor\`. ${LINE_BUDGET}`,
   },
   "POST /v2/purchase_orders/{id}/receipts": {
     operationId: "recordReceipt",
@@ -50,8 +51,7 @@ export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
   },
   "GET /v2/stock_adjustments": {
     operationId: "listStockAdjustments",
-    description:
-      "Adjustments, oldest update first, filtered by `status` (comma-separated) and `location_id`. Paged by `limit` (1 to 250, default 50) and `cursor`.",
+    description: `Adjustments with their lines, oldest update first, filtered by \`status\` (comma-separated) and \`location_id\`. Paged by \`limit\` (1 to 250, default 50) and \`cursor\`. ${LINE_BUDGET}`,
   },
   "POST /v2/stock_adjustments": {
     operationId: "createStockAdjustment",

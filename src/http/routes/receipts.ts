@@ -15,6 +15,7 @@ import {
   commonErrorResponses,
   DataOf,
   DateString,
+  documentedRules,
   Id,
   MoneyInput,
   Named,
@@ -22,6 +23,7 @@ import {
   OptionalBody,
   Page,
   PagingOnlyQuery,
+  RecordSource,
 } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
 import {
@@ -93,7 +95,12 @@ export const ReceiptInputSchema = Named(
       invoice_total: Type.Optional(Nullable(MoneyInput)),
       invoice_date: Type.Optional(Nullable(DateString)),
       exchange_rate: Type.Optional(
-        Type.Number({ minimum: 0, maximum: 1e9, description: "Greater than zero." }),
+        Type.Number({
+          minimum: 0,
+          maximum: 1e9,
+          description: "Greater than zero (0 is 422 `must_be_positive`).",
+          ...documentedRules({ exclusiveMinimum: 0 }),
+        }),
       ),
       route_to_destinations: Type.Optional(Type.Boolean()),
       rejected_disposition: Type.Optional(
@@ -132,7 +139,7 @@ const PreviewSchema = Type.Object({
     purchase_order_id: Type.Integer(),
     received_at: Type.String(),
     voided_at: NullInPreview(Type.String()),
-    source: Type.String(),
+    source: RecordSource,
     location: LocationRefSchema,
     invoice: Type.Object({
       reference: Nullable(Type.String()),

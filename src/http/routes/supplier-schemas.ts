@@ -6,6 +6,7 @@ import {
   Money,
   Named,
   Nullable,
+  RecordSource,
   Timestamp,
 } from "../schemas/common.ts";
 
@@ -131,7 +132,7 @@ const PriceTierSet = Named(
   Type.Object({
     currency: Type.String(),
     effective_from: Nullable(DateString),
-    source: Type.String(),
+    source: RecordSource,
     tiers: Type.Array(Type.Object({ min_qty: Type.Integer(), price: Money })),
   }),
 );
@@ -145,7 +146,7 @@ export const SupplierCatalogRowSchema = Named(
     pack_unit: Type.String(),
     min_order_qty: Type.Integer(),
     is_primary: Type.Boolean(),
-    source: Type.String(),
+    source: RecordSource,
     price: Nullable(Money),
     price_currency: Nullable(Type.String()),
     price_list: Type.Object({ effective: Nullable(PriceTierSet), upcoming: Nullable(PriceTierSet) }),
@@ -173,6 +174,7 @@ export const CatalogRowInput = Named(
               price: Type.Unsafe<number | string>({
                 type: ["number", "string"],
                 description: "A decimal price (up to 8 places), as a JSON number or a decimal string.",
+                ...documentedRules({ pattern: DECIMAL_PATTERN }),
               }),
             },
             { additionalProperties: false },

@@ -76,6 +76,16 @@ export function OneOf(values: readonly string[]) {
   return Type.Unsafe<string>({ type: "string", enum: [...values] });
 }
 
+/**
+ * Where a record came from. Every record this service writes today says `api` (the console writes
+ * through the API too); the list grows when another source writes records, as an additive change.
+ */
+export const RecordSource = Type.Unsafe<string>({
+  type: "string",
+  enum: ["api"],
+  description: "Where the record came from: `api` for everything written through this API.",
+});
+
 export const ErrorBody = Named(
   "Error",
   Type.Object({

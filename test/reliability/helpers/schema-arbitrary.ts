@@ -1,6 +1,7 @@
 /**
  * fast-check arbitraries from the OpenAPI document's JSON schemas (the TypeBox route schemas as
- * @fastify/swagger prints them: inline, OpenAPI 3.0 `nullable`). Two flavours: values that satisfy the
+ * @fastify/swagger prints them, read through test/helpers/openapi.ts walkableDocument: inline, one type
+ * per node, `nullable` for "or null"). Two flavours: values that satisfy the
  * schema (they reach the handlers and their domain rules), and mutated ones, where any node may be
  * replaced by a wrong type, an out-of-range or boundary value, a huge or hostile string, or an object
  * with a missing or unknown field.

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { startTestApp, type TestApp } from "../../helpers/app.ts";
-import { inlineDocument } from "../../helpers/openapi.ts";
+import { walkableDocument } from "../../helpers/openapi.ts";
 import { changedTables, fingerprinter } from "../helpers/fingerprint.ts";
 import { type Populated, populate } from "../helpers/fixture.ts";
 import { idsFor, pathIds, stringsFor } from "../helpers/known-values.ts";
@@ -207,8 +207,8 @@ describe("bounds: values at and beyond every declared bound, on every route", ()
   before(async () => {
     t = await startTestApp();
     fx = await populate(t, "BOUNDS");
-    // Named shapes are `$ref`s into components: read each route's schemas with them resolved.
-    const doc = inlineDocument((await fx.store.api.get("/v2/openapi.json")).body);
+    // Named shapes are `$ref`s into components: read each route's schemas resolved, one type a node.
+    const doc = walkableDocument((await fx.store.api.get("/v2/openapi.json")).body);
     operations = [];
     for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(methods)) {

@@ -7,6 +7,7 @@ import { HISTORY_TYPES } from "../../../domain/purchase-orders/index.ts";
 import {
   CURRENCY_PATTERN,
   DateString,
+  DECIMAL_PATTERN,
   documentedRules,
   Id,
   Money,
@@ -14,6 +15,7 @@ import {
   Named,
   Nullable,
   OneOf,
+  RecordSource,
   Timestamp,
 } from "../../schemas/common.ts";
 
@@ -115,7 +117,7 @@ export const ReceiptSchema = Named(
     purchase_order_id: Type.Integer(),
     received_at: Nullable(Timestamp),
     voided_at: Nullable(Timestamp),
-    source: Type.String(),
+    source: RecordSource,
     location: LocationRefSchema,
     invoice: Type.Object({
       reference: Nullable(Type.String()),
@@ -187,7 +189,7 @@ const summaryProperties = {
   type: Enum(["purchase", "return"] as const),
   archived: Type.Boolean(),
   archived_at: Nullable(Timestamp),
-  source: Type.String(),
+  source: RecordSource,
   supplier: Type.Object({ id: Type.Integer(), name: Type.String() }),
   supplier_id: Type.Integer(),
   currency: Type.String(),
@@ -308,7 +310,11 @@ export const ChargeInputSchema = Named(
       kind: Type.Optional(ChargeKind),
       label: OptText(255),
       amount: MoneyInput,
-      currency: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 3 }))),
+      currency: Type.Optional(
+        Nullable(
+          Type.String({ minLength: 3, maxLength: 3, ...documentedRules({ pattern: CURRENCY_PATTERN }) }),
+        ),
+      ),
       billed_by_supplier: Type.Optional(Type.Boolean()),
       allocation_method: Type.Optional(AllocationMethod),
       custom_split: Type.Optional(
@@ -360,6 +366,7 @@ const orderInputProperties = {
       type: ["number", "string", "null"],
       description:
         "Additive: order currency → store currency; sets exchange_rate.source manual; null reverts.",
+      ...documentedRules({ pattern: DECIMAL_PATTERN }),
     }),
   ),
   charges: Type.Optional(Type.Array(ChargeInputSchema, { maxItems: 100 })),
