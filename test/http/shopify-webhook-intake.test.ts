@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { createHmac, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
-import { WEBHOOK_EVENTS_PRUNE_TASK } from "../../src/platform/shopify/inbound/index.ts";
+import { SHOP_REDACT_JOB, WEBHOOK_EVENTS_PRUNE_TASK } from "../../src/platform/shopify/inbound/index.ts";
 import {
   findShopByStore,
   insertShop,
@@ -274,7 +274,7 @@ describe("Shopify webhook intake", () => {
       .selectFrom("jobs")
       .select("type")
       .where("state", "=", "queued")
-      .where((eb) => eb.or([eb("store_id", "=", store.id), eb("store_id", "is", null)]))
+      .where((eb) => eb.or([eb("store_id", "=", store.id), eb("type", "=", SHOP_REDACT_JOB)]))
       .execute();
     assert.deepEqual(jobs, []);
     assert.equal((await findShopByStore(t.runtime.ctx.db, store.id))?.status, "connected");
