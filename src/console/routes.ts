@@ -295,7 +295,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
 <input type="text" name="username" value="admin" autocomplete="username" hidden>
 <div class="field"><label for="admin-token">Admin token <span class="hint">(ADMIN_TOKEN; printed at first start)</span></label>
 <input type="password" id="admin-token" name="token" required autocomplete="current-password"></div>
-<div><button type="submit">Sign in</button></div>
+<div><button type="submit">Sign in with the admin token</button></div>
 </form></section></div>`;
     return sendPage(
       reply,

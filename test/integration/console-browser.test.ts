@@ -116,7 +116,7 @@ describe("console in a browser", { skip }, () => {
     await checkPage("login");
 
     await page.getByLabel("Admin token").fill("certainly-not-the-admin-token");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the admin token" }).click();
     await page.getByRole("alert").filter({ hasText: "That is not the admin token." }).waitFor();
     assert.equal(
       (await context.cookies()).some((c) => c.name === "stockroom_session"),

@@ -1,0 +1,222 @@
+/**
+ * Staff in the console, driven by Debian's Chromium through playwright-core against a listening service
+ * with a test SMTP server: the invited owner follows the mailed link and sets a password, invites a
+ * purchasing user from the staff page, who follows their own link and later signs in with email and
+ * password; a viewer sees no write control on any page and a forged POST is refused 403; ten wrong
+ * passwords lock an account. Every page runs axe-core (no serious or critical violation) and is
+ * screenshotted at 1280 and 390 px wide into test-artifacts/console-staff/.
+ *
+ * Runs wherever /usr/bin/chromium exists; skipped only when it is absent outside CI.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
+import { mailsTo, staffLinkPath } from "../helpers/staff.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-artifacts/console-staff");
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const skip =
+  !existsSync(CHROMIUM) && !process.env.CI
+    ? `${CHROMIUM} is not installed (apt-get install -y chromium); runs in CI`
+    : false;
+
+describe("staff in the console, in a browser", { skip }, () => {
+  let t: TestApp;
+  let smtp: TestSmtp;
+  let store: TestStore;
+  let base: string;
+  let browser: Browser;
+  let shot = 0;
+  const contexts: BrowserContext[] = [];
+  const foreign: string[] = [];
+
+  before(async () => {
+    rmSync(ARTIFACTS, { recursive: true, force: true });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    smtp = await startSmtp();
+    t = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
+    base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
+    store = await t.createStore({ name: "Harbour Hardware", seed: "demo" });
+    await t.drain();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+      ],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await smtp?.close();
+  });
+
+  /** A browser of its own (its own cookies), everything it fetches checked to be the service's. */
+  async function person(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
+    });
+    return page;
+  }
+
+  /** axe-core in the page (no serious or critical violation), then screenshots at 1280 and 390 px. */
+  async function checkPage(page: Page, name: string): Promise<void> {
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run(): Promise<any> } }).axe.run();
+      return result.violations
+        .filter((v: { impact: string }) => v.impact === "serious" || v.impact === "critical")
+        .map(
+          (v: { id: string; nodes: { target: string[] }[] }) =>
+            `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+        );
+    });
+    assert.deepEqual(violations, [], `axe on ${name}`);
+    shot += 1;
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      const sideways = await page.evaluate(
+        () => document.documentElement.scrollWidth > window.innerWidth + 1,
+      );
+      assert.equal(sideways, false, `${name} scrolls sideways at ${width} px`);
+      await page.screenshot({
+        path: path.join(ARTIFACTS, `${String(shot).padStart(2, "0")}-${name}-${width}.png`),
+        fullPage: true,
+      });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+
+  /** The newest link mailed to this address, on this service. */
+  function linkFor(email: string): string {
+    const mails = mailsTo(smtp.received, email);
+    assert.ok(mails.length > 0, `no mail to ${email}`);
+    return `${base}${staffLinkPath(mails[mails.length - 1])}`;
+  }
+
+  /** Follows the mailed link and chooses a password; the browser lands on the store's overview. */
+  async function join(page: Page, email: string, password: string, button: string): Promise<void> {
+    await page.goto(linkFor(email));
+    await page.getByLabel("New password").fill(password);
+    await page.getByRole("button", { name: button }).click();
+    await page.waitForURL(`${base}/console/stores/${store.id}`);
+  }
+
+  /** The POST forms a page offers (their actions). */
+  const postForms = (page: Page) =>
+    page.$$eval("form[method=post]", (forms) => forms.map((f) => f.getAttribute("action")));
+
+  test("the invited owner sets a password and invites a purchasing user, who signs in", async () => {
+    const owner = await person();
+    await owner.goto(linkFor("owner@example.com"));
+    await checkPage(owner, "set-password");
+    // Too short first: refused on the field, said once.
+    await owner.getByLabel("New password").fill("short");
+    // The browser's own minlength check would stop the form: send it as a script-less client would.
+    await owner.$eval("#new-password", (el) => el.removeAttribute("minlength"));
+    await owner.getByRole("button", { name: "Set password and sign in" }).click();
+    await owner.getByText("Use at least 10 characters.").waitFor();
+    assert.equal(await owner.getByLabel("New password").getAttribute("aria-invalid"), "true");
+    await owner.getByLabel("New password").fill("owner's long password");
+    await owner.getByRole("button", { name: "Set password and sign in" }).click();
+    await owner.waitForURL(`${base}/console/stores/${store.id}`);
+    await owner.getByText("owner@example.com").first().waitFor();
+    await checkPage(owner, "owner-overview");
+
+    await owner.getByRole("link", { name: "Staff" }).click();
+    await owner.waitForURL(`${base}/console/stores/${store.id}/staff`);
+    await checkPage(owner, "staff");
+    await owner.getByLabel("Email").fill("pat@example.com");
+    await owner.getByLabel("Name (optional)").fill("Pat Buyer");
+    await owner.getByRole("radio", { name: /purchasing/ }).check();
+    await owner.getByRole("button", { name: "Send invitation" }).click();
+    await owner.getByRole("status").filter({ hasText: "Invitation sent to pat@example.com." }).waitFor();
+    await checkPage(owner, "staff-invited");
+
+    await t.drain();
+    const pat = await person();
+    await join(pat, "pat@example.com", "pat's long password", "Set password and sign in");
+    await pat.getByRole("button", { name: "Sign out" }).click();
+    await pat.waitForURL(`${base}/console/login`);
+    await checkPage(pat, "sign-in");
+    await pat.getByLabel("Email").fill("pat@example.com");
+    await pat.getByLabel("Password", { exact: true }).fill("pat's long password");
+    await pat.getByRole("button", { name: "Sign in", exact: true }).click();
+    await pat.waitForURL(`${base}/console/stores/${store.id}`);
+    await pat.getByText("pat@example.com (purchasing)").waitFor();
+    // Purchasing is not the owner: no settings tabs.
+    assert.equal(await pat.getByRole("link", { name: "Staff" }).count(), 0);
+    assert.equal(await pat.getByRole("link", { name: "API keys" }).count(), 0);
+    assert.deepEqual(foreign, []);
+  });
+
+  test("a viewer sees no write control on any page, and a forged POST is refused", async () => {
+    const created = await t.admin.post(`/admin/stores/${store.id}/staff`, {
+      email: "vi@example.com",
+      role: "viewer",
+    });
+    assert.equal(created.status, 201);
+    await t.drain();
+    const viewer = await person();
+    await join(viewer, "vi@example.com", "viewer's long password", "Set password and sign in");
+    for (const [name, rest] of [
+      ["viewer-overview", ""],
+      ["viewer-alert-rules", "/alert_rules"],
+      ["viewer-purchase-orders", "/purchase_orders"],
+    ] as const) {
+      await viewer.goto(`${base}/console/stores/${store.id}${rest}`);
+      assert.deepEqual(await postForms(viewer), ["/console/logout"], name);
+      await checkPage(viewer, name);
+    }
+    // A POST made by hand with the session's own CSRF token: refused, nothing changed.
+    const rulesBefore = (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data;
+    const status = await viewer.evaluate(async (storeId) => {
+      const csrf = (
+        document.querySelector('form[action="/console/logout"] input[name=_csrf]') as HTMLInputElement
+      ).value;
+      const body = new URLSearchParams({ _csrf: csrf, rows: "0", low_stock_threshold: "3" });
+      const res = await fetch(`/console/stores/${storeId}/alert_rules`, { method: "POST", body });
+      return res.status;
+    }, store.id);
+    assert.equal(status, 403);
+    assert.deepEqual((await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data, rulesBefore);
+  });
+
+  test("ten wrong passwords lock the account; the right one is refused too until the lock ends", async () => {
+    const page = await person();
+    await page.goto(`${base}/console/login`);
+    /** Signs in with the staff form and waits for the answer page (a refusal renders the form again). */
+    const attempt = async (password: string) => {
+      await page.getByLabel("Email").fill("pat@example.com");
+      await page.getByLabel("Password", { exact: true }).fill(password);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST" && r.url() === `${base}/console/login`),
+        page.getByRole("button", { name: "Sign in", exact: true }).click(),
+      ]);
+      await page.waitForLoadState("load");
+      return answer.status();
+    };
+    const answers: number[] = [];
+    for (let i = 0; i < 10; i++) answers.push(await attempt(`wrong guess ${i}`));
+    assert.deepEqual(answers, [401, 401, 401, 401, 401, 401, 401, 401, 401, 429]);
+    assert.equal(await attempt("pat's long password"), 429);
+    await page.getByRole("alert").filter({ hasText: "locked after 10 failed sign-ins" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, "/console/login");
+    await checkPage(page, "locked");
+  });
+});
