@@ -95,6 +95,39 @@ export interface LineDraft {
   created_at?: Date;
 }
 
+/** A line's own fields, the same in its draft and its stored row (not its id, warnings or times). */
+export const LINE_COLUMNS = [
+  "position",
+  "product_title",
+  "variant_title",
+  "sku",
+  "supplier_sku",
+  "barcode",
+  "pack_code",
+  "inventory_item_id",
+  "variant_id",
+  "product_id",
+  "location_id",
+  "quantity",
+  "cancelled_quantity",
+  "received_quantity",
+  "unit_cost",
+  "discount_percent",
+  "taxable",
+  "tax_rate_id",
+  "tax_rate_percent",
+  "weight_grams",
+  "supplier_note",
+  "internal_note",
+] as const satisfies readonly (keyof LineDraft & keyof LineRow)[];
+
+type LineColumns = Pick<LineDraft, (typeof LINE_COLUMNS)[number]>;
+
+/** The line's own fields of a draft or a stored row. */
+export function lineColumnsOf(line: LineColumns): LineColumns {
+  return Object.fromEntries(LINE_COLUMNS.map((column) => [column, line[column]])) as LineColumns;
+}
+
 /**
  * A draft as a `purchase_order_lines` row, less the money columns (`line_total`, `tax_amount`) that the
  * order's totals fill.
@@ -104,28 +137,7 @@ export function lineRowOf(storeId: number, orderId: number, l: LineDraft, now: D
     ...(l.id !== undefined && { id: l.id }),
     store_id: storeId,
     purchase_order_id: orderId,
-    position: l.position,
-    product_title: l.product_title,
-    variant_title: l.variant_title,
-    sku: l.sku,
-    supplier_sku: l.supplier_sku,
-    barcode: l.barcode,
-    pack_code: l.pack_code,
-    inventory_item_id: l.inventory_item_id,
-    variant_id: l.variant_id,
-    product_id: l.product_id,
-    location_id: l.location_id,
-    quantity: l.quantity,
-    cancelled_quantity: l.cancelled_quantity,
-    received_quantity: l.received_quantity,
-    unit_cost: l.unit_cost,
-    discount_percent: l.discount_percent,
-    taxable: l.taxable,
-    tax_rate_id: l.tax_rate_id,
-    tax_rate_percent: l.tax_rate_percent,
-    weight_grams: l.weight_grams,
-    supplier_note: l.supplier_note,
-    internal_note: l.internal_note,
+    ...lineColumnsOf(l),
     warnings: JSON.stringify(l.warnings),
     created_at: l.created_at ?? now,
     updated_at: now,

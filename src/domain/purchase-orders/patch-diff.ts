@@ -5,7 +5,7 @@
 import Big from "big.js";
 import { formatMoney } from "../money.ts";
 import type { ChargeDraft } from "./charges.ts";
-import type { LineDraft } from "./lines.ts";
+import { LINE_COLUMNS, type LineDraft } from "./lines.ts";
 import { type OrderFields, PLAIN_FIELDS } from "./order-fields.ts";
 import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
 
@@ -42,26 +42,12 @@ function historyValue(field: string, value: unknown): unknown {
   return value;
 }
 
-const LINE_COMPARE: (keyof LineDraft)[] = [
-  "position",
-  "product_title",
-  "variant_title",
-  "sku",
-  "supplier_sku",
-  "barcode",
-  "pack_code",
-  "inventory_item_id",
-  "variant_id",
-  "location_id",
-  "quantity",
-  "unit_cost",
-  "discount_percent",
-  "taxable",
-  "tax_rate_id",
-  "weight_grams",
-  "supplier_note",
-  "internal_note",
-];
+/**
+ * A kept line is updated when one of its own fields differs, but for those the PATCH does not set: the
+ * product (follows the variant), the cancelled and received quantities, and the tax rate's snapshot.
+ */
+const NOT_COMPARED = new Set(["product_id", "cancelled_quantity", "received_quantity", "tax_rate_percent"]);
+const LINE_COMPARE = LINE_COLUMNS.filter((column) => !NOT_COMPARED.has(column));
 
 function diffLines(before: readonly LineRow[], after: readonly LineDraft[]) {
   const kept = new Map(after.filter((l) => l.id !== undefined).map((l) => [l.id as number, l]));
