@@ -18,7 +18,8 @@ export type StoreTab =
   | "sync"
   | "alert_rules"
   | "purchase_orders"
-  | "staff";
+  | "staff"
+  | "suppliers";
 
 /** `settings`: the store's settings, shown to its owner and the operator only. */
 const STORE_TABS: { tab: StoreTab; label: string; path: string; settings?: true }[] = [
@@ -29,6 +30,7 @@ const STORE_TABS: { tab: StoreTab; label: string; path: string; settings?: true 
   { tab: "sync", label: "Platform sync", path: "/sync", settings: true },
   { tab: "alert_rules", label: "Alert rules", path: "/alert_rules" },
   { tab: "purchase_orders", label: "Purchase orders", path: "/purchase_orders" },
+  { tab: "suppliers", label: "Suppliers", path: "/suppliers" },
   { tab: "staff", label: "Staff", path: "/staff", settings: true },
 ];
 

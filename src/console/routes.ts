@@ -22,6 +22,7 @@ import { createKeyAction, keysPage, requestLogPage, revokeKeyAction } from "./pa
 import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
 import { inviteStaffAction, resendInvitationAction, staffPage, updateStaffAction } from "./pages/staff.ts";
 import { apiAccessAction, createStoreAction, storePage, storesPage } from "./pages/stores.ts";
+import { supplierRoutes } from "./pages/suppliers.ts";
 import {
   deliveriesPage,
   redeliverAction,
@@ -439,6 +440,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
     (c, p) => resendInvitationAction(c, p.id, p.staff_id),
     "settings",
   );
+  supplierRoutes(get, post);
 }
 
 /** The Module's `publicRoutes`: everything under /console. */

@@ -1,5 +1,5 @@
-// Stockroom console: the copy button next to a new key's secret. Works without it (the field is
-// selectable); nothing else on the console needs script.
+// Stockroom console: the copy button next to a new key's secret, and the CSV file picker. Both work without
+// script (the field is selectable; a CSV can be pasted); nothing else on the console needs it.
 document.addEventListener("click", (event) => {
   const button = event.target instanceof Element ? event.target.closest("[data-copy-target]") : null;
   if (!button) return;
@@ -23,4 +23,12 @@ document.addEventListener("click", (event) => {
   } else {
     fallback();
   }
+});
+
+// A chosen CSV file fills the text box the import form sends (the form works without it: paste instead).
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.dataset.fills || !input.files?.[0]) return;
+  const target = document.getElementById(input.dataset.fills);
+  if (target) input.files[0].text().then((text) => (target.value = text));
 });
