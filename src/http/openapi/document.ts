@@ -1,5 +1,6 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { extractComponents } from "./components.ts";
+import { integratorGuide } from "./guide.ts";
 import { idempotencyKeyHeaders, isWrite } from "./headers.ts";
 import { nullableEnums } from "./nullable-enums.ts";
 import { TAGS } from "./operation.ts";
@@ -35,15 +36,24 @@ export function openapiOptions(publicHostnames: readonly string[]): FastifyDynam
       info: {
         title: "Stockroom purchasing and stock control API",
         version: "2",
-        description:
-          "Suppliers, purchase orders, receipts, payments, stock adjustments, a read-only catalog mirror and signed webhooks. Authenticate with `Authorization: Bearer <API key>`. Every non-2xx answer is the error envelope `{error: {code, message, details?}}`: branch on `code`.",
+        description: integratorGuide(),
       },
       servers: [
         ...publicHostnames.map((host) => ({ url: `https://${host}`, description: "This service" })),
         { url: "/", description: "The host serving this document" },
       ],
       tags: TAGS.map((tag) => ({ ...tag })),
-      components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "sr2_ followed by 40 letters and digits",
+            description:
+              "An API key of the store, `Authorization: Bearer sr2_...`; its scopes decide the writes.",
+          },
+        },
+      },
       security: [{ apiKey: [] }],
     },
     transform: ({ schema, url, route }) => {

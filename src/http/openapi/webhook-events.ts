@@ -14,7 +14,7 @@ type Json = any;
 const ref = (name: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${name}` });
 
 /** Each event: when it fires (the contract's catalogue) and the envelope schema its body follows. */
-const EVENTS: Record<EventName, { fires: string; payload: string }> = {
+export const EVENTS: Record<EventName, { fires: string; payload: string }> = {
   "purchase_order.created": { fires: "An order is created, in any state.", payload: "PurchaseOrderEvent" },
   "purchase_order.updated": {
     fires: "Anything on the order changed; changes within 5 s fold into one event with the latest state.",
