@@ -75,12 +75,26 @@ export function redirectTo(reply: FastifyReply, location: string): FastifyReply 
   return reply.code(303).header("location", location).send();
 }
 
+export interface ShopifyState {
+  shop: string;
+  api_version: string;
+  scopes: string[];
+  status: "importing" | "connected" | "disconnected";
+  disconnected_reason: string | null;
+  import_error: string | null;
+  imported_at: string | null;
+  last_webhook_at: string | null;
+  last_reconciled_at: string | null;
+}
+
 export interface StoreSummary extends StoreRef {
   domain: string;
   currency: string;
   timezone: string;
   owner_email: string | null;
   platform: string;
+  /** A Shopify store's shop and its state (absent on the simulated platform). */
+  shopify?: ShopifyState;
   api_access: boolean;
   numbering: Record<string, string | number>;
   rate_limits: Record<string, number>;

@@ -52,8 +52,15 @@ export async function attachByToken(t: TestApp, domain: string, accessToken: str
   return res.body.data as { id: number; shopify: Record<string, unknown> } & Record<string, unknown>;
 }
 
-/** A full-scope API client of an attached store. */
+/** A full-scope API client of an attached store, its rate limits lifted as TestApp.createStore does. */
 export async function storeApi(t: TestApp, storeId: number): Promise<Client> {
+  await t.admin.patch(`/admin/stores/${storeId}`, {
+    rate_limits: {
+      per_key_per_minute: 100_000,
+      per_store_per_minute: 100_000,
+      writes_per_store_per_minute: 100_000,
+    },
+  });
   const key = await t.admin.post(`/admin/stores/${storeId}/keys`, { name: "test", scopes: ALL_SCOPES });
   if (key.status !== 201) throw new Error(`key creation failed: ${JSON.stringify(key.body)}`);
   return t.client(`Bearer ${key.body.data.key}`);

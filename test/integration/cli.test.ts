@@ -13,6 +13,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { freePort, startChildServer, stopChildServer } from "../helpers/child-server.ts";
+import { type ShopifyStandin, startShopifyStandin } from "../shopify-standin/index.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const BIN = path.join(ROOT, "bin/stockroom.mjs");
@@ -101,6 +102,7 @@ describe("stockroom CLI", () => {
   let env: Record<string, string>;
   let dropDb: (() => Promise<void>) | null = null;
   let storeId: number;
+  let standin: ShopifyStandin;
 
   const api = (key: string, urlPath: string) =>
     fetch(`${base}${urlPath}`, { headers: { authorization: `Bearer ${key}` } });
@@ -115,7 +117,9 @@ describe("stockroom CLI", () => {
   before(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
+    standin = await startShopifyStandin();
     const serverEnv: Record<string, string> = {
+      SHOPIFY_ADMIN_ORIGIN: standin.origin,
       PORT: String(port),
       DATA_DIR: ":memory:",
       ADMIN_TOKEN: TOKEN,
@@ -135,6 +139,7 @@ describe("stockroom CLI", () => {
   after(async () => {
     if (server) assert.equal(await stopChildServer(server), 0, "serve stops cleanly on SIGTERM");
     if (dropDb) await dropDb();
+    await standin.close();
   });
 
   test("stores create, list, show, update", async () => {
@@ -196,11 +201,13 @@ describe("stockroom CLI", () => {
     const table = await cli("stores", "list");
     assert.equal(table.code, 0);
     const lines = table.stdout.trimEnd().split("\n");
-    assert.match(lines[0], /^ID\s+NAME\s+DOMAIN\s+CURRENCY\s+TIMEZONE\s+API ACCESS\s+CREATED$/);
+    assert.match(lines[0], /^ID\s+NAME\s+DOMAIN\s+CURRENCY\s+TIMEZONE\s+PLATFORM\s+API ACCESS\s+CREATED$/);
     assert.match(lines[1], /^-+\s+-+/);
     assert.match(
       lines[2],
-      new RegExp(`^\\s*${storeId}\\s+CLI Shop Renamed\\s+\\S+\\s+EUR\\s+Europe/Berlin\\s+on\\s+`),
+      new RegExp(
+        `^\\s*${storeId}\\s+CLI Shop Renamed\\s+\\S+\\s+EUR\\s+Europe/Berlin\\s+simulated\\s+on\\s+`,
+      ),
     );
     const record = await cli("stores", "show", String(storeId));
     assert.match(record.stdout, /^rate_limits\.per_key_per_minute:\s+5000$/m);
@@ -714,6 +721,84 @@ describe("stockroom CLI", () => {
       badUrl.stderr,
       /^error: Configuration error: DATABASE_URL must use postgres: or postgresql:/,
     );
+  });
+
+  test("stores create --platform shopify attaches by token; list and show carry the shop's state; a new token", async () => {
+    const { shop, accessToken } = standin.addShop("cli-shop.myshopify.com", {
+      name: "CLI Shopify",
+      currency: "CAD",
+      timezone: "America/Toronto",
+    });
+    shop.seed({ products: 2, locations: 1 });
+    const refused = await cli(
+      "stores",
+      "create",
+      "--platform",
+      "shopify",
+      "--shop",
+      "cli-shop.myshopify.com",
+      "--access-token",
+      "shpat_wrong",
+    );
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr,
+      "error: validation_failed (HTTP 422): shopify.access_token: was refused by Shopify for cli-shop.myshopify.com\n" +
+        "  - shopify.access_token: was refused by Shopify for cli-shop.myshopify.com [invalid_value]\n",
+    );
+    const noToken = await cli(
+      "stores",
+      "create",
+      "--platform",
+      "shopify",
+      "--shop",
+      "cli-shop.myshopify.com",
+    );
+    assert.equal(noToken.code, 2);
+    assert.equal(noToken.stderr, "error: A Shopify store needs --shop and --access-token.\n");
+
+    const created = await json(
+      "stores",
+      "create",
+      "--platform",
+      "shopify",
+      "--shop",
+      "cli-shop.myshopify.com",
+      "--access-token",
+      accessToken,
+    );
+    const id = created.data.id;
+    assert.deepEqual(
+      [created.data.name, created.data.currency, created.data.timezone, created.data.platform],
+      ["CLI Shopify", "CAD", "America/Toronto", "shopify"],
+    );
+    assert.equal(created.data.shopify.shop, "cli-shop.myshopify.com");
+    assert.ok(!JSON.stringify(created).includes(accessToken), "the token is never shown");
+    // The server's worker imports the shop; the list shows the state it reaches.
+    let table: Run | undefined;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      table = await cli("stores", "list");
+      if (new RegExp(`^\\s*${id}\\s.*shopify connected`, "m").test(table.stdout)) break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    assert.match(
+      table?.stdout ?? "",
+      new RegExp(
+        `^\\s*${id}\\s+CLI Shopify\\s+cli-shop\\.myshopify\\.com\\s+CAD\\s+America/Toronto\\s+shopify connected\\s+on\\s+`,
+        "m",
+      ),
+    );
+    const record = await cli("stores", "show", String(id));
+    assert.match(record.stdout, /^shopify\.status:\s+connected$/m);
+    assert.match(record.stdout, /^shopify\.shop:\s+cli-shop\.myshopify\.com$/m);
+
+    const fresh = standin.tokens.issueFixed(
+      shop,
+      "read_products,read_inventory,write_inventory,read_locations",
+    );
+    const updated = await json("stores", "update", String(id), "--shopify-access-token", fresh);
+    assert.equal(updated.data.shopify.status, "connected");
+    assert.ok(!JSON.stringify(updated).includes(fresh));
   });
 
   test("npx stockroom runs the package's bin", async () => {

@@ -7,6 +7,7 @@ import {
   loadStore,
   type PageContext,
   redirectTo,
+  type ShopifyState,
   type StoreSummary,
   sendPage,
   takeFlash,
@@ -26,6 +27,34 @@ function invalid(error: AdminError | null, name: string): SafeHtml | string {
   return error?.details.some((d) => d.field === name || d.field.startsWith(`${name}.`))
     ? html` aria-invalid="true"`
     : "";
+}
+
+const STATUS_WORDS: Record<ShopifyState["status"], string> = {
+  importing: "importing",
+  connected: "connected",
+  disconnected: "disconnected",
+};
+
+/** A Shopify store's shop: where its import stands, when it last heard from Shopify, why it is disconnected. */
+function shopifySection(shop: ShopifyState): SafeHtml {
+  const status =
+    shop.status === "disconnected"
+      ? html`<span class="state-off">Disconnected</span>${shop.disconnected_reason ? `: ${shop.disconnected_reason}` : ""}`
+      : shop.status === "importing"
+        ? html`<span class="state-off">Importing</span> the shop's catalog`
+        : html`<span class="state-on">Connected</span>`;
+  return html`<h2 id="shopify">Shopify</h2>
+${shop.status === "disconnected" ? html`<p class="notice" role="status">Stock changes wait until the shop is reconnected (a new access token, or installing the app again); the catalog stays readable.</p>` : ""}
+${dl([
+  ["Shop", shop.shop],
+  ["Status", status],
+  ["Import error", shop.import_error],
+  ["Imported", shop.imported_at],
+  ["Last webhook", shop.last_webhook_at],
+  ["Last reconciliation", shop.last_reconciled_at],
+  ["API version", shop.api_version],
+  ["Scopes", shop.scopes],
+])}`;
 }
 
 function createStoreForm(ctx: PageContext, values: StoreForm, error: AdminError | null): SafeHtml {
@@ -62,6 +91,10 @@ async function renderStores(ctx: PageContext, values: StoreForm, error: AdminErr
       { header: "Domain", cell: (s) => s.domain },
       { header: "Currency", cell: (s) => s.currency },
       { header: "Time zone", cell: (s) => s.timezone },
+      {
+        header: "Platform",
+        cell: (s) => (s.shopify ? `Shopify, ${STATUS_WORDS[s.shopify.status]}` : s.platform),
+      },
       {
         header: "API access",
         cell: (s) =>
@@ -150,6 +183,7 @@ ${dl([
   ["Created", store.created_at],
   ["Updated", store.updated_at],
 ])}
+${store.shopify ? shopifySection(store.shopify) : ""}
 <h2>Numbering</h2>
 ${dl([
   ["Purchase order prefix", String(store.numbering.purchase_order_prefix)],
