@@ -136,6 +136,9 @@ describe("attach a store to Shopify by token", () => {
       ],
       ["connected", t.clock.now().toISOString(), null],
     );
+    const list = await t.admin.get("/admin/stores");
+    const listed = list.body.data.find((s: { id: number }) => s.id === store.id);
+    assert.deepEqual(listed, after.body.data);
     const api = await storeApi(t, store.id);
     const variants = await api.get("/v2/variants?limit=250");
     assert.equal(variants.status, 200);
@@ -143,9 +146,6 @@ describe("attach a store to Shopify by token", () => {
       variants.body.data.map((v: { id: number }) => v.id).sort((a: number, b: number) => a - b),
       [...shop.variants.keys()].sort((a, b) => a - b),
     );
-    const list = await t.admin.get("/admin/stores");
-    const listed = list.body.data.find((s: { id: number }) => s.id === store.id);
-    assert.deepEqual(listed, after.body.data);
   });
 
   test("subscriptions made again find them existing and count them as created", async () => {
