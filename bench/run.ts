@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { makePki, type Pki } from "../test/helpers/pki.ts";
+import { startShopifyStandin } from "../test/shopify-standin/index.ts";
 import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
 import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/database.ts";
 import { explain } from "./lib/explain.ts";
@@ -137,6 +138,9 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
   cleanups.push(cleanup);
   try {
     mkdirSync(RESULTS, { recursive: true });
+    // Shopify's Admin API for the issue 19 scenarios: the stand-in, in this process.
+    const shopify = await startShopifyStandin();
+    started.push({ stop: () => shopify.close() });
     const servicePort = await freePort();
     service = new ChildServer(
       "service",
@@ -155,6 +159,10 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
         REDIS_URL: "",
         SMTP_URL: "",
         OUTBOX_DIR: path.join(database.dataDir, "outbox"),
+        SHOPIFY_ADMIN_ORIGIN: shopify.origin,
+        SHOPIFY_API_SECRET: shopify.apiSecret,
+        // The stand-in's webhooks go nowhere: the scenarios time the import and the pushes.
+        SHOPIFY_APP_URL: "http://127.0.0.1:9",
       },
       servicePort,
       path.join(RESULTS, `service-${kind}.log`),
@@ -172,6 +180,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     const b = new Bench(kind, database, service, ADMIN_TOKEN, args.quick, timing, log);
     bench = b;
     b.pki = pki;
+    b.shopify = shopify;
     const store = await b.admin.post<{ data: { id: number } }>("/admin/stores", {
       name: "Bench Store",
       domain: `bench-${kind}.example`,

@@ -2,6 +2,7 @@ import type { Compilable } from "kysely";
 import type { Db } from "../../src/db/database.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import type { Pki } from "../../test/helpers/pki.ts";
+import type { ShopifyStandin } from "../../test/shopify-standin/index.ts";
 import type { BenchDatabase, DbKind } from "./database.ts";
 import { Api } from "./http.ts";
 import { runLoad } from "./load.ts";
@@ -54,6 +55,8 @@ export class Bench {
     build: (db: Db) => Compilable;
     check?: (plan: string) => Target;
   }> = [];
+  /** The Shopify stand-in the service's SHOPIFY_ADMIN_ORIGIN points at (issue 19 scenarios). */
+  shopify: ShopifyStandin | null = null;
   /** The test CA the service trusts (NODE_EXTRA_CA_CERTS) and a certificate for the receivers. */
   pki!: Pki;
 

@@ -3,6 +3,7 @@ import { catalogImport, variantsBySku, variantsPage } from "./catalog.ts";
 import { orderCreate, orderGet, orderList, orderPdf } from "./orders.ts";
 import { receipt } from "./receipts.ts";
 import type { Scenario } from "./scenario.ts";
+import { shopifyImport } from "./shopify.ts";
 import { supplierGet, supplierList } from "./suppliers.ts";
 import { webhooks } from "./webhooks.ts";
 import { whoami } from "./whoami.ts";
@@ -11,6 +12,7 @@ import { whoami } from "./whoami.ts";
 export const scenarios: readonly Scenario[] = [
   whoami,
   catalogImport,
+  shopifyImport,
   variantsPage,
   variantsBySku,
   supplierGet,
