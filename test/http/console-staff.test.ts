@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
-import { ownerClaimPath } from "../../src/domain/staff/index.ts";
+import { installLandingPath } from "../../src/domain/staff/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { ConsoleAgent, hiddenValue, pageText } from "../helpers/console-agent.ts";
@@ -342,7 +342,8 @@ describe("a store made without an owner (a Shopify install)", () => {
     });
     expectStatus(created, 201);
     const storeId = created.body.data.id;
-    const path = await ownerClaimPath(t.runtime.ctx, t.runtime.ctx.db, storeId);
+    const path = await installLandingPath(t.runtime.ctx, storeId);
+    assert.match(path, /^\/console\/welcome\/[A-Za-z0-9_-]{43}$/);
     const agent = new ConsoleAgent(t);
     const page = await agent.get(path);
     assert.equal(page.status, 200);
@@ -365,5 +366,9 @@ describe("a store made without an owner (a Shopify install)", () => {
       "You are invited to Shopify Shop on Stockroom",
     );
     assert.equal((await new ConsoleAgent(t).get(path)).status, 404);
+  });
+
+  test("a store with staff lands on its console page instead", async () => {
+    assert.equal(await installLandingPath(t.runtime.ctx, store.id), `/console/stores/${store.id}`);
   });
 });

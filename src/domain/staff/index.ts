@@ -6,6 +6,7 @@
 export { consoleBaseUrl, LINK_MAIL_JOB, LINK_TTL_MS, linkMailJob } from "./link-mail.ts";
 export {
   claimOwner,
+  installLandingPath,
   type LinkInfo,
   ownerClaimPath,
   ownerClaimStore,

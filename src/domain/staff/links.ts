@@ -100,6 +100,15 @@ export async function ownerClaimPath(ctx: AppContext, db: Db, storeId: number): 
   return `/console/welcome/${token}`;
 }
 
+/**
+ * Where a browser that just installed the app lands (shop OAuth's callback): the owner claim page while
+ * the store has no staff yet, else the store's console (its staff sign in there).
+ */
+export async function installLandingPath(ctx: AppContext, storeId: number): Promise<string> {
+  if ((await staffOfStore(ctx.db, storeId)).length > 0) return `/console/stores/${storeId}`;
+  return ownerClaimPath(ctx, ctx.db, storeId);
+}
+
 /** The store an owner claim link is for, while it is open and the store has no staff; else null. */
 export async function ownerClaimStore(
   ctx: AppContext,
