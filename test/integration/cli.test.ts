@@ -607,7 +607,8 @@ describe("stockroom CLI", () => {
     assert.match(table.stdout, new RegExp(`^\\s*${item}\\s+all\\s+-\\s+20$`, "m"));
 
     const status = await json("sync", "status", "--store", String(storeId));
-    assert.deepEqual(Object.keys(status.data).sort(), ["counts", "failed", "mirror"]);
+    assert.deepEqual(Object.keys(status.data).sort(), ["counts", "failed", "mirror", "reconciliation"]);
+    assert.equal(status.data.reconciliation, null, "a simulated store needs no reconciliation");
     assert.deepEqual(Object.keys(status.data.counts).sort(), ["failed", "pending", "synced"]);
     const human = await cli("sync", "status", "--store", String(storeId));
     assert.match(human.stdout, /^counts\.pending:\s+\d+$/m);
