@@ -13,7 +13,7 @@ import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { ConsoleAgent, hiddenValue, pageText } from "../helpers/console-agent.ts";
 import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
-import { mailsTo, staffLinkPath, subjectOf } from "../helpers/staff.ts";
+import { joinStaff, mailsTo, staffLinkPath, subjectOf } from "../helpers/staff.ts";
 
 let t: TestApp;
 let smtp: TestSmtp;
@@ -44,15 +44,8 @@ function lastLink(email: string): string {
 }
 
 /** Invites through the admin API, follows the mailed link, sets the password: a signed-in agent. */
-async function joined(email: string, role: string, password = "a long enough password") {
-  expectStatus(await t.admin.post(`/admin/stores/${store.id}/staff`, { email, role }), 201);
-  await t.drain();
-  const agent = new ConsoleAgent(t);
-  const link = lastLink(email);
-  const form = await agent.get(link);
-  const done = await agent.post(link, { _csrf: hiddenValue(form.body, "_csrf"), password });
-  assert.equal(done.status, 303);
-  return agent;
+function joined(email: string, role: string, password = "a long enough password") {
+  return joinStaff(t, smtp, store.id, email, role, password);
 }
 
 describe("an invited owner joins", () => {

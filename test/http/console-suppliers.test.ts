@@ -10,6 +10,8 @@ import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { ConsoleAgent, hiddenValue, pageText as text } from "../helpers/console-agent.ts";
 import { createSupplier, listVariants, type Variant } from "../helpers/factories.ts";
 import { allPages } from "../helpers/paging.ts";
+import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
+import { joinStaff } from "../helpers/staff.ts";
 
 describe("console suppliers", () => {
   let t: TestApp;
@@ -17,10 +19,12 @@ describe("console suppliers", () => {
   let agent: ConsoleAgent;
   let csrf: string;
   let variants: Variant[];
+  let smtp: TestSmtp;
   const base = () => `/console/stores/${store.id}/suppliers`;
 
   before(async () => {
-    t = await startTestApp();
+    smtp = await startSmtp();
+    t = await startTestApp({ env: { SMTP_URL: smtp.url } });
     store = await t.createStore({ seed: "demo" });
     await t.drain();
     agent = new ConsoleAgent(t);
@@ -28,7 +32,10 @@ describe("console suppliers", () => {
     csrf = hiddenValue((await agent.get(base())).body, "_csrf");
     variants = (await listVariants(store.api)).filter((v) => v.sku);
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await smtp.close();
+  });
 
   const fullForm = {
     name: "Rose City Ceramics",
@@ -259,5 +266,38 @@ describe("console suppliers", () => {
     const other = await t.createStore();
     const theirs = await createSupplier(other.api, { name: "Not yours" });
     assert.equal((await agent.get(`${base()}/${theirs.id}`)).status, 404);
+  });
+
+  test("a viewer sees the suppliers and no write control, and a forged POST is refused; purchasing may write", async () => {
+    const s = await createSupplier(store.api, { name: "Viewed Supplies" });
+    const viewer = await joinStaff(t, smtp, store.id, "vera@example.com", "viewer");
+    const list = await viewer.get(base());
+    assert.equal(list.status, 200);
+    assert.match(text(list.body), /Viewed Supplies/);
+    assert.doesNotMatch(list.body, /New supplier/);
+    const one = await viewer.get(`${base()}/${s.id}`);
+    assert.equal(one.status, 200);
+    assert.doesNotMatch(one.body, /Edit supplier|\/archive"|Add an item|Import from CSV|\/remove"/);
+    assert.equal((await viewer.get(`${base()}/new`)).status, 403);
+    const token = hiddenValue(one.body, "_csrf");
+    const before = await allPages(store.api, "/v2/suppliers?archived=all");
+    for (const [url, form] of [
+      [base(), { name: "Forged" }],
+      [`${base()}/${s.id}`, { name: "Renamed" }],
+      [`${base()}/${s.id}/archive`, {}],
+      [`${base()}/${s.id}/catalog/import`, { csv: `sku\n${variants[0].sku}` }],
+    ] as const) {
+      const refused = await viewer.post(url, { _csrf: token, ...form });
+      assert.equal(refused.status, 403, url);
+    }
+    assert.deepEqual(await allPages(store.api, "/v2/suppliers?archived=all"), before);
+    assert.deepEqual((await store.api.get(`/v2/suppliers/${s.id}/catalog`)).body.data, []);
+
+    const buyer = await joinStaff(t, smtp, store.id, "pat@example.com", "purchasing");
+    const page = await buyer.get(`${base()}/new`);
+    const made = await buyer.post(base(), { _csrf: hiddenValue(page.body, "_csrf"), name: "Bought by Pat" });
+    assert.equal(made.status, 303);
+    const created = (await allPages(store.api, "/v2/suppliers")).find((x: any) => x.name === "Bought by Pat");
+    assert.ok(created);
   });
 });

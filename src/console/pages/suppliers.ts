@@ -236,8 +236,8 @@ export async function supplierPage(ctx: PageContext, rawId: unknown) {
   const base = suppliersPath(store.id, `/${supplier.id}`);
   const currency = supplier.currency ?? store.currency;
   const controls = writable
-    ? html`<p class="actions"><a class="button" href="${base}/edit">Edit supplier</a>
-${actionButton(ctx.session, `${base}/${supplier.archived ? "unarchive" : "archive"}`, supplier.archived ? "Unarchive" : "Archive")}</p>`
+    ? html`<div class="actions"><a class="button" href="${base}/edit">Edit supplier</a>
+${actionButton(ctx.session, `${base}/${supplier.archived ? "unarchive" : "archive"}`, supplier.archived ? "Unarchive" : "Archive")}</div>`
     : "";
   const body = html`${supplier.archived ? html`<p class="notice" role="status">This supplier is archived: new orders cannot use it.</p>` : ""}
 ${controls}

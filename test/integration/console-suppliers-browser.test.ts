@@ -1,0 +1,103 @@
+/**
+ * The supplier pages in Chromium (issue 20 item 2): the operator creates a supplier (a wrong email is
+ * named on its field first), finds an item by SKU and adds it with price tiers, imports a CSV with one
+ * bad row (refused, nothing written), searches the list and archives. Every page runs axe-core and is
+ * screenshotted at 1280 and 390 px into test-artifacts/console-suppliers/.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import { listVariants } from "../helpers/factories.ts";
+
+describe("supplier pages in a browser", { skip: browserSkip }, () => {
+  let t: TestApp;
+  let store: TestStore;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  const checkPage = pageChecker(artifactsFolder("console-suppliers"));
+  const foreign: string[] = [];
+
+  before(async () => {
+    t = await startTestApp();
+    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
+    base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
+    store = await t.createStore({ name: "Harbour Hardware", seed: "demo" });
+    await t.drain();
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
+    });
+    await page.goto(`${base}/console/login`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in with the admin token" }).click();
+    await page.waitForURL(`${base}/console/stores`);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  test("create, refuse a field, add a catalog item with tiers, refuse a bad CSV, search, archive", async () => {
+    const suppliers = `${base}/console/stores/${store.id}/suppliers`;
+    await page.goto(suppliers);
+    await checkPage(page, "suppliers-empty");
+    await page.getByRole("link", { name: "New supplier" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Rose City Ceramics");
+    await page.getByLabel(/^Currency/).fill("usd");
+    await page.getByLabel(/^Email/).fill("orders@rosecity");
+    await page.getByLabel("Street address").fill("1 Main St");
+    await page.getByLabel("City").fill("Portland");
+    await page.getByLabel("State or province").fill("OR");
+    await page.getByLabel("ZIP or postal code").fill("97209");
+    await page.getByLabel("Country").fill("United States");
+    await checkPage(page, "supplier-new");
+    // The browser's own email check lets "orders@rosecity" through; the API refuses it.
+    await page.getByRole("button", { name: "Create supplier" }).click();
+    await page.getByRole("alert").first().waitFor();
+    assert.match(await page.getByRole("alert").first().innerText(), /Email/);
+    assert.equal(await page.getByLabel(/^Email/).getAttribute("aria-invalid"), "true");
+    await checkPage(page, "supplier-refused");
+    await page.getByLabel(/^Email/).fill("orders@rosecity.test");
+    await page.getByRole("button", { name: "Create supplier" }).click();
+    await page.getByText("Supplier “Rose City Ceramics” created.").waitFor();
+    await checkPage(page, "supplier");
+
+    const [item] = (await listVariants(store.api)).filter((v) => v.sku);
+    await page.getByLabel("Title, SKU or barcode").fill(item.sku as string);
+    await page.getByRole("button", { name: "Find items" }).click();
+    await page.getByLabel("Supplier SKU").fill("RCC-1");
+    await page.getByLabel("Pack size").fill("6");
+    await page.getByLabel(/^Price tiers/).fill("1:4.50 24:4.00");
+    await checkPage(page, "catalog-add");
+    await page.getByRole("button", { name: "Add to catalog" }).click();
+    await page.getByText("Item added to the catalog.").waitFor();
+    assert.match(await page.getByRole("table").innerText(), /1\+ at \$4\.50 USD, 24\+ at \$4\.00 USD/);
+
+    const supplierUrl = page.url().split("#")[0];
+    await page.getByLabel(/^CSV rows/).fill(`sku,supplier_sku,pack_size\n${item.sku},RCC-2,none\n`);
+    await page.getByRole("button", { name: "Import" }).click();
+    await page.getByText("Nothing was imported.").waitFor();
+    assert.match(await page.getByRole("alert").innerText(), /Line 2, pack_size: must be a whole number/);
+    await checkPage(page, "catalog-import-refused");
+    const catalog = await store.api.get(
+      `${supplierUrl.replace(/.*\/suppliers\//, "/v2/suppliers/")}/catalog`,
+    );
+    assert.deepEqual(
+      catalog.body.data.map((r: any) => [r.supplier_sku, r.pack_size]),
+      [["RCC-1", 6]],
+    );
+
+    await page.goto(`${suppliers}?q=rose`);
+    assert.match(await page.getByRole("table").innerText(), /Rose City Ceramics/);
+    await checkPage(page, "suppliers-search");
+    await page.goto(supplierUrl);
+    await page.getByRole("button", { name: "Archive" }).click();
+    await page.getByText("“Rose City Ceramics” archived.").waitFor();
+    await checkPage(page, "supplier-archived");
+    assert.deepEqual(foreign, []);
+  });
+});
