@@ -2,7 +2,7 @@
  * Pushes to a Shopify store through the stand-in (issue 19): an ordered order, a receipt, its void and
  * an applied adjustment each reach Shopify as the right inventoryAdjustQuantities calls (names,
  * deltas, reasons, reference and ledger URIs, keys), exactly once; a userErrors refusal ends failed
- * with Shopify's message; an outage ends synced; a disconnected shop pauses pushes (records pending,
+ * with Shopify's message; an outage and THROTTLED answers end synced; a disconnected shop pauses pushes (records pending,
  * saying why, no attempt spent, reads working) and a new token resumes them.
  */
 import assert from "node:assert/strict";
@@ -267,6 +267,53 @@ describe("pushes to a Shopify store", () => {
       ...before,
       available: before.available + 4,
       on_hand: before.on_hand + 4,
+    });
+  });
+
+  test("THROTTLED: retried in the attempt, and past the retries the push waits and ends synced", async () => {
+    const since = standin.adjustCalls(domain).length;
+    const before = quantities(items[0], locations[1]);
+    const apply = async (delta: number) => {
+      const draft = await api.post("/v2/stock_adjustments", {
+        location_id: locations[1],
+        lines: [{ variant_id: variants[0], delta }],
+      });
+      expectStatus(
+        await api.post(
+          `/v2/stock_adjustments/${draft.body.data.id}/apply`,
+          undefined,
+          idempotencyKey("apply"),
+        ),
+        200,
+      );
+      return draft.body.data.id as number;
+    };
+    // Two THROTTLED answers: the client waits and tries again under the same key, within the attempt.
+    standin.throttleNext(2);
+    const first = await apply(1);
+    await t.drain();
+    assert.deepEqual((await syncOf(`/v2/stock_adjustments/${first}`)).state, "synced");
+    const firstCalls = callsAfter(since);
+    assert.equal(firstCalls.length, 3, "two throttled tries and the one that applied");
+    assert.equal(new Set(firstCalls.map((c) => c.key)).size, 1, "one key for the three tries");
+
+    // Throttled beyond the client's retries: the attempt is transient, the record waits, the retry syncs.
+    standin.throttleNext(5);
+    const second = await apply(2);
+    await t.drain();
+    const waiting = await syncOf(`/v2/stock_adjustments/${second}`);
+    assert.deepEqual(
+      [waiting.state, waiting.error],
+      ["pending", `Shopify throttled ${domain} 5 times in a row`],
+    );
+    (t.clock as ManualClock).advance(10_000);
+    await t.drain();
+    const sync = await syncOf(`/v2/stock_adjustments/${second}`);
+    assert.deepEqual([sync.state, sync.error], ["synced", null]);
+    assert.deepEqual(quantities(items[0], locations[1]), {
+      ...before,
+      available: before.available + 3,
+      on_hand: before.on_hand + 3,
     });
   });
 

@@ -43,6 +43,7 @@ export class ShopifyStandin implements MutationHost {
   private readonly buckets = new Map<Shop, CostBucket>();
   private forcedRefusals: { code: string; message: string }[] = [];
   private outage: Outage = null;
+  private throttledRequests = 0;
   private port = 0;
   readonly clock: () => number;
 
@@ -120,6 +121,11 @@ export class ShopifyStandin implements MutationHost {
   /** The next inventoryAdjustQuantities answers this userError (IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED burns the key). */
   refuseNextAdjust(code: string, message = "The quantities couldn't be adjusted. Try again."): void {
     this.forcedRefusals.push({ code, message });
+  }
+
+  /** The next `requests` GraphQL requests answer THROTTLED (HTTP 200), whatever the bucket holds. */
+  throttleNext(requests: number): void {
+    this.throttledRequests = requests;
   }
 
   /** Every request (or the next `requests`) answers 503, or the port refuses connections. */
@@ -220,6 +226,15 @@ export class ShopifyStandin implements MutationHost {
         variables: (body.variables ?? {}) as Record<string, unknown>,
       });
       const bucket = this.buckets.get(grant.shop) ?? this.newBucket(grant.shop);
+      if (this.throttledRequests > 0) {
+        this.throttledRequests--;
+        return send(200, {
+          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+          extensions: {
+            cost: { requestedQueryCost: 10, actualQueryCost: null, throttleStatus: bucket.status() },
+          },
+        });
+      }
       return send(200, answerGraphql(grant, bucket, this.bulk, this, body), {
         "x-shopify-api-version": this.apiVersion,
       });
