@@ -48,6 +48,8 @@ export async function buildService() {
       worker: "src/worker.ts",
       // The PDF threads' entry (render-pool.ts starts dist/render-worker.mjs beside the bundles).
       "render-worker": "src/domain/documents/render-worker.ts",
+      // The embedded database's thread (pglite-thread.ts starts dist/pglite-worker.mjs beside the bundles).
+      "pglite-worker": "src/db/pglite-worker.ts",
     },
     outdir,
     outExtension: { ".js": ".mjs" },

@@ -4,6 +4,7 @@ import { Kysely } from "kysely";
 import pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
 import { ConnectionTurns, PGliteDialect } from "./pglite-dialect.ts";
+import { PGliteThread } from "./pglite-thread.ts";
 import { preparedNameOf } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
@@ -90,12 +91,9 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     dataDir = path.join(options.dataDir, "pglite");
     fs.mkdirSync(dataDir, { recursive: true });
   }
-  // Loaded only when used: the embedded engine costs ~45 MB of memory a PostgreSQL deployment never needs.
-  const { PGlite } = await import("@electric-sql/pglite");
-  const pglite = new PGlite({
-    dataDir,
-    parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
-  });
+  // On a thread of its own (pglite-thread.ts): its queries never hold the API's event loop. The
+  // thread is started only when used, so a PostgreSQL deployment never loads the embedded engine.
+  const pglite = new PGliteThread({ dataDir });
   await pglite.waitReady;
   const turns = new ConnectionTurns();
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "foreground") });

@@ -1,4 +1,3 @@
-import type { PGlite } from "@electric-sql/pglite";
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -12,6 +11,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import { CurrentSchemaIntrospector } from "./introspector.ts";
+import type { PGliteThread } from "./pglite-thread.ts";
 
 /**
  * Kysely's own PGlite dialect needs Node 22, so this is ours. PGlite is one connection: a transaction
@@ -22,7 +22,7 @@ import { CurrentSchemaIntrospector } from "./introspector.ts";
  */
 export class PGliteDialect implements Dialect {
   constructor(
-    private readonly pglite: PGlite,
+    private readonly pglite: PGliteThread,
     private readonly turns: ConnectionTurns,
     private readonly lane: Lane,
   ) {}
@@ -132,7 +132,7 @@ class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
 
   constructor(
-    pglite: PGlite,
+    pglite: PGliteThread,
     private readonly turns: ConnectionTurns,
     private readonly lane: Lane,
   ) {
@@ -182,7 +182,7 @@ class PGliteDriver implements Driver {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly pglite: PGliteThread) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);

@@ -1,0 +1,120 @@
+import { Worker } from "node:worker_threads";
+
+/**
+ * The embedded database (PGlite) on a thread of its own (pglite-worker.ts). PGlite is PostgreSQL
+ * compiled to WebAssembly: a query runs synchronously on the thread that holds it, so on the API's
+ * thread every query of every store held the event loop, and one key reading 500-line orders made
+ * another store's `GET /whoami` wait hundreds of milliseconds (issue 18 item 2). Here the API's
+ * thread only sends the statement and receives the rows (a structured copy).
+ */
+
+export interface PGliteThreadOptions {
+  /** The data directory; undefined for an in-memory database. */
+  dataDir: string | undefined;
+}
+
+export type PGliteRequest =
+  | { id: number; sql: string; parameters: unknown[]; close?: undefined }
+  | { id: number; close: true; sql?: undefined; parameters?: undefined };
+
+export type PGliteResponse =
+  | { id: number; rows: unknown[]; affectedRows?: number }
+  | { id: number; error: { message: string; fields?: Record<string, string> } };
+
+type Message = PGliteResponse | { ready: true } | { failed: string };
+
+export interface QueryResultRows<R> {
+  rows: R[];
+  affectedRows?: number;
+}
+
+/** The worker's entry: the TypeScript file under tsx (tests), the bundle beside dist/server.mjs. */
+function startWorker(options: PGliteThreadOptions): Worker {
+  if (import.meta.url.endsWith(".ts")) {
+    // A worker does not inherit `--import tsx`; register tsx's loader in it, then load the entry.
+    const tsx = import.meta.resolve("tsx/esm/api");
+    const entry = new URL("./pglite-worker.ts", import.meta.url).href;
+    const code = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
+    return new Worker(code, { eval: true, workerData: options });
+  }
+  return new Worker(new URL("./pglite-worker.mjs", import.meta.url), { workerData: options });
+}
+
+/** An Error as PostgreSQL's driver would throw it: the message, with `code` (SQLSTATE) and friends. */
+function databaseError(error: { message: string; fields?: Record<string, string> }): Error {
+  return Object.assign(new Error(error.message), error.fields ?? {});
+}
+
+export class PGliteThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<
+    number,
+    { resolve(r: QueryResultRows<unknown>): void; reject(e: Error): void }
+  >();
+  private nextId = 1;
+  private dead: Error | null = null;
+  readonly waitReady: Promise<void>;
+
+  constructor(options: PGliteThreadOptions) {
+    this.worker = startWorker(options);
+    // The thread keeps the process alive only while a statement is on its way (see track()).
+    this.worker.unref();
+    this.waitReady = new Promise<void>((resolve, reject) => {
+      this.worker.on("message", (message: Message) => {
+        if ("ready" in message) return resolve();
+        if ("failed" in message)
+          return this.fail(new Error(`the embedded database did not start: ${message.failed}`), reject);
+        const waiter = this.pending.get(message.id);
+        if (!waiter) return;
+        this.pending.delete(message.id);
+        this.track();
+        if ("error" in message) waiter.reject(databaseError(message.error));
+        else waiter.resolve({ rows: message.rows, affectedRows: message.affectedRows });
+      });
+      this.worker.on("error", (error) => this.fail(error, reject));
+      this.worker.on("exit", (code) =>
+        this.fail(new Error(`the embedded database's thread exited (${code})`), reject),
+      );
+    });
+    this.worker.ref();
+    this.waitReady.then(
+      () => this.track(),
+      () => {},
+    );
+  }
+
+  query<R>(sql: string, parameters: unknown[] = []): Promise<QueryResultRows<R>> {
+    return this.send({ id: this.nextId++, sql, parameters }) as Promise<QueryResultRows<R>>;
+  }
+
+  /** Closes the database (its files are left consistent) and stops the thread. */
+  async close(): Promise<void> {
+    if (!this.dead) await this.send({ id: this.nextId++, close: true }).catch(() => {});
+    this.dead ??= new Error("the embedded database is closed");
+    this.worker.removeAllListeners("exit");
+    await this.worker.terminate();
+  }
+
+  private send(request: PGliteRequest): Promise<QueryResultRows<unknown>> {
+    if (this.dead) return Promise.reject(this.dead);
+    return new Promise((resolve, reject) => {
+      this.pending.set(request.id, { resolve, reject });
+      this.track();
+      this.worker.postMessage(request);
+    });
+  }
+
+  /** Referenced while statements are pending (an await on one must keep the process alive), else not. */
+  private track(): void {
+    if (this.pending.size > 0) this.worker.ref();
+    else this.worker.unref();
+  }
+
+  private fail(error: Error, reject: (e: Error) => void): void {
+    this.dead ??= error;
+    reject(error);
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+    this.track();
+  }
+}

@@ -1,0 +1,71 @@
+import { parentPort, workerData } from "node:worker_threads";
+import type { PGliteRequest, PGliteResponse, PGliteThreadOptions } from "./pglite-thread.ts";
+
+/**
+ * The embedded database's thread (pglite-thread.ts): PGlite runs here, so its queries (WebAssembly,
+ * synchronous while they run) never hold the API's event loop. One statement at a time, in arrival
+ * order; the API side hands out the one connection (pglite-dialect.ts). Built as its own bundle
+ * (scripts/build.mjs) beside dist/server.mjs.
+ */
+
+// As database.ts reads them from PostgreSQL: int8 as a number, dates as plain strings, numerics as
+// strings (money never passes through a float).
+const INT8 = 20;
+const DATE = 1082;
+const NUMERIC = 1700;
+
+/** The fields of a PostgreSQL error the service reads (its SQLSTATE above all), copied across. */
+const ERROR_FIELDS = [
+  "code",
+  "detail",
+  "hint",
+  "constraint",
+  "table",
+  "column",
+  "schema",
+  "severity",
+] as const;
+
+function errorOf(error: unknown): Extract<PGliteResponse, { error: unknown }>["error"] {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const fields: Record<string, string> = {};
+  for (const field of ERROR_FIELDS) {
+    const value = (error as unknown as Record<string, unknown>)[field];
+    if (typeof value === "string") fields[field] = value;
+  }
+  return { message: error.message, fields };
+}
+
+async function serve(options: PGliteThreadOptions): Promise<void> {
+  const port = parentPort!;
+  const { PGlite } = await import("@electric-sql/pglite");
+  const pglite = new PGlite({
+    dataDir: options.dataDir,
+    parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
+  });
+  await pglite.waitReady;
+  // Statements one after another: PGlite is one session, and the API side sends one at a time anyway.
+  let chain: Promise<void> = Promise.resolve();
+  port.on("message", (request: PGliteRequest) => {
+    chain = chain.then(async () => {
+      if (request.close) {
+        await pglite.close();
+        port.postMessage({ id: request.id, rows: [] } satisfies PGliteResponse);
+        return;
+      }
+      try {
+        const result = await pglite.query(request.sql, request.parameters);
+        port.postMessage({ id: request.id, rows: result.rows, affectedRows: result.affectedRows });
+      } catch (error) {
+        port.postMessage({ id: request.id, error: errorOf(error) } satisfies PGliteResponse);
+      }
+    });
+  });
+  port.postMessage({ ready: true });
+}
+
+if (parentPort && workerData) {
+  serve(workerData as PGliteThreadOptions).catch((error) => {
+    parentPort!.postMessage({ failed: error instanceof Error ? error.message : String(error) });
+  });
+}
