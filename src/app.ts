@@ -14,6 +14,7 @@ import { registerIdempotency } from "./http/plugins/idempotency.ts";
 import { registerJsonBody } from "./http/plugins/json-body.ts";
 import { registerRateLimits } from "./http/plugins/rate-limit.ts";
 import { registerRequestLog } from "./http/plugins/request-log.ts";
+import { registerStoreTurns } from "./http/plugins/store-turns.ts";
 import { validatorCompiler } from "./http/validation.ts";
 
 export interface BuildAppOptions {
@@ -67,6 +68,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       registerAuth(v2);
       registerRateLimits(v2);
       registerIdempotency(v2);
+      registerStoreTurns(v2);
       registerRequestLog(v2);
       v2.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
       for (const module of ctx.modules) if (module.routes) await v2.register(module.routes);

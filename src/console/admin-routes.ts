@@ -29,6 +29,9 @@ export async function consoleAdminRoutes(instance: FastifyInstance): Promise<voi
         response: {
           200: PdfResponse,
           ...errors,
+          // The render pool's bound (a few PDFs rendering per store at once): 429 `rate_limited`
+          // with Retry-After, as on the API's PDF route.
+          429: ErrorBody,
         },
       },
     },

@@ -48,6 +48,8 @@ declare module "fastify" {
      * may call it without the route's scope.
      */
     receiving?: true;
+    /** Line-heavy: a store's such requests run one at a time (plugins/store-turns.ts). */
+    storeTurn?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;

@@ -1,3 +1,4 @@
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
@@ -16,8 +17,23 @@ export type RenderResponse =
   | { readonly id: number; readonly pdf: Uint8Array }
   | { readonly id: number; readonly error: string };
 
+/**
+ * Niceness of a PDF thread: a render is seconds of CPU, and on a machine with few cores it would take
+ * them from the event loop that answers every store (issue 18 item 2). Linux keeps a niceness per
+ * thread (setpriority of pid 0 is the calling thread), so only this thread yields the CPU. Elsewhere
+ * pid 0 is the whole process, the API's loop included: left alone there.
+ */
+const RENDER_NICENESS = 10;
+
 const port = parentPort;
 if (port) {
+  if (process.platform === "linux") {
+    try {
+      setPriority(RENDER_NICENESS);
+    } catch {
+      // Not permitted (a sandbox): renders keep the process's priority.
+    }
+  }
   port.on("message", async (message: RenderRequest & { id: number }) => {
     try {
       const pdf = await renderPurchaseOrderPdf(message.document, { receivingCopy: message.receivingCopy });

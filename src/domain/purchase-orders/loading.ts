@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { notFound } from "../errors.ts";
+import { eachInSlices } from "../slices.ts";
 import { NEVER_MOVED, platformSyncOf, type SyncState } from "../stock/index.ts";
 import {
   type ChargeRow,
@@ -98,14 +99,23 @@ export async function presentSummaries(
     linesAndCharges(db, storeId, ids),
     platformSyncOf(db, storeId, "purchase_order", ids),
   ]);
-  return orders.map((o) =>
-    presentPurchaseOrderSummary(
-      o,
-      lines.get(o.id) ?? [],
-      charges.get(o.id) ?? [],
-      sync.get(o.id) ?? NEVER_MOVED,
-    ),
+  // A page holds up to LINES_PER_PAGE lines: presented an order or so at a time, the loop let in between.
+  const presented: PurchaseOrderSummary[] = [];
+  await eachInSlices(
+    orders,
+    (o) => {
+      presented.push(
+        presentPurchaseOrderSummary(
+          o,
+          lines.get(o.id) ?? [],
+          charges.get(o.id) ?? [],
+          sync.get(o.id) ?? NEVER_MOVED,
+        ),
+      );
+    },
+    (o) => 1 + (lines.get(o.id)?.length ?? 0),
   );
+  return presented;
 }
 
 /** A receipt row with its location's name, as the order's presentation reads it. */
@@ -204,14 +214,39 @@ export function assembleOrders(
   orders: readonly OrderRecord[],
   parts: OrderParts,
 ): Map<number, PurchaseOrder> {
+  const assembler = orderAssembler(parts);
   const result = new Map<number, PurchaseOrder>();
+  for (const order of orders) result.set(order.id, assembler.present(order));
+  return result;
+}
+
+/**
+ * `assembleOrders` an order or so at a time, letting the event loop in between: a few orders at the
+ * line cap are tens of milliseconds of presenting.
+ */
+async function assembleOrdersInSlices(
+  orders: readonly OrderRecord[],
+  parts: OrderParts,
+): Promise<Map<number, PurchaseOrder>> {
+  const assembler = orderAssembler(parts);
+  const result = new Map<number, PurchaseOrder>();
+  await eachInSlices(
+    orders,
+    (order) => result.set(order.id, assembler.present(order)),
+    (order) => 1 + assembler.lineCount(order.id),
+  );
+  return result;
+}
+
+/** Presents one order at a time from the parts of many (grouped once). */
+function orderAssembler(parts: OrderParts) {
   const sync = (type: string, id: number) => parts.sync.get(syncKey(type, id)) ?? NEVER_MOVED;
   const lines = groupBy(parts.lines, (l) => l.purchase_order_id);
   const charges = groupBy(parts.charges, (c) => c.purchase_order_id);
   const linesByReceipt = groupBy(parts.receiptLines, (l) => l.receipt_id);
   const receiptsByOrder = groupBy(parts.receipts, (r) => r.purchase_order_id);
   const paymentsByOrder = groupBy(parts.payments, (p) => p.purchase_order_id);
-  for (const order of orders) {
+  const present = (order: OrderRecord): PurchaseOrder => {
     const presentedReceipts: PresentedReceipt[] = (receiptsByOrder.get(order.id) ?? []).map((r) => {
       const { location_name, ...row } = r;
       return presentReceipt(row, linesByReceipt.get(r.id) ?? [], sync("receipt", r.id), {
@@ -220,19 +255,16 @@ export function assembleOrders(
         locationName: location_name,
       });
     });
-    result.set(
-      order.id,
-      presentPurchaseOrder({
-        order,
-        lines: lines.get(order.id) ?? [],
-        charges: charges.get(order.id) ?? [],
-        sync: sync("purchase_order", order.id),
-        receipts: presentedReceipts,
-        payments: paymentsByOrder.get(order.id) ?? [],
-      }),
-    );
-  }
-  return result;
+    return presentPurchaseOrder({
+      order,
+      lines: lines.get(order.id) ?? [],
+      charges: charges.get(order.id) ?? [],
+      sync: sync("purchase_order", order.id),
+      receipts: presentedReceipts,
+      payments: paymentsByOrder.get(order.id) ?? [],
+    });
+  };
+  return { present, lineCount: (orderId: number) => lines.get(orderId)?.length ?? 0 };
 }
 
 /**
@@ -255,7 +287,7 @@ export async function loadPurchaseOrders(
     storeId,
     orders.map((o) => o.id),
   );
-  return assembleOrders(orders, parts);
+  return assembleOrdersInSlices(orders, parts);
 }
 
 /** The order's row with its supplier name and location, locked (`FOR UPDATE` of the order row only). */

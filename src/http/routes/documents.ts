@@ -18,7 +18,7 @@ export async function documentRoutes(instance: FastifyInstance): Promise<void> {
   app.get(
     "/purchase_orders/:id/pdf",
     {
-      config: { scope: "read" },
+      config: { scope: "read", storeTurn: true },
       schema: {
         tags: ["purchase orders"],
         summary: "The order as a PDF; `received=true` renders the receiving copy (no prices)",

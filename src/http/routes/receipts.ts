@@ -25,6 +25,7 @@ import {
   PagingOnlyQuery,
   RecordSource,
 } from "../schemas/common.ts";
+import { sendPageInSlices } from "../sliced-page.ts";
 import { sendWrite } from "../write.ts";
 import {
   LocationRefSchema,
@@ -177,7 +178,7 @@ export async function receiptRoutes(instance: FastifyInstance): Promise<void> {
   app.get(
     "/purchase_orders/:id/receipts",
     {
-      config: { scope: "read" },
+      config: { scope: "read", storeTurn: true },
       schema: {
         tags,
         summary: "The order's receipts, oldest first",
@@ -186,9 +187,10 @@ export async function receiptRoutes(instance: FastifyInstance): Promise<void> {
         response: { 200: Page(ReceiptSchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { store } = principalOf(request);
-      return listReceipts(ctx.db, ctx.cursorSecret, store.id, request.params.id, request.query);
+      const page = await listReceipts(ctx.db, ctx.cursorSecret, store.id, request.params.id, request.query);
+      return sendPageInSlices(reply, page, ReceiptSchema);
     },
   );
 

@@ -26,6 +26,7 @@ import {
   RecordSource,
   Timestamp,
 } from "../schemas/common.ts";
+import { sendPageInSlices } from "../sliced-page.ts";
 import { sendWrite } from "../write.ts";
 
 /** Platform ids (products, variants, items, locations) can exceed 32 bits (Shopify's do). */
@@ -182,7 +183,7 @@ export async function stockAdjustmentRoutes(instance: FastifyInstance): Promise<
   app.get(
     "/stock_adjustments",
     {
-      config: { scope: "read" },
+      config: { scope: "read", storeTurn: true },
       schema: {
         tags,
         summary: "List stock adjustments, oldest update first",
@@ -190,10 +191,14 @@ export async function stockAdjustmentRoutes(instance: FastifyInstance): Promise<
         response: { 200: Page(StockAdjustmentSchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { store } = principalOf(request);
       const { ctx } = request.server;
-      return listAdjustments(ctx, ctx.db, store.id, request.query);
+      return sendPageInSlices(
+        reply,
+        await listAdjustments(ctx, ctx.db, store.id, request.query),
+        StockAdjustmentSchema,
+      );
     },
   );
 

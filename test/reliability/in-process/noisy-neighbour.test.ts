@@ -1,12 +1,16 @@
 /**
  * One key cannot slow everyone down (issue 18 item 2): store B's read-write key spends its whole
  * rate limit (the contract's 120 requests a minute, 60 writes a store) on the heaviest things it may
- * ask for (PDFs and receiving copies of orders at the 500-line cap, made new by a PATCH between
- * them, full pages of orders) while store A's `GET /whoami` is timed; its median must stay under 3×
- * the median measured idle in the same run. Before the PDFs left the event loop, three loops of a
- * 5,000-line order's PDF took A's median from 3 ms to 667 ms. The p99 is printed, not held to 3×:
- * reading and serializing a 500-line order still runs on the event loop (on PGlite the query too), and
- * those stalls of 10 to 190 ms show in it (docs/reliability.md, "Limits and known behaviour").
+ * ask for (PDFs and receiving copies of orders at the 500-line cap, each made new by a PATCH before
+ * it, full pages of such orders, one such order) while store A's `GET /whoami` is timed; A's p99 must
+ * stay under 3× its p99 measured idle in the same run (6× on the embedded database: see RATIO).
+ *
+ * B's clients run on a thread of their own over real HTTP (helpers/heavy-client.ts), so reading
+ * B's answers costs the service's event loop nothing; A is timed through inject on the service's own
+ * loop, which is what a stall holds up. The bound is calibrated in the same run: a stand-in for the
+ * stalls this test exists to catch (the event loop held 2 × RATIO × the idle p99 half the time, as B's
+ * 500-line orders held it before their reading and presenting were sliced) must show as more than
+ * the bound, so this run's sampling could see a regression: a test that cannot fail proves nothing.
  */
 import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
@@ -14,11 +18,21 @@ import { after, before, describe, test } from "node:test";
 import { MAX_LINES_PER_ORDER } from "../../../src/domain/purchase-orders/line-cap.ts";
 import { startTestApp, type TestApp, type TestStore } from "../../helpers/app.ts";
 import { createDraftOrder, createSupplier } from "../../helpers/factories.ts";
+import { type HeavyCounts, startHeavyClient } from "../helpers/heavy-client.ts";
 
 const ORDERS = 3;
 const CLIENTS = 4;
-const SAMPLE_MS = 15_000;
+const SAMPLE_MS = 12_000;
 const SAMPLE_EVERY_MS = 10;
+/**
+ * The bound on A's loaded p99, as a multiple of its idle p99. PostgreSQL: issue 18's 3×. The embedded
+ * database (PGlite) is one connection, so A's queries wait for the statement or transaction of B's
+ * that holds it (a PATCH of a 500-line order: tens of milliseconds), and the bound is 6×: it was 37×
+ * to 63× while PGlite ran on the event loop (docs/reliability.md, section 5b).
+ */
+const RATIO = process.env.TEST_DATABASE_URL ? 3 : 6;
+/** The calibration's stall: twice the bound (at least 40 ms), the loop held half the time. */
+const STALL_TIMES_IDLE = 2 * RATIO;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,16 +41,20 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** Times store A's GET /whoami every SAMPLE_EVERY_MS for SAMPLE_MS; every answer must be 200. */
-async function sampleWhoami(store: TestStore): Promise<number[]> {
+/**
+ * Times store A's GET /whoami every SAMPLE_EVERY_MS for `ms`; every answer must be 200. A request is
+ * timed from when it was due, not from when a late timer sent it: a client arriving while the loop is
+ * held waits for it too, and a stall between two requests would otherwise go unseen.
+ */
+async function sampleWhoami(store: TestStore, ms = SAMPLE_MS): Promise<number[]> {
   const times: number[] = [];
-  const end = performance.now() + SAMPLE_MS;
+  const end = performance.now() + ms;
   while (performance.now() < end) {
-    const start = performance.now();
-    const res = await store.api.get("/v2/whoami");
-    times.push(performance.now() - start);
-    assert.equal(res.status, 200);
+    const due = performance.now() + SAMPLE_EVERY_MS;
     await sleep(SAMPLE_EVERY_MS);
+    const res = await store.api.get("/v2/whoami");
+    times.push(performance.now() - due);
+    assert.equal(res.status, 200);
   }
   return times;
 }
@@ -49,10 +67,25 @@ const figures = (times: number[]) => ({
   max: Number(Math.max(...times).toFixed(2)),
 });
 
+/** Holds the event loop `ms` every 2 × `ms` until stopped: a stall the test must see. */
+function stallLoop(ms: number): () => void {
+  const timer = setInterval(() => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  }, 2 * ms);
+  return () => clearInterval(timer);
+}
+
+const answered = (counts: HeavyCounts, status: number) =>
+  Object.entries(counts)
+    .filter(([label]) => label.endsWith(` ${status}`))
+    .reduce((sum, [, n]) => sum + n, 0);
+
 describe("a key at its full rate limit on the heaviest reads and writes", () => {
   let t: TestApp;
   let a: TestStore;
   let b: TestStore;
+  let origin: string;
   const orderIds: number[] = [];
   before(async () => {
     t = await startTestApp();
@@ -72,46 +105,43 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
       rate_limits: { per_key_per_minute: 120, per_store_per_minute: 300, writes_per_store_per_minute: 60 },
     });
     assert.equal(limits.status, 200, JSON.stringify(limits.body));
+    origin = await t.runtime.app.listen({ port: 0, host: "127.0.0.1" });
   });
   after(() => t.close());
 
-  test("store A's GET /whoami median stays under 3× its idle median", async () => {
-    await sampleWhoami(a); // warm-up
-    const idle = await sampleWhoami(a);
+  test(`store A's GET /whoami p99 stays under ${RATIO}× its idle p99`, async () => {
+    await sampleWhoami(a, 3_000); // warm-up
+    const idle = figures(await sampleWhoami(a));
 
-    let running = true;
-    const counts: Record<string, number> = {};
-    const count = (what: string) => {
-      counts[what] = (counts[what] ?? 0) + 1;
-    };
-    const client = async (n: number) => {
-      for (let step = n; running; step++) {
-        const id = orderIds[step % ORDERS];
-        const requests = [
-          () => b.api.get(`/v2/purchase_orders/${id}/pdf`),
-          () => b.api.get(`/v2/purchase_orders/${id}/pdf?received=true`),
-          () => b.api.get("/v2/purchase_orders?limit=250"),
-          () => b.api.patch(`/v2/purchase_orders/${id}`, { notes: `step ${step}` }),
-          () => b.api.get(`/v2/purchase_orders/${id}`),
-        ];
-        const res = await requests[step % requests.length]();
-        count(String(res.status));
-        if (res.status === 429) await sleep(Number(res.headers["retry-after"]) * 1000);
-        else assert.ok(res.status === 200, `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-      }
-    };
-    const clients = Array.from({ length: CLIENTS }, (_, n) => client(n));
+    const stallMs = Math.round(Math.max(40, STALL_TIMES_IDLE * idle.p99));
+    const stop = stallLoop(stallMs);
+    const stalled = figures(await sampleWhoami(a));
+    stop();
+
+    const heavy = startHeavyClient({ origin, key: b.key, orderIds, clients: CLIENTS });
     await sleep(2_000); // B at its limit before A is timed
-    const loaded = await sampleWhoami(a);
-    running = false;
-    await Promise.all(clients);
+    const before = await heavy.counts();
+    const loaded = figures(await sampleWhoami(a));
+    const during = await heavy.counts();
+    const total = await heavy.stop();
 
-    const result = { idle: figures(idle), loaded: figures(loaded), b: counts };
-    console.log(JSON.stringify(result));
-    assert.ok((counts["200"] ?? 0) > 0);
+    const servedDuring = answered(during, 200) - answered(before, 200);
+    console.log(JSON.stringify({ idle, stalled, loaded, b: total, b_served_while_timed: servedDuring }));
+    // The calibration: this run's sampling sees a stall of the size the fixes removed.
     assert.ok(
-      result.loaded.p50 < 3 * result.idle.p50,
-      `loaded median ${result.loaded.p50} ms vs idle ${result.idle.p50} ms`,
+      stalled.p99 > RATIO * idle.p99,
+      `a ${stallMs} ms stall every ${2 * stallMs} ms gave p99 ${stalled.p99} ms vs idle ${idle.p99} ms: this run cannot tell`,
+    );
+    // B really was at work while A was timed, and only its own limits refused it.
+    assert.ok(servedDuring >= 8, `B was served ${servedDuring} times while A was timed`);
+    assert.deepEqual(
+      Object.keys(total).filter((label) => !/ (200|429)$/.test(label)),
+      [],
+      JSON.stringify(total),
+    );
+    assert.ok(
+      loaded.p99 < RATIO * idle.p99,
+      `loaded p99 ${loaded.p99} ms vs idle p99 ${idle.p99} ms (loaded ${JSON.stringify(loaded)})`,
     );
   });
 });

@@ -32,6 +32,7 @@ import {
   PagingQuery,
   Timestamp,
 } from "../../schemas/common.ts";
+import { sendPageInSlices } from "../../sliced-page.ts";
 import { sendWrite } from "../../write.ts";
 import {
   AddLinesSchema,
@@ -44,7 +45,9 @@ import {
 
 const tags = ["purchase orders"];
 const one = DataOf(PurchaseOrderSchema);
-const write = { scope: "write:purchase_orders" as const };
+// An order's writes and reads present all its lines (up to 500): a store's run one at a time.
+const write = { scope: "write:purchase_orders" as const, storeTurn: true };
+const heavyRead = { scope: "read" as const, storeTurn: true };
 
 export const PurchaseOrderListQuery = Type.Object(
   {
@@ -81,7 +84,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
   app.get(
     "/purchase_orders",
     {
-      config: { scope: "read" },
+      config: heavyRead,
       schema: {
         tags,
         summary: "List purchase orders, oldest update first",
@@ -89,10 +92,11 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
         response: { 200: Page(PurchaseOrderSummarySchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { store } = principalOf(request);
       const statuses = parseStatusFilter(request.query.status);
-      return listPurchaseOrders(ctx, ctx.db, store.id, { ...request.query, statuses });
+      const page = await listPurchaseOrders(ctx, ctx.db, store.id, { ...request.query, statuses });
+      return sendPageInSlices(reply, page, PurchaseOrderSummarySchema);
     },
   );
 
@@ -119,7 +123,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
   app.get(
     "/purchase_orders/:id",
     {
-      config: { scope: "read" },
+      config: heavyRead,
       schema: {
         tags,
         summary: "One purchase order with lines, charges, receipts and payments",

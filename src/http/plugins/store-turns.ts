@@ -1,0 +1,93 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+/**
+ * Line-heavy requests (routes with `config.storeTurn`: pages of orders, receipts or adjustments, one
+ * order, its writes and its PDF) take turns within their store: one runs at a time, the others of that
+ * store wait in arrival order. Each is tens of milliseconds of work on the event loop (reading,
+ * presenting, serializing up to 5,000 lines), a PDF seconds of a core besides; four at once from one
+ * key kept the machine that busy that another store's `GET /whoami` p99 rose to 4 to 8 times its idle
+ * value (issue 18 item 2). In turns, one store holds at most one such request at a time, in slices,
+ * and every other store's requests go in between.
+ *
+ * The turn is taken after authentication, the rate limits and the Idempotency-Key claim (a request
+ * refused by them never waits, and a concurrent retry of a write still answers 409 at once), and given
+ * back when the response has been sent, or the connection closed. Per process, in memory: the rate
+ * limits already bound how many may wait.
+ */
+export const TURNS_PER_STORE = 1;
+
+interface StoreQueue {
+  running: number;
+  waiting: Array<() => void>;
+}
+
+export class StoreTurns {
+  private readonly stores = new Map<number, StoreQueue>();
+
+  constructor(private readonly perStore = TURNS_PER_STORE) {}
+
+  /** Waits for the store's turn; call the function it resolves with exactly once to give it back. */
+  async take(storeId: number): Promise<() => void> {
+    let queue = this.stores.get(storeId);
+    if (!queue) {
+      queue = { running: 0, waiting: [] };
+      this.stores.set(storeId, queue);
+    }
+    if (queue.running >= this.perStore) await new Promise<void>((resolve) => queue.waiting.push(resolve));
+    else queue.running++;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.giveBack(storeId, queue);
+    };
+  }
+
+  /** Requests of the store running or waiting (tests and figures). */
+  heldBy(storeId: number): number {
+    const queue = this.stores.get(storeId);
+    return queue ? queue.running + queue.waiting.length : 0;
+  }
+
+  private giveBack(storeId: number, queue: StoreQueue): void {
+    const next = queue.waiting.shift();
+    // The turn passes straight to the next in line (running stays the same).
+    if (next) {
+      next();
+      return;
+    }
+    queue.running--;
+    if (queue.running === 0) this.stores.delete(storeId);
+  }
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    giveBackStoreTurn?: () => void;
+  }
+}
+
+export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns()): void {
+  const takeTurn = async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = request.principal;
+    if (!principal) return;
+    const giveBack = await turns.take(principal.store.id);
+    request.giveBackStoreTurn = giveBack;
+    // A streamed answer is still being produced after the handler returns: the turn ends with it.
+    reply.raw.once("close", giveBack);
+  };
+
+  app.addHook("onRoute", (route) => {
+    if (!route.config?.storeTurn) return;
+    route.preHandler = [...hookList(route.preHandler), takeTurn];
+  });
+  app.addHook("onResponse", (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    request.giveBackStoreTurn?.();
+    done();
+  });
+}
+
+function hookList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
