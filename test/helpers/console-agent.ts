@@ -73,6 +73,11 @@ export class ConsoleAgent {
     return this.post("/console/login", { _csrf: hiddenValue(form.body, "_csrf"), email, password, next });
   }
 
+  /** The CSRF token the forms of a signed-in operator's pages carry. */
+  async csrf(): Promise<string> {
+    return hiddenValue((await this.get("/console/stores")).body, "_csrf");
+  }
+
   /** Opens a page and posts its form (the one whose action is `action`) with the page's own CSRF token. */
   async submit(
     pageUrl: string,
