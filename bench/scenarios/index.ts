@@ -3,7 +3,7 @@ import { catalogImport, variantsBySku, variantsPage } from "./catalog.ts";
 import { orderCreate, orderGet, orderList, orderPdf } from "./orders.ts";
 import { receipt } from "./receipts.ts";
 import type { Scenario } from "./scenario.ts";
-import { shopifyImport } from "./shopify.ts";
+import { shopifyImport, shopifyPushes } from "./shopify.ts";
 import { supplierGet, supplierList } from "./suppliers.ts";
 import { webhooks } from "./webhooks.ts";
 import { whoami } from "./whoami.ts";
@@ -23,5 +23,6 @@ export const scenarios: readonly Scenario[] = [
   orderList,
   receipt,
   adjustmentApply,
+  shopifyPushes,
   webhooks,
 ];

@@ -91,6 +91,10 @@ export interface ThrottleStatus {
 export class CostBucket {
   private level: number;
   private at: number;
+  /** Points the bucket gave (taken less refunds): what the app's calls actually cost. */
+  spent = 0;
+  /** Requests refused THROTTLED. */
+  throttled = 0;
 
   constructor(
     readonly maximumAvailable: number,
@@ -109,13 +113,18 @@ export class CostBucket {
 
   take(points: number): boolean {
     this.refill();
-    if (this.level < points) return false;
+    if (this.level < points) {
+      this.throttled++;
+      return false;
+    }
     this.level -= points;
+    this.spent += points;
     return true;
   }
 
   refund(points: number): void {
     this.refill();
+    this.spent -= points;
     this.level = Math.min(this.maximumAvailable, this.level + points);
   }
 

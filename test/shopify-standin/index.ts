@@ -116,6 +116,12 @@ export class ShopifyStandin implements MutationHost {
       .map((r) => ({ key: r.variables.key, input: r.variables.input }));
   }
 
+  /** A shop's cost bucket (null before its first GraphQL request): points spent, THROTTLED answers. */
+  bucketOf(domain: string): CostBucket | null {
+    const shop = this.shops.get(domain);
+    return (shop && this.buckets.get(shop)) ?? null;
+  }
+
   // Fault switches ---------------------------------------------------------------------------------------
 
   /** The next inventoryAdjustQuantities answers this userError (IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED burns the key). */
