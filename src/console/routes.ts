@@ -19,6 +19,7 @@ import {
 import { errorSummary, notAvailable, page } from "./layout.ts";
 import { alertRulesPage, saveAlertRulesAction } from "./pages/alert-rules.ts";
 import { createKeyAction, keysPage, requestLogPage, revokeKeyAction } from "./pages/keys.ts";
+import { purchaseOrderActionRoutes } from "./pages/purchase-order-actions.ts";
 import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
 import { inviteStaffAction, resendInvitationAction, staffPage, updateStaffAction } from "./pages/staff.ts";
 import { apiAccessAction, createStoreAction, storePage, storesPage } from "./pages/stores.ts";
@@ -441,6 +442,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
     "settings",
   );
   supplierRoutes(get, post);
+  purchaseOrderActionRoutes(get, post);
 }
 
 /** The Module's `publicRoutes`: everything under /console. */

@@ -4,6 +4,7 @@ import { AdminError } from "../admin.ts";
 import { idOf, loadStore, type PageContext, PageNotFound, queryOf, sendPage, takeFlash } from "../context.ts";
 import { dl, errorSummary, notAvailable, page, storePath, table } from "../layout.ts";
 import { queryString } from "../query-string.ts";
+import { orderActionsSection } from "./purchase-order-actions.ts";
 
 interface Line {
   id: number;
@@ -190,7 +191,9 @@ export async function purchaseOrderPage(ctx: PageContext, rawId: unknown, rawOrd
     ? html`<p class="pager"><a href="${pdfHref}" type="application/pdf">PDF of ${order.number}</a>
 <a href="${pdfHref}?received=true" type="application/pdf">Receiving copy (no prices)</a></p>`
     : html`<p class="muted">The PDF of this order is not available in the console yet.</p>`;
+  const actions = await orderActionsSection(ctx, store.id, order);
   const body = html`${pdf}
+${actions}
 ${dl([
   ["Status", order.status.replace("_", " ")],
   ["Type", order.type],

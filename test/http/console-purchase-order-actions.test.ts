@@ -1,0 +1,114 @@
+/**
+ * A purchase order's page in the console (issue 20 item 3, part): mark ordered, send by email after a
+ * preview (the recipients refused on their field, nothing sent; then the mail with the PDF arrives),
+ * the history saying who did it from the console; a viewer gets no control and a forged POST is 403.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { ConsoleAgent, hiddenValue, pageText as text } from "../helpers/console-agent.ts";
+import { createDraftOrder, createSupplier, customLine, getOrder } from "../helpers/factories.ts";
+import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
+import { joinStaff, mailsTo } from "../helpers/staff.ts";
+
+describe("console purchase order actions", () => {
+  let t: TestApp;
+  let smtp: TestSmtp;
+  let store: TestStore;
+  let agent: ConsoleAgent;
+  const orderPath = (id: number) => `/console/stores/${store.id}/purchase_orders/${id}`;
+
+  before(async () => {
+    smtp = await startSmtp();
+    t = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    store = await t.createStore({ seed: "demo" });
+    await t.drain();
+    agent = new ConsoleAgent(t);
+    assert.equal((await agent.login()).status, 303);
+  });
+  after(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  async function draft() {
+    const supplier = await createSupplier(store.api, { email: "orders@acme.test", contact_name: "Jo" });
+    return createDraftOrder(store.api, { supplier_id: supplier.id, lines: [customLine(3, "12.50")] });
+  }
+
+  test("a draft is marked ordered from its page; the history says the operator did it in the console", async () => {
+    const order = await draft();
+    const shown = await agent.get(orderPath(order.id));
+    assert.match(shown.body, /Mark ordered/);
+    const res = await agent.post(`${orderPath(order.id)}/mark_ordered`, {
+      _csrf: hiddenValue(shown.body, "_csrf"),
+    });
+    assert.equal(res.status, 303);
+    assert.equal((await getOrder(store.api, order.id)).status, "ordered");
+    const page = text((await agent.get(orderPath(order.id))).body);
+    assert.match(page, new RegExp(`${order.number} is marked ordered\\.`));
+    assert.match(page, /Ordered operator \(console\)/);
+    const history = (await store.api.get(`/v2/purchase_orders/${order.id}/history`)).body.data;
+    assert.deepEqual(
+      history.filter((h: any) => h.type === "ordered").map((h: any) => [h.by, h.via]),
+      [["operator", "console"]],
+    );
+  });
+
+  test("send shows the mail first; no recipient is refused on its field and sends nothing; then it goes", async () => {
+    const order = await draft();
+    const preview = await agent.get(`${orderPath(order.id)}/send`);
+    assert.equal(preview.status, 200);
+    const shown = text(preview.body);
+    assert.match(shown, new RegExp(`Subject: Purchase order ${order.number} from`));
+    assert.match(shown, /Hello Jo, Please find attached purchase order/);
+    assert.match(shown, /Total: USD 37\.50/);
+    assert.match(preview.body, new RegExp(`href="${orderPath(order.id)}/pdf"`));
+    assert.match(preview.body, /id="send-to" name="to" value="orders@acme\.test"/);
+
+    const csrf = hiddenValue(preview.body, "_csrf");
+    smtp.received.length = 0;
+    const refused = await agent.post(`${orderPath(order.id)}/send`, { _csrf: csrf, to: "", cc: "" });
+    assert.equal(refused.status, 422);
+    assert.match(text(refused.body), /Nothing was sent\./);
+    assert.match(refused.body, /id="send-to" name="to" value=""[^>]* aria-invalid="true"/);
+    assert.equal((await getOrder(store.api, order.id)).status, "draft");
+
+    const sent = await agent.post(`${orderPath(order.id)}/send`, {
+      _csrf: csrf,
+      _key: hiddenValue(preview.body, "_key"),
+      to: "orders@acme.test",
+      cc: "",
+      message: "Before Friday, please.",
+    });
+    assert.equal(sent.status, 303);
+    await t.drain();
+    const mails = mailsTo(smtp.received, "orders@acme.test");
+    assert.equal(mails.length, 1);
+    assert.match(mails[0].raw, /Before Friday, please\./);
+    assert.match(mails[0].raw, /Total: USD 37\.50/, "the preview's total line is the mail's");
+    assert.match(mails[0].raw, /Content-Type: application\/pdf/i);
+    assert.equal((await getOrder(store.api, order.id)).status, "ordered");
+    assert.match(
+      text((await agent.get(orderPath(order.id))).body),
+      /Sent to the supplier operator \(console\)/,
+    );
+  });
+
+  test("a viewer sees the order and its history with no control; forged POSTs are refused", async () => {
+    const order = await draft();
+    const viewer = await joinStaff(t, smtp, store.id, "val@example.com", "viewer");
+    const page = await viewer.get(orderPath(order.id));
+    assert.equal(page.status, 200, page.body.slice(0, 300));
+    assert.match(text(page.body), /History/);
+    assert.doesNotMatch(page.body, /Mark ordered|Send by email/);
+    const csrf = hiddenValue(page.body, "_csrf");
+    assert.equal((await viewer.post(`${orderPath(order.id)}/mark_ordered`, { _csrf: csrf })).status, 403);
+    assert.equal(
+      (await viewer.post(`${orderPath(order.id)}/send`, { _csrf: csrf, to: "x@y.test" })).status,
+      403,
+    );
+    assert.equal((await viewer.get(`${orderPath(order.id)}/send`)).status, 403);
+    assert.equal((await getOrder(store.api, order.id)).status, "draft");
+  });
+});
