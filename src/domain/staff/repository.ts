@@ -119,3 +119,28 @@ export async function useLink(db: Db, id: number, now: Date): Promise<boolean> {
 export async function dropOpenLinks(db: Db, staffId: number): Promise<void> {
   await db.deleteFrom("staff_links").where("staff_id", "=", staffId).where("used_at", "is", null).execute();
 }
+
+/**
+ * One more failed sign-in, counted in the database so parallel attempts cannot undercount: the
+ * `allowed`-th in a row locks the account until `lockUntil` and starts the count again. The lock's end,
+ * or null while still unlocked.
+ */
+export async function recordFailedSignIn(
+  db: Db,
+  id: number,
+  allowed: number,
+  now: Date,
+  lockUntil: Date,
+): Promise<Date | null> {
+  const row = await db
+    .updateTable("staff")
+    .set({
+      failed_sign_ins: sql`case when failed_sign_ins + 1 >= ${allowed} then 0 else failed_sign_ins + 1 end`,
+      locked_until: sql`case when failed_sign_ins + 1 >= ${allowed} then ${lockUntil}::timestamptz else locked_until end`,
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .returning("locked_until")
+    .executeTakeFirst();
+  return row?.locked_until ?? null;
+}

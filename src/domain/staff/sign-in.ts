@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import { queueLinkMail } from "./link-mail.ts";
 import { verifyPassword } from "./passwords.ts";
 import type { StaffRow } from "./presenter.ts";
-import { findStaffById, staffByEmail, updateStaffRow } from "./repository.ts";
+import { findStaffById, recordFailedSignIn, staffByEmail, updateStaffRow } from "./repository.ts";
 
 /**
  * Staff sign-in by email and password. Ten failed sign-ins in a row lock the account for 15 minutes
@@ -45,14 +45,14 @@ export async function signIn(ctx: AppContext, email: string, password: string): 
         }),
       );
     } else {
-      const failures = account.failed_sign_ins + 1;
-      const locks = failures >= FAILED_SIGN_INS_ALLOWED;
-      await updateStaffRow(ctx.db, account.id, {
-        failed_sign_ins: locks ? 0 : failures,
-        locked_until: locks ? new Date(now.getTime() + LOCK_MS) : null,
-        updated_at: now,
-      });
-      if (locks) lockedUntil = new Date(now.getTime() + LOCK_MS);
+      const until = await recordFailedSignIn(
+        ctx.db,
+        account.id,
+        FAILED_SIGN_INS_ALLOWED,
+        now,
+        new Date(now.getTime() + LOCK_MS),
+      );
+      if (until) lockedUntil = until;
     }
   }
   if (matched.length > 0) return { kind: "ok", accounts: matched };
