@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
-import { listVariants } from "../helpers/factories.ts";
+import { createDraftOrder, createSupplier, customLine, listVariants } from "../helpers/factories.ts";
 
 describe("supplier pages in a browser", { skip: browserSkip }, () => {
   let t: TestApp;
@@ -98,6 +98,25 @@ describe("supplier pages in a browser", { skip: browserSkip }, () => {
     await page.getByRole("button", { name: "Archive" }).click();
     await page.getByText("“Rose City Ceramics” archived.").waitFor();
     await checkPage(page, "supplier-archived");
+    assert.deepEqual(foreign, []);
+  });
+
+  test("a draft order's page, the send preview and the sent order", async () => {
+    const supplier = await createSupplier(store.api, { name: "Acme Parts", email: "orders@acme.test" });
+    const order = await createDraftOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: [customLine(3, "12.50")],
+    });
+    await page.goto(`${base}/console/stores/${store.id}/purchase_orders/${order.id}`);
+    await checkPage(page, "order-draft");
+    await page.getByRole("link", { name: "Send by email…" }).click();
+    await page.getByLabel("Message").fill("Before Friday, please.");
+    assert.match(await page.getByRole("region", { name: "The mail" }).innerText(), /Total: USD 37\.50/);
+    await checkPage(page, "order-send-preview");
+    await page.getByRole("button", { name: `Send ${order.number} and mark it ordered` }).click();
+    await page.getByText(`${order.number} is on its way to the supplier.`).waitFor();
+    await checkPage(page, "order-sent");
+    assert.equal((await store.api.get(`/v2/purchase_orders/${order.id}`)).body.data.status, "ordered");
     assert.deepEqual(foreign, []);
   });
 });
