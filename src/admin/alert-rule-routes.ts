@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { getAlertRules, putAlertRules } from "../domain/stock/index.ts";
 import { getStore } from "../domain/stores/index.ts";
-import { DataOf, ErrorBody, Id, Nullable } from "../http/schemas/common.ts";
+import { DataOf, ErrorBody, Id, Nullable, PlatformId } from "../http/schemas/common.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const adminTag = { tags: ["admin"] };
@@ -27,8 +27,8 @@ const AlertRulesInput = Type.Object(
     items: Type.Array(
       Type.Object(
         {
-          inventory_item_id: Id,
-          location_id: Type.Optional(Nullable(Id)),
+          inventory_item_id: PlatformId,
+          location_id: Type.Optional(Nullable(PlatformId)),
           reorder_point: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }))),
           max_stock: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }))),
         },

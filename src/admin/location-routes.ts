@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { allLocations, presentLocation, setLocationHidden } from "../domain/catalog/index.ts";
 import { getStore } from "../domain/stores/index.ts";
 import { LocationSchema } from "../http/routes/catalog.ts";
-import { DataOf, ErrorBody, Id } from "../http/schemas/common.ts";
+import { DataOf, ErrorBody, Id, PlatformId } from "../http/schemas/common.ts";
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const adminTag = { tags: ["admin"] };
@@ -38,7 +38,7 @@ export async function locationAdminRoutes(instance: FastifyInstance): Promise<vo
     {
       schema: {
         ...adminTag,
-        params: Type.Object({ id: Id, location_id: Id }),
+        params: Type.Object({ id: Id, location_id: PlatformId }),
         body: Type.Object({ hidden: Type.Boolean() }, { additionalProperties: false }),
         response: { 200: DataOf(AdminLocationSchema), ...errors },
       },

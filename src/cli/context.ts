@@ -58,6 +58,13 @@ export function parseId(raw: string, what = "id"): number {
   return Number(raw);
 }
 
+/** A platform id (product, variant, inventory item, location): up to 2^53-1 (decisions §12). */
+export function parsePlatformId(raw: string, what = "id"): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw)))
+    throw new InvalidArgumentError(`${what} must be a positive whole number up to 2^53-1, got "${raw}".`);
+  return Number(raw);
+}
+
 export function parseInteger(raw: string, what = "value"): number {
   if (!/^-?\d+$/.test(raw)) throw new InvalidArgumentError(`${what} must be a whole number, got "${raw}".`);
   return Number(raw);
@@ -65,6 +72,7 @@ export function parseInteger(raw: string, what = "value"): number {
 
 /** Commander argument parsers (they receive the raw string first). */
 export const idArg = (raw: string) => parseId(raw);
+export const platformIdArg = (raw: string) => parsePlatformId(raw);
 export const intArg = (raw: string) => parseInteger(raw);
 export const positiveIntArg = (raw: string) => {
   const n = parseInteger(raw);

@@ -59,6 +59,14 @@ export function idOf(raw: unknown): number {
   return Number(text);
 }
 
+/** A platform id (variant, inventory item) from the path or a form: up to 2^53-1 (decisions §12). */
+export function platformIdOf(raw: unknown): number {
+  const text = String(raw ?? "");
+  if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1)
+    throw new PageNotFound();
+  return Number(text);
+}
+
 /** Takes the one-shot messages of the session. */
 export function takeFlash(session: Session): Flash[] {
   const flash = session.flash;

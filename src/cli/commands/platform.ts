@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { Argument, type Command, Option } from "commander";
 import { CliError } from "../client.ts";
-import { contextOf, idArg, intArg, positiveIntArg, readJsonFile, storeOf, withStore } from "../context.ts";
+import {
+  contextOf,
+  intArg,
+  platformIdArg,
+  positiveIntArg,
+  readJsonFile,
+  storeOf,
+  withStore,
+} from "../context.ts";
 import { renderAnyTable, renderTable } from "../output.ts";
 import { ProgressBar } from "../progress.ts";
 
@@ -134,8 +142,8 @@ export function registerPlatformCommands(program: Command): void {
     inventory
       .command("get")
       .description("levels and item unit costs on the platform")
-      .option("--item <inventory_item_id>", "only this item", idArg)
-      .option("--location <location_id>", "only this location", idArg),
+      .option("--item <inventory_item_id>", "only this item", platformIdArg)
+      .option("--location <location_id>", "only this location", platformIdArg),
   ).action(async (opts, command: Command) => {
     const { client, out } = contextOf(command);
     const res = await client.get<{ data: Level[] }>(`/admin/stores/${storeOf(command)}/platform/inventory`, {
@@ -155,8 +163,8 @@ export function registerPlatformCommands(program: Command): void {
             : "move a platform-side level by a delta (a sale is a negative delta on available)",
         )
         .argument(mode === "set" ? "<quantity>" : "<delta>", "whole number", intArg)
-        .requiredOption("--item <inventory_item_id>", "inventory item", idArg)
-        .requiredOption("--location <location_id>", "location", idArg)
+        .requiredOption("--item <inventory_item_id>", "inventory item", platformIdArg)
+        .requiredOption("--location <location_id>", "location", platformIdArg)
         .addOption(
           new Option("--name <level>", "which quantity")
             .choices(["available", "on_hand", "incoming"])

@@ -13,8 +13,8 @@ import {
 import {
   field,
   formOf,
-  idOf,
   type PageContext,
+  platformIdOf,
   queryOf,
   redirectTo,
   sendPage,
@@ -281,7 +281,7 @@ export async function saveCatalogRow(ctx: PageContext, rawSupplierId: unknown) {
       message: 'must be "quantity:price" pairs, such as "1:4.50 10:4.00"',
     });
   const row: Record<string, unknown> = {
-    variant_id: idOf(field(form, "variant_id")),
+    variant_id: platformIdOf(field(form, "variant_id")),
     supplier_sku: field(form, "supplier_sku") || null,
     pack_size: number("pack_size"),
     min_order_qty: number("min_order_qty"),
@@ -313,7 +313,7 @@ export async function removeCatalogRow(ctx: PageContext, rawSupplierId: unknown,
   requirePermission(ctx.request, "suppliers");
   const store = await storeInfoOf(ctx.request);
   const supplier = await loadSupplier(ctx, rawSupplierId);
-  const itemId = idOf(rawItemId);
+  const itemId = platformIdOf(rawItemId);
   const form = formOf(ctx.request);
   const base = suppliersPath(store.id, `/${supplier.id}`);
   if (field(form, "confirm") !== "yes") {

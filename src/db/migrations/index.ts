@@ -12,6 +12,7 @@ import { pushGenerationsMigration } from "./010_push_generations.ts";
 import { shopifyMigration } from "./011_shopify.ts";
 import { staffMigration } from "./012_staff.ts";
 import { shopifyInboundMigration } from "./013_shopify_inbound.ts";
+import { platformIdSubjectsMigration } from "./015_platform_id_subjects.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "011_shopify": migrationOf(shopifyMigration),
   "012_staff": migrationOf(staffMigration),
   "013_shopify_inbound": migrationOf(shopifyInboundMigration),
+  "015_platform_id_subjects": migrationOf(platformIdSubjectsMigration),
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

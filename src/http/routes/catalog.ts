@@ -19,12 +19,12 @@ import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
   DataOf,
-  Id,
-  IdParam,
   Named,
   Nullable,
   Page,
   PagingQuery,
+  PlatformId,
+  PlatformIdParam,
   Timestamp,
 } from "../schemas/common.ts";
 
@@ -181,7 +181,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "One product, its variants embedded",
-        params: IdParam,
+        params: PlatformIdParam,
         response: { 200: DataOf(ProductSchema), ...commonErrorResponses },
       },
     },
@@ -208,7 +208,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
         querystring: Type.Object(
           {
             ...PagingQuery,
-            product_id: Type.Optional(Id),
+            product_id: Type.Optional(PlatformId),
             sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
             barcode: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
           },
@@ -232,7 +232,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "One variant",
-        params: IdParam,
+        params: PlatformIdParam,
         response: { 200: DataOf(VariantSchema), ...commonErrorResponses },
       },
     },
@@ -267,7 +267,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "One location",
-        params: IdParam,
+        params: PlatformIdParam,
         response: { 200: DataOf(LocationSchema), ...commonErrorResponses },
       },
     },
@@ -287,8 +287,8 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
         querystring: Type.Object(
           {
             ...PagingQuery,
-            inventory_item_id: Type.Optional(Id),
-            location_id: Type.Optional(Id),
+            inventory_item_id: Type.Optional(PlatformId),
+            location_id: Type.Optional(PlatformId),
           },
           { additionalProperties: false },
         ),

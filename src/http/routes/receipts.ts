@@ -23,6 +23,7 @@ import {
   OptionalBody,
   Page,
   PagingOnlyQuery,
+  PlatformId,
   RecordSource,
 } from "../schemas/common.ts";
 import { sendPageInSlices } from "../sliced-page.ts";
@@ -36,7 +37,6 @@ import {
 
 const tags = ["receipts"];
 const MAX_UNITS = 100_000_000;
-const PlatformId = Type.Integer({ minimum: 1 });
 const Text = (max = 1000) => Type.Optional(Nullable(Type.String({ maxLength: max })));
 
 const RejectedSchema = Type.Object(

@@ -23,14 +23,13 @@ import {
   Nullable,
   Page,
   PagingQuery,
+  PlatformId,
   RecordSource,
   Timestamp,
 } from "../schemas/common.ts";
 import { sendPageInSlices } from "../sliced-page.ts";
 import { sendWrite } from "../write.ts";
 
-/** Platform ids (products, variants, items, locations) can exceed 32 bits (Shopify's do). */
-const PlatformId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Quantity = Type.Integer({ minimum: -1_000_000_000, maximum: 1_000_000_000 });
 const Text = (maxLength: number) => Type.String({ maxLength });
 

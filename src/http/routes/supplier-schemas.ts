@@ -6,6 +6,7 @@ import {
   Money,
   Named,
   Nullable,
+  PlatformId,
   RecordSource,
   Timestamp,
 } from "../schemas/common.ts";
@@ -13,7 +14,6 @@ import {
 /** The supplier API's shapes (the contract's Supplier, SupplierInput and catalog rows), as TypeBox schemas. */
 
 /** Platform ids (items, variants) are 64-bit on the platform: any positive safe integer. */
-export const PlatformId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const NullableMoneyInput = Type.Unsafe<number | string | null>({
   type: ["number", "string"],
   nullable: true,

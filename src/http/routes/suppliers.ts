@@ -25,11 +25,11 @@ import {
   OptionalBody,
   Page,
   PagingQuery,
+  PlatformId,
 } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
 import {
   CatalogRowInput,
-  PlatformId,
   SupplierCatalogRowSchema,
   SupplierCreateInput,
   SupplierPatchInput,

@@ -37,8 +37,20 @@ export function OptionalBody<T extends TProperties>(properties: T) {
   return Type.Unsafe<Partial<Static<typeof schema>> | undefined>(rest);
 }
 
+/** Stockroom's own ids (orders, receipts, suppliers, keys…): 32-bit identity columns. */
 export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 export const IdParam = Type.Object({ id: Id });
+/**
+ * The platform's ids (products, variants, inventory items, locations): a Shopify GID's numeric tail
+ * reaches 10^14, so they are stored as bigint and travel as exact JSON numbers up to 2^53-1
+ * (decisions §12).
+ */
+export const PlatformId = Type.Integer({
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: "A platform id (for Shopify, the numeric tail of the GID): an integer up to 2^53-1.",
+});
+export const PlatformIdParam = Type.Object({ id: PlatformId });
 /** Input dates and times are bounded to years 1900-9999 (`x-date-bounds`, src/http/validation.ts). */
 export const Timestamp = Type.String({ format: "date-time", "x-date-bounds": true });
 export const DateString = Type.String({ format: "date", "x-date-bounds": true });

@@ -6,7 +6,7 @@ import { AppError, DetailCollector, invalidTransition } from "../../domain/error
 import { parseDecimalInput } from "../../domain/money.ts";
 import { getStore } from "../../domain/stores/index.ts";
 import { ProductSchema } from "../../http/routes/catalog.ts";
-import { DataOf, ErrorBody, Id, MoneyInput, Nullable } from "../../http/schemas/common.ts";
+import { DataOf, ErrorBody, Id, MoneyInput, Nullable, PlatformId } from "../../http/schemas/common.ts";
 import { requestCatalogSync } from "../sync-request.ts";
 import { asMirrorProduct, asMirrorVariant } from "./as-mirror.ts";
 import { createSimProducts, type NewSimProduct, readSimProducts } from "./catalog.ts";
@@ -194,8 +194,8 @@ export async function simulatorAdminRoutes(instance: FastifyInstance): Promise<v
             changes: Type.Array(
               Type.Object(
                 {
-                  inventory_item_id: Id,
-                  location_id: Id,
+                  inventory_item_id: PlatformId,
+                  location_id: PlatformId,
                   name: Type.Optional(
                     Type.Union([
                       Type.Literal("available"),
@@ -238,7 +238,7 @@ export async function simulatorAdminRoutes(instance: FastifyInstance): Promise<v
         ...adminTag,
         params: StoreParams,
         querystring: Type.Object(
-          { inventory_item_id: Type.Optional(Id), location_id: Type.Optional(Id) },
+          { inventory_item_id: Type.Optional(PlatformId), location_id: Type.Optional(PlatformId) },
           { additionalProperties: false },
         ),
         response: { 200: DataOf(Type.Array(SimLevelSchema)), ...errors },

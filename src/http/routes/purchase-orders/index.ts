@@ -30,6 +30,7 @@ import {
   OptionalBody,
   Page,
   PagingQuery,
+  PlatformId,
   Timestamp,
 } from "../../schemas/common.ts";
 import { sendPageInSlices } from "../../sliced-page.ts";
@@ -59,7 +60,7 @@ export const PurchaseOrderListQuery = Type.Object(
       }),
     ),
     supplier_id: Type.Optional(Id),
-    location_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    location_id: Type.Optional(PlatformId),
     type: Type.Optional(Type.Unsafe<"purchase" | "return">({ type: "string", enum: ["purchase", "return"] })),
     archived: Type.Optional(
       Type.Unsafe<"true" | "false" | "all">({

@@ -15,13 +15,13 @@ import {
   Named,
   Nullable,
   OneOf,
+  PlatformId,
   RecordSource,
   Timestamp,
 } from "../../schemas/common.ts";
 
 const Str = (max = 1000) => Type.String({ maxLength: max });
 const OptText = (max = 1000) => Type.Optional(Nullable(Str(max)));
-const PlatformId = Type.Integer({ minimum: 1 });
 const Enum = <T extends string>(values: readonly T[]) =>
   Type.Unsafe<T>({ type: "string", enum: [...values] });
 
