@@ -228,6 +228,30 @@ describe("a Shopify store's ids above 2^31", () => {
   });
 });
 
+describe("the API description", () => {
+  test("platform-id parameters carry 2^53-1, Stockroom's own ids 2^31-1", async () => {
+    const doc = (await t.client().get("/v2/openapi.json")).body;
+    const param = (path: string, name: string) =>
+      doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    for (const [path, name] of [
+      ["/v2/variants/{id}", "id"],
+      ["/v2/products/{id}", "id"],
+      ["/v2/locations/{id}", "id"],
+      ["/v2/variants", "product_id"],
+      ["/v2/inventory_levels", "inventory_item_id"],
+      ["/v2/inventory_levels", "location_id"],
+      ["/v2/purchase_orders", "location_id"],
+    ]) {
+      const schema = param(path, name);
+      assert.equal(schema.type, "integer", `${path} ${name}`);
+      assert.equal(schema.minimum, 1, `${path} ${name}`);
+      assert.equal(schema.maximum, Number.MAX_SAFE_INTEGER, `${path} ${name}`);
+    }
+    assert.equal(param("/v2/suppliers/{id}", "id").maximum, 2 ** 31 - 1);
+    assert.equal(param("/v2/purchase_orders", "supplier_id").maximum, 2 ** 31 - 1);
+  });
+});
+
 describe("platform ids round-trip over 1..2^53-1", () => {
   test("a variant written with any ids is found, filtered and catalogued by them, exactly", async () => {
     const store = await t.createStore({ seed: "empty" });
