@@ -1,3 +1,4 @@
+import { installLandingPath } from "../domain/staff/index.ts";
 import { shopifyOAuthRoutes } from "../http/routes/shopify-oauth.ts";
 import { oauthAttacher, refreshExpiringTokens, TOKEN_REFRESH_PASS_MS } from "../platform/shopify/index.ts";
 import type { Module } from "./module.ts";
@@ -11,9 +12,9 @@ export const shopifyOAuthModule: Module = {
   name: "shopify-oauth",
   publicRoutes: shopifyOAuthRoutes({
     attacher: oauthAttacher,
-    // Hook for the merchant console (decisions section 13): a new store without an owner asks for the
-    // owner's email on its landing page; until that page exists, the operator's store page.
-    landingPath: (storeId) => `/console/stores/${storeId}`,
+    // The merchant console (decisions section 13): a store without staff yet (the offline token names
+    // no user) lands on a one-time page asking for the owner's email; a store with staff on its console.
+    landingPath: installLandingPath,
   }),
   periodic: [
     {

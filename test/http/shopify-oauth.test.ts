@@ -8,7 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { findShopByStore, openShopTokens, REFRESH_REFUSED_REASON } from "../../src/platform/shopify/index.ts";
+import {
+  findShopByDomain,
+  findShopByStore,
+  openShopTokens,
+  REFRESH_REFUSED_REASON,
+} from "../../src/platform/shopify/index.ts";
 import { ALL_SCOPES, type Client, startTestApp } from "../helpers/app.ts";
 import { idempotencyKey } from "../helpers/factories.ts";
 import {
@@ -138,14 +143,31 @@ describe("install", () => {
   });
 });
 
+/** The one-time page of a store without staff, asking for the owner's email. */
+const OWNER_CLAIM_PAGE = /^\/console\/welcome\/[A-Za-z0-9_-]{20,}$/;
+
+/** The store a shop was attached to. */
+async function storeOfShop(domain: string): Promise<number> {
+  const row = await findShopByDomain(db(), domain);
+  assert.ok(row, `no store for ${domain}`);
+  return Number(row.store_id);
+}
+
 describe("callback", () => {
-  test("creates the shop's store with its expiring tokens sealed, and lands on the store's console page", async () => {
+  test("creates the shop's store with its expiring tokens sealed, and lands on the page asking for its owner", async () => {
     const { domain, shop } = newShop({ name: "Birch & Co", currency: "EUR", timezone: "Europe/Dublin" });
     const res = await installShop(setup, domain);
     assert.equal(res.status, 302, JSON.stringify(res.body));
     const landing = String(res.headers.location);
-    const storeId = Number(/^\/console\/stores\/(\d+)$/.exec(landing)?.[1]);
-    assert.ok(storeId > 0, landing);
+    assert.match(
+      landing,
+      OWNER_CLAIM_PAGE,
+      "a store without staff asks for its owner (decisions section 13)",
+    );
+    const claim = await setup.app.client().get(landing);
+    assert.equal(claim.status, 200);
+    assert.match(String(claim.body), /Birch &amp; Co/);
+    const storeId = await storeOfShop(domain);
 
     const row = await findShopByStore(db(), storeId);
     assert.ok(row);
@@ -291,7 +313,8 @@ describe("callback", () => {
   test("installing a known shop again re-attaches its store and reconnects it", async () => {
     const { domain, shop } = newShop();
     const first = await installShop(setup, domain);
-    const storeId = Number(String(first.headers.location).split("/").pop());
+    assert.match(String(first.headers.location), OWNER_CLAIM_PAGE);
+    const storeId = await storeOfShop(domain);
     await setup.app.drain();
     const oldToken = openShopTokens(
       setup.app.runtime.ctx,
@@ -321,7 +344,7 @@ describe("callback", () => {
     const stores = await written();
     const again = await installShop(setup, domain);
     assert.equal(again.status, 302, JSON.stringify(again.body));
-    assert.equal(again.headers.location, `/console/stores/${storeId}`);
+    assert.match(String(again.headers.location), OWNER_CLAIM_PAGE, "still no owner: asked again");
     await setup.app.drain();
     const after = await setup.app.admin.get(`/admin/stores/${storeId}`);
     assert.equal(after.body.data.shopify.status, "connected");
@@ -342,7 +365,7 @@ async function installedAndImported() {
   const { domain, shop } = newShop();
   const res = await installShop(setup, domain);
   assert.equal(res.status, 302, JSON.stringify(res.body));
-  const storeId = Number(String(res.headers.location).split("/").pop());
+  const storeId = await storeOfShop(domain);
   await setup.app.drain();
   const key = await setup.app.admin.post(`/admin/stores/${storeId}/keys`, {
     name: "test",

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../../context.ts";
 import { AppError } from "../../domain/errors.ts";
 import {
   beginInstall,
@@ -16,11 +17,10 @@ function noRoute(url: string): AppError {
 export interface ShopifyOAuthRouteOptions {
   attacher: InstallAttacher;
   /**
-   * Where the merchant's browser lands once the shop is attached. Today the store's console page
-   * (the operator's); the merchant console of decisions section 13 (a store without an owner asks for
-   * the owner's email there) takes this hook over.
+   * Where the merchant's browser lands once the shop is attached: the merchant console (decisions
+   * section 13), whose page for a store without an owner yet asks for the owner's email.
    */
-  landingPath(storeId: number, created: boolean): string;
+  landingPath(ctx: AppContext, storeId: number): Promise<string>;
 }
 
 /**
@@ -46,8 +46,9 @@ export function shopifyOAuthRoutes(options: ShopifyOAuthRouteOptions) {
       const ctx = ctxOf();
       if (!oauthAppOf(ctx)) throw noRoute(request.url);
       const query = new URL(request.url, "http://service").searchParams;
-      const { storeId, created } = await completeInstall(ctx, query, options.attacher);
-      return reply.header("cache-control", "no-store").redirect(options.landingPath(storeId, created), 302);
+      const { storeId } = await completeInstall(ctx, query, options.attacher);
+      const landing = await options.landingPath(ctx, storeId);
+      return reply.header("cache-control", "no-store").redirect(landing, 302);
     });
   };
 }
