@@ -2,7 +2,7 @@ import { html, type SafeHtml } from "../../html/template.ts";
 import { can, requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
 import { formOf, type PageContext, queryOf, redirectTo, sendPage, takeFlash } from "../context.ts";
-import { actionButton, csrfField, dl, page, storePath, table } from "../layout.ts";
+import { actionButton, csrfField, dl, page, table } from "../layout.ts";
 import { queryString } from "../query-string.ts";
 import { storeApi } from "../store-api.ts";
 import { formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
