@@ -159,30 +159,74 @@ describe("the cost budget", () => {
     try {
       const one = new RedisCostBudget(redis, now, prefix);
       const two = new RedisCostBudget(redis, now, prefix);
-      assert.equal(await one.reserve("a.myshopify.com", 500), 0, "an unknown shop is not waited for");
-      await one.report("a.myshopify.com", {
+      const first = await one.reserve("a.myshopify.com", 500);
+      assert.equal(first.waitMs, 0, "an unknown shop is not waited for");
+      await one.settle("a.myshopify.com", first, {
         maximumAvailable: 1000,
         currentlyAvailable: 100,
         restoreRate: 50,
       });
-      assert.equal(await one.reserve("a.myshopify.com", 100), 0);
+      assert.equal((await one.reserve("a.myshopify.com", 100)).waitMs, 0);
       assert.equal(
-        await two.reserve("a.myshopify.com", 100),
+        (await two.reserve("a.myshopify.com", 100)).waitMs,
         2000,
         "the second process waits behind the first",
       );
-      assert.equal(await one.reserve("b.myshopify.com", 100), 0, "another shop has its own bucket");
+      assert.equal((await one.reserve("b.myshopify.com", 100)).waitMs, 0, "another shop has its own bucket");
       clock += 4000; // 200 points restored: -100 + 200
-      assert.equal(await two.reserve("a.myshopify.com", 150), 1000);
+      assert.equal((await two.reserve("a.myshopify.com", 150)).waitMs, 1000);
       clock += 3600_000;
-      assert.equal(await one.reserve("a.myshopify.com", 900), 0, "refills up to the bucket's size");
-      assert.equal(await one.reserve("a.myshopify.com", 100), 0);
-      assert.equal(await one.reserve("a.myshopify.com", 10), 200);
+      assert.equal((await one.reserve("a.myshopify.com", 900)).waitMs, 0, "refills up to the bucket's size");
+      assert.equal((await one.reserve("a.myshopify.com", 100)).waitMs, 0);
+      assert.equal((await one.reserve("a.myshopify.com", 10)).waitMs, 200);
     } finally {
-      await redis.del(`${prefix}a.myshopify.com`);
+      await redis.del(`${prefix}a.myshopify.com`, `${prefix}a.myshopify.com:flight`);
+      await redis.del(`${prefix}b.myshopify.com`, `${prefix}b.myshopify.com:flight`);
       redis.disconnect();
     }
   });
+
+  // Shopify's figure in an answer counts the calls it has seen; the budget takes off the calls other
+  // callers reserved and have not settled, else their points would be handed out twice.
+  for (const kind of ["in process", "through Redis"] as const) {
+    it(`an answer's figures leave out the calls still in flight (${kind})`, async () => {
+      const redis = kind === "through Redis" ? new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
+      const prefix = `test:shopify:flight:${process.pid}:`;
+      const budget = redis ? new RedisCostBudget(redis, now, prefix) : new InProcessCostBudget(now);
+      const shop = "c.myshopify.com";
+      const full = { maximumAvailable: 1000, restoreRate: 100 };
+      try {
+        const seed = await budget.reserve(shop, 10);
+        await budget.settle(shop, seed, { ...full, currentlyAvailable: 1000 });
+        const a = await budget.reserve(shop, 400);
+        const b = await budget.reserve(shop, 400);
+        assert.deepEqual([a.waitMs, b.waitMs], [0, 0]);
+        // Shopify answers a having seen only a: 600 left. b is still out: 200 are free, not 600.
+        await budget.settle(shop, a, { ...full, currentlyAvailable: 600 });
+        const c = await budget.reserve(shop, 300);
+        assert.equal(c.waitMs, 1000, "(300 - 200) / 100 per second");
+        // b failed (no answer, nothing spent on Shopify's side as far as the budget knows): it leaves
+        // the flight, and the next answer's figure stands less c alone.
+        await budget.settle(shop, b, null);
+        await budget.settle(shop, c, { ...full, currentlyAvailable: 500 });
+        const e = await budget.reserve(shop, 500);
+        assert.equal(e.waitMs, 0);
+        await budget.settle(shop, e, null);
+        // A reservation never settled (its process died) stops counting a minute after it was due.
+        const lost = await budget.reserve(shop, 900);
+        assert.equal(lost.waitMs, 9000);
+        clock += 9000 + 60_000;
+        const d = await budget.reserve(shop, 10);
+        await budget.settle(shop, d, { ...full, currentlyAvailable: 1000 });
+        assert.equal((await budget.reserve(shop, 1000)).waitMs, 0, "the lost reservation no longer counts");
+      } finally {
+        if (redis) {
+          await redis.del(`${prefix}${shop}`, `${prefix}${shop}:flight`);
+          redis.disconnect();
+        }
+      }
+    });
+  }
 });
 
 describe("failures", () => {

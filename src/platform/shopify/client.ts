@@ -81,11 +81,18 @@ export class ShopifyClient {
     const retries = this.options.throttleRetries ?? 4;
     let cost = estimatedCost;
     for (let attempt = 0; ; attempt++) {
-      const wait = await this.options.budget.reserve(this.shop, cost);
-      if (wait > 0) await this.sleep(wait);
-      const answer = await this.sendAuthorized(document, variables);
+      const budget = this.options.budget;
+      const reservation = await budget.reserve(this.shop, cost);
+      if (reservation.waitMs > 0) await this.sleep(reservation.waitMs);
+      let answer: RawAnswer;
+      try {
+        answer = await this.sendAuthorized(document, variables);
+      } catch (error) {
+        await budget.settle(this.shop, reservation, null);
+        throw error;
+      }
       const reported = answer.extensions?.cost ?? null;
-      if (reported?.throttleStatus) await this.options.budget.report(this.shop, reported.throttleStatus);
+      await budget.settle(this.shop, reservation, reported?.throttleStatus ?? null);
       const errors = Array.isArray(answer.errors) ? answer.errors : [];
       if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
         if (attempt >= retries)

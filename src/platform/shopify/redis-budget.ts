@@ -1,19 +1,42 @@
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { CostBudget, ThrottleStatus } from "./budget.ts";
+import { type CostBudget, RESERVATION_GRACE_MS, type Reservation, type ThrottleStatus } from "./budget.ts";
 
-// The same arithmetic as InProcessCostBudget.reserve, atomic in Redis so every worker process shares
-// one bucket per shop. KEYS[1] the shop's hash; ARGV now (ms), cost. Answers the wait in ms.
+// The same arithmetic as InProcessCostBudget, atomic in Redis so every worker process shares one
+// bucket per shop. KEYS[1] the shop's hash, KEYS[2] its flight (a sorted set of "<id>:<cost>" scored
+// by the instant the reservation stops counting). ARGV now (ms), cost, member, grace, ttl. Answers
+// the wait in ms.
 const RESERVE = `
 local s = redis.call('HMGET', KEYS[1], 'available', 'maximum', 'rate', 'at')
-if not s[3] then return 0 end
 local now = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
-local rate = tonumber(s[3])
-local available = math.min(tonumber(s[2]), tonumber(s[1]) + math.max(0, now - tonumber(s[4])) / 1000 * rate)
-redis.call('HSET', KEYS[1], 'available', tostring(available - cost), 'at', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], 3600000)
-if available >= cost then return 0 end
-return math.ceil((cost - available) / rate * 1000)
+local wait = 0
+if s[3] then
+  local rate = tonumber(s[3])
+  local available = math.min(tonumber(s[2]), tonumber(s[1]) + math.max(0, now - tonumber(s[4])) / 1000 * rate)
+  redis.call('HSET', KEYS[1], 'available', tostring(available - cost), 'at', ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  if available < cost then wait = math.ceil((cost - available) / rate * 1000) end
+end
+redis.call('ZADD', KEYS[2], now + wait + tonumber(ARGV[4]), ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return wait
+`;
+
+// Ends a reservation; with a reported bucket (ARGV available, maximum, rate), the bucket becomes it
+// less the reservations still in flight. ARGV now, member, has status ("1"/"0"), available, maximum,
+// rate, ttl.
+const SETTLE = `
+redis.call('ZREM', KEYS[2], ARGV[2])
+if ARGV[3] ~= '1' then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+local others = 0
+for _, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  others = others + tonumber(string.match(member, ':([^:]+)$'))
+end
+redis.call('HSET', KEYS[1], 'available', tostring(tonumber(ARGV[4]) - others), 'maximum', ARGV[5], 'rate', ARGV[6], 'at', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+return 0
 `;
 
 /** Buckets older than an hour are forgotten: a full bucket is what Shopify has after that anyway. */
@@ -27,22 +50,35 @@ export class RedisCostBudget implements CostBudget {
     private readonly prefix = "shopify:cost:",
   ) {}
 
-  async reserve(shop: string, cost: number): Promise<number> {
-    const wait = await this.redis.eval(RESERVE, 1, this.prefix + shop, String(this.now()), String(cost));
-    return Number(wait);
+  async reserve(shop: string, cost: number): Promise<Reservation> {
+    const id = randomUUID();
+    const wait = await this.redis.eval(
+      RESERVE,
+      2,
+      this.prefix + shop,
+      `${this.prefix}${shop}:flight`,
+      String(this.now()),
+      String(cost),
+      `${id}:${cost}`,
+      String(RESERVATION_GRACE_MS),
+      String(BUCKET_TTL_MS),
+    );
+    return { id, cost, waitMs: Number(wait) };
   }
 
-  async report(shop: string, status: ThrottleStatus): Promise<void> {
-    const key = this.prefix + shop;
-    await this.redis
-      .multi()
-      .hset(key, {
-        available: String(status.currentlyAvailable),
-        maximum: String(status.maximumAvailable),
-        rate: String(status.restoreRate),
-        at: String(this.now()),
-      })
-      .pexpire(key, BUCKET_TTL_MS)
-      .exec();
+  async settle(shop: string, reservation: Reservation, status: ThrottleStatus | null): Promise<void> {
+    await this.redis.eval(
+      SETTLE,
+      2,
+      this.prefix + shop,
+      `${this.prefix}${shop}:flight`,
+      String(this.now()),
+      `${reservation.id}:${reservation.cost}`,
+      status ? "1" : "0",
+      String(status?.currentlyAvailable ?? 0),
+      String(status?.maximumAvailable ?? 0),
+      String(status?.restoreRate ?? 0),
+      String(BUCKET_TTL_MS),
+    );
   }
 }
