@@ -9,52 +9,32 @@
  * Runs wherever /usr/bin/chromium exists; skipped only when it is absent outside CI.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
 import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 import { mailsTo, staffLinkPath } from "../helpers/staff.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-artifacts/console-staff");
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const skip =
-  !existsSync(CHROMIUM) && !process.env.CI
-    ? `${CHROMIUM} is not installed (apt-get install -y chromium); runs in CI`
-    : false;
-
-describe("staff in the console, in a browser", { skip }, () => {
+describe("staff in the console, in a browser", { skip: browserSkip }, () => {
   let t: TestApp;
   let smtp: TestSmtp;
   let store: TestStore;
   let base: string;
   let browser: Browser;
-  let shot = 0;
+  let checkPage: (page: Page, name: string) => Promise<void>;
   const contexts: BrowserContext[] = [];
   const foreign: string[] = [];
 
   before(async () => {
-    rmSync(ARTIFACTS, { recursive: true, force: true });
-    mkdirSync(ARTIFACTS, { recursive: true });
+    checkPage = pageChecker(artifactsFolder("console-staff"));
     smtp = await startSmtp();
     t = await startTestApp({ env: { SMTP_URL: smtp.url } });
     await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
     base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
     store = await t.createStore({ name: "Harbour Hardware", seed: "demo" });
     await t.drain();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -72,34 +52,6 @@ describe("staff in the console, in a browser", { skip }, () => {
       if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
     });
     return page;
-  }
-
-  /** axe-core in the page (no serious or critical violation), then screenshots at 1280 and 390 px. */
-  async function checkPage(page: Page, name: string): Promise<void> {
-    await page.evaluate(AXE);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run(): Promise<any> } }).axe.run();
-      return result.violations
-        .filter((v: { impact: string }) => v.impact === "serious" || v.impact === "critical")
-        .map(
-          (v: { id: string; nodes: { target: string[] }[] }) =>
-            `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        );
-    });
-    assert.deepEqual(violations, [], `axe on ${name}`);
-    shot += 1;
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 800 });
-      const sideways = await page.evaluate(
-        () => document.documentElement.scrollWidth > window.innerWidth + 1,
-      );
-      assert.equal(sideways, false, `${name} scrolls sideways at ${width} px`);
-      await page.screenshot({
-        path: path.join(ARTIFACTS, `${String(shot).padStart(2, "0")}-${name}-${width}.png`),
-        fullPage: true,
-      });
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
   }
 
   /** The newest link mailed to this address, on this service. */
