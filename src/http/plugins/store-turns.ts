@@ -67,12 +67,20 @@ declare module "fastify" {
   }
 }
 
-export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns()): void {
+export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns()): StoreTurns {
   const takeTurn = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = request.principal;
     if (!principal) return;
     const giveBack = await turns.take(principal.store.id);
     request.giveBackStoreTurn = giveBack;
+    // A client that left before its turn came (while it waited, or while it was authenticated) will
+    // never see "close" again nor a finished response: without this the turn was never given back and
+    // every later line-heavy request of the store waited forever. Its handler still runs, as for a
+    // client leaving mid-handler (a write completes; the Idempotency-Key replays it to a retry).
+    if (reply.raw.destroyed) {
+      giveBack();
+      return;
+    }
     // A streamed answer is still being produced after the handler returns: the turn ends with it.
     reply.raw.once("close", giveBack);
   };
@@ -85,6 +93,7 @@ export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns(
     request.giveBackStoreTurn?.();
     done();
   });
+  return turns;
 }
 
 function hookList<T>(hooks: T | T[] | undefined): T[] {
