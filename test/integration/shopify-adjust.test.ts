@@ -421,8 +421,8 @@ describe("other documents", () => {
       ],
     );
     assert.deepEqual([...new Set(s.items.map((item) => levelOf(s.shop, item, s.places[0]).available))], [9]);
-    // 260 levels read back in queries of 50.
-    assert.equal(s.client.sent.filter((c) => c.document.startsWith("query Levels")).length, 6);
+    // 260 levels read back in queries of 100.
+    assert.equal(s.client.sent.filter((c) => c.document.startsWith("query Levels")).length, 3);
   });
 
   it("THROTTLED ends applied, each retry after the wait the budget computes", async () => {
@@ -450,13 +450,14 @@ describe("other documents", () => {
         ],
         itemCosts: [],
       });
-      // 30 points: two mutations (10 each) and the read of one level (4) leave 6.
+      // 30 points: two mutations (10 each) and the read of one level (3: its location, the level and
+      // its quantities) leave 7.
       await adjustShopifyInventory(client, { shopCurrency: "USD", generations }, doc("t1"));
       assert.equal(sleeps.length, 0);
-      // The budget knows 6 remain: the next mutation waits (10 - 6) / 5 s, the next (10 - 0) / 5 s, the
-      // read 4 / 5 s; none is throttled.
+      // The budget knows 7 remain: the next mutation waits (10 - 7) / 5 s, the next (10 - 0) / 5 s, the
+      // read 3 / 5 s; none is throttled.
       await adjustShopifyInventory(client, { shopCurrency: "USD", generations }, doc("t2"));
-      assert.deepEqual(sleeps, [800, 2000, 800]);
+      assert.deepEqual(sleeps, [600, 2000, 600]);
       // A budget that knows nothing (another process without Redis) meets THROTTLED once, retries after
       // the wait computed from that answer (0 available), then waits before each call instead. A blind
       // budget asks for no wait before its first call: the first 2,000 ms is the THROTTLED retry's.
@@ -467,7 +468,7 @@ describe("other documents", () => {
         },
       });
       await adjustShopifyInventory(blind, { shopCurrency: "USD", generations }, doc("t3"));
-      assert.deepEqual(sleeps.slice(3), [2000, 2000, 800]);
+      assert.deepEqual(sleeps.slice(3), [2000, 2000, 600]);
       assert.deepEqual(
         blind.adjustCalls().map((c) => c.key),
         ["t3:available:0", "t3:incoming:0"],

@@ -70,6 +70,12 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     isActive: l.isActive,
     inventoryLevels: (args: ConnectionArgs) =>
       connection(shop.levelsByLocation.get(l.id) ?? [], args, level, bulk),
+    inventoryLevel: (args: { inventoryItemId: string }) => {
+      const found = (shop.levelsByLocation.get(l.id) ?? []).find(
+        (v) => gid("InventoryItem", v.itemId) === args.inventoryItemId,
+      );
+      return found ? level(found) : null;
+    },
   });
 
   const levelAt = (itemId: number, locationGid: string) => {
