@@ -21,6 +21,7 @@ import { alertRulesPage, saveAlertRulesAction } from "./pages/alert-rules.ts";
 import { createKeyAction, keysPage, requestLogPage, revokeKeyAction } from "./pages/keys.ts";
 import { purchaseOrderActionRoutes } from "./pages/purchase-order-actions.ts";
 import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
+import { receivingRoutes } from "./pages/receiving-routes.ts";
 import { inviteStaffAction, resendInvitationAction, staffPage, updateStaffAction } from "./pages/staff.ts";
 import { apiAccessAction, createStoreAction, storePage, storesPage } from "./pages/stores.ts";
 import { supplierRoutes } from "./pages/suppliers.ts";
@@ -443,6 +444,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   );
   supplierRoutes(get, post);
   purchaseOrderActionRoutes(get, post);
+  receivingRoutes(get, post);
 }
 
 /** The Module's `publicRoutes`: everything under /console. */

@@ -32,3 +32,62 @@ document.addEventListener("change", (event) => {
   const target = document.getElementById(input.dataset.fills);
   if (target) input.files[0].text().then((text) => (target.value = text));
 });
+
+// The receive screen: a scan (a scanner types the code, then Enter) adds one unit to the line with that
+// SKU or barcode in the page, up to what is outstanding and then as surplus; an unknown code changes
+// nothing and says so. Without script the same Enter posts the form and the server does it.
+document.addEventListener("keydown", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || input.dataset.scan !== "receive" || event.key !== "Enter")
+    return;
+  event.preventDefault();
+  const code = input.value.trim();
+  input.value = "";
+  const status = document.getElementById("scan-status");
+  const say = (text, ok) => {
+    if (!status) return;
+    status.textContent = text;
+    status.className = ok ? "scan-ok" : "scan-unknown";
+  };
+  if (code === "") return;
+  const wanted = code.toLowerCase();
+  const rows = [...document.querySelectorAll("tr[data-codes]")].filter((row) =>
+    JSON.parse(row.dataset.codes || "[]").includes(wanted),
+  );
+  if (rows.length === 0) {
+    say(`No line of ${input.dataset.order} has the SKU or barcode “${code}”. Nothing was added.`, false);
+    return;
+  }
+  const count = (field) => (/^\d+$/.test(field.value.trim()) ? Number(field.value.trim()) : 0);
+  const fieldOf = (row, name) => row.querySelector(`input[name^="${name}_"]`);
+  const row = rows.find((r) => count(fieldOf(r, "received")) < Number(r.dataset.outstanding)) ?? rows[0];
+  const received = fieldOf(row, "received");
+  const label = row.querySelector(".item-name")?.textContent ?? "the item";
+  let changed = received;
+  if (count(received) < Number(row.dataset.outstanding)) {
+    received.value = String(count(received) + 1);
+    say(`Scanned ${label}: ${received.value} received.`, true);
+  } else {
+    changed = fieldOf(row, "surplus");
+    changed.value = String(count(changed) + 1);
+    say(`Scanned ${label}: ${changed.value} surplus.`, true);
+  }
+  changed.dispatchEvent(new Event("input", { bubbles: true }));
+});
+
+// A receive form changed after its preview books only after a new preview (the server checks it too).
+document.addEventListener("input", (event) => {
+  const target = event.target;
+  if (!(target instanceof HTMLElement) || target.dataset.scan) return;
+  const preview = target.closest("form.receive")?.querySelector("#preview");
+  if (!preview || preview.dataset.stale) return;
+  preview.dataset.stale = "yes";
+  const book = preview.querySelector('button[value="book"]');
+  if (!book) return;
+  book.hidden = true;
+  const note = document.createElement("p");
+  note.className = "flash flash-error";
+  note.textContent =
+    "The delivery changed since this preview: preview the landed costs again before booking.";
+  book.parentNode.prepend(note);
+});

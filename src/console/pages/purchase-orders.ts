@@ -3,8 +3,11 @@ import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import { idOf, loadStore, type PageContext, PageNotFound, queryOf, sendPage, takeFlash } from "../context.ts";
 import { dl, errorSummary, notAvailable, page, storePath, table } from "../layout.ts";
+import type { OrderRecord } from "../order-record.ts";
 import { queryString } from "../query-string.ts";
+import { paymentsSection } from "./payments.ts";
 import { orderActionsSection } from "./purchase-order-actions.ts";
+import { receiptsSection, receiveButton } from "./receipts.ts";
 
 interface Line {
   id: number;
@@ -194,6 +197,7 @@ export async function purchaseOrderPage(ctx: PageContext, rawId: unknown, rawOrd
   const actions = await orderActionsSection(ctx, store.id, order);
   const body = html`${pdf}
 ${actions}
+${receiveButton(ctx, store.id, order as unknown as OrderRecord)}
 ${dl([
   ["Status", order.status.replace("_", " ")],
   ["Type", order.type],
@@ -261,20 +265,8 @@ ${table(
   ],
   order.totals ? [order.totals] : [],
 )}
-${
-  order.payments && order.payments.length > 0
-    ? table(
-        "Payments",
-        [
-          { header: "Paid on", cell: (p) => p.paid_on },
-          { header: "Amount", cell: (p) => money(p.amount, p.currency), numeric: true },
-          { header: "Method", cell: (p) => p.method },
-          { header: "Reference", cell: (p) => p.reference },
-        ],
-        order.payments,
-      )
-    : ""
-}
+${receiptsSection(ctx, store.id, order as unknown as OrderRecord)}
+${paymentsSection(ctx, store.id, order as unknown as OrderRecord)}
 <p><a href="${storePath(store.id, "/purchase_orders")}">Back to purchase orders</a></p>`;
   return sendPage(
     ctx.reply,

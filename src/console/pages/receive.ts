@@ -1,0 +1,317 @@
+import { html, type SafeHtml } from "../../html/template.ts";
+import { requirePermission } from "../actor.ts";
+import { AdminError } from "../admin.ts";
+import { field, formOf, type PageContext, redirectTo, sendPage, takeFlash } from "../context.ts";
+import { csrfField, page, storePath } from "../layout.ts";
+import { lineLabel, loadOrderRecord, type OrderLine, type OrderRecord, RECEIVABLE } from "../order-record.ts";
+import {
+  apiProblems,
+  applyScan,
+  bodyDigest,
+  emptyValues,
+  type FieldProblem,
+  lineField,
+  postedValues,
+  type ReceiveValues,
+  receiptBody,
+} from "../receive-form.ts";
+import { storeApi } from "../store-api.ts";
+import { formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
+import { idempotencyKeyOf } from "../supplier-form.ts";
+
+/**
+ * The receive screen of an open order (issue 20 item 4): per line what is outstanding and what arrived
+ * (received, surplus, rejected with a reason, a unit cost for this delivery), a scan input that adds
+ * one unit per code (a scanner types the code and Enter; console.js does it in the page, the server
+ * does it without script), the landed-cost preview of the API, then booking.
+ *
+ * The form's Idempotency-Key is made when the form is first rendered and carried through every
+ * re-render (scan, preview), so a double click or a reload of the booking books one receipt. Booking
+ * needs a preview of exactly what is booked: a form changed after its preview is previewed again.
+ */
+
+interface Location {
+  id: number;
+  name: string;
+}
+
+interface PreviewLine {
+  line_id: number | null;
+  quantity: number;
+  surplus_quantity: number;
+  rejected_quantity: number;
+  unit_cost: string;
+  landed_unit_cost: string;
+  allocated_charge_amount: string;
+  location_id: number;
+}
+
+interface Preview {
+  data: { location: { id: number; name: string } | null; lines: PreviewLine[] };
+  purchase_order_status_after: string;
+}
+
+interface RenderState {
+  key: string;
+  problems?: FieldProblem[];
+  scanned?: { ok: boolean; message: string };
+  preview?: Preview;
+  previewed?: string;
+  notice?: string;
+}
+
+const orderPath = (storeId: number, orderId: number, rest = "") =>
+  storePath(storeId, `/purchase_orders/${orderId}${rest}`);
+
+const STATUS_WORDS: Record<string, string> = {
+  ordered: "ordered",
+  in_transit: "in transit",
+  partial: "partly received",
+  received: "received",
+  closed: "closed",
+};
+
+async function locationsOf(ctx: PageContext): Promise<Location[]> {
+  return (await storeApi(ctx.request).get<{ data: Location[] }>("/locations?limit=250")).data;
+}
+
+function problemFor(problems: readonly FieldProblem[], name: string): FieldProblem | undefined {
+  return problems.find((p) => p.name === name);
+}
+
+/** An input's aria attributes and its message under it, when the form was refused on it. */
+function fieldState(problems: readonly FieldProblem[], name: string) {
+  const problem = problemFor(problems, name);
+  return {
+    attrs: problem ? html` aria-invalid="true" aria-describedby="${name}-error"` : "",
+    message: problem ? html`<p class="field-error" id="${name}-error">${problem.message}</p>` : "",
+  };
+}
+
+function countInput(name: string, value: string, label: string, problems: readonly FieldProblem[]) {
+  const state = fieldState(problems, name);
+  return html`<input type="number" inputmode="numeric" min="0" step="1" id="${name}" name="${name}" value="${value}" aria-label="${label}"${state.attrs}>${state.message}`;
+}
+
+function lineRow(
+  line: OrderLine,
+  values: ReceiveValues,
+  currency: string,
+  locations: Map<number, string>,
+  problems: readonly FieldProblem[],
+): SafeHtml {
+  const v = values.lines.get(line.id) ?? {
+    received: "",
+    surplus: "",
+    rejected: "",
+    reason: "",
+    unitCost: "",
+  };
+  const label = lineLabel(line);
+  const reason = fieldState(problems, lineField.reason(line.id));
+  const cost = fieldState(problems, lineField.unitCost(line.id));
+  const codes = [line.sku, line.barcode, line.supplier_sku].filter(
+    (c): c is string => c !== null && c !== "",
+  );
+  const destination =
+    line.location_id !== null ? (locations.get(line.location_id) ?? "Another location") : null;
+  return html`<tr data-line="${line.id}" data-outstanding="${line.outstanding_quantity}" data-codes="${JSON.stringify(codes.map((c) => c.trim().toLowerCase()))}">
+<th scope="row" class="item"><span class="item-name">${label}</span>${line.sku ? html` <span class="muted">SKU ${line.sku}</span>` : ""}</th>
+<td class="num" data-label="Outstanding">${line.outstanding_quantity}</td>
+<td data-label="Received">${countInput(lineField.received(line.id), v.received, `Received of ${label}`, problems)}</td>
+<td data-label="Surplus">${countInput(lineField.surplus(line.id), v.surplus, `Surplus of ${label}`, problems)}</td>
+<td data-label="Rejected">${countInput(lineField.rejected(line.id), v.rejected, `Rejected of ${label}`, problems)}</td>
+<td data-label="Reason"><input type="text" id="${lineField.reason(line.id)}" name="${lineField.reason(line.id)}" value="${v.reason}" maxlength="500" aria-label="Reason rejected, ${label}"${reason.attrs}>${reason.message}</td>
+<td data-label="Unit cost"><input type="text" inputmode="decimal" id="${lineField.unitCost(line.id)}" name="${lineField.unitCost(line.id)}" value="${v.unitCost}" placeholder="${line.unit_cost}" aria-label="Unit cost in ${currency} of ${label} (ordered at ${money(line.unit_cost, currency)})"${cost.attrs}>${cost.message}</td>
+<td data-label="Line's destination">${destination ?? html`<span class="muted">The delivery's</span>`}</td>
+</tr>`;
+}
+
+function previewSection(
+  state: RenderState,
+  order: OrderRecord,
+  store: StoreInfo,
+  locations: Map<number, string>,
+): SafeHtml | string {
+  const { preview } = state;
+  if (!preview) return "";
+  const byId = new Map(order.lines.map((l) => [l.id, l]));
+  const rows = preview.data.lines.map((l) => {
+    const line = l.line_id === null ? undefined : byId.get(l.line_id);
+    return html`<tr>
+<th scope="row">${line ? lineLabel(line) : "Unordered item"}</th>
+<td class="num" data-label="Good units">${l.quantity}</td>
+<td class="num" data-label="Surplus">${l.surplus_quantity}</td>
+<td class="num" data-label="Rejected">${l.rejected_quantity}</td>
+<td class="num" data-label="Unit cost">${money(l.unit_cost, order.currency)}</td>
+<td class="num" data-label="Charges allocated">${money(l.allocated_charge_amount, order.currency)}</td>
+<td class="num" data-label="Landed unit cost"><strong>${money(l.landed_unit_cost, store.currency)}</strong></td>
+<td data-label="Into">${locations.get(l.location_id) ?? preview.data.location?.name ?? "–"}</td>
+</tr>`;
+  });
+  const after = STATUS_WORDS[preview.purchase_order_status_after] ?? preview.purchase_order_status_after;
+  return html`<section aria-labelledby="preview-title" class="preview receive-preview" id="preview">
+<h2 id="preview-title">Before booking: landed costs</h2>
+${state.notice ? html`<p class="flash flash-error" role="alert">${state.notice}</p>` : ""}
+<div class="table-wrap"><table class="cards">
+<caption>What this delivery books</caption>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Good units</th><th scope="col" class="num">Surplus</th><th scope="col" class="num">Rejected</th><th scope="col" class="num">Unit cost</th><th scope="col" class="num">Charges allocated</th><th scope="col" class="num">Landed unit cost</th><th scope="col">Into</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
+<p>After booking, ${order.number} is <strong>${after}</strong>. Good units go into stock at once; the platform is told in the background.</p>
+<input type="hidden" name="_previewed" value="${state.previewed ?? ""}">
+<div class="actions"><button type="submit" name="_do" value="book">Book this receipt</button></div>
+</section>`;
+}
+
+function renderReceive(
+  ctx: PageContext,
+  store: StoreInfo,
+  order: OrderRecord,
+  locationList: Location[],
+  values: ReceiveValues,
+  state: RenderState,
+  status = 200,
+) {
+  const problems = state.problems ?? [];
+  const locations = new Map(locationList.map((l) => [l.id, l.name]));
+  const base = orderPath(store.id, order.id);
+  const open = RECEIVABLE.includes(order.status);
+  const summary =
+    problems.length > 0
+      ? html`<div class="flash flash-error" role="alert" tabindex="-1" id="form-errors"><p>Nothing was booked. Please correct:</p><ul>${problems.map(
+          (p) =>
+            p.name ? html`<li><a href="#${p.name}">${p.message}</a></li>` : html`<li>${p.message}</li>`,
+        )}</ul></div>`
+      : "";
+  const location = fieldState(problems, "location_id");
+  const scanned = state.scanned;
+  const form = html`<form method="post" action="${base}/receive" class="receive" aria-label="Receive ${order.number}">
+${csrfField(ctx.session)}
+<input type="hidden" name="_key" value="${state.key}">
+<div class="scan field">
+<label for="scan">Scan or type a SKU or barcode <span class="hint">(adds one unit to its line)</span></label>
+<div class="scan-row"><input type="text" id="scan" name="scan" autocomplete="off" autocapitalize="off" spellcheck="false" data-scan="receive" data-order="${order.number}" aria-describedby="scan-status">
+<button type="submit" name="_do" value="scan">Add one</button></div>
+<p id="scan-status" role="status" class="${scanned && !scanned.ok ? "scan-unknown" : "scan-ok"}">${scanned?.message ?? ""}</p>
+</div>
+${summary}
+<div class="table-wrap"><table class="cards receive-lines">
+<caption>Lines of ${order.number}</caption>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Outstanding</th><th scope="col">Received</th><th scope="col">Surplus</th><th scope="col">Rejected</th><th scope="col">Reason</th><th scope="col">Unit cost (${order.currency})</th><th scope="col">Line's destination</th></tr></thead>
+<tbody>${order.lines.map((l) => lineRow(l, values, order.currency, locations, problems))}</tbody>
+</table></div>
+<fieldset class="delivery"><legend>The delivery</legend>
+<div class="field"><label for="location_id">Receive into</label>
+<select id="location_id" name="location_id"${location.attrs}>${locationList.map(
+    (l) =>
+      html`<option value="${l.id}"${values.locationId === String(l.id) ? html` selected` : ""}>${l.name}</option>`,
+  )}${
+    values.locationId !== "" && !locations.has(Number(values.locationId))
+      ? html`<option value="${values.locationId}" selected>${order.location?.name ?? "The order's location"}</option>`
+      : ""
+  }</select>${location.message}</div>
+<div class="field"><label><input type="checkbox" name="route_to_destinations" value="yes"${values.route ? html` checked` : ""}> Book each line with a destination of its own there</label></div>
+<div class="field" role="group" aria-labelledby="disposition-label"><span id="disposition-label" class="label">Rejected units</span>
+<label><input type="radio" name="rejected_disposition" value="replace"${values.disposition === "replace" ? html` checked` : ""}> stay outstanding (the supplier replaces them)</label>
+<label><input type="radio" name="rejected_disposition" value="remove"${values.disposition === "remove" ? html` checked` : ""}> are cancelled from the order</label></div>
+<div class="field"><label for="invoice_reference">Invoice reference</label>
+<input type="text" id="invoice_reference" name="invoice_reference" value="${values.invoiceReference}" maxlength="200"${fieldState(problems, "invoice_reference").attrs}>${fieldState(problems, "invoice_reference").message}</div>
+<div class="field"><label for="note">Note</label>
+<input type="text" id="note" name="note" value="${values.note}" maxlength="5000"${fieldState(problems, "note").attrs}>${fieldState(problems, "note").message}</div>
+</fieldset>
+<div class="actions"><button type="submit" name="_do" value="preview">Preview landed costs</button></div>
+${previewSection(state, order, store, locations)}
+</form>`;
+  const body = open
+    ? html`<p>${order.supplier.name} · ${order.number} is ${STATUS_WORDS[order.status] ?? order.status}. Enter what arrived, preview the landed costs, then book.</p>
+${form}
+<p><a href="${base}">Back to ${order.number}</a></p>`
+    : html`<p role="status">${order.number} is ${STATUS_WORDS[order.status] ?? order.status}: ${order.status === "draft" ? "it takes deliveries once it is marked ordered." : "it takes no more deliveries."}</p>
+<p><a href="${base}">Back to ${order.number}</a></p>`;
+  return sendPage(
+    ctx.reply,
+    page({
+      title: `Receive ${order.number}`,
+      session: ctx.session,
+      store,
+      tab: "purchase_orders",
+      body,
+      flash: takeFlash(ctx.session),
+    }),
+    status,
+  );
+}
+
+export async function receivePage(ctx: PageContext, rawOrderId: unknown) {
+  requirePermission(ctx.request, "receiving");
+  const [store, order, locations] = await Promise.all([
+    storeInfoOf(ctx.request),
+    loadOrderRecord(ctx.request, rawOrderId),
+    locationsOf(ctx),
+  ]);
+  return renderReceive(ctx, store, order, locations, emptyValues(order), { key: formKey() });
+}
+
+export async function receiveAction(ctx: PageContext, rawOrderId: unknown) {
+  requirePermission(ctx.request, "receiving");
+  const [store, order, locations] = await Promise.all([
+    storeInfoOf(ctx.request),
+    loadOrderRecord(ctx.request, rawOrderId),
+    locationsOf(ctx),
+  ]);
+  const form = formOf(ctx.request);
+  const values = postedValues(order, form);
+  const key = idempotencyKeyOf(form) ?? formKey();
+  const action = field(form, "_do");
+  const show = (state: Omit<RenderState, "key">, status = 200) =>
+    renderReceive(ctx, store, order, locations, values, { key, ...state }, status);
+
+  if (action === "scan") {
+    const code = field(form, "scan");
+    return show(code === "" ? {} : { scanned: applyScan(order, values, code) });
+  }
+  const { body, bodyLines, problems } = receiptBody(order, values);
+  if (problems.length > 0) return show({ problems }, 422);
+  const api = storeApi(ctx.request);
+  // A refused booking stored its refusal under the form's key: the corrected form is a new request.
+  const refused = (error: unknown, booking = false) => {
+    if (error instanceof AdminError && error.status === 422 && error.details.length > 0)
+      return renderReceive(
+        ctx,
+        store,
+        order,
+        locations,
+        values,
+        { key: booking ? formKey() : key, problems: apiProblems(error.details, bodyLines) },
+        422,
+      );
+    throw error;
+  };
+  const digest = bodyDigest(body);
+  if (action === "book" && field(form, "_previewed") === digest) {
+    try {
+      await api.post(`/purchase_orders/${order.id}/receipts`, body, { idempotencyKey: key });
+    } catch (error) {
+      return refused(error, true);
+    }
+    const good = body.lines.reduce((s, l) => s + l.quantity, 0);
+    ctx.session.flash.push({
+      kind: "ok",
+      text: `Receipt booked on ${order.number}: ${good} ${good === 1 ? "unit" : "units"} into stock.`,
+    });
+    return redirectTo(ctx.reply, `${orderPath(store.id, order.id)}#receipts`);
+  }
+  let preview: Preview;
+  try {
+    preview = await api.post<Preview>(`/purchase_orders/${order.id}/receipts/preview`, body);
+  } catch (error) {
+    return refused(error);
+  }
+  return show({
+    preview,
+    previewed: digest,
+    ...(action === "book" && {
+      notice: "The delivery changed since its preview: check the landed costs below and book again.",
+    }),
+  });
+}
