@@ -11,6 +11,7 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import {
   findShopByDomain,
   findShopByStore,
+  OAUTH_STATES_PRUNE_TASK,
   openShopTokens,
   REFRESH_REFUSED_REASON,
 } from "../../src/platform/shopify/index.ts";
@@ -254,6 +255,53 @@ describe("callback", () => {
     const before = await written();
     expectRefused(await setup.app.client().get(callback), "state", "invalid", STATE_REFUSED);
     assert.deepEqual(await written(), before);
+  });
+
+  test("expired states, spent or not, are deleted by the hourly pass and as a state is issued; live ones stay", async () => {
+    const states = () =>
+      db()
+        .selectFrom("shopify_oauth_states")
+        .select("state")
+        .orderBy("state")
+        .execute()
+        .then((rows) => rows.map((r) => r.state));
+    const stateOf = (callback: string) => new URL(callback, APP_URL).searchParams.get("state") ?? "";
+    const spentShop = newShop();
+    const spentCallback = await approvedCallback(setup, spentShop.domain);
+    assert.equal((await setup.app.client().get(spentCallback)).status, 302);
+    const abandoned = stateOf(await approvedCallback(setup, newShop().domain));
+    setup.clock.advance(5 * 60_000);
+    const live = stateOf(await approvedCallback(setup, newShop().domain));
+    setup.clock.advance(5 * 60_000 + 1);
+    // The spent and the abandoned states are 10 minutes and 1 ms old: no callback can use them now.
+    await setup.app.runtime.worker.runPeriodic(OAUTH_STATES_PRUNE_TASK);
+    const left = await states();
+    assert.ok(left.includes(live), "the state issued 5 minutes ago stays");
+    assert.ok(!left.includes(abandoned), "the abandoned state is gone");
+    assert.ok(!left.includes(stateOf(spentCallback)), "the spent state is gone");
+    assert.equal(
+      (await setup.app.client().get(spentCallback)).status,
+      400,
+      "a pruned state is refused as one never issued",
+    );
+    // Issuing a state prunes too: 10 minutes on, the live one has expired and the next install drops it.
+    setup.clock.advance(5 * 60_000);
+    const next = stateOf(await approvedCallback(setup, newShop().domain));
+    const after = await states();
+    assert.ok(after.includes(next));
+    assert.ok(!after.includes(live), "the state expired since is gone");
+    assert.equal(
+      Number(
+        (
+          await db()
+            .selectFrom("shopify_oauth_states")
+            .select((eb) => eb.fn.countAll<string>().as("n"))
+            .where("created_at", "<", new Date(setup.clock.now().getTime() - 10 * 60_000))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+      0,
+    );
   });
 
   test("a state issued for another shop is refused and writes nothing; that shop's install still works", async () => {

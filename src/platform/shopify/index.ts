@@ -16,6 +16,7 @@ export {
   oauthAppOf,
 } from "./install.ts";
 export { oauthAttacher } from "./oauth-attach.ts";
+export { OAUTH_STATES_PRUNE_MS, OAUTH_STATES_PRUNE_TASK, pruneOAuthStates } from "./oauth-states.ts";
 export {
   type GrantedTokens,
   ShopifyGrantRefusedError,

@@ -7,17 +7,28 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "../../db/database.ts";
 
 export const STATE_TTL_MS = 10 * 60_000;
-/** Unused states are deleted when a new one is issued this long after theirs (kept a while for support). */
-const STATE_KEPT_MS = 24 * 3600_000;
+/** How often the periodic pass deletes expired states (installs also prune as they issue). */
+export const OAUTH_STATES_PRUNE_MS = 60 * 60_000;
+export const OAUTH_STATES_PRUNE_TASK = "shopify.oauth-states-prune";
 
 export async function issueOAuthState(db: Db, shop: string, now: Date): Promise<string> {
   const state = randomBytes(24).toString("base64url");
-  await db
-    .deleteFrom("shopify_oauth_states")
-    .where("created_at", "<", new Date(now.getTime() - STATE_KEPT_MS))
-    .execute();
+  await pruneOAuthStates(db, now);
   await db.insertInto("shopify_oauth_states").values({ state, shop, created_at: now }).execute();
   return state;
+}
+
+/**
+ * Deletes every state older than STATE_TTL_MS, spent or not: no callback can spend it any more, so
+ * keeping it serves nothing. Run as each state is issued and by a periodic pass, so a service that
+ * sees no install for a while does not keep the states of abandoned ones.
+ */
+export async function pruneOAuthStates(db: Db, now: Date): Promise<number> {
+  const pruned = await db
+    .deleteFrom("shopify_oauth_states")
+    .where("created_at", "<", new Date(now.getTime() - STATE_TTL_MS))
+    .executeTakeFirst();
+  return Number(pruned.numDeletedRows);
 }
 
 /**
