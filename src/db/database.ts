@@ -5,7 +5,7 @@ import pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
 import { ConnectionTurns, PGliteDialect } from "./pglite-dialect.ts";
 import { PGliteThread } from "./pglite-thread.ts";
-import { preparedNameOf } from "./prepared.ts";
+import { preparedNameOf, runHotQueriesOn } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
 export type Db = Kysely<Database>;
@@ -98,12 +98,16 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   const turns = new ConnectionTurns();
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "foreground") });
   const backgroundDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "background") });
+  // Authentication's lookup, before every request, goes ahead of queued statements (pglite-dialect.ts).
+  const priorityDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "priority") });
+  runHotQueriesOn(db, priorityDb);
   return {
     db,
     backgroundDb,
     kind: "pglite",
     close: async () => {
       await backgroundDb.destroy();
+      await priorityDb.destroy();
       await db.destroy();
       await pglite.close();
     },

@@ -42,8 +42,18 @@ export class PGliteDialect implements Dialect {
 
 const ACQUIRE_TIMEOUT_MS = 60_000;
 
-/** Who asks for the connection: API requests, or the worker (jobs and periodic tasks). */
-export type Lane = "foreground" | "background";
+/**
+ * Who asks for the connection: API requests, the worker (jobs and periodic tasks), or the hot
+ * single-statement lookups every request starts with (db/prepared.ts: authentication), which go
+ * ahead of the queue.
+ */
+export type Lane = "foreground" | "background" | "priority";
+
+/**
+ * Priority statements handed the connection in a row while others wait, before one of the others
+ * goes: a flood of requests with made-up keys (each one lookup) cannot hold the queue back for good.
+ */
+const MAX_PRIORITY_RUN = 8;
 
 /** How far one lane may get ahead of the other in connection time before the other is served. */
 const MAX_LEAD_MS = 200;
@@ -56,6 +66,13 @@ const MAX_LEAD_MS = 200;
  * burst lasts, nor the worker the API: under sustained load the background keeps up and the API
  * slows down instead, which is the rate the service can actually sustain.
  *
+ * A priority statement (one indexed lookup that every request of every store starts with) goes
+ * before every waiting foreground or background turn: one key's line-heavy request issues several
+ * statements at once (an order's lines, charges, receipts, payments), and another store's
+ * `GET /whoami` queued behind all of them waited for each (issue 18 item 2). It still waits for the
+ * statement or transaction holding the connection: PGlite is one session and a transaction cannot be
+ * interleaved. Priority time counts as foreground time.
+ *
  * The connection is handed over on the next turn of the event loop (setImmediate), not inside the
  * releasing promise chain: PGlite answers without real I/O, so a chain of hand-overs would otherwise
  * run every waiting transaction before Node read another socket, and requests arriving meanwhile
@@ -63,8 +80,14 @@ const MAX_LEAD_MS = 200;
  */
 export class ConnectionTurns {
   private busy = false;
-  private readonly waiting: Record<Lane, Array<() => void>> = { foreground: [], background: [] };
+  private readonly waiting: Record<Lane, Array<() => void>> = {
+    foreground: [],
+    background: [],
+    priority: [],
+  };
   private holder: Lane = "foreground";
+  /** Priority turns handed over in a row while the other lanes waited. */
+  private priorityRun = 0;
   private heldSince = 0;
   /** Connection time of the foreground minus that of the background, within ±MAX_LEAD_MS. */
   private lead = 0;
@@ -99,19 +122,9 @@ export class ConnectionTurns {
 
   release(): void {
     const held = this.now() - this.heldSince;
-    const lead = this.lead + (this.holder === "foreground" ? held : -held);
+    const lead = this.lead + (this.holder === "background" ? -held : held);
     this.lead = Math.max(-MAX_LEAD_MS, Math.min(MAX_LEAD_MS, lead));
-    const { foreground, background } = this.waiting;
-    const lane: Lane | null =
-      foreground.length > 0 && background.length > 0
-        ? this.lead > 0
-          ? "background"
-          : "foreground"
-        : foreground.length > 0
-          ? "foreground"
-          : background.length > 0
-            ? "background"
-            : null;
+    const lane = this.nextLane();
     if (lane === null) {
       this.busy = false;
       return;
@@ -119,6 +132,25 @@ export class ConnectionTurns {
     const next = this.waiting[lane].shift()!;
     this.grant(lane);
     setImmediate(next);
+  }
+
+  private nextLane(): Lane | null {
+    const { foreground, background, priority } = this.waiting;
+    const othersWait = foreground.length > 0 || background.length > 0;
+    if (priority.length > 0 && (this.priorityRun < MAX_PRIORITY_RUN || !othersWait)) {
+      this.priorityRun = othersWait ? this.priorityRun + 1 : 0;
+      return "priority";
+    }
+    this.priorityRun = 0;
+    return foreground.length > 0 && background.length > 0
+      ? this.lead > 0
+        ? "background"
+        : "foreground"
+      : foreground.length > 0
+        ? "foreground"
+        : background.length > 0
+          ? "background"
+          : null;
   }
 
   private grant(lane: Lane): void {

@@ -14,6 +14,18 @@ export function preparedNameOf(sql: string): string | undefined {
   return namesBySql.get(sql);
 }
 
+/**
+ * The embedded database's priority lane for a database handle (pglite-dialect.ts): hot queries run
+ * there, ahead of the statements queued on its one connection. Absent on PostgreSQL (its pool serves
+ * them as soon as a connection is free) and for transactions, which keep their own connection.
+ */
+const priorityLanes = new WeakMap<Db, Db>();
+
+/** Hot queries run through `db` go to `lane` instead (same database, priority turns). */
+export function runHotQueriesOn(db: Db, lane: Db): void {
+  priorityLanes.set(db, lane);
+}
+
 export interface HotQuery<Params extends unknown[], Row> {
   run(db: Db, ...params: Params): Promise<Row[]>;
 }
@@ -33,7 +45,9 @@ export function hotQuery<Params extends unknown[], Q extends Compilable>(
         sql = build(db).compile().sql;
         namesBySql.set(sql, name);
       }
-      const result = await db.executeQuery<InferResult<Q>[number]>(CompiledQuery.raw(sql, params));
+      const result = await (priorityLanes.get(db) ?? db).executeQuery<InferResult<Q>[number]>(
+        CompiledQuery.raw(sql, params),
+      );
       return result.rows;
     },
   };

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ConnectionTurns, type Lane } from "../../src/db/pglite-dialect.ts";
 
-/** Turns on the one PGlite connection between the API (foreground) and the worker (background). */
+/**
+ * Turns on the one PGlite connection between the API (foreground), the worker (background) and the
+ * hot lookups every request starts with (priority).
+ */
 
 const nextTurnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -84,6 +87,44 @@ describe("ConnectionTurns", () => {
     await nextTurnOfTheLoop();
     await Promise.resolve();
     assert.deepEqual(served, ["f1", "b1"]);
+    await finish();
+  });
+
+  test("a priority statement goes before every waiting turn of either lane, but not before the holder", async () => {
+    const { served, ask, hold, finish } = harness();
+    await ask("foreground", "f1");
+    void ask("foreground", "f2");
+    void ask("foreground", "f3");
+    void ask("background", "b1");
+    void ask("priority", "p1");
+    assert.deepEqual(served, ["f1"], "the holder keeps the connection until it releases it");
+    await hold(5);
+    assert.deepEqual(served, ["f1", "p1"]);
+    void ask("priority", "p2"); // arrives while p1 holds: still ahead of f2, f3 and b1
+    await hold(1);
+    await hold(1);
+    assert.deepEqual(served, ["f1", "p1", "p2", "b1"]);
+    await finish();
+    assert.deepEqual(served, ["f1", "p1", "p2", "b1", "f2", "f3"]);
+  });
+
+  test("priority turns in a row are bounded while others wait, and count as foreground time", async () => {
+    const { served, ask, hold, finish } = harness();
+    await ask("foreground", "f1");
+    void ask("background", "b1");
+    for (let i = 1; i <= 10; i++) void ask("priority", `p${i}`);
+    await hold(1);
+    for (let i = 0; i < 8; i++) await hold(1);
+    // Eight priority turns in a row, then the waiting background's, then the remaining priority ones.
+    assert.deepEqual(served, ["f1", ...Array.from({ length: 8 }, (_, i) => `p${i + 1}`), "b1"]);
+    await hold(1);
+    await hold(1);
+    assert.deepEqual(served.slice(10), ["p9", "p10"]);
+    // f1 and p1..p9 held 10 ms as foreground, b1 1 ms: once p10 is done, the background goes first.
+    void ask("foreground", "f2");
+    void ask("background", "b2");
+    await hold(1);
+    assert.deepEqual(served.slice(12), ["b2"]);
     await finish();
   });
 
