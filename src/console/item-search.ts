@@ -2,9 +2,8 @@ import type { StoreApi } from "./store-api.ts";
 
 /**
  * Finding an item by what the merchant knows of it: a SKU or barcode (exact, as scanned or typed) or
- * words of its title. The API filters variants by exact SKU and barcode; titles are matched here over
- * the store's variants, read page by page (at most MAX_PAGES of them), since the API has no title
- * search. The console writes nothing and runs no SQL of its own.
+ * the start of words of its title, SKU or barcode (the API's `q=` search on GET /v2/variants). The
+ * console writes nothing and runs no SQL of its own.
  */
 
 export interface Variant {
@@ -46,19 +45,27 @@ export function itemLabel(v: Pick<Variant, "product_title" | "title">): string {
   return [v.product_title, title].filter(Boolean).join(" – ") || "Untitled item";
 }
 
-/** Variants matching `query`: an exact SKU or barcode first, then every word found in the title. */
+/** What the API's search takes: at most 200 characters with a letter or digit among them. */
+export function searchable(query: string): string | null {
+  const q = query.trim().slice(0, 200);
+  return /[\p{L}\p{N}]/u.test(q) ? q : null;
+}
+
+/**
+ * Variants matching `query`: an exact SKU or barcode first (a scan), then those having every typed word
+ * as the start of one of theirs. Three API calls whatever the catalog's size.
+ */
 export async function searchItems(api: StoreApi, query: string, limit = 25): Promise<Variant[]> {
-  const q = query.trim();
-  if (q === "") return [];
-  const exact = [
-    ...(await api.get<Page<Variant>>(`/variants?sku=${encodeURIComponent(q)}`)).data,
-    ...(await api.get<Page<Variant>>(`/variants?barcode=${encodeURIComponent(q)}`)).data,
-  ];
-  const words = q.toLowerCase().split(/\s+/);
-  const byTitle = (await allVariants(api)).filter((v) => {
-    const text = `${itemLabel(v)} ${v.sku ?? ""}`.toLowerCase();
-    return words.every((w) => text.includes(w));
-  });
+  const q = searchable(query);
+  if (q === null) return [];
+  const text = encodeURIComponent(q);
+  const [bySku, byBarcode, byWords] = await Promise.all([
+    api.get<Page<Variant>>(`/variants?sku=${text}`),
+    api.get<Page<Variant>>(`/variants?barcode=${text}`),
+    api.get<Page<Variant>>(`/variants?q=${text}&limit=${limit}`),
+  ]);
   const seen = new Set<number>();
-  return [...exact, ...byTitle].filter((v) => !seen.has(v.id) && seen.add(v.id)).slice(0, limit);
+  return [...bySku.data, ...byBarcode.data, ...byWords.data]
+    .filter((v) => !seen.has(v.id) && seen.add(v.id))
+    .slice(0, limit);
 }

@@ -3389,6 +3389,8 @@ export interface operations {
                 product_id?: number;
                 sku?: string;
                 barcode?: string;
+                /** @description Search: variants having every word typed as the start of a word of their product title, variant title, SKU or barcode, in any case (`blu shirt`, `abc-12`, `0123`); punctuation separates words, and a SKU or barcode also matches typed without it (`abc123`). The order and paging stay those of the list. No letter or digit: 400 `invalid_filter`. */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -4221,6 +4223,8 @@ export interface operations {
                 created_at_max?: string;
                 /** @description `true`: archived suppliers only; `all`: both; absent: active only. */
                 archived?: "true" | "all";
+                /** @description Search: suppliers having every word typed as the start of a word of their name, company name, contact name, email or account number, in any case (`acme`, `orders@acme`); an account number also matches typed without its punctuation. The order and paging stay those of the list. No letter or digit: 400 `invalid_filter`. */
+                q?: string;
             };
             header?: never;
             path?: never;

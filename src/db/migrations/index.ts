@@ -13,6 +13,7 @@ import { shopifyMigration } from "./011_shopify.ts";
 import { staffMigration } from "./012_staff.ts";
 import { shopifyInboundMigration } from "./013_shopify_inbound.ts";
 import { platformIdSubjectsMigration } from "./015_platform_id_subjects.ts";
+import { searchMigration } from "./016_search.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   "012_staff": migrationOf(staffMigration),
   "013_shopify_inbound": migrationOf(shopifyInboundMigration),
   "015_platform_id_subjects": migrationOf(platformIdSubjectsMigration),
+  "016_search": migrationOf(searchMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

@@ -1,8 +1,10 @@
 /** Supplier lists: suppliers and a supplier's catalog rows, keyset-paged, oldest update first. */
 
+import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
+import { prefixQuery } from "../../db/text-search.ts";
 import { notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { presentCatalogRow, type SupplierCatalogRowView, type SupplierRow } from "./presenter.ts";
@@ -15,16 +17,24 @@ export async function listSuppliers(
   db: Db,
   storeId: number,
   archived: ArchivedFilter,
-  paging: PageRequest,
+  paging: PageRequest & { q?: string },
 ): Promise<Page<SupplierRow>> {
+  const { q } = paging;
+  let query = supplierListQuery(db, storeId, archived);
+  // The expression of the suppliers_search index (migration 016), word for word, so the index serves it.
+  if (q !== undefined) {
+    query = query.where(
+      sql<boolean>`supplier_search_vector(s.name, s.company_name, s.contact_name, s.email, s.account_number) @@ to_tsquery('simple', ${prefixQuery(q)})`,
+    );
+  }
   return keysetPage(
-    supplierListQuery(db, storeId, archived),
+    query,
     paging,
     {
       timeColumn: "s.updated_at",
       idColumn: "s.id",
       direction: "asc",
-      binding: { list: "suppliers", store: storeId, archived },
+      binding: { list: "suppliers", store: storeId, archived, q },
     },
     ctx.cursorSecret,
     (row) => ({ time: row.updated_at, id: row.id }),

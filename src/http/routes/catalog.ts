@@ -211,6 +211,17 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
             product_id: Type.Optional(PlatformId),
             sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
             barcode: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+            q: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description:
+                  "Search: variants having every word typed as the start of a word of their product title, " +
+                  "variant title, SKU or barcode, in any case (`blu shirt`, `abc-12`, `0123`); punctuation " +
+                  "separates words, and a SKU or barcode also matches typed without it (`abc123`). The order " +
+                  "and paging stay those of the list. No letter or digit: 400 `invalid_filter`.",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -219,8 +230,8 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { store } = principalOf(request);
-      const { product_id, sku, barcode } = request.query;
-      const page = await listVariants(ctx, ctx.db, store.id, { product_id, sku, barcode }, request.query);
+      const { product_id, sku, barcode, q } = request.query;
+      const page = await listVariants(ctx, ctx.db, store.id, { product_id, sku, barcode, q }, request.query);
       return { ...page, data: page.data.map((v) => presentVariant(v, store.currency)) };
     },
   );

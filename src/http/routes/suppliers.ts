@@ -59,6 +59,17 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
                 description: "`true`: archived suppliers only; `all`: both; absent: active only.",
               }),
             ),
+            q: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description:
+                  "Search: suppliers having every word typed as the start of a word of their name, company " +
+                  "name, contact name, email or account number, in any case (`acme`, `orders@acme`); an " +
+                  "account number also matches typed without its punctuation. The order and paging stay " +
+                  "those of the list. No letter or digit: 400 `invalid_filter`.",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
