@@ -196,8 +196,8 @@ export async function purchaseOrderPage(ctx: PageContext, rawId: unknown, rawOrd
     : html`<p class="muted">The PDF of this order is not available in the console yet.</p>`;
   const actions = await orderActionsSection(ctx, store.id, order);
   const body = html`${pdf}
-${actions}
 ${receiveButton(ctx, store.id, order as unknown as OrderRecord)}
+${actions}
 ${dl([
   ["Status", order.status.replace("_", " ")],
   ["Type", order.type],

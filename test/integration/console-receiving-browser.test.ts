@@ -1,0 +1,118 @@
+/**
+ * Receiving and payments in Chromium (issue 20 items 4 and 5): the operator opens an ordered order,
+ * receives it with the scan input (a scanner is a keyboard: the code, then Enter; the page adds the
+ * unit without a round trip), sees an unknown code refused, rejects a unit with a reason, previews the
+ * landed costs and books; voids the delivery after the question; records a payment, deletes it after
+ * the question, marks the order paid. Every page runs axe-core and is screenshotted at 1280 and 390 px
+ * into test-artifacts/console-receiving/.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import { createOrderedOrder, createSupplier, getOrder, trackedVariants } from "../helpers/factories.ts";
+
+describe("receiving and payments in a browser", { skip: browserSkip }, () => {
+  let t: TestApp;
+  let store: TestStore;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  const checkPage = pageChecker(artifactsFolder("console-receiving"));
+  const foreign: string[] = [];
+
+  before(async () => {
+    t = await startTestApp();
+    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
+    base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
+    store = await t.createStore({ name: "Harbour Hardware", seed: "demo" });
+    await t.drain();
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
+    });
+    await page.goto(`${base}/console/login`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in with the admin token" }).click();
+    await page.waitForURL(`${base}/console/stores`);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  test("scan, reject, preview, book, void; record, delete and mark paid", async () => {
+    const [a, b] = (await trackedVariants(store.api)).filter((v) => v.sku && v.barcode);
+    const supplier = await createSupplier(store.api, { name: "Rose City Ceramics" });
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: [
+        { variant_id: a.id, quantity: 2, unit_cost: "10.00" },
+        { variant_id: b.id, quantity: 3, unit_cost: "4.50" },
+      ],
+      charges: [{ kind: "shipping", amount: "5.00", allocation_method: "quantity" }],
+    });
+    const [lineA, lineB] = order.lines;
+    const orderUrl = `${base}/console/stores/${store.id}/purchase_orders/${order.id}`;
+    await page.goto(orderUrl);
+    await checkPage(page, "order-ordered");
+    await page.getByRole("link", { name: "Receive a delivery" }).click();
+    await page.waitForURL(`${orderUrl}/receive`);
+    await checkPage(page, "receive-empty");
+
+    // Two scans of A's barcode and one of an unknown code, each typed and ended with Enter.
+    const scan = page.getByLabel(/^Scan or type a SKU or barcode/);
+    for (const code of [a.barcode as string, a.barcode as string]) await scan.pressSequentially(`${code}\n`);
+    assert.equal(await page.locator(`#received_${lineA.id}`).inputValue(), "2");
+    assert.match(await page.locator("#scan-status").innerText(), /: 2 received\.$/);
+    await scan.pressSequentially("NO-SUCH-CODE\n");
+    assert.equal(
+      await page.locator("#scan-status").innerText(),
+      `No line of ${order.number} has the SKU or barcode “NO-SUCH-CODE”. Nothing was added.`,
+    );
+    assert.equal(await page.locator(`#received_${lineA.id}`).inputValue(), "2");
+    assert.equal(page.url(), `${orderUrl}/receive`, "scans stay in the page");
+    await checkPage(page, "receive-scanned");
+
+    await page.locator(`#received_${lineB.id}`).fill("2");
+    await page.locator(`#rejected_${lineB.id}`).fill("1");
+    await page.locator(`#reason_${lineB.id}`).fill("cracked glaze");
+    await page.getByRole("button", { name: "Preview landed costs" }).click();
+    const preview = page.getByRole("region", { name: "Before booking: landed costs" });
+    await preview.waitFor();
+    assert.match(await preview.innerText(), /\$11\.00 USD/);
+    assert.match(await preview.innerText(), /is partly received/);
+    await checkPage(page, "receive-preview");
+    await page.getByRole("button", { name: "Book this receipt" }).click();
+    await page.getByText(`Receipt booked on ${order.number}: 4 units into stock.`).waitFor();
+    await checkPage(page, "order-received");
+    const booked = await getOrder(store.api, order.id);
+    assert.equal(booked.receipts.length, 1);
+    assert.equal(booked.status, "partial");
+
+    await page.getByRole("link", { name: "Void delivery 1…" }).click();
+    await checkPage(page, "void-question");
+    await page.getByRole("button", { name: "Void delivery 1" }).click();
+    await page.getByText(`Delivery 1 of ${order.number} voided: its stock is reversed.`).waitFor();
+    assert.notEqual((await getOrder(store.api, order.id)).receipts[0].voided_at, null);
+
+    await page.getByLabel(/^Amount/).fill("20.00");
+    await page.getByLabel("Reference").fill("INV-1001");
+    await page.getByRole("button", { name: "Record payment" }).click();
+    await page.getByText(`Payment of $20.00 USD recorded on ${order.number}.`).waitFor();
+    assert.match(await page.locator("#payments").innerText(), /Balance due\s+\$18\.50 USD/);
+    await checkPage(page, "order-part-paid");
+    await page.getByRole("link", { name: /^Delete…/ }).click();
+    await checkPage(page, "payment-delete-question");
+    await page.getByRole("button", { name: "Delete the payment" }).click();
+    await page.getByText(`Payment of $20.00 USD deleted from ${order.number}.`).waitFor();
+    await page.getByRole("button", { name: "Mark paid ($38.50 USD)" }).click();
+    await page.getByText(`${order.number} is marked paid.`).waitFor();
+    assert.match(await page.locator("#payments").innerText(), /Payment status\s+Paid/);
+    await checkPage(page, "order-paid");
+    assert.equal((await getOrder(store.api, order.id)).payment_status, "paid");
+    assert.deepEqual(foreign, []);
+  });
+});
