@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
 import { renderPurchaseOrderPdf } from "../../src/domain/documents/purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "../../src/domain/documents/purchase-order-view.ts";
 import { PER_STORE, RenderPool } from "../../src/domain/documents/render-pool.ts";
@@ -85,6 +86,55 @@ describe("PDF render pool", () => {
     assert.equal(pool.heldBy(8), 0);
     // Room again once the store's renders are done.
     assert.equal((await pool.render(7, order("PO-C", 5), false, true)).subarray(0, 5).toString(), "%PDF-");
+  });
+
+  // A render that ends without an answer must not keep its thread nor its store's place: before, a
+  // document that could not be sent to the thread left the thread busy for good (every later render
+  // waited forever), and a thread that never answered kept both; PER_STORE of those and the store's
+  // every PDF was 429.
+  it("a document that cannot be sent to a thread fails that render and keeps neither the thread nor the store's place", {
+    timeout: 60_000,
+  }, async () => {
+    const pool = new RenderPool(1);
+    pools.push(pool);
+    const unsendable = { ...order("PO-X", 3), print: () => "a function cannot be copied to a thread" };
+    for (let i = 0; i < PER_STORE + 1; i++)
+      await assert.rejects(pool.render(3, unsendable as unknown as PurchaseOrderDocument, false, true), {
+        name: "DataCloneError",
+      });
+    assert.equal(pool.heldBy(3), 0);
+    // The one thread is free: the next render of the store is made, not refused nor left waiting.
+    const pdf = await pool.render(3, order("PO-Y", 3), false, true);
+    assert.equal(pdf.subarray(0, 5).toString(), "%PDF-");
+    assert.equal(pool.heldBy(3), 0);
+  });
+
+  it("a thread that answers nothing within the render time limit is stopped; its render fails and the queue goes on", {
+    timeout: 60_000,
+  }, async () => {
+    // The first thread takes renders and never answers; the ones after it answer at once with
+    // stand-in bytes.
+    const threads: Worker[] = [];
+    const startThread = () => {
+      const code =
+        threads.length === 0
+          ? "require('node:worker_threads').parentPort.on('message', () => {});"
+          : `const { parentPort } = require('node:worker_threads');
+             parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, pdf: new TextEncoder().encode('%PDF-stand-in') }));`;
+      const worker = new Worker(code, { eval: true });
+      threads.push(worker);
+      return worker;
+    };
+    const pool = new RenderPool(1, { timeoutMs: 300, startThread });
+    pools.push(pool);
+    const stuck = pool.render(4, order("PO-S", 3), false, true);
+    const queued = pool.render(4, order("PO-Q", 3), false, true);
+    assert.equal(pool.heldBy(4), 2);
+    await assert.rejects(stuck, /answered nothing in 300 ms/);
+    assert.equal((await queued).toString(), "%PDF-stand-in");
+    assert.equal(pool.heldBy(4), 0);
+    assert.equal(threads.length, 2, "the silent thread was replaced");
+    assert.equal(threads[0].threadId, -1, "the silent thread was stopped");
   });
 
   it("takes waiting renders fairly: another store's PDF goes before the rest of a busy store's queue", async () => {

@@ -15,12 +15,27 @@ import type { RenderRequest, RenderResponse } from "./render-worker.ts";
  * store's queue never stands in front of another store's single PDF. The mail job waits instead of
  * being refused (its worker slots bound it already). Threads start on the first render and stop after
  * IDLE_MS without work: an API process that never renders a PDF never loads pdfkit.
+ *
+ * A render holds its thread and its store's share until it ends, so every way it can end without an
+ * answer ends it here: a document the thread cannot be sent (the render fails at once, the thread
+ * stays free) and a thread that answers nothing for RENDER_TIMEOUT_MS (it is stopped, its render
+ * fails, a new thread takes the queue). Either would otherwise keep a thread and one of the store's
+ * PER_STORE places for good, and after PER_STORE of them the store's every PDF answered 429.
  */
 
 export const PER_STORE = 4;
 export const QUEUE_LIMIT = 64;
 const RETRY_AFTER_SECONDS = 2;
 const IDLE_MS = 30_000;
+/** Far beyond the biggest order's render (a 500-line order takes 1 to 3 s on a busy core). */
+export const RENDER_TIMEOUT_MS = 120_000;
+
+export interface RenderPoolOptions {
+  /** How long a thread may take over one render before it is stopped. */
+  timeoutMs?: number;
+  /** Starts a thread (tests stand in threads that misbehave). */
+  startThread?: () => Worker;
+}
 
 export function defaultThreadCount(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
@@ -38,10 +53,12 @@ interface Thread {
   readonly worker: Worker;
   job: Pending | null;
   idleTimer: NodeJS.Timeout | null;
+  /** Stops the thread when its render takes too long. */
+  jobTimer: NodeJS.Timeout | null;
 }
 
 /** The worker's entry: the TypeScript file under tsx (tests), the bundle beside dist/server.mjs. */
-function startWorker(): Worker {
+function startRenderThread(): Worker {
   if (import.meta.url.endsWith(".ts")) {
     // A worker does not inherit `--import tsx`; register tsx's loader in it, then load the entry.
     const tsx = import.meta.resolve("tsx/esm/api");
@@ -62,7 +79,16 @@ export class RenderPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly size = defaultThreadCount()) {}
+  private readonly timeoutMs: number;
+  private readonly startThread: () => Worker;
+
+  constructor(
+    private readonly size = defaultThreadCount(),
+    options: RenderPoolOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? RENDER_TIMEOUT_MS;
+    this.startThread = options.startThread ?? startRenderThread;
+  }
 
   /**
    * The PDF of `document`, rendered on a thread. `refusable` callers are refused with 429 when their
@@ -108,8 +134,21 @@ export class RenderPool {
       const job = this.takeFairly();
       if (thread.idleTimer) clearTimeout(thread.idleTimer);
       thread.idleTimer = null;
+      try {
+        thread.worker.postMessage({ id: job.id, ...job.request });
+      } catch (error) {
+        // Not sent (a value that cannot be copied to a thread): this render fails, the thread stays free.
+        this.release(job.storeId);
+        job.reject(error instanceof Error ? error : new Error(String(error)));
+        if (this.queue.length === 0)
+          thread.idleTimer = setTimeout(() => this.retire(thread), IDLE_MS).unref();
+        continue;
+      }
       thread.job = job;
-      thread.worker.postMessage({ id: job.id, ...job.request });
+      thread.jobTimer = setTimeout(
+        () => this.failed(thread, new Error(`the PDF thread answered nothing in ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      ).unref();
     }
   }
 
@@ -128,7 +167,7 @@ export class RenderPool {
 
   private grow(): Thread | null {
     if (this.threads.length >= this.size) return null;
-    const thread: Thread = { worker: startWorker(), job: null, idleTimer: null };
+    const thread: Thread = { worker: this.startThread(), job: null, idleTimer: null, jobTimer: null };
     // Never keeps the process alive by itself; a running service has its listener for that.
     thread.worker.unref();
     thread.worker.on("message", (message: RenderResponse) => this.finished(thread, message));
@@ -142,6 +181,7 @@ export class RenderPool {
     const job = thread.job;
     if (!job || job.id !== message.id) return;
     thread.job = null;
+    this.clearJobTimer(thread);
     this.release(job.storeId);
     if ("error" in message) job.reject(new Error(`rendering the PDF failed: ${message.error}`));
     else job.resolve(Buffer.from(message.pdf.buffer, message.pdf.byteOffset, message.pdf.byteLength));
@@ -155,6 +195,7 @@ export class RenderPool {
     if (index < 0) return;
     this.threads.splice(index, 1);
     if (thread.idleTimer) clearTimeout(thread.idleTimer);
+    this.clearJobTimer(thread);
     const job = thread.job;
     thread.job = null;
     if (job) {
@@ -172,8 +213,14 @@ export class RenderPool {
     void this.stop(thread);
   }
 
+  private clearJobTimer(thread: Thread): void {
+    if (thread.jobTimer) clearTimeout(thread.jobTimer);
+    thread.jobTimer = null;
+  }
+
   private async stop(thread: Thread): Promise<void> {
     if (thread.idleTimer) clearTimeout(thread.idleTimer);
+    this.clearJobTimer(thread);
     thread.worker.removeAllListeners("exit");
     thread.job?.reject(new Error("the service is stopping"));
     await thread.worker.terminate();
