@@ -259,6 +259,95 @@ describe("console receiving and payments", () => {
     assert.equal((await getOrder(store.api, order.id)).receipts.length, 0);
   });
 
+  test("a line with a destination of its own is booked there when the delivery routes lines", async () => {
+    const locations = await listLocations(store.api);
+    assert.ok(locations.length >= 2, "the demo store has two locations");
+    const [main, other] = locations;
+    const [a, b] = [variants[used++], variants[used++]];
+    const supplier = await createSupplier(store.api);
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      location_id: main.id,
+      lines: [
+        { variant_id: a.id, quantity: 1, unit_cost: "2.00", location_id: other.id },
+        { variant_id: b.id, quantity: 1, unit_cost: "2.00" },
+      ],
+    });
+    const [lineA, lineB] = order.lines;
+    await t.drain();
+    const availableBefore =
+      (
+        await store.api.get(
+          `/v2/inventory_levels?inventory_item_id=${a.inventory_item_id}&location_id=${other.id}`,
+        )
+      ).body.data[0]?.available ?? 0;
+    const screen = await agent.get(orderPath(order.id, "/receive"));
+    const row = (id: number) => new RegExp(`data-line="${id}"[\\s\\S]*?</tr>`).exec(screen.body)?.[0] ?? "";
+    assert.match(text(row(lineA.id)), new RegExp(other.name));
+    assert.match(text(row(lineB.id)), /The delivery's/);
+    const preview = await agent.post(
+      orderPath(order.id, "/receive"),
+      formOf(screen.body, order.lines, {
+        [`received_${lineA.id}`]: "1",
+        [`received_${lineB.id}`]: "1",
+        route_to_destinations: "yes",
+        _do: "preview",
+      }),
+    );
+    assert.equal(preview.status, 200);
+    assert.match(preview.body, /name="route_to_destinations" value="yes" checked/);
+    const moves = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, {
+      route_to_destinations: true,
+      lines: [
+        { line_id: lineA.id, quantity: 1 },
+        { line_id: lineB.id, quantity: 1 },
+      ],
+    });
+    assert.deepEqual(
+      moves.body.data.lines.map((l: any) => l.location_id),
+      [other.id, main.id],
+      "what the console booked is what the API routes",
+    );
+    const booked = await agent.post(
+      orderPath(order.id, "/receive"),
+      formOf(preview.body, order.lines, {
+        route_to_destinations: "yes",
+        _do: "book",
+        _previewed: hiddenValue(preview.body, "_previewed"),
+      }),
+    );
+    assert.equal(booked.status, 303);
+    assert.equal((await getOrder(store.api, order.id)).status, "received");
+    await t.drain();
+    const level = async (itemId: number, locationId: number) =>
+      (await store.api.get(`/v2/inventory_levels?inventory_item_id=${itemId}&location_id=${locationId}`)).body
+        .data[0]?.available ?? 0;
+    assert.equal(
+      await level(a.inventory_item_id, other.id),
+      availableBefore + 1,
+      "A went to its own destination",
+    );
+  });
+
+  test("a draft or a received order has no receive form", async () => {
+    const supplier = await createSupplier(store.api);
+    const draft = (
+      await store.api.post("/v2/purchase_orders", {
+        supplier_id: supplier.id,
+        lines: [{ product_title: "Custom part", quantity: 1, unit_cost: 1 }],
+      })
+    ).body.data;
+    const page = await agent.get(orderPath(draft.id, "/receive"));
+    assert.equal(page.status, 200);
+    assert.match(
+      text(page.body),
+      new RegExp(`${draft.number} is draft: it takes deliveries once it is marked ordered\\.`),
+    );
+    assert.doesNotMatch(page.body, /<form method="post" action="[^"]*\/receive"/);
+    assert.doesNotMatch((await agent.get(orderPath(draft.id))).body, /Receive a delivery/);
+    assert.equal((await agent.get(orderPath(999999, "/receive"))).status, 404);
+  });
+
   test("receipts are listed on the order; void asks first, then takes the stock back out", async () => {
     const { order, lineA } = await orderedOrder();
     const [location] = await listLocations(store.api);
@@ -451,6 +540,29 @@ describe("console receiving and payments", () => {
     assert.deepEqual(
       history.filter((h: any) => h.type === "receipt_recorded").map((h: any) => [h.by, h.via]),
       [["ian@example.com", "console"]],
+    );
+
+    // Purchasing pays: the payment's history names them.
+    const buyer = await joinStaff(t, smtp, store.id, "pia@example.com", "purchasing");
+    const buyerPage = await buyer.get(orderPath(order.id));
+    assert.match(buyerPage.body, /Record payment/);
+    assert.match(buyerPage.body, /Receive a delivery/);
+    const key = /name="_key" value="([0-9a-f-]{36})">\s*<div class="field"><label for="payment-amount">/.exec(
+      buyerPage.body,
+    )?.[1] as string;
+    const paid = await buyer.post(orderPath(order.id, "/payments"), {
+      _csrf: hiddenValue(buyerPage.body, "_csrf"),
+      _key: key,
+      amount: "2.00",
+      method: "card",
+    });
+    assert.equal(paid.status, 303);
+    const payments = (await store.api.get(`/v2/purchase_orders/${order.id}/history`)).body.data.filter(
+      (h: any) => h.type === "payment_added",
+    );
+    assert.deepEqual(
+      payments.filter((h: any) => h.via === "console").map((h: any) => h.by),
+      ["pia@example.com"],
     );
   });
 });
