@@ -77,3 +77,74 @@ test("a request whose client left while it waited gives the store's turn back wh
   assert.equal(await after.done, 200);
   assert.equal(turns.heldBy(7), 0);
 });
+
+test("a store's turn is given back however its request ends: the handler throws, an onSend hook throws, an earlier onResponse hook throws, the client leaves mid-answer", async (t) => {
+  const app = Fastify({ logger: false });
+  t.after(() => app.close());
+  app.addHook("onRequest", async (request: FastifyRequest) => {
+    (request as unknown as { principal: unknown }).principal = { store: { id: 9 } };
+  });
+  // Registered before the turns' own onResponse hook, so it runs first and, throwing, skips it.
+  app.addHook("onResponse", async (request: FastifyRequest) => {
+    if (request.url === "/on-response-throws") throw new Error("a hook failed");
+  });
+  const turns = registerStoreTurns(app);
+  app.addHook("onSend", async (request: FastifyRequest) => {
+    if (request.url === "/on-send-throws") throw new Error("onSend failed");
+  });
+  let heldWhileRunning = 0;
+  const route = (path: string, handler: () => Promise<unknown>) =>
+    app.get(path, { config: { storeTurn: true } }, async () => {
+      heldWhileRunning = turns.heldBy(9);
+      return handler();
+    });
+  route("/throws", async () => {
+    throw new Error("the handler failed");
+  });
+  route("/on-send-throws", async () => ({ ok: true }));
+  route("/on-response-throws", async () => ({ ok: true }));
+  let releaseStream = () => {};
+  app.get("/streams", { config: { storeTurn: true } }, async (_request, reply) => {
+    heldWhileRunning = turns.heldBy(9);
+    const { PassThrough } = await import("node:stream");
+    const body = new PassThrough();
+    body.write("partial answer ");
+    releaseStream = () => body.destroy();
+    return reply.type("text/plain").send(body);
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = app.server.address() as AddressInfo;
+
+  // One keep-alive connection for all of them, as a client pooling connections sends them.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const statusOf = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      http
+        .get({ port, host: "127.0.0.1", path, agent }, (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        })
+        .on("error", reject);
+    });
+  for (const [path, status] of [
+    ["/throws", 500],
+    ["/on-send-throws", 500],
+    ["/on-response-throws", 200],
+  ] as const) {
+    heldWhileRunning = 0;
+    assert.equal(await statusOf(path), status, path);
+    assert.equal(heldWhileRunning, 1, `${path} ran in its turn`);
+    await until(() => turns.heldBy(9) === 0, `${path} gives the turn back`);
+  }
+
+  // The client leaves while the answer is still streaming.
+  const leaving = http.get({ port, host: "127.0.0.1", path: "/streams", agent: false });
+  leaving.on("error", () => {});
+  await new Promise<void>((resolve) => leaving.on("response", () => resolve()));
+  assert.equal(turns.heldBy(9), 1, "the streaming answer holds the turn");
+  leaving.destroy();
+  await until(() => turns.heldBy(9) === 0, "a client leaving mid-answer gives the turn back");
+  releaseStream();
+  assert.equal(await statusOf("/throws"), 500, "the store's next request is not held");
+});
