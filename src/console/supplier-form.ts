@@ -1,3 +1,4 @@
+import type { SupplierInput, SupplierView } from "../domain/suppliers/index.ts";
 import { html, type SafeHtml } from "../html/template.ts";
 import { AdminError } from "./admin.ts";
 import { type FormBody, field, type PageContext, PageNotFound, idOf as pathId } from "./context.ts";
@@ -11,47 +12,11 @@ import { type FieldLabels, fieldError, formErrors, invalidAttrs } from "./store-
  * are "location id = account number" lines.
  */
 
-export interface Supplier {
-  id: number;
-  name: string;
-  company_name: string | null;
-  type: string | null;
-  contact_name: string | null;
-  email: string | null;
-  email_cc: string[];
-  phone: string | null;
-  account_number: string | null;
-  payment_terms: string | null;
-  notes: string | null;
-  bill_to_address: string | null;
-  currency: string | null;
-  location_account_numbers: Record<string, string>;
-  lead_time_days: number | null;
-  min_order_value: string | null;
-  free_freight_threshold: string | null;
-  taxable: boolean;
-  ships_direct: boolean;
-  auto_restock: boolean;
-  exclude_from_reorder: boolean;
-  default_updates_stock: boolean | null;
-  address: {
-    line1: string | null;
-    line2: string | null;
-    city: string | null;
-    province: string | null;
-    zip: string | null;
-    country: string | null;
-  } | null;
-  match_vendors: string[];
-  match_tags: string[];
-  match_exclude_tags: string[];
-  dropship_tags: string[];
-  archived: boolean;
-  archived_at: string | null;
-  merged_into_id: number | null;
-  created_at: string;
-  updated_at: string;
-}
+/**
+ * The API's Supplier as the suppliers module presents it: one definition of its fields, so the form
+ * and the API cannot drift apart.
+ */
+export type Supplier = SupplierView;
 
 type Kind =
   | "text"
@@ -66,13 +31,14 @@ type Kind =
   | "accounts";
 
 interface FieldSpec {
-  name: string;
+  /** A SupplierInput field (the address flat, as the API takes it). */
+  name: keyof SupplierInput;
   label: string;
   kind: Kind;
   hint?: string;
 }
 
-const GROUPS: { legend: string; fields: FieldSpec[] }[] = [
+const GROUPS = [
   {
     legend: "Supplier",
     fields: [
@@ -144,9 +110,14 @@ const GROUPS: { legend: string; fields: FieldSpec[] }[] = [
       { name: "notes", label: "Notes", kind: "textarea" },
     ],
   },
-];
+] as const satisfies readonly { legend: string; fields: readonly FieldSpec[] }[];
 
-const FIELDS = GROUPS.flatMap((g) => g.fields);
+const FIELDS: readonly FieldSpec[] = GROUPS.flatMap((g): readonly FieldSpec[] => g.fields);
+
+/** Fails to compile when SupplierInput gains a field the form does not show. */
+type FormFieldName = (typeof GROUPS)[number]["fields"][number]["name"];
+const everyInputField: Record<Exclude<keyof SupplierInput, FormFieldName>, never> = {};
+void everyInputField;
 
 /** The API's field names and their labels, for the error summary. */
 export const SUPPLIER_LABELS: FieldLabels = Object.fromEntries(FIELDS.map((f) => [f.name, f.label]));
