@@ -19,19 +19,19 @@ export type StoreTab =
   | "alert_rules"
   | "purchase_orders"
   | "staff"
-  | "suppliers";
+  | "suppliers"
+  | "settings";
 
-/** `settings`: the store's settings, shown to its owner and the operator only. */
+/**
+ * `settings`: the store's settings, shown to its owner and the operator only. Keys, the request log,
+ * webhooks, staff and the platform's sync are pages of the one Settings area (settings-nav.ts).
+ */
 const STORE_TABS: { tab: StoreTab; label: string; path: string; settings?: true }[] = [
   { tab: "overview", label: "Overview", path: "" },
-  { tab: "keys", label: "API keys", path: "/keys", settings: true },
-  { tab: "request_log", label: "Request log", path: "/request_log", settings: true },
-  { tab: "webhooks", label: "Webhooks", path: "/webhooks", settings: true },
-  { tab: "sync", label: "Platform sync", path: "/sync", settings: true },
   { tab: "alert_rules", label: "Alert rules", path: "/alert_rules" },
   { tab: "purchase_orders", label: "Purchase orders", path: "/purchase_orders" },
   { tab: "suppliers", label: "Suppliers", path: "/suppliers" },
-  { tab: "staff", label: "Staff", path: "/staff", settings: true },
+  { tab: "settings", label: "Settings", path: "/settings", settings: true },
 ];
 
 /** Whether the session sees the store's settings (the operator, or the store's owner). */

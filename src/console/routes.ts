@@ -18,20 +18,12 @@ import {
 } from "./context.ts";
 import { errorSummary, notAvailable, page } from "./layout.ts";
 import { alertRulesPage, saveAlertRulesAction } from "./pages/alert-rules.ts";
-import { createKeyAction, keysPage, requestLogPage, revokeKeyAction } from "./pages/keys.ts";
 import { purchaseOrderActionRoutes } from "./pages/purchase-order-actions.ts";
 import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
 import { receivingRoutes } from "./pages/receiving-routes.ts";
-import { inviteStaffAction, resendInvitationAction, staffPage, updateStaffAction } from "./pages/staff.ts";
-import { apiAccessAction, createStoreAction, storePage, storesPage } from "./pages/stores.ts";
+import { settingsRoutes } from "./pages/settings-routes.ts";
+import { createStoreAction, storePage, storesPage } from "./pages/stores.ts";
 import { supplierRoutes } from "./pages/suppliers.ts";
-import {
-  deliveriesPage,
-  redeliverAction,
-  retrySyncAction,
-  syncPage,
-  webhooksPage,
-} from "./pages/webhooks.ts";
 import { queryString } from "./query-string.ts";
 import {
   LOGIN_COOKIE,
@@ -415,33 +407,12 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   get("/stores", (c) => storesPage(c), "operator");
   post("/stores", (c) => createStoreAction(c), "operator");
   get("/stores/:id", (c, p) => storePage(c, p.id));
-  post("/stores/:id/api_access", (c, p) => apiAccessAction(c, p.id), "settings");
-  get("/stores/:id/keys", (c, p) => keysPage(c, p.id), "settings");
-  post("/stores/:id/keys", (c, p) => createKeyAction(c, p.id), "settings");
-  post("/stores/:id/keys/:key_id/revoke", (c, p) => revokeKeyAction(c, p.id, p.key_id), "settings");
-  get("/stores/:id/request_log", (c, p) => requestLogPage(c, p.id), "settings");
-  get("/stores/:id/webhooks", (c, p) => webhooksPage(c, p.id), "settings");
-  get("/stores/:id/webhooks/:webhook_id", (c, p) => deliveriesPage(c, p.id, p.webhook_id), "settings");
-  post(
-    "/stores/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
-    (c, p) => redeliverAction(c, p.id, p.webhook_id, p.delivery_id),
-    "settings",
-  );
-  get("/stores/:id/sync", (c, p) => syncPage(c, p.id), "settings");
-  post("/stores/:id/sync/:job_id/retry", (c, p) => retrySyncAction(c, p.id, p.job_id), "settings");
   get("/stores/:id/alert_rules", (c, p) => alertRulesPage(c, p.id));
   post("/stores/:id/alert_rules", (c, p) => saveAlertRulesAction(c, p.id), "stock");
   get("/stores/:id/purchase_orders", (c, p) => purchaseOrdersPage(c, p.id));
   get("/stores/:id/purchase_orders/:po_id", (c, p) => purchaseOrderPage(c, p.id, p.po_id));
   get("/stores/:id/purchase_orders/:po_id/pdf", (c, p) => purchaseOrderPdf(c, p.id, p.po_id));
-  get("/stores/:id/staff", (c, p) => staffPage(c, p.id), "settings");
-  post("/stores/:id/staff", (c, p) => inviteStaffAction(c, p.id), "settings");
-  post("/stores/:id/staff/:staff_id", (c, p) => updateStaffAction(c, p.id, p.staff_id), "settings");
-  post(
-    "/stores/:id/staff/:staff_id/invitation",
-    (c, p) => resendInvitationAction(c, p.id, p.staff_id),
-    "settings",
-  );
+  settingsRoutes(get, post);
   supplierRoutes(get, post);
   purchaseOrderActionRoutes(get, post);
   receivingRoutes(get, post);

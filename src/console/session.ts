@@ -37,6 +37,8 @@ export interface Session {
   flash: Flash[];
   /** A key secret to show once, on the next keys page of that store. */
   newKey: NewKeySecret | null;
+  /** A webhook's signing secret to show once, on the next webhooks page of that store. */
+  newWebhookSecret?: { storeId: number; webhookId: number; url: string; secret: string } | null;
 }
 
 export const SESSION_COOKIE = "stockroom_session";

@@ -90,7 +90,8 @@ describe("staff in the console, in a browser", { skip: browserSkip }, () => {
     await owner.getByText("owner@example.com").first().waitFor();
     await checkPage(owner, "owner-overview");
 
-    await owner.getByRole("link", { name: "Staff" }).click();
+    await owner.getByRole("link", { name: "Settings", exact: true }).click();
+    await owner.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Staff" }).click();
     await owner.waitForURL(`${base}/console/stores/${store.id}/staff`);
     await checkPage(owner, "staff");
     await owner.getByLabel("Email").fill("pat@example.com");
@@ -114,6 +115,7 @@ describe("staff in the console, in a browser", { skip: browserSkip }, () => {
     // Purchasing is not the owner: no settings tabs.
     assert.equal(await pat.getByRole("link", { name: "Staff" }).count(), 0);
     assert.equal(await pat.getByRole("link", { name: "API keys" }).count(), 0);
+    assert.equal(await pat.getByRole("link", { name: "Settings", exact: true }).count(), 0);
     assert.deepEqual(foreign, []);
   });
 

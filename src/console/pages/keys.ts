@@ -2,6 +2,7 @@ import type { AdminKeyView, Page, RequestLogView } from "../../admin/views.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { html, type SafeHtml } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
+import { confirmed, confirmStep } from "../confirm.ts";
 import {
   field,
   fieldList,
@@ -9,6 +10,7 @@ import {
   idOf,
   loadStore,
   type PageContext,
+  PageNotFound,
   queryOf,
   redirectTo,
   sendPage,
@@ -16,6 +18,7 @@ import {
 } from "../context.ts";
 import { actionButton, csrfField, errorSummary, page, storePath, table } from "../layout.ts";
 import { queryString } from "../query-string.ts";
+import { settingsNav } from "../settings-nav.ts";
 
 const SCOPE_HINTS: Record<string, string> = {
   read: "read everything",
@@ -64,7 +67,7 @@ async function renderKeys(
 <p id="copy-status" role="status" aria-live="polite" class="hint"></p>
 </section>`
     : "";
-  const body = html`${secretPanel}
+  const body = html`${settingsNav(store.id, "keys")}${secretPanel}
 ${table(
   "API keys",
   [
@@ -110,7 +113,7 @@ ${SCOPES.map(
       title: "API keys",
       session: ctx.session,
       store,
-      tab: "keys",
+      tab: "settings",
       body,
       flash: takeFlash(ctx.session),
     }),
@@ -162,10 +165,41 @@ export async function createKeyAction(ctx: PageContext, rawId: unknown) {
   }
 }
 
+/** Whether a key still opens the API (neither revoked nor expired). */
+function isLive(key: AdminKeyView, now: number): boolean {
+  return !key.revoked_at && !(key.expires_at && Date.parse(key.expires_at) <= now);
+}
+
 export async function revokeKeyAction(ctx: PageContext, rawId: unknown, rawKeyId: unknown) {
   const storeId = idOf(rawId);
   const keyId = idOf(rawKeyId);
-  const key = await ctx.admin.post<{ data: AdminKeyView }>(`/admin/stores/${storeId}/keys/${keyId}/revoke`);
+  const path = `/admin/stores/${storeId}/keys`;
+  // Revoking the store's last live key cuts every integration off: that asks first.
+  if (!confirmed(formOf(ctx.request))) {
+    const keys = (await ctx.admin.get<{ data: AdminKeyView[] }>(path)).data;
+    const now = ctx.request.server.ctx.clock.now().getTime();
+    const key = keys.find((k) => k.id === keyId);
+    if (!key) throw new PageNotFound("This store has no key with that id.");
+    const live = keys.filter((k) => isLive(k, now));
+    if (live.length === 1 && live[0].id === keyId) {
+      const store = await loadStore(ctx, storeId);
+      const body = html`${settingsNav(storeId, "keys")}${confirmStep({
+        session: ctx.session,
+        action: storePath(storeId, `/keys/${keyId}/revoke`),
+        question: html`Revoke “${key.name}”, the store's last active key?`,
+        consequence:
+          "Every integration using the API with this store stops working until a new key is made and given to it. A revoked key cannot be turned back on.",
+        button: `Revoke ${key.name}`,
+        cancelHref: storePath(storeId, "/keys"),
+        cancel: "Keep the key",
+      })}`;
+      return sendPage(
+        ctx.reply,
+        page({ title: "Revoke the last key?", session: ctx.session, store, tab: "settings", body }),
+      );
+    }
+  }
+  const key = await ctx.admin.post<{ data: AdminKeyView }>(`${path}/${keyId}/revoke`);
   ctx.session.flash.push({
     kind: "ok",
     text: `Key “${key.data.name}” (${key.data.prefix}) revoked.`,
@@ -192,7 +226,7 @@ export async function requestLogPage(ctx: PageContext, rawId: unknown) {
     if (!(error instanceof AdminError) || (error.status !== 422 && error.status !== 400)) throw error;
     problem = errorSummary(error.message, error.details);
   }
-  const body = html`<form method="get" action="${storePath(store.id, "/request_log")}" class="filters" role="search" aria-label="Filter the request log">
+  const body = html`${settingsNav(store.id, "request_log")}<form method="get" action="${storePath(store.id, "/request_log")}" class="filters" role="search" aria-label="Filter the request log">
 <div class="field"><label for="log-key">Key</label>
 <select id="log-key" name="key_id">
 <option value="">All keys</option>
@@ -229,7 +263,7 @@ ${next ? html`<a href="${storePath(store.id, `/request_log${queryString({ ...fil
       title: "Request log",
       session: ctx.session,
       store,
-      tab: "request_log",
+      tab: "settings",
       body,
       flash: takeFlash(ctx.session),
     }),

@@ -12,6 +12,7 @@ import {
   takeFlash,
 } from "../context.ts";
 import { actionButton, csrfField, errorSummary, page, storePath, table, timeHtml } from "../layout.ts";
+import { settingsNav } from "../settings-nav.ts";
 
 /**
  * The owner's staff page (the operator sees it too): who works in the store, in which role; invite
@@ -76,7 +77,7 @@ async function renderStaff(
     error?.details.some((d) => d.field === (FIELD_LABELS[name] ?? name))
       ? html` aria-invalid="true" aria-describedby="invite-errors"`
       : "";
-  const body = html`${table(
+  const body = html`${settingsNav(store.id, "staff")}${table(
     `${staff.length} staff member${staff.length === 1 ? "" : "s"}`,
     [
       {
@@ -134,7 +135,14 @@ ${STAFF_ROLES.map(
 <p class="hint">An invitation is a link by mail to choose a password; it works once, for 72 hours.</p>`;
   return sendPage(
     ctx.reply,
-    page({ title: "Staff", session: ctx.session, store, tab: "staff", body, flash: takeFlash(ctx.session) }),
+    page({
+      title: "Staff",
+      session: ctx.session,
+      store,
+      tab: "settings",
+      body,
+      flash: takeFlash(ctx.session),
+    }),
     status,
   );
 }

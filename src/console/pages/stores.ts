@@ -13,6 +13,7 @@ import {
   takeFlash,
 } from "../context.ts";
 import { csrfField, dl, errorSummary, page, storePath, table } from "../layout.ts";
+import { apiAccessSection, shopifySection } from "./settings.ts";
 
 interface StoreForm {
   name: string;
@@ -34,28 +35,6 @@ const STATUS_WORDS: Record<ShopifyState["status"], string> = {
   connected: "connected",
   disconnected: "disconnected",
 };
-
-/** A Shopify store's shop: where its import stands, when it last heard from Shopify, why it is disconnected. */
-function shopifySection(shop: ShopifyState): SafeHtml {
-  const status =
-    shop.status === "disconnected"
-      ? html`<span class="state-off">Disconnected</span>${shop.disconnected_reason ? `: ${shop.disconnected_reason}` : ""}`
-      : shop.status === "importing"
-        ? html`<span class="state-off">Importing</span> the shop's catalog`
-        : html`<span class="state-on">Connected</span>`;
-  return html`<h2 id="shopify">Shopify</h2>
-${shop.status === "disconnected" ? html`<p class="notice" role="status">Stock changes wait until the shop is reconnected (a new access token, or installing the app again); the catalog stays readable.</p>` : ""}
-${dl([
-  ["Shop", shop.shop],
-  ["Status", status],
-  ["Import error", shop.import_error],
-  ["Imported", shop.imported_at],
-  ["Last webhook", shop.last_webhook_at],
-  ["Last reconciliation", shop.last_reconciled_at],
-  ["API version", shop.api_version],
-  ["Scopes", shop.scopes],
-])}`;
-}
 
 function createStoreForm(ctx: PageContext, values: StoreForm, error: AdminError | null): SafeHtml {
   return html`<h2 id="create-store">Create a store</h2>
@@ -155,23 +134,7 @@ export async function createStoreAction(ctx: PageContext) {
 
 export async function storePage(ctx: PageContext, rawId: unknown) {
   const store = await loadStore(ctx, rawId);
-  const body = html`<h2 id="api-access">API access</h2>
-<div class="switch">
-<p>API access is ${store.api_access ? html`<span class="state-on">on</span>` : html`<span class="state-off">off</span>`}. ${
-    store.api_access
-      ? "Keys of this store can call the API."
-      : html`Every key of this store answers <code>402 feature_not_enabled</code>.`
-  }</p>
-${
-  can(ctx.request, "settings")
-    ? html`<form method="post" action="${storePath(store.id, "/api_access")}" class="inline">
-${csrfField(ctx.session)}
-<input type="hidden" name="api_access" value="${store.api_access ? "off" : "on"}">
-<button type="submit"${store.api_access ? html` class="danger"` : ""}>Turn API access ${store.api_access ? "off" : "on"}</button>
-</form>`
-    : ""
-}
-</div>
+  const body = html`${apiAccessSection(ctx, store, can(ctx.request, "settings") ? "overview" : null)}
 <h2>Settings</h2>
 ${dl([
   ["Name", store.name],
@@ -208,16 +171,4 @@ ${dl([
       flash: takeFlash(ctx.session),
     }),
   );
-}
-
-export async function apiAccessAction(ctx: PageContext, rawId: unknown) {
-  const store = await loadStore(ctx, rawId);
-  const wanted = field(formOf(ctx.request), "api_access");
-  if (wanted !== "on" && wanted !== "off") {
-    ctx.session.flash.push({ kind: "error", text: "Choose API access on or off." });
-    return redirectTo(ctx.reply, storePath(store.id));
-  }
-  await ctx.admin.patch(`/admin/stores/${store.id}`, { api_access: wanted === "on" });
-  ctx.session.flash.push({ kind: "ok", text: `API access turned ${wanted}.` });
-  return redirectTo(ctx.reply, storePath(store.id));
 }
