@@ -414,10 +414,7 @@ describe("console", () => {
     const page = await agent.get(`/console/stores/${store.id}/webhooks/${hook.id}`);
     assert.equal(page.status, 200);
     const shown = text(page.body);
-    assert.match(
-      shown,
-      new RegExp(`UTC webhook.test ${tested.body.data.event_id} 1 failed`),
-    );
+    assert.match(shown, new RegExp(`UTC webhook.test ${tested.body.data.event_id} 1 failed`));
     assert.match(page.body, /Redeliver webhook.test<\/button>/);
 
     const redeliver = await agent.post(
