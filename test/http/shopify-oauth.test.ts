@@ -408,6 +408,105 @@ describe("callback", () => {
   });
 });
 
+describe("a late app/uninstalled", () => {
+  /** Posts a delivery the stand-in held, with every header Shopify sets (X-Shopify-Triggered-At too). */
+  async function deliverHeld(
+    domain: string,
+    event: { topic: string; body: string; eventId: string; triggeredAt: string },
+  ) {
+    return setup.app.client().post("/shopify/webhooks", event.body, {
+      "content-type": "application/json",
+      "x-shopify-topic": event.topic,
+      "x-shopify-shop-domain": domain,
+      "x-shopify-hmac-sha256": setup.standin.webhooks.sign(event.body),
+      "x-shopify-event-id": event.eventId,
+      "x-shopify-triggered-at": event.triggeredAt,
+    });
+  }
+  const shopState = async (storeId: number) =>
+    (await setup.app.admin.get(`/admin/stores/${storeId}`)).body.data.shopify;
+
+  test("one triggered before a re-install leaves the new installation connected; a later one disconnects it", async () => {
+    const { domain, shop } = newShop();
+    assert.equal((await installShop(setup, domain)).status, 302);
+    const storeId = await storeOfShop(domain);
+    await setup.app.drain();
+    assert.equal((await shopState(storeId)).status, "connected");
+
+    // The merchant uninstalls; Shopify's delivery is held up (it retries for 48 hours).
+    setup.standin.webhooks.mode = "hold";
+    setup.standin.uninstall(domain);
+    const [late] = setup.standin.webhooks.held.splice(0);
+    setup.standin.webhooks.mode = "auto";
+    assert.equal(late.topic, "app/uninstalled");
+    assert.equal(late.triggeredAt, setup.clock.now().toISOString());
+
+    // A minute later the merchant installs the app again, then the old delivery arrives.
+    setup.clock.advance(60_000);
+    assert.equal((await installShop(setup, domain)).status, 302);
+    await setup.app.drain();
+    const token = (await findShopByStore(db(), storeId))!.access_token_sealed;
+    const before = await written();
+    assert.equal((await deliverHeld(domain, late)).status, 200);
+    await setup.app.drain();
+    const after = await shopState(storeId);
+    assert.equal(after.status, "connected");
+    assert.equal(after.disconnected_reason, null);
+    assert.equal((await findShopByStore(db(), storeId))!.access_token_sealed, token, "the new token stays");
+    assert.deepEqual(await written(), before);
+    assert.ok(shop.subscriptions.length > 0);
+
+    // An uninstall of the new installation is current: it disconnects.
+    setup.clock.advance(60_000);
+    setup.standin.webhooks.mode = "hold";
+    setup.standin.uninstall(domain);
+    const [current] = setup.standin.webhooks.held.splice(0);
+    setup.standin.webhooks.mode = "auto";
+    assert.equal((await deliverHeld(domain, current)).status, 200);
+    const gone = await shopState(storeId);
+    assert.deepEqual(
+      [gone.status, gone.disconnected_reason],
+      ["disconnected", "The app was uninstalled from the Shopify shop."],
+    );
+  });
+
+  test("one triggered in the same millisecond as the installation, or with nanoseconds after it, disconnects", async () => {
+    const { domain } = newShop();
+    assert.equal((await installShop(setup, domain)).status, 302);
+    const storeId = await storeOfShop(domain);
+    await setup.app.drain();
+    const installed = setup.clock.now().toISOString();
+    setup.standin.webhooks.mode = "hold";
+    setup.standin.uninstall(domain);
+    const [event] = setup.standin.webhooks.held.splice(0);
+    setup.standin.webhooks.mode = "auto";
+    // Shopify writes nanoseconds: 10:..:..123456789Z is in the installation's millisecond.
+    const triggeredAt = installed.replace(/Z$/, "456789Z");
+    assert.equal((await deliverHeld(domain, { ...event, triggeredAt })).status, 200);
+    assert.equal((await shopState(storeId)).status, "disconnected");
+  });
+
+  test("one without X-Shopify-Triggered-At is taken as current", async () => {
+    const { domain } = newShop();
+    assert.equal((await installShop(setup, domain)).status, 302);
+    const storeId = await storeOfShop(domain);
+    await setup.app.drain();
+    setup.standin.webhooks.mode = "hold";
+    setup.standin.uninstall(domain);
+    const [event] = setup.standin.webhooks.held.splice(0);
+    setup.standin.webhooks.mode = "auto";
+    const res = await setup.app.client().post("/shopify/webhooks", event.body, {
+      "content-type": "application/json",
+      "x-shopify-topic": event.topic,
+      "x-shopify-shop-domain": domain,
+      "x-shopify-hmac-sha256": setup.standin.webhooks.sign(event.body),
+      "x-shopify-event-id": event.eventId,
+    });
+    assert.equal(res.status, 200);
+    assert.equal((await shopState(storeId)).status, "disconnected");
+  });
+});
+
 /** Installs a seeded shop by OAuth and imports it: the store, an API client and the shop. */
 async function installedAndImported() {
   const { domain, shop } = newShop();

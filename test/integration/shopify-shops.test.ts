@@ -129,7 +129,7 @@ describe("shopify shops", () => {
         refreshToken: null,
         refreshTokenExpiresAt: null,
       },
-      { scopes: ["write_inventory"] },
+      { scopes: ["write_inventory"], installedAt: new Date() },
     );
     assert.ok(row);
     assert.deepEqual(openShopTokens(t.runtime.ctx, row), {

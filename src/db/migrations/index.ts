@@ -14,6 +14,7 @@ import { staffMigration } from "./012_staff.ts";
 import { shopifyInboundMigration } from "./013_shopify_inbound.ts";
 import { platformIdSubjectsMigration } from "./015_platform_id_subjects.ts";
 import { searchMigration } from "./016_search.ts";
+import { shopifyInstalledAtMigration } from "./017_shopify_installed_at.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   "013_shopify_inbound": migrationOf(shopifyInboundMigration),
   "015_platform_id_subjects": migrationOf(platformIdSubjectsMigration),
   "016_search": migrationOf(searchMigration),
+  "017_shopify_installed_at": migrationOf(shopifyInstalledAtMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

@@ -30,6 +30,7 @@ export async function shopifyWebhookRoutes(app: FastifyInstance): Promise<void> 
       shop: header(request, "x-shopify-shop-domain"),
       hmac: header(request, "x-shopify-hmac-sha256"),
       eventId: header(request, "x-shopify-event-id"),
+      triggeredAt: header(request, "x-shopify-triggered-at"),
       body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
     });
     if (outcome.kind === "unauthorized")
@@ -38,6 +39,14 @@ export async function shopifyWebhookRoutes(app: FastifyInstance): Promise<void> 
       request.log.warn(
         { topic: header(request, "x-shopify-topic"), shop: header(request, "x-shopify-shop-domain") },
         `Shopify webhook not acted on (${outcome.kind === "unknown_shop" ? "unknown shop" : "unknown topic"})`,
+      );
+    if (outcome.kind === "stale_uninstall")
+      request.log.info(
+        {
+          shop: header(request, "x-shopify-shop-domain"),
+          triggered_at: header(request, "x-shopify-triggered-at"),
+        },
+        "Shopify app/uninstalled older than the shop's current installation: the shop stays connected",
       );
     return reply.code(200).send();
   });

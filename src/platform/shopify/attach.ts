@@ -68,6 +68,7 @@ export async function attachStoreByToken(ctx: AppContext, input: AttachByTokenIn
           },
           webhookSecret: input.shopify.webhook_secret ?? null,
           status: "importing",
+          installedAt: ctx.clock.now(),
         });
         await startShopWork(ctx, trx, store.id);
       },
@@ -112,7 +113,7 @@ export async function replaceShopToken(ctx: AppContext, storeId: number, accessT
       ctx,
       storeId,
       { accessToken, accessTokenExpiresAt: null, refreshToken: null, refreshTokenExpiresAt: null },
-      { scopes: checked.scopes },
+      { scopes: checked.scopes, installedAt: ctx.clock.now() },
     );
     await reconnectShop(ctx, trx, storeId);
   });

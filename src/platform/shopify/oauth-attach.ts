@@ -51,6 +51,7 @@ export const oauthAttacher: InstallAttacher = {
           scopes: tokens.scopes.length > 0 ? tokens.scopes : checked.scopes,
           tokens,
           status: "importing",
+          installedAt: ctx.clock.now(),
         });
         await startShopWork(ctx, trx, created.id);
       },
@@ -64,6 +65,7 @@ export const oauthAttacher: InstallAttacher = {
       await updateShopTokens(trx, ctx, storeId, tokens, {
         scopes: tokens.scopes,
         apiVersion: ctx.config.shopify.apiVersion,
+        installedAt: ctx.clock.now(),
       });
       if (before?.status === "disconnected") await reconnectShop(ctx, trx, storeId);
       else await startShopWork(ctx, trx, storeId);

@@ -43,6 +43,8 @@ export interface NewShop {
   tokens: ShopTokens;
   webhookSecret?: string | null;
   status: ShopifyShopStatus;
+  /** The installation's time (the service's clock; default the insert's): an older app/uninstalled does not disconnect it. */
+  installedAt?: Date;
 }
 
 const UPDATED_NOW = sql<Date>`date_trunc('milliseconds', now())`;
@@ -88,23 +90,28 @@ export async function insertShop(db: Db, ctx: SealingContext, input: NewShop): P
       webhook_secret_sealed:
         secret === null ? null : ctx.sealer.seal(secret, shopifySealContext(input.storeId)),
       status: input.status,
+      ...(input.installedAt ? { installed_at: input.installedAt } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-/** New tokens (a refresh, a new custom-app token, a re-install); scopes and version when they changed. */
+/**
+ * The tokens of a new installation (a new custom-app token, a re-install), installed at `installedAt`;
+ * scopes and version when they changed. A refresh keeps its installation: replaceShopTokensIfToken.
+ */
 export async function updateShopTokens(
   db: Db,
   ctx: SealingContext,
   storeId: number,
   tokens: ShopTokens,
-  also: { scopes?: readonly string[]; apiVersion?: string } = {},
+  also: { scopes?: readonly string[]; apiVersion?: string; installedAt: Date },
 ): Promise<ShopifyShopRow | undefined> {
   return db
     .updateTable("shopify_shops")
     .set({
       ...sealedTokenColumns(ctx, storeId, tokens),
+      installed_at: also.installedAt,
       ...(also.scopes ? { scopes: [...also.scopes] } : {}),
       ...(also.apiVersion ? { api_version: also.apiVersion } : {}),
       updated_at: UPDATED_NOW,
@@ -134,6 +141,27 @@ export async function setShopStatus(
     .where("store_id", "=", storeId)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * `app/uninstalled` triggered at `triggeredAt` (Shopify's X-Shopify-Triggered-At; null when absent or
+ * unreadable: taken as current): the shop becomes `disconnected` with `reason` unless its current
+ * installation began after the uninstall (a late delivery about the installation before a re-install).
+ * One conditional update, so a re-install committing meanwhile is not undone. True when it disconnected.
+ */
+export async function disconnectUninstalledShop(
+  db: Db,
+  storeId: number,
+  triggeredAt: Date | null,
+  reason: string,
+): Promise<boolean> {
+  let update = db
+    .updateTable("shopify_shops")
+    .set({ status: "disconnected", disconnected_reason: reason, updated_at: UPDATED_NOW })
+    .where("store_id", "=", storeId);
+  if (triggeredAt !== null) update = update.where("installed_at", "<=", triggeredAt);
+  const changed = await update.returning("store_id").executeTakeFirst();
+  return changed !== undefined;
 }
 
 /**

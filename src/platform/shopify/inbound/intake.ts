@@ -3,11 +3,11 @@ import type { Db } from "../../../db/database.ts";
 import { inTransaction } from "../../../db/transaction.ts";
 import { requestCatalogSync, syncJobOptions } from "../../sync-request.ts";
 import {
+  disconnectUninstalledShop,
   findShopByDomain,
   markWebhookReceived,
   openShopTokens,
   type ShopifyShopRow,
-  setShopStatus,
 } from "../shops.ts";
 import { webhookHmacMatches } from "./hmac.ts";
 import { SHOP_REDACT_JOB } from "./job-types.ts";
@@ -19,6 +19,8 @@ export interface WebhookDelivery {
   shop: string | undefined;
   hmac: string | undefined;
   eventId: string | undefined;
+  /** X-Shopify-Triggered-At: when the event happened on Shopify (ISO 8601, up to nanoseconds). */
+  triggeredAt?: string | undefined;
   body: Buffer;
 }
 
@@ -30,7 +32,9 @@ export type WebhookOutcome =
   | { kind: "unauthorized" }
   | { kind: "duplicate" }
   | { kind: "unknown_shop" }
-  | { kind: "taken"; storeId: number; work: WebhookWork };
+  | { kind: "taken"; storeId: number; work: WebhookWork }
+  /** An app/uninstalled triggered before the shop's current installation began: nothing done. */
+  | { kind: "stale_uninstall"; storeId: number };
 
 export const UNINSTALLED_REASON = "The app was uninstalled from the Shopify shop.";
 
@@ -53,9 +57,37 @@ export async function takeWebhook(ctx: AppContext, delivery: WebhookDelivery): P
       return { kind: "duplicate" };
     if (!shop) return { kind: "unknown_shop" };
     const work = workOfTopic(topic);
+    if (work === "uninstalled") {
+      // Shopify has revoked the token already: pushes must wait from now on, so the state changes here
+      // rather than in a job (one row). A delivery late enough to follow a re-install (Shopify retries
+      // for 48 hours) is about the installation before it and leaves the new one connected.
+      const current = await disconnectUninstalledShop(
+        trx,
+        shop.store_id,
+        triggeredAtOf(delivery.triggeredAt),
+        UNINSTALLED_REASON,
+      );
+      return current
+        ? { kind: "taken", storeId: shop.store_id, work }
+        : { kind: "stale_uninstall", storeId: shop.store_id };
+    }
     await queueWork(ctx, trx, shop, work);
     return { kind: "taken", storeId: shop.store_id, work };
   });
+}
+
+/**
+ * X-Shopify-Triggered-At as a time, or null when absent or unreadable (then the delivery is taken as
+ * current: every delivery Shopify sends carries it). Shopify writes up to nanoseconds; the installation
+ * time is kept to the millisecond, so the fraction is cut there.
+ */
+export function triggeredAtOf(header: string | undefined): Date | null {
+  if (!header) return null;
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/.exec(header.trim());
+  if (!match) return null;
+  const millis = (match[2] ?? "").slice(0, 3).padEnd(3, "0");
+  const at = new Date(`${match[1]}.${millis}${match[3]}`);
+  return Number.isNaN(at.getTime()) ? null : at;
 }
 
 /** Records the event id; false when it was recorded before (a redelivery or a duplicate). */
@@ -82,9 +114,7 @@ async function queueWork(ctx: AppContext, trx: Db, shop: ShopifyShopRow, work: W
       return;
     }
     case "uninstalled":
-      // Shopify has revoked the token already: pushes must wait from now on, so the state changes
-      // here rather than in a job (one row).
-      await setShopStatus(trx, storeId, "disconnected", UNINSTALLED_REASON);
+      // Taken in takeWebhook, which compares the delivery's time with the installation's.
       return;
     case "shop_redact":
       await ctx.jobs.enqueue(
