@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { ManualClock } from "../../src/clock.ts";
+import { ManualClock } from "../../src/clock.ts";
 import { platformSyncOf } from "../../src/domain/stock/index.ts";
 import { RECONCILE_SCAN_TASK, reconcileShop } from "../../src/platform/shopify/inbound/index.ts";
 import type { Client, TestApp } from "../helpers/app.ts";
@@ -28,8 +28,15 @@ let appUrl: string;
 before(async () => {
   const port = await freePort();
   appUrl = `http://127.0.0.1:${port}`;
-  ({ t, standin } = await startShopifyTestApp({ app: { env: { SHOPIFY_APP_URL: appUrl } } }));
-  clock = t.clock as ManualClock;
+  // Shopify's clock and the service's agree (X-Shopify-Triggered-At is compared with the installation's
+  // time): the stand-in's runs from the app's manual clock, plus real time so its records keep distinct,
+  // growing times while the manual clock stands still.
+  clock = new ManualClock();
+  const realStart = Date.now();
+  ({ t, standin } = await startShopifyTestApp({
+    app: { env: { SHOPIFY_APP_URL: appUrl }, clock },
+    standin: { now: () => clock.now().getTime() + (Date.now() - realStart) },
+  }));
   await t.runtime.app.listen({ port, host: "127.0.0.1" });
 });
 after(async () => {
