@@ -87,6 +87,8 @@ export function postedValues(order: OrderRecord, form: FormBody): ReceiveValues 
 export interface FieldProblem {
   name: string;
   message: string;
+  /** What the field itself says under it, where the row already names the item. */
+  short?: string;
 }
 
 const units = (text: string) => (text === "" ? 0 : /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN);
@@ -128,17 +130,20 @@ export function receiptBody(
         problems.push({
           name: lineField[key](line.id),
           message: `${LINE_WORDS[key]} of ${label} must be a whole number of 0 or more.`,
+          short: `${LINE_WORDS[key]} must be a whole number of 0 or more.`,
         });
     }
     if (counts.surplus > 0 && counts.received < line.outstanding_quantity)
       problems.push({
         name: lineField.surplus(line.id),
         message: `Surplus of ${label} counts only units above the ${line.outstanding_quantity} outstanding: receive those first.`,
+        short: `Surplus counts only units above the ${line.outstanding_quantity} outstanding: receive those first.`,
       });
     if (v.reason !== "" && counts.rejected === 0)
       problems.push({
         name: lineField.reason(line.id),
         message: `Reason of ${label} needs a rejected quantity.`,
+        short: "Reason needs a rejected quantity.",
       });
     const quantity = counts.received + counts.surplus;
     if (!(quantity > 0 || counts.rejected > 0) || Number.isNaN(quantity + counts.rejected)) continue;
@@ -175,6 +180,7 @@ export function apiProblems(
       return {
         name: lineField[key](line.id),
         message: `${LINE_WORDS[key]} of ${lineLabel(line)} ${d.message}.`,
+        short: `${LINE_WORDS[key]} ${d.message}.`,
       };
     }
     if (d.field === "location_id") return { name: "location_id", message: `Receive into ${d.message}.` };

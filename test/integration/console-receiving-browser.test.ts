@@ -76,6 +76,18 @@ describe("receiving and payments in a browser", { skip: browserSkip }, () => {
     assert.equal(page.url(), `${orderUrl}/receive`, "scans stay in the page");
     await checkPage(page, "receive-scanned");
 
+    // Surplus on a line with units still outstanding is refused on its field; nothing is booked.
+    await page.locator(`#surplus_${lineB.id}`).fill("1");
+    await page.getByRole("button", { name: "Preview landed costs" }).click();
+    await page.getByText("Nothing was booked. Please correct:").waitFor();
+    assert.equal(await page.locator(`#surplus_${lineB.id}`).getAttribute("aria-invalid"), "true");
+    assert.equal(
+      await page.locator(`#received_${lineA.id}`).inputValue(),
+      "2",
+      "the form comes back as sent",
+    );
+    await checkPage(page, "receive-refused");
+    await page.locator(`#surplus_${lineB.id}`).fill("");
     await page.locator(`#received_${lineB.id}`).fill("2");
     await page.locator(`#rejected_${lineB.id}`).fill("1");
     await page.locator(`#reason_${lineB.id}`).fill("cracked glaze");
@@ -98,6 +110,11 @@ describe("receiving and payments in a browser", { skip: browserSkip }, () => {
     await page.getByText(`Delivery 1 of ${order.number} voided: its stock is reversed.`).waitFor();
     assert.notEqual((await getOrder(store.api, order.id)).receipts[0].voided_at, null);
 
+    await page.getByLabel(/^Amount/).fill("twenty");
+    await page.getByRole("button", { name: "Record payment" }).click();
+    await page.getByText("No payment was recorded. Please correct:").waitFor();
+    assert.equal(await page.getByLabel(/^Amount/).getAttribute("aria-invalid"), "true");
+    await checkPage(page, "payment-refused");
     await page.getByLabel(/^Amount/).fill("20.00");
     await page.getByLabel("Reference").fill("INV-1001");
     await page.getByRole("button", { name: "Record payment" }).click();

@@ -61,9 +61,9 @@ export function receiptsSection(ctx: PageContext, storeId: number, order: OrderR
 <th scope="row">Delivery ${index + 1}</th>
 <td data-label="Received">${timeHtml(r.received_at)}</td>
 <td data-label="Into">${r.location?.name ?? "–"}</td>
-<td data-label="Items">${contents.map((c, i) => html`${i > 0 ? html`<br>` : ""}${c}`)}</td>
+<td data-label="Items"><span>${contents.map((c, i) => html`${i > 0 ? html`<br>` : ""}${c}`)}</span></td>
 <td data-label="Invoice">${r.invoice.reference ?? html`<span class="muted">–</span>`}</td>
-<td data-label="State">${state}</td>
+<td data-label="State"><span>${state}</span></td>
 </tr>`;
   });
   return html`<section aria-labelledby="receipts-title" id="receipts">

@@ -84,7 +84,9 @@ function fieldState(problems: readonly FieldProblem[], name: string) {
   const problem = problemFor(problems, name);
   return {
     attrs: problem ? html` aria-invalid="true" aria-describedby="${name}-error"` : "",
-    message: problem ? html`<p class="field-error" id="${name}-error">${problem.message}</p>` : "",
+    message: problem
+      ? html`<p class="field-error" id="${name}-error">${problem.short ?? problem.message}</p>`
+      : "",
   };
 }
 
