@@ -1,5 +1,6 @@
 import { shopifyWebhookRoutes } from "../http/routes/shopify-webhooks.ts";
 import {
+  productDeletedJobHandler,
   reconcileJobHandler,
   reconcileScanTask,
   shopRedactJobHandler,
@@ -9,12 +10,12 @@ import type { Module } from "./module.ts";
 
 /**
  * Shopify's inbound side (issue 19): POST /shopify/webhooks (signed deliveries become catalog syncs,
- * a disconnection or an erasure), the reconciliation of every connected shop's levels each
+ * a disconnection, an erasure or a deleted product), the reconciliation of every connected shop's levels each
  * SHOPIFY_RECONCILE_INTERVAL, and the pruning of remembered event ids.
  */
 export const shopifyInboundModule: Module = {
   name: "shopify-inbound",
   publicRoutes: shopifyWebhookRoutes,
-  jobs: [reconcileJobHandler, shopRedactJobHandler],
+  jobs: [reconcileJobHandler, shopRedactJobHandler, productDeletedJobHandler],
   periodic: [reconcileScanTask, webhookEventsPruneTask],
 };

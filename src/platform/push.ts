@@ -1,6 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import { adoptUnitCosts } from "../domain/catalog/index.ts";
+import { adoptUnitCosts, deletedInventoryItems } from "../domain/catalog/index.ts";
 import {
   hasUnpushedMovements,
   markMovementsPushed,
@@ -14,6 +14,7 @@ import {
 import { DeferJobError, type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import {
   type InventoryAdjustment,
+  type InventoryAdjustResult,
   type InventoryQuantityChange,
   PlatformPermanentError,
 } from "./connector.ts";
@@ -158,9 +159,18 @@ export async function pushMovements(
   if (movements.length === 0) return settle(ctx, ctx.db, payload);
   const connector = await connectorForStore(ctx, ctx.db, storeId);
   const documents = cutDocuments(movements, payload.grouped);
+  const gone = await deletedInventoryItems(
+    ctx.db,
+    storeId,
+    movements.map((m) => m.inventory_item_id),
+  );
   for (const [index, document] of documents.entries()) {
-    const adjustment = documentFor(document);
-    const result = await connector.adjustInventory(adjustment);
+    // Documents are cut and keyed from every movement, deleted items' too, so a retry keeps its keys.
+    const adjustment = withoutItems(documentFor(document), gone);
+    const result: InventoryAdjustResult =
+      adjustment.changes.length === 0 && adjustment.itemCosts.length === 0
+        ? { replayed: false, levels: [] }
+        : await connector.adjustInventory(adjustment);
     const ids = document.map((m) => m.id);
     await hooks.afterPush?.(ids);
     await ctx.db.transaction().execute(async (trx) => {
@@ -186,6 +196,21 @@ export async function pushMovements(
       if (index === documents.length - 1) await settle(ctx, trx, payload);
     });
   }
+}
+
+/**
+ * A document without the changes and costs of items the platform deleted (docs/decisions.md,
+ * "Deleted products and variants"): there is nothing left there to move, and one such line must not
+ * make the platform refuse the whole document (a receipt's other lines with it). Their movements are
+ * acknowledged with the rest: the ledger keeps them, the order and the receipt stand.
+ */
+function withoutItems(adjustment: InventoryAdjustment, gone: ReadonlySet<number>): InventoryAdjustment {
+  if (gone.size === 0) return adjustment;
+  return {
+    ...adjustment,
+    changes: adjustment.changes.filter((c) => !gone.has(c.inventoryItemId)),
+    itemCosts: adjustment.itemCosts.filter((c) => !gone.has(c.inventoryItemId)),
+  };
 }
 
 /** Records where the push left the record, now. */

@@ -157,6 +157,48 @@ describe("Shopify deliveries update the mirror", () => {
     assert.deepEqual([mirrored.sku, mirrored.title], ["RENAMED-1", "Large"]);
   });
 
+  test("products/update: tags, options, image, inventory policy, taxable and weight reach the mirror", async () => {
+    const { shop, api } = await attached();
+    const [variant, sibling] = [...shop.variants.values()];
+    shop.items.get(variant.inventoryItemId)!.weight = { value: 12, unit: "OUNCES" };
+    standin.editProduct(shop, variant.productId, {
+      tags: ["wool", "winter"],
+      options: [{ name: "Size", values: ["Small", "Large"] }],
+      image: { url: "https://cdn.shopify.com/s/files/1/jumper.jpg", altText: "Jumper" },
+    });
+    standin.editVariant(shop, variant.id, {
+      inventoryPolicy: "CONTINUE",
+      taxable: false,
+      image: { url: "https://cdn.shopify.com/s/files/1/jumper-small.jpg", altText: null },
+    });
+    await settle();
+    const product = await api.get("/v2/products?limit=250");
+    expectStatus(product, 200);
+    const mirroredProduct = product.body.data.find((p: { id: number }) => p.id === variant.productId);
+    assert.deepEqual(
+      {
+        tags: mirroredProduct.tags,
+        options: mirroredProduct.options,
+        image_url: mirroredProduct.image_url,
+      },
+      {
+        tags: ["wool", "winter"],
+        options: [{ name: "Size", position: 1, values: ["Small", "Large"] }],
+        image_url: "https://cdn.shopify.com/s/files/1/jumper.jpg",
+      },
+    );
+    const mirrored = await mirrorVariant(api, variant.id);
+    assert.deepEqual(
+      [mirrored.inventory_policy, mirrored.taxable, mirrored.weight_grams, mirrored.image_url],
+      ["continue", false, 340, "https://cdn.shopify.com/s/files/1/jumper-small.jpg"],
+    );
+    const untouched = await mirrorVariant(api, sibling.id);
+    assert.deepEqual(
+      [untouched.inventory_policy, untouched.taxable, untouched.weight_grams, untouched.image_url],
+      ["deny", true, 0, null],
+    );
+  });
+
   test("inventory_items/update: the item's new cost reaches the mirror", async () => {
     const { shop, api } = await attached();
     const variant = [...shop.variants.values()][0];

@@ -8,9 +8,16 @@ import { CostBucket } from "./cost.ts";
 import { answerGraphql } from "./endpoint.ts";
 import type { MutationHost } from "./mutations.ts";
 import { TokenRegistry } from "./oauth.ts";
-import { itemPayload, levelPayload, productPayload } from "./payloads.ts";
+import { deletedProductPayload, itemPayload, levelPayload, productPayload } from "./payloads.ts";
 import { ADMIN_API_VERSION } from "./schema.ts";
-import { gid, type QuantityName, type ShopState as Shop, ShopState, type Variant } from "./state.ts";
+import {
+  gid,
+  type Product,
+  type QuantityName,
+  type ShopState as Shop,
+  ShopState,
+  type Variant,
+} from "./state.ts";
 import { WebhookOutbox } from "./webhooks.ts";
 
 export interface StandinOptions {
@@ -181,12 +188,40 @@ export class ShopifyStandin implements MutationHost {
   editVariant(
     shop: Shop,
     variantId: number,
-    changes: Partial<Pick<Variant, "sku" | "title" | "price" | "barcode">>,
+    changes: Partial<
+      Pick<Variant, "sku" | "title" | "price" | "barcode" | "inventoryPolicy" | "taxable" | "image">
+    >,
   ) {
     const variant = shop.variants.get(variantId)!;
     const product = shop.products.get(variant.productId)!;
     Object.assign(variant, changes);
     variant.updatedAt = product.updatedAt = this.now();
+    this.webhooks.emit(shop, "products/update", productPayload(shop, product));
+  }
+
+  /** Edits a product's own fields: products/update goes out. */
+  editProduct(
+    shop: Shop,
+    productId: number,
+    changes: Partial<Pick<Product, "title" | "status" | "tags" | "options" | "image">>,
+  ) {
+    const product = shop.products.get(productId)!;
+    Object.assign(product, changes);
+    product.updatedAt = this.now();
+    this.webhooks.emit(shop, "products/update", productPayload(shop, product));
+  }
+
+  /** Deletes a product with its variants, items and levels: products/delete goes out with its id. */
+  deleteProduct(shop: Shop, productId: number): void {
+    shop.removeProduct(productId);
+    this.webhooks.emit(shop, "products/delete", deletedProductPayload(productId));
+  }
+
+  /** Deletes one variant of a product (its item and levels go too): products/update goes out. */
+  deleteVariant(shop: Shop, variantId: number): void {
+    const product = shop.products.get(shop.variants.get(variantId)!.productId)!;
+    shop.removeVariant(variantId);
+    product.updatedAt = this.now();
     this.webhooks.emit(shop, "products/update", productPayload(shop, product));
   }
 

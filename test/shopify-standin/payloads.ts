@@ -27,6 +27,7 @@ export const productPayload = (shop: ShopState, product: Product) => ({
   status: product.status.toLowerCase(),
   vendor: product.vendor,
   product_type: product.productType,
+  tags: product.tags.join(", "),
   created_at: product.createdAt.toISOString(),
   updated_at: product.updatedAt.toISOString(),
   admin_graphql_api_id: gid("Product", product.id),
@@ -37,9 +38,14 @@ export const productPayload = (shop: ShopState, product: Product) => ({
     sku: v.sku,
     price: v.price,
     barcode: v.barcode,
+    inventory_policy: v.inventoryPolicy.toLowerCase(),
+    taxable: v.taxable,
     inventory_item_id: v.inventoryItemId,
     created_at: v.createdAt.toISOString(),
     updated_at: v.updatedAt.toISOString(),
     admin_graphql_api_id: gid("ProductVariant", v.id),
   })),
 });
+
+/** products/delete carries the id alone. */
+export const deletedProductPayload = (productId: number) => ({ id: productId });

@@ -18,12 +18,21 @@ interface Record_ {
   createdAt: Date;
   updatedAt: Date;
 }
+export interface Image {
+  url: string;
+  altText: string | null;
+}
 export interface Product extends Record_ {
   title: string;
   handle: string;
   status: "ACTIVE" | "ARCHIVED" | "DRAFT" | "UNLISTED";
   vendor: string;
   productType: string;
+  tags: string[];
+  /** Every product has at least one option (Shopify's "Title" / "Default Title" for one variant). */
+  options: Array<{ name: string; values: string[] }>;
+  /** The featured media's preview image (null: no media). */
+  image: Image | null;
 }
 export interface Variant extends Record_ {
   productId: number;
@@ -32,15 +41,35 @@ export interface Variant extends Record_ {
   title: string;
   price: string;
   barcode: string | null;
+  inventoryPolicy: "DENY" | "CONTINUE";
+  taxable: boolean;
+  image: Image | null;
 }
+export type WeightUnit = "GRAMS" | "KILOGRAMS" | "OUNCES" | "POUNDS";
 export interface InventoryItem extends Record_ {
   sku: string | null;
   cost: string | null;
   tracked: boolean;
+  /** The item's measurement weight (null: none recorded). */
+  weight: { value: number; unit: WeightUnit } | null;
+}
+export interface LocationAddress {
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  province: string | null;
+  provinceCode: string | null;
+  zip: string | null;
+  country: string | null;
+  countryCode: string | null;
+  phone: string | null;
 }
 export interface Location extends Record_ {
   name: string;
   isActive: boolean;
+  address: LocationAddress;
+  /** The fulfillment service's handle for a service's location; null for the merchant's own. */
+  fulfillmentService: string | null;
 }
 export interface Level extends Record_ {
   itemId: number;
@@ -98,7 +127,23 @@ export class ShopState {
   }
 
   addLocation(name: string): Location {
-    const location = { ...this.stamp(), name, isActive: true };
+    const location: Location = {
+      ...this.stamp(),
+      name,
+      isActive: true,
+      address: {
+        address1: "1 Main Street",
+        address2: null,
+        city: "Ottawa",
+        province: "Ontario",
+        provinceCode: "ON",
+        zip: "K1A 0A1",
+        country: "Canada",
+        countryCode: "CA",
+        phone: null,
+      },
+      fulfillmentService: null,
+    };
     this.locations.set(location.id, location);
     return location;
   }
@@ -112,10 +157,24 @@ export class ShopState {
       status: "ACTIVE",
       vendor: "Stand-in",
       productType: "",
+      tags: [],
+      options: [
+        {
+          name: "Title",
+          values: variants.map((_, i) => (variants.length === 1 ? "Default Title" : `Option ${i + 1}`)),
+        },
+      ],
+      image: null,
     };
     this.products.set(product.id, product);
     const created = variants.map((v, i) => {
-      const item: InventoryItem = { ...this.stamp(), sku: v.sku, cost: v.cost ?? null, tracked: true };
+      const item: InventoryItem = {
+        ...this.stamp(),
+        sku: v.sku,
+        cost: v.cost ?? null,
+        tracked: true,
+        weight: { value: 0, unit: "KILOGRAMS" },
+      };
       this.items.set(item.id, item);
       const variant: Variant = {
         ...this.stamp(),
@@ -125,6 +184,9 @@ export class ShopState {
         title: variants.length === 1 ? "Default Title" : `Option ${i + 1}`,
         price: v.price ?? "10.00",
         barcode: null,
+        inventoryPolicy: "DENY",
+        taxable: true,
+        image: null,
       };
       this.variants.set(variant.id, variant);
       push(this.variantsByProduct, product.id, variant);
@@ -148,6 +210,30 @@ export class ShopState {
     push(this.levelsByItem, itemId, level);
     push(this.levelsByLocation, locationId, level);
     return level;
+  }
+
+  /** A product is deleted with its variants, their inventory items and their levels. */
+  removeProduct(productId: number): void {
+    for (const variant of [...(this.variantsByProduct.get(productId) ?? [])]) this.removeVariant(variant.id);
+    this.variantsByProduct.delete(productId);
+    this.products.delete(productId);
+  }
+
+  /** A variant is deleted with its inventory item and the item's levels. */
+  removeVariant(variantId: number): void {
+    const variant = this.variants.get(variantId);
+    if (!variant) return;
+    this.variants.delete(variantId);
+    const siblings = this.variantsByProduct.get(variant.productId) ?? [];
+    siblings.splice(siblings.indexOf(variant), 1);
+    this.items.delete(variant.inventoryItemId);
+    this.variantByItem.delete(variant.inventoryItemId);
+    for (const level of this.levelsByItem.get(variant.inventoryItemId) ?? []) {
+      this.levels.delete(`${level.itemId}:${level.locationId}`);
+      const atLocation = this.levelsByLocation.get(level.locationId) ?? [];
+      atLocation.splice(atLocation.indexOf(level), 1);
+    }
+    this.levelsByItem.delete(variant.inventoryItemId);
   }
 
   level(itemId: number, locationId: number): Level | undefined {

@@ -25,6 +25,11 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   });
+  const image = (i: { url: string; altText: string | null }) => ({
+    __typename: "Image",
+    url: i.url,
+    altText: i.altText,
+  });
   const variantsOf = (productId: number) => shop.variantsByProduct.get(productId) ?? [];
   const levelsOfItem = (itemId: number) => shop.levelsByItem.get(itemId) ?? [];
 
@@ -35,6 +40,23 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     status: p.status,
     vendor: p.vendor,
     productType: p.productType,
+    tags: p.tags,
+    options: (args: { first?: number | null }) =>
+      p.options.slice(0, args.first ?? undefined).map((o, i) => ({
+        __typename: "ProductOption",
+        id: `gid://shopify/ProductOption/${p.id}${i + 1}`,
+        name: o.name,
+        position: i + 1,
+        values: o.values,
+      })),
+    featuredMedia: p.image && {
+      __typename: "MediaImage",
+      id: gid("MediaImage", p.id),
+      alt: p.image.altText,
+      mediaContentType: "IMAGE",
+      status: "READY",
+      preview: { __typename: "MediaPreviewImage", status: "READY", image: image(p.image) },
+    },
     tracksInventory: true,
     variants: (args: ConnectionArgs) => connection(variantsOf(p.id), args, variant, bulk),
     variantsCount: () => ({ count: variantsOf(p.id).length, precision: "EXACT" }),
@@ -48,6 +70,11 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     price: v.price,
     compareAtPrice: null,
     barcode: v.barcode,
+    inventoryPolicy: v.inventoryPolicy,
+    taxable: v.taxable,
+    // Deprecated in favour of `media`, still answered in 2026-10.
+    image: v.image && image(v.image),
+    position: () => variantsOf(v.productId).indexOf(v) + 1,
     inventoryQuantity: () => levelsOfItem(v.inventoryItemId).reduce((n, l) => n + l.quantities.available, 0),
     product: () => product(shop.products.get(v.productId)!),
     inventoryItem: () => item(shop.items.get(v.inventoryItemId)!),
@@ -58,6 +85,11 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     sku: i.sku,
     tracked: i.tracked,
     requiresShipping: true,
+    measurement: {
+      __typename: "InventoryItemMeasurement",
+      id: gid("InventoryItemMeasurement", i.id),
+      weight: i.weight && { __typename: "Weight", ...i.weight },
+    },
     unitCost: i.cost === null ? null : { amount: i.cost, currencyCode: shop.currencyCode },
     variant: () => variant(shop.variantByItem.get(i.id)!),
     inventoryLevels: (args: ConnectionArgs) => connection(levelsOfItem(i.id), args, level, bulk),
@@ -68,6 +100,15 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     ...common("Location", l),
     name: l.name,
     isActive: l.isActive,
+    address: { __typename: "LocationAddress", ...l.address },
+    isFulfillmentService: l.fulfillmentService !== null,
+    fulfillmentService: l.fulfillmentService && {
+      __typename: "FulfillmentService",
+      id: gid("FulfillmentService", l.id),
+      handle: l.fulfillmentService,
+      serviceName: l.fulfillmentService,
+      type: "THIRD_PARTY",
+    },
     inventoryLevels: (args: ConnectionArgs) =>
       connection(shop.levelsByLocation.get(l.id) ?? [], args, level, bulk),
     inventoryLevel: (args: { inventoryItemId: string }) => {

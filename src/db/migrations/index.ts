@@ -15,6 +15,7 @@ import { shopifyInboundMigration } from "./013_shopify_inbound.ts";
 import { platformIdSubjectsMigration } from "./015_platform_id_subjects.ts";
 import { searchMigration } from "./016_search.ts";
 import { shopifyInstalledAtMigration } from "./017_shopify_installed_at.ts";
+import { catalogDeletionsMigration } from "./018_catalog_deletions.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   "015_platform_id_subjects": migrationOf(platformIdSubjectsMigration),
   "016_search": migrationOf(searchMigration),
   "017_shopify_installed_at": migrationOf(shopifyInstalledAtMigration),
+  "018_catalog_deletions": migrationOf(catalogDeletionsMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

@@ -15,6 +15,8 @@ export interface ProductsTable {
   platform_updated_at: Timestamp | null;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /** Deleted on the platform (the row stays: orders and history refer to it). */
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface VariantsTable {
@@ -40,6 +42,8 @@ export interface VariantsTable {
   platform_updated_at: Timestamp | null;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /** Deleted on the platform (the row stays: orders, receipts and price lists refer to it). */
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface LocationsTable {

@@ -89,4 +89,11 @@ export interface CatalogFeed {
   locations: PlatformLocation[];
   /** Unit costs changed on their own (a variant in `variants` carries its item's cost too). */
   itemCosts: PlatformItemCost[];
+  /**
+   * Complete variant lists of some products as the platform has them now: a mirrored variant of
+   * one of these products that is not in its list was deleted.
+   */
+  variantSets?: Array<{ productId: number; variantIds: number[] }>;
+  /** Products the platform no longer has (deleted with their variants). */
+  removedProductIds?: number[];
 }

@@ -2,6 +2,13 @@
  * The catalog module: the store's mirror of the platform's products, variants and locations, read
  * here and written by the mirror (applyCatalogChanges, fed by the platform layer's sync). Other modules use only what this file exports.
  */
+
+export {
+  type CatalogRemovals,
+  deletedInventoryItems,
+  liveCatalogIds,
+  markDeleted,
+} from "./deletions.ts";
 export type {
   CatalogFeed,
   PlatformAddress,

@@ -57,7 +57,12 @@ export function listVariants(
   paging: PageRequest,
 ): Promise<Page<VariantRow>> {
   const { product_id, sku, barcode, q } = filters;
-  let query = db.selectFrom("variants as v").selectAll("v").where("v.store_id", "=", storeId);
+  // A deleted variant leaves the list (it is still read by id: orders and history point at it).
+  let query = db
+    .selectFrom("variants as v")
+    .selectAll("v")
+    .where("v.store_id", "=", storeId)
+    .where("v.deleted_at", "is", null);
   if (product_id !== undefined) query = query.where("v.product_id", "=", product_id);
   if (sku !== undefined) query = query.where("v.sku", "=", sku);
   if (barcode !== undefined) query = query.where("v.barcode", "=", barcode);

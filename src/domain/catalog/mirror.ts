@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
+import { markDeleted, markMissingVariantsDeleted } from "./deletions.ts";
 import type { CatalogFeed } from "./feed.ts";
 
 /**
@@ -148,7 +149,9 @@ export async function applyCatalogChanges(
             ...Object.fromEntries(PRODUCT_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
             updated_at: now,
           }))
-          .where(changedFrom("products", PRODUCT_COLUMNS)),
+          .where(changedFrom("products", PRODUCT_COLUMNS))
+          // A deleted product stays as it was when deleted: a read that raced the deletion is stale.
+          .where(sql<boolean>`products.deleted_at is null`),
       )
       .execute();
   }
@@ -206,10 +209,12 @@ export async function applyCatalogChanges(
         sql`on conflict (store_id, id) do update set
         ${sql.join(VARIANT_COLUMNS.map((c) => sql`${sql.ref(c)} = ${sql.ref(`excluded.${c}`)}`))},
         updated_at = ${now}
-        where ${changedFrom("variants", VARIANT_COLUMNS)}`,
+        where ${changedFrom("variants", VARIANT_COLUMNS)} and variants.deleted_at is null`,
       ).execute(trx);
     }
   }
 
   await adoptUnitCosts(trx, storeId, changes.itemCosts, now);
+  await markMissingVariantsDeleted(trx, storeId, changes.variantSets ?? [], now);
+  await markDeleted(trx, storeId, { productIds: changes.removedProductIds ?? [], variantIds: [] }, now);
 }

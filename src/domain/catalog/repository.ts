@@ -18,6 +18,7 @@ export function productsQuery(db: Db, storeId: number) {
         .select(eb.fn.countAll<number>().as("n"))
         .whereRef("v.store_id", "=", "p.store_id")
         .whereRef("v.product_id", "=", "p.id")
+        .where("v.deleted_at", "is", null)
         .as("variants_count"),
     )
     .where("p.store_id", "=", storeId);
@@ -29,7 +30,7 @@ export async function getProduct(db: Db, storeId: number, id: number): Promise<P
   return { ...row, variants_count: Number(row.variants_count ?? 0) };
 }
 
-/** Variants of the given products, by product then position. */
+/** Variants of the given products (deleted ones left out), by product then position. */
 export async function variantsOfProducts(
   db: Db,
   storeId: number,
@@ -42,6 +43,7 @@ export async function variantsOfProducts(
     .selectAll()
     .where("store_id", "=", storeId)
     .where("product_id", "in", [...productIds])
+    .where("deleted_at", "is", null)
     .orderBy("product_id")
     .orderBy("position")
     .orderBy("id")

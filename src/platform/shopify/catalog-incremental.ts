@@ -78,7 +78,7 @@ export async function readCatalogChanges(
     args: "includeInactive: true",
     selection: catalog.LOCATION_FIELDS,
     query: search("locations"),
-    nodeCost: 1,
+    nodeCost: 3,
     first: 250,
   });
   const products = await readAll<catalog.ProductNode>(client, {
@@ -86,15 +86,17 @@ export async function readCatalogChanges(
     args: "sortKey: UPDATED_AT",
     selection: catalog.PRODUCT_FIELDS,
     query: search("products"),
-    nodeCost: 1,
-    first: 250,
+    // options 1, featured media 3: a page of 150 stays under Shopify's 1,000-point query limit.
+    nodeCost: 5,
+    first: 150,
   });
   const variants = await readAll<catalog.VariantNode & { product: { id: string } }>(client, {
     field: "productVariants",
     selection: `${catalog.VARIANT_FIELDS} product { id }`,
     query: search("variants"),
-    nodeCost: 4,
-    first: 200,
+    // image 1, inventory item 4 (cost, measurement and weight), product 1: 125 a page.
+    nodeCost: 7,
+    first: 125,
   });
   const items = await readAll<ItemNode>(client, {
     field: "inventoryItems",
@@ -122,11 +124,16 @@ export async function readCatalogChanges(
     unitCost: item.unitCost?.amount ?? null,
     currency: item.unitCost?.currencyCode ?? null,
   }));
+  const lists = await variantLists(client, [
+    ...new Set([...products.map((p) => p.id), ...variants.map((v) => v.product.id)]),
+  ]);
   return {
     locations: catalog.toLocations(locations),
     products: catalog.toProducts(products),
-    variants: await positioned(client, variants),
+    variants: positioned(lists, variants),
     itemCosts,
+    variantSets: lists.complete,
+    removedProductIds: lists.gone,
     levels: catalog.toLevels(levels),
     watermark: JSON.stringify(next),
     hasMore: false,
@@ -176,38 +183,65 @@ async function readLevelsOf(
   return rows;
 }
 
+/** The variant ids of some products as Shopify has them now. */
+interface VariantLists {
+  /** Product GID → its variant ids, sorted (the import's positions). */
+  ids: Map<string, number[]>;
+  /** Products whose every variant was read: a mirrored variant missing from the list was deleted. */
+  complete: Array<{ productId: number; variantIds: number[] }>;
+  /** Products Shopify answered null for: deleted since they changed. */
+  gone: number[];
+}
+
+const VARIANTS_PER_READ = 250;
+
 /**
- * Positions the changed variants as the import does (by id among their product's variants), which
- * needs the ids of their siblings: three products a query.
+ * The variant ids of every product that changed or has a changed variant, three products a query:
+ * they position the changed variants as the import does (by id within the product) and tell which
+ * of a product's mirrored variants were deleted (a deleted variant is in no `updated_at` search;
+ * deleting one updates its product). A product with more variants than one read holds is positioned
+ * by what was read and its list is not taken as complete.
  */
-async function positioned(
-  client: ShopifyClient,
-  variants: ReadonlyArray<catalog.VariantNode & { product: { id: string } }>,
-): Promise<PlatformVariant[]> {
-  const productIds = [...new Set(variants.map((v) => v.product.id))];
-  const siblings = new Map<string, number[]>();
+async function variantLists(client: ShopifyClient, productIds: readonly string[]): Promise<VariantLists> {
+  const lists: VariantLists = { ids: new Map(), complete: [], gone: [] };
   for (let start = 0; start < productIds.length; start += 3) {
     const ids = productIds.slice(start, start + 3);
     const answer = await client.graphql<{
-      nodes: Array<{ id: string; variants: { nodes: Array<{ id: string }> } } | null>;
+      nodes: Array<{
+        id: string;
+        variants: { nodes: Array<{ id: string }>; pageInfo: { hasNextPage: boolean } };
+      } | null>;
     }>(
-      "query Siblings($ids: [ID!]!) { nodes(ids: $ids) { ... on Product { id variants(first: 250) { nodes { id } } } } }",
+      `query Siblings($ids: [ID!]!) { nodes(ids: $ids) { ... on Product { id variants(first: ${VARIANTS_PER_READ}) { nodes { id } pageInfo { hasNextPage } } } } }`,
       { ids },
-      ids.length * 253,
+      ids.length * (3 + VARIANTS_PER_READ),
     );
-    for (const product of answer.data.nodes) {
-      if (product)
-        siblings.set(
-          product.id,
-          product.variants.nodes.map((v) => fromGid(v.id, "ProductVariant")).sort((a, b) => a - b),
-        );
-    }
+    answer.data.nodes.forEach((product, i) => {
+      if (!product) {
+        lists.gone.push(fromGid(ids[i], "Product"));
+        return;
+      }
+      const variantIds = product.variants.nodes
+        .map((v) => fromGid(v.id, "ProductVariant"))
+        .sort((a, b) => a - b);
+      lists.ids.set(product.id, variantIds);
+      if (!product.variants.pageInfo.hasNextPage)
+        lists.complete.push({ productId: fromGid(product.id, "Product"), variantIds });
+    });
   }
+  return lists;
+}
+
+/** Positions the changed variants as the import does: by id among their product's variants, from 1. */
+function positioned(
+  lists: VariantLists,
+  variants: ReadonlyArray<catalog.VariantNode & { product: { id: string } }>,
+): PlatformVariant[] {
   return variants
     .map((node) => {
       const productId = fromGid(node.product.id, "Product");
       const id = fromGid(node.id, "ProductVariant");
-      const position = (siblings.get(toGid("Product", productId))?.indexOf(id) ?? -1) + 1;
+      const position = (lists.ids.get(toGid("Product", productId))?.indexOf(id) ?? -1) + 1;
       return catalog.toVariant(node, productId, Math.max(position, 1));
     })
     .sort((a, b) => a.id - b.id);

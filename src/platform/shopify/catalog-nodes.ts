@@ -9,14 +9,18 @@ import { fromGid } from "./gids.ts";
 
 /**
  * Shopify's catalog nodes as the platform shapes the mirror takes (docs/decisions.md, "Shopify
- * connector"). The fields selected are the ones the documents in catalog-import.ts ask for; what they
- * do not ask for yet (tags, options, images, weight, inventory policy, taxable, addresses) takes the
- * neutral value written beside it.
+ * connector"). The import and the incremental reads select these same fields, so both paths bring the
+ * same record.
  */
-export const PRODUCT_FIELDS = "id title handle vendor productType status createdAt updatedAt";
+// A product's image is its featured media's preview (the non-deprecated path; `featuredImage` is
+// deprecated). A variant's is the deprecated `image`: its replacement `media` is a connection, and a
+// bulk query cannot nest a third connection level under products and variants.
+export const PRODUCT_FIELDS =
+  "id title handle vendor productType status tags options { name position values } featuredMedia { preview { image { url } } } createdAt updatedAt";
 export const VARIANT_FIELDS =
-  "id title sku barcode price compareAtPrice createdAt updatedAt inventoryItem { id tracked unitCost { amount currencyCode } }";
-export const LOCATION_FIELDS = "id name isActive createdAt updatedAt";
+  "id title sku barcode price compareAtPrice inventoryPolicy taxable image { url } createdAt updatedAt inventoryItem { id tracked unitCost { amount currencyCode } measurement { weight { unit value } } }";
+export const LOCATION_FIELDS =
+  "id name isActive fulfillmentService { handle } address { address1 address2 city provinceCode zip country countryCode phone } createdAt updatedAt";
 export const LEVEL_FIELDS =
   'updatedAt item { id } quantities(names: ["available", "on_hand", "committed", "incoming"]) { name quantity }';
 
@@ -27,6 +31,9 @@ export interface ProductNode {
   vendor: string | null;
   productType: string | null;
   status: string;
+  tags: string[];
+  options: Array<{ name: string; position: number; values: string[] }>;
+  featuredMedia: { preview: { image: { url: string } | null } | null } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -38,15 +45,34 @@ export interface VariantNode {
   barcode: string | null;
   price: string;
   compareAtPrice: string | null;
+  inventoryPolicy: string;
+  taxable: boolean;
+  image: { url: string } | null;
   createdAt: string;
   updatedAt: string;
-  inventoryItem: { id: string; tracked: boolean; unitCost: { amount: string; currencyCode: string } | null };
+  inventoryItem: {
+    id: string;
+    tracked: boolean;
+    unitCost: { amount: string; currencyCode: string } | null;
+    measurement: { weight: { unit: string; value: number } | null };
+  };
 }
 
 export interface LocationNode {
   id: string;
   name: string;
   isActive: boolean;
+  fulfillmentService: { handle: string } | null;
+  address: {
+    address1: string | null;
+    address2: string | null;
+    city: string | null;
+    provinceCode: string | null;
+    zip: string | null;
+    country: string | null;
+    countryCode: string | null;
+    phone: string | null;
+  };
   createdAt: string;
   updatedAt: string;
 }
@@ -65,7 +91,22 @@ const STATUSES: Record<string, ProductStatus> = {
   UNLISTED: "active",
 };
 
-const emptyToNull = (value: string | null) => (value === null || value === "" ? null : value);
+const emptyToNull = (value: string | null | undefined) =>
+  value === null || value === undefined || value === "" ? null : value;
+
+/** Grams in one unit of Shopify's WeightUnit; the mirror keeps whole grams (Variant `weight_grams`). */
+const GRAMS_PER_UNIT: Record<string, number> = {
+  GRAMS: 1,
+  KILOGRAMS: 1000,
+  OUNCES: 28.349523125,
+  POUNDS: 453.59237,
+};
+
+export function weightInGrams(weight: { unit: string; value: number } | null): number {
+  if (weight === null) return 0;
+  const grams = weight.value * (GRAMS_PER_UNIT[weight.unit] ?? 0);
+  return Math.max(0, Math.round(grams));
+}
 
 export function toProduct(node: ProductNode): PlatformProduct {
   return {
@@ -75,9 +116,11 @@ export function toProduct(node: ProductNode): PlatformProduct {
     vendor: emptyToNull(node.vendor),
     productType: emptyToNull(node.productType),
     status: STATUSES[node.status] ?? "draft",
-    tags: [],
-    options: [],
-    imageUrl: null,
+    tags: node.tags,
+    options: [...node.options]
+      .sort((a, b) => a.position - b.position)
+      .map((o) => ({ name: o.name, position: o.position, values: o.values })),
+    imageUrl: node.featuredMedia?.preview?.image?.url ?? null,
     createdAt: new Date(node.createdAt),
     updatedAt: new Date(node.updatedAt),
   };
@@ -95,10 +138,11 @@ export function toVariant(node: VariantNode, productId: number, position: number
     position,
     price: node.price,
     compareAtPrice: node.compareAtPrice,
-    weightGrams: 0,
-    inventoryPolicy: "deny",
-    taxable: true,
-    imageUrl: null,
+    weightGrams: weightInGrams(node.inventoryItem.measurement.weight),
+    // DENY / CONTINUE, in the lower case the contract's other platform reports.
+    inventoryPolicy: node.inventoryPolicy.toLowerCase(),
+    taxable: node.taxable,
+    imageUrl: node.image?.url ?? null,
     inventoryItem: {
       id: fromGid(node.inventoryItem.id, "InventoryItem"),
       tracked: node.inventoryItem.tracked,
@@ -115,16 +159,17 @@ export function toLocation(node: LocationNode): PlatformLocation {
     id: fromGid(node.id, "Location"),
     name: node.name,
     active: node.isActive,
-    fulfillmentService: "manual",
+    // The merchant's own locations have no fulfillment service: Shopify's "manual".
+    fulfillmentService: node.fulfillmentService?.handle ?? "manual",
     address: {
-      line1: null,
-      line2: null,
-      city: null,
-      province_code: null,
-      zip: null,
-      country: null,
-      country_code: null,
-      phone: null,
+      line1: emptyToNull(node.address.address1),
+      line2: emptyToNull(node.address.address2),
+      city: emptyToNull(node.address.city),
+      province_code: emptyToNull(node.address.provinceCode),
+      zip: emptyToNull(node.address.zip),
+      country: emptyToNull(node.address.country),
+      country_code: emptyToNull(node.address.countryCode),
+      phone: emptyToNull(node.address.phone),
     },
     createdAt: new Date(node.createdAt),
     updatedAt: new Date(node.updatedAt),

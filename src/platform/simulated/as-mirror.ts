@@ -7,7 +7,7 @@ import type { ProductRow, VariantRow } from "../../domain/catalog/index.ts";
  * catalog's own presentation before the sync has run.
  */
 export function asMirrorProduct(p: Selectable<SimProductsTable>, variantsCount: number): ProductRow {
-  return { ...p, platform_updated_at: p.updated_at, variants_count: variantsCount };
+  return { ...p, platform_updated_at: p.updated_at, variants_count: variantsCount, deleted_at: null };
 }
 
 /** A simulator variant as the mirror would hold it once synced (see asMirrorProduct). */
@@ -34,5 +34,6 @@ export function asMirrorVariant(v: Selectable<SimVariantsTable>, productTitle: s
     platform_updated_at: v.updated_at,
     created_at: v.created_at,
     updated_at: v.updated_at,
+    deleted_at: null,
   };
 }

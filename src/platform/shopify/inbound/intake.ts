@@ -10,7 +10,8 @@ import {
   type ShopifyShopRow,
 } from "../shops.ts";
 import { webhookHmacMatches } from "./hmac.ts";
-import { SHOP_REDACT_JOB } from "./job-types.ts";
+import { PRODUCT_DELETED_JOB, SHOP_REDACT_JOB } from "./job-types.ts";
+import { deletedProductId } from "./product-deleted.ts";
 import { type WebhookWork, workOfTopic } from "./topics.ts";
 
 /** One POST to /shopify/webhooks as it arrived: the headers Shopify sets and the raw body. */
@@ -71,7 +72,7 @@ export async function takeWebhook(ctx: AppContext, delivery: WebhookDelivery): P
         ? { kind: "taken", storeId: shop.store_id, work }
         : { kind: "stale_uninstall", storeId: shop.store_id };
     }
-    await queueWork(ctx, trx, shop, work);
+    await queueWork(ctx, trx, shop, work, delivery.body);
     return { kind: "taken", storeId: shop.store_id, work };
   });
 }
@@ -101,12 +102,31 @@ async function firstSight(trx: Db, delivery: WebhookDelivery, topic: string, now
   return inserted !== undefined;
 }
 
-async function queueWork(ctx: AppContext, trx: Db, shop: ShopifyShopRow, work: WebhookWork): Promise<void> {
+async function queueWork(
+  ctx: AppContext,
+  trx: Db,
+  shop: ShopifyShopRow,
+  work: WebhookWork,
+  body: Buffer,
+): Promise<void> {
   const storeId = shop.store_id;
   switch (work) {
     case "sync":
       await requestCatalogSync(ctx, trx, storeId);
       return;
+    case "product_deleted": {
+      await requestCatalogSync(ctx, trx, storeId);
+      // A body without an id (Shopify always sends one) is left to reconciliation.
+      const productId = deletedProductId(body);
+      if (productId !== null)
+        await ctx.jobs.enqueue(
+          trx,
+          PRODUCT_DELETED_JOB,
+          { store_id: storeId, product_id: productId },
+          { storeId },
+        );
+      return;
+    }
     case "sync_now": {
       // A sync waiting out a retry delay (the import found its bulk operation still running) goes now.
       await requestCatalogSync(ctx, trx, storeId);

@@ -1,4 +1,6 @@
 import type { AppContext } from "../../../context.ts";
+import { inTransaction } from "../../../db/transaction.ts";
+import { liveCatalogIds, markDeleted } from "../../../domain/catalog/index.ts";
 import { repairLevelDrift } from "../../../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
 import { PlatformPermanentError } from "../../connector.ts";
@@ -8,6 +10,7 @@ import { findShopByStore } from "../shops.ts";
 import { RECONCILE_JOB } from "./job-types.ts";
 import { recordReconciliation, recordReconciliationFailure } from "./reconcile-state.ts";
 import { readShopLevels } from "./shop-levels.ts";
+import { readRemovals } from "./shop-removals.ts";
 
 export interface ReconcileResult {
   checked: number;
@@ -16,7 +19,8 @@ export interface ReconcileResult {
 
 /**
  * One reconciliation pass of a connected shop, so a lost webhook costs minutes, not forever: every
- * level Shopify has is read and compared with the mirror's, the drift adopted; and the catalog's
+ * level Shopify has is read and compared with the mirror's, the drift adopted; the mirror's live
+ * products and variants that Shopify no longer has are marked deleted; and the catalog's
  * incremental read is asked for (it finds whatever changed after its watermark, webhook or not).
  * Answers null when the shop is not connected (importing: nothing to compare yet; disconnected: the
  * token no longer reads).
@@ -24,8 +28,12 @@ export interface ReconcileResult {
 export async function reconcileShop(ctx: AppContext, storeId: number): Promise<ReconcileResult | null> {
   const shop = await findShopByStore(ctx.db, storeId);
   if (shop?.status !== "connected") return null;
-  const levels = await readShopLevels(shopifyClientFor(ctx, shop));
+  const client = shopifyClientFor(ctx, shop);
+  const levels = await readShopLevels(client);
   const result = await repairLevelDrift(ctx, storeId, levels);
+  const removals = await readRemovals(client, await liveCatalogIds(ctx.db, storeId));
+  if (removals.productIds.length > 0 || removals.variantIds.length > 0)
+    await inTransaction(ctx.db, (trx) => markDeleted(trx, storeId, removals, ctx.clock.now()));
   await requestCatalogSync(ctx, ctx.db, storeId);
   await recordReconciliation(ctx.db, storeId, { at: ctx.clock.now(), ...result });
   return result;

@@ -7,6 +7,7 @@
  */
 export type WebhookWork =
   | "sync"
+  | "product_deleted"
   | "sync_now"
   | "uninstalled"
   | "shop_redact"
@@ -16,7 +17,6 @@ export type WebhookWork =
 const SYNC_TOPICS = new Set([
   "products/create",
   "products/update",
-  "products/delete",
   "inventory_items/create",
   "inventory_items/update",
   "inventory_items/delete",
@@ -32,6 +32,8 @@ const SYNC_TOPICS = new Set([
 
 export function workOfTopic(topic: string): WebhookWork {
   if (SYNC_TOPICS.has(topic)) return "sync";
+  // The incremental read cannot see a deleted product: the delivery's id marks it (and a sync runs).
+  if (topic === "products/delete") return "product_deleted";
   switch (topic) {
     case "bulk_operations/finish":
       return "sync_now";

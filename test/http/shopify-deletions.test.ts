@@ -1,0 +1,219 @@
+/**
+ * Products and variants deleted in Shopify (issue 19): products/delete marks the product deleted
+ * (archived, its variants out of the lists), a variant removed in products/update leaves the lists,
+ * reconciliation finds the deletions whose deliveries were lost, and an open order with a line on a
+ * deleted variant is still received, its other lines reaching Shopify.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { ManualClock } from "../../src/clock.ts";
+import { reconcileShop } from "../../src/platform/shopify/inbound/index.ts";
+import type { Client, TestApp } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import { freePort } from "../helpers/child-server.ts";
+import { createOrderedOrder, createSupplier, idempotencyKey } from "../helpers/factories.ts";
+import { allPages } from "../helpers/paging.ts";
+import { attachByToken, standinShop, startShopifyTestApp, storeApi } from "../helpers/shopify.ts";
+import type { ShopifyStandin } from "../shopify-standin/index.ts";
+import type { ShopState } from "../shopify-standin/state.ts";
+
+let t: TestApp;
+let standin: ShopifyStandin;
+
+before(async () => {
+  const port = await freePort();
+  ({ t, standin } = await startShopifyTestApp({
+    app: { env: { SHOPIFY_APP_URL: `http://127.0.0.1:${port}` } },
+  }));
+  await t.runtime.app.listen({ port, host: "127.0.0.1" });
+});
+after(async () => {
+  await standin.close();
+  await t.close();
+});
+
+interface Attached {
+  shop: ShopState;
+  domain: string;
+  storeId: number;
+  api: Client;
+}
+
+/** A shop of 3 products × 2 variants at 2 locations, attached, subscribed and imported. */
+async function attached(): Promise<Attached> {
+  const { shop, domain, accessToken } = standinShop(standin, {
+    products: 3,
+    variantsPerProduct: 2,
+    locations: 2,
+  });
+  const store = await attachByToken(t, domain, accessToken);
+  await t.drain();
+  return { shop, domain, storeId: store.id, api: await storeApi(t, store.id) };
+}
+
+async function settle(): Promise<void> {
+  await standin.webhooks.settled();
+  await t.drain();
+}
+
+type Row = Record<string, unknown> & { id: number };
+
+const products = async (api: Client) =>
+  (await allPages(api, "/v2/products?include=variants")) as unknown as Row[];
+const variantIds = async (api: Client) =>
+  ((await allPages(api, "/v2/variants")) as unknown as Row[]).map((v) => v.id).sort((a, b) => a - b);
+const idsOf = (shop: ShopState) => [...shop.variants.keys()].sort((a, b) => a - b);
+
+describe("deleted in Shopify", () => {
+  test("products/delete: the product is archived, its variants leave the lists; a repeat changes nothing", async () => {
+    const { shop, storeId, api } = await attached();
+    const [gone, kept] = [...shop.products.values()];
+    const goneVariants = shop.variantsByProduct.get(gone.id)!.map((v) => v.id);
+    const before = (await products(api)).find((p) => p.id === gone.id)!;
+    assert.equal(before.status, "active");
+
+    (t.clock as ManualClock).advance(60_000);
+    standin.webhooks.mode = "hold";
+    standin.deleteProduct(shop, gone.id);
+    standin.webhooks.mode = "auto";
+    const deliveries = await standin.webhooks.release({ duplicate: [0] });
+    assert.deepEqual(
+      deliveries.map((d) => [d.event.topic, d.status]),
+      [
+        ["products/delete", 200],
+        ["products/delete", 200],
+      ],
+    );
+    await t.drain();
+
+    const after = (await products(api)).find((p) => p.id === gone.id)!;
+    assert.deepEqual(
+      { status: after.status, variants_count: after.variants_count, variants: after.variants },
+      { status: "archived", variants_count: 0, variants: [] },
+    );
+    assert.ok(String(after.updated_at) > String(before.updated_at), "updated_at moves");
+    const archived = await api.get("/v2/products?status=archived");
+    expectStatus(archived, 200);
+    assert.deepEqual(
+      archived.body.data.map((p: Row) => p.id),
+      [gone.id],
+    );
+    assert.deepEqual(await variantIds(api), idsOf(shop));
+    assert.ok(goneVariants.every((id) => !shop.variants.has(id)));
+    const keptRow = (await products(api)).find((p) => p.id === kept.id)!;
+    assert.deepEqual([keptRow.status, keptRow.variants_count], ["active", 2]);
+
+    const jobs = await t.runtime.ctx.db
+      .selectFrom("jobs")
+      .select("payload")
+      .where("type", "=", "shopify.product-deleted")
+      .where("store_id", "=", storeId)
+      .execute();
+    assert.deepEqual(
+      jobs.map((j) => j.payload),
+      [{ store_id: storeId, product_id: gone.id }],
+      "the duplicate queued nothing",
+    );
+  });
+
+  test("products/update after a variant was deleted: that variant leaves the lists, its sibling stays", async () => {
+    const { shop, api } = await attached();
+    const product = [...shop.products.values()][1];
+    const [gone, sibling] = shop.variantsByProduct.get(product.id)!.map((v) => v.id);
+    standin.deleteVariant(shop, gone);
+    await settle();
+    const ids = await variantIds(api);
+    assert.deepEqual(ids, idsOf(shop));
+    assert.ok(!ids.includes(gone) && ids.includes(sibling));
+    const row = (await products(api)).find((p) => p.id === product.id)!;
+    assert.deepEqual(
+      [row.status, row.variants_count, (row.variants as Row[]).map((v) => v.id)],
+      ["active", 1, [sibling]],
+    );
+  });
+
+  test("reconciliation finds a deleted product and a deleted variant whose deliveries were lost", async () => {
+    const { shop, storeId, api } = await attached();
+    const [first, second] = [...shop.products.values()];
+    const [goneVariant] = shop.variantsByProduct.get(second.id)!.map((v) => v.id);
+    standin.webhooks.mode = "hold";
+    standin.deleteProduct(shop, first.id);
+    standin.deleteVariant(shop, goneVariant);
+    standin.webhooks.mode = "auto";
+    const held = standin.webhooks.held.length;
+    assert.ok(held >= 2);
+    assert.deepEqual(await standin.webhooks.release({ drop: [...Array(held).keys()] }), []);
+    await t.drain();
+    assert.equal((await variantIds(api)).length, 6, "nothing known yet");
+
+    await reconcileShop(t.runtime.ctx, storeId);
+    await t.drain();
+    assert.deepEqual(await variantIds(api), idsOf(shop));
+    const rows = await products(api);
+    assert.deepEqual(
+      rows.map((p) => [p.id, p.status, p.variants_count]).sort((a, b) => Number(a[0]) - Number(b[0])),
+      [...shop.products.keys(), first.id]
+        .sort((a, b) => a - b)
+        .map((id) => [
+          id,
+          id === first.id ? "archived" : "active",
+          id === first.id ? 0 : id === second.id ? 1 : 2,
+        ]),
+    );
+  });
+
+  test("an open order with a line on a deleted variant is received; its other line reaches Shopify", async () => {
+    const { shop, domain, api } = await attached();
+    const supplierId = (await createSupplier(api)).id;
+    const location = [...shop.locations.keys()][0];
+    const [doomed, kept] = [...shop.products.values()].map((p) => shop.variantsByProduct.get(p.id)![0]);
+    const order = await createOrderedOrder(api, {
+      supplier_id: supplierId,
+      location_id: location,
+      lines: [
+        { variant_id: doomed.id, quantity: 4, unit_cost: 3 },
+        { variant_id: kept.id, quantity: 6, unit_cost: 5 },
+      ],
+    });
+    await t.drain();
+    standin.deleteProduct(shop, doomed.productId);
+    await settle();
+
+    const since = standin.adjustCalls(domain).length;
+    const keptBefore = shop.level(kept.inventoryItemId, location)!.quantities.available;
+    const res = await api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      {
+        lines: order.lines.map((l: { id: number; quantity: number }) => ({
+          line_id: l.id,
+          quantity: l.quantity,
+        })),
+      },
+      idempotencyKey("receipt"),
+    );
+    expectStatus(res, 201);
+    await t.drain();
+    const receiptId = res.body.data.id;
+    const shown = await api.get(`/v2/purchase_orders/${order.id}/receipts/${receiptId}`);
+    expectStatus(shown, 200);
+    assert.deepEqual(
+      [shown.body.data.platform_sync.state, shown.body.data.platform_sync.error],
+      ["synced", null],
+    );
+    assert.equal(shop.level(kept.inventoryItemId, location)!.quantities.available, keptBefore + 6);
+    const sent = JSON.stringify(standin.adjustCalls(domain).slice(since));
+    assert.ok(sent.includes(`InventoryItem/${kept.inventoryItemId}`));
+    assert.ok(!sent.includes(`InventoryItem/${doomed.inventoryItemId}`), "nothing sent for the deleted item");
+
+    const shownOrder = await api.get(`/v2/purchase_orders/${order.id}`);
+    expectStatus(shownOrder, 200);
+    assert.equal(shownOrder.body.data.status, "received");
+    assert.deepEqual(
+      shownOrder.body.data.lines.map((l: Row) => [l.variant_id, l.received_quantity, l.sku]),
+      [
+        [doomed.id, 4, doomed.sku],
+        [kept.id, 6, kept.sku],
+      ],
+    );
+  });
+});
