@@ -97,11 +97,18 @@ describe("receiving and payments in a browser", { skip: browserSkip }, () => {
     assert.match(await preview.innerText(), /\$11\.00 USD/);
     assert.match(await preview.innerText(), /is partly received/);
     await checkPage(page, "receive-preview");
+    // A change after the preview hides "Book" until the changed delivery is previewed.
+    await page.getByLabel("Invoice reference").fill("INV-77");
+    await page.getByText("The delivery changed since this preview").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Book this receipt" }).isVisible(), false);
+    await page.getByRole("button", { name: "Preview landed costs" }).click();
+    await page.getByRole("button", { name: "Book this receipt" }).waitFor();
     await page.getByRole("button", { name: "Book this receipt" }).click();
     await page.getByText(`Receipt booked on ${order.number}: 4 units into stock.`).waitFor();
     await checkPage(page, "order-received");
     const booked = await getOrder(store.api, order.id);
     assert.equal(booked.receipts.length, 1);
+    assert.equal(booked.receipts[0].invoice.reference, "INV-77", "what was previewed last is booked");
     assert.equal(booked.status, "partial");
 
     await page.getByRole("link", { name: "Void delivery 1…" }).click();
