@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { createHmac, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
+import { bulkWaitFor } from "../../src/platform/shopify/bulk-wait.ts";
 import { SHOP_REDACT_JOB, WEBHOOK_EVENTS_PRUNE_TASK } from "../../src/platform/shopify/inbound/index.ts";
 import {
   findShopByStore,
@@ -370,5 +371,39 @@ describe("shop/redact", () => {
     await t.drain();
     expectStatus(await t.admin.get(`/admin/stores/${store.id}`), 200);
     assert.deepEqual(await storeRows(store), before);
+  });
+});
+
+describe("bulk_operations/finish ends an import's wait between two polls of its bulk operation", () => {
+  const waitFor = (shop: string, sleep: (ms: number) => Promise<void>) =>
+    bulkWaitFor({ db: t.runtime.ctx.db, clock: t.clock, shop, sleep });
+
+  test("the wait ends at the first look after the shop's delivery; another shop's or another topic's does not end it", async () => {
+    const { shop } = await storeWithShop();
+    const { shop: other } = await storeWithShop();
+    const sleeps: number[] = [];
+    await waitFor(shop, async (ms) => {
+      sleeps.push(ms);
+      if (sleeps.length === 2) expectTaken(await deliver({ topic: "bulk_operations/finish", shop: other }));
+      if (sleeps.length === 3) expectTaken(await deliver({ topic: "products/update", shop }));
+      if (sleeps.length === 5) expectTaken(await deliver({ topic: "bulk_operations/finish", shop }));
+    })(7);
+    assert.deepEqual(sleeps, [250, 250, 250, 250, 250], "a one-minute wait ended at the fifth look");
+  });
+
+  test("without a delivery the waits grow from 1 s, doubling, to a minute; a delivery from before the wait does not end it", async () => {
+    const { shop } = await storeWithShop();
+    expectTaken(await deliver({ topic: "bulk_operations/finish", shop }));
+    const waited = async (polls: number) => {
+      let total = 0;
+      await waitFor(shop, async (ms) => {
+        total += ms;
+      })(polls);
+      return total;
+    };
+    assert.deepEqual(
+      [await waited(1), await waited(2), await waited(3), await waited(6), await waited(7), await waited(40)],
+      [1000, 2000, 4000, 32000, 60000, 60000],
+    );
   });
 });

@@ -39,21 +39,21 @@ export async function startBulkQuery(client: ShopifyClient, query: string): Prom
 }
 
 /**
- * Waits for a bulk operation to end, asking again after each `wait` (a bulk_operations/finish webhook
- * can cut this short later). Answers it as it ended: COMPLETED, or FAILED, CANCELED, EXPIRED (the
+ * Waits for a bulk operation to end, asking again after each `wait` (given the polls made so far:
+ * bulk-wait.ts waits longer each time and ends at once on a bulk_operations/finish delivery). Answers it as it ended: COMPLETED, or FAILED, CANCELED, EXPIRED (the
  * caller decides whether to start another).
  */
 export async function awaitBulkOperation(
   client: ShopifyClient,
   id: string,
-  wait: () => Promise<void>,
+  wait: (polls: number) => Promise<void>,
 ): Promise<BulkOperationState> {
-  for (;;) {
+  for (let polls = 1; ; polls++) {
     const answer = await client.graphql<{ bulkOperation: BulkOperationState | null }>(POLL, { id }, 1);
     const operation = answer.data.bulkOperation;
     if (!operation) throw new PlatformTransientError(`Shopify no longer knows bulk operation ${id}`);
     if (operation.status !== "CREATED" && operation.status !== "RUNNING") return operation;
-    await wait();
+    await wait(polls);
   }
 }
 

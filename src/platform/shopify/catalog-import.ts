@@ -50,8 +50,8 @@ export interface IncrementalWatermark {
 export interface ImportDeps {
   dispatcher: Dispatcher;
   timeoutMs: number;
-  /** Between two polls of a running bulk operation. */
-  pollWait: () => Promise<void>;
+  /** Between two polls of a running bulk operation (`polls`: how many were made). */
+  pollWait: (polls: number) => Promise<void>;
 }
 
 interface Lines {

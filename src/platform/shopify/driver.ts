@@ -15,6 +15,7 @@ import {
 } from "../connector.ts";
 import type { PlatformDriver } from "../driver.ts";
 import { PlatformPausedError } from "../paused.ts";
+import { bulkWaitFor } from "./bulk-wait.ts";
 import { ShopifyConnector } from "./connector.ts";
 import { ShopifyUnauthorizedError } from "./errors.ts";
 import { SHOPIFY_TIMEOUT_MS, shopifyDispatcherOf } from "./http.ts";
@@ -23,9 +24,6 @@ import { shopifyClientFor } from "./shop-client.ts";
 import { findShopByStore, type ShopifyShopRow } from "./shops.ts";
 import { StoredAttemptGenerations } from "./stored-generations.ts";
 import { subscribeJobHandler } from "./subscriptions.ts";
-
-/** Between two polls of a running bulk operation (the initial import). */
-export const BULK_POLL_MS = 1000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -51,7 +49,8 @@ export async function connectShopify(ctx: AppContext, db: Db, storeId: number): 
     generations: new StoredAttemptGenerations(ctx.db, storeId),
     dispatcher: shopifyDispatcherOf(ctx),
     timeoutMs: SHOPIFY_TIMEOUT_MS,
-    pollWait: () => sleep(BULK_POLL_MS),
+    // Polls at 1 s, 2 s, 4 s … a minute apart, cut short by the shop's bulk_operations/finish delivery.
+    pollWait: bulkWaitFor({ db: ctx.db, clock: ctx.clock, shop: row.shop, sleep }),
   });
   return {
     platform: connector.platform,
