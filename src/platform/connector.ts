@@ -98,6 +98,20 @@ export class PlatformTransientError extends Error {
   override name = "PlatformTransientError";
 }
 
+/**
+ * The platform's rate budget is spent (Shopify: THROTTLED beyond the client's retries): try again
+ * `retryAfterMs` from now, when it has refilled. Waiting for it is not a failed attempt.
+ */
+export class PlatformBusyError extends PlatformTransientError {
+  override name = "PlatformBusyError";
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Retrying cannot help: the platform refused the change (unknown item or location, rejected). */
 export class PlatformPermanentError extends Error {
   override name = "PlatformPermanentError";

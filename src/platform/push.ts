@@ -16,6 +16,7 @@ import {
   type InventoryAdjustment,
   type InventoryAdjustResult,
   type InventoryQuantityChange,
+  PlatformBusyError,
   PlatformPermanentError,
 } from "./connector.ts";
 import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
@@ -263,6 +264,12 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
           // Waiting is not failing: the record stays pending, saying why, and no attempt is spent.
           await writeSyncState(ctx, ctx.db, subject, "pending", message);
           throw new DeferJobError(message, new Date(ctx.clock.now().getTime() + PAUSED_RECHECK_MS));
+        }
+        if (error instanceof PlatformBusyError) {
+          // The platform's budget is spent: the push goes again when it has refilled, not after the
+          // next backoff step, and waiting spends no attempt (a busy shop never fails a push).
+          await writeSyncState(ctx, ctx.db, subject, "pending", message);
+          throw new DeferJobError(message, new Date(ctx.clock.now().getTime() + error.retryAfterMs));
         }
         if (error instanceof PlatformPermanentError) throw new PermanentJobError(message);
         // Transient: the record stays pending until the next attempt (or the last one fails it).

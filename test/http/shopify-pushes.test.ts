@@ -306,7 +306,17 @@ describe("pushes to a Shopify store", () => {
       [waiting.state, waiting.error],
       ["pending", `Shopify throttled ${domain} 5 times in a row`],
     );
-    (t.clock as ManualClock).advance(10_000);
+    // It waits for the bucket to refill (the stand-in's is full: the least wait, 1 s), spending no
+    // attempt, rather than the 10 s of a failed attempt's backoff.
+    const job = await t.runtime.ctx.db
+      .selectFrom("jobs")
+      .select(["attempts", "run_at"])
+      .where("type", "=", "platform.push")
+      .where("state", "=", "queued")
+      .where("store_id", "=", storeId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(job, { attempts: 0, run_at: new Date(t.clock.now().getTime() + 1_000) });
+    (t.clock as ManualClock).advance(1_000);
     await t.drain();
     const sync = await syncOf(`/v2/stock_adjustments/${second}`);
     assert.deepEqual([sync.state, sync.error], ["synced", null]);

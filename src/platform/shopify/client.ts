@@ -1,5 +1,5 @@
 import { type Dispatcher, request } from "undici";
-import { PlatformPermanentError, PlatformTransientError } from "../connector.ts";
+import { PlatformBusyError, PlatformPermanentError, PlatformTransientError } from "../connector.ts";
 import type { CostBudget, ThrottleStatus } from "./budget.ts";
 import { ShopifyUnauthorizedError } from "./errors.ts";
 import { SHOPIFY_TIMEOUT_MS } from "./http.ts";
@@ -95,9 +95,12 @@ export class ShopifyClient {
       await budget.settle(this.shop, reservation, reported?.throttleStatus ?? null);
       const errors = Array.isArray(answer.errors) ? answer.errors : [];
       if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
-        if (attempt >= retries)
-          throw new PlatformTransientError(`Shopify throttled ${this.shop} ${attempt + 1} times in a row`);
         cost = reported?.requestedQueryCost ?? cost;
+        if (attempt >= retries)
+          throw new PlatformBusyError(
+            `Shopify throttled ${this.shop} ${attempt + 1} times in a row`,
+            refillMs(reported?.throttleStatus ?? null, cost),
+          );
         continue;
       }
       if (typeof answer.errors === "string" || errors.length > 0) {
@@ -168,6 +171,16 @@ export class ShopifyClient {
       throw new PlatformTransientError(`Shopify answered ${this.shop} with a body that is not JSON`);
     }
   }
+}
+
+/** The least wait a push gives a throttled shop, whatever its bucket says. */
+const MIN_REFILL_MS = 1000;
+
+/** When the shop's bucket, as Shopify last reported it, holds `cost` again (at least MIN_REFILL_MS). */
+function refillMs(status: ThrottleStatus | null, cost: number): number {
+  if (!status || status.restoreRate <= 0) return MIN_REFILL_MS;
+  const missing = Math.max(0, cost - status.currentlyAvailable);
+  return Math.max(MIN_REFILL_MS, Math.ceil((missing / status.restoreRate) * 1000));
 }
 
 /** A mutation's payload: its userErrors are a permanent refusal carrying Shopify's messages. */
