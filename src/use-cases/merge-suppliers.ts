@@ -15,7 +15,7 @@ import { emit } from "../events/outbox.ts";
 
 export interface MergeResult {
   survivor: SupplierRow;
-  moved: { purchase_orders: number; items: number; suppliers: number };
+  moved: { purchase_orders: number; items: number; price_lists: number; suppliers: number };
 }
 
 export async function mergeSuppliers(
@@ -28,7 +28,13 @@ export async function mergeSuppliers(
   const parties = await lockMergeParties(trx, storeId, input);
   const now = ctx.clock.now();
   const movedOrders = await moveOrdersToSupplier(trx, storeId, input.source_ids, input.target_id, actor, now);
-  const { survivor, movedItems } = await mergeSupplierRecords(ctx, trx, storeId, parties, now);
+  const { survivor, movedItems, movedPriceLists } = await mergeSupplierRecords(
+    ctx,
+    trx,
+    storeId,
+    parties,
+    now,
+  );
   const orders = await loadPurchaseOrders(
     trx,
     storeId,
@@ -45,6 +51,40 @@ export async function mergeSuppliers(
   }
   return {
     survivor,
-    moved: { purchase_orders: movedOrders.length, items: movedItems, suppliers: parties.sources.length },
+    moved: {
+      purchase_orders: movedOrders.length,
+      items: movedItems,
+      price_lists: movedPriceLists,
+      suppliers: parties.sources.length,
+    },
   };
+}
+
+/** Carries a preview's result out of the transaction it rolls back. */
+class PreviewRolledBack extends Error {
+  constructor(readonly result: MergeResult) {
+    super("merge preview rolled back");
+  }
+}
+
+/**
+ * POST /suppliers/merge/preview: the merge run as it would run now, in a transaction that is then
+ * rolled back, so the counts and the survivor are the merge's own (same locks, checks and rules, no
+ * second copy of them to drift) and nothing is written: no record, history row or event.
+ */
+export async function previewMergeSuppliers(
+  ctx: AppContext,
+  storeId: number,
+  input: { target_id: number; source_ids: number[] },
+  actor: Actor,
+): Promise<MergeResult> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      throw new PreviewRolledBack(await mergeSuppliers(ctx, trx, storeId, input, actor));
+    });
+  } catch (error) {
+    if (error instanceof PreviewRolledBack) return error.result;
+    throw error;
+  }
+  throw new Error("a merge preview's transaction committed");
 }

@@ -24,6 +24,7 @@ import {
   removeCatalogRow,
   saveCatalogRow,
 } from "./supplier-catalog.ts";
+import { mergeAction, mergePage } from "./supplier-merge.ts";
 
 /**
  * The merchant's suppliers (issue 20 item 2): a list with search, the archived filter and paging; a
@@ -237,7 +238,8 @@ export async function supplierPage(ctx: PageContext, rawId: unknown) {
   const currency = supplier.currency ?? store.currency;
   const controls = writable
     ? html`<div class="actions"><a class="button" href="${base}/edit">Edit supplier</a>
-${actionButton(ctx.session, `${base}/${supplier.archived ? "unarchive" : "archive"}`, supplier.archived ? "Unarchive" : "Archive")}</div>`
+${actionButton(ctx.session, `${base}/${supplier.archived ? "unarchive" : "archive"}`, supplier.archived ? "Unarchive" : "Archive")}
+${supplier.archived ? "" : html`<a class="button" href="${base}/merge">Merge duplicates into this supplier</a>`}</div>`
     : "";
   const body = html`${supplier.archived ? html`<p class="notice" role="status">This supplier is archived: new orders cannot use it.</p>` : ""}
 ${controls}
@@ -272,6 +274,8 @@ export function supplierRoutes(get: RouteAdder, post: RouteAdder): void {
   post("/stores/:id/suppliers/:supplier_id/unarchive", (c, p) =>
     archiveSupplierAction(c, p.supplier_id, false),
   );
+  get("/stores/:id/suppliers/:supplier_id/merge", (c, p) => mergePage(c, p.supplier_id));
+  post("/stores/:id/suppliers/:supplier_id/merge", (c, p) => mergeAction(c, p.supplier_id));
   get("/stores/:id/suppliers/:supplier_id/catalog.csv", (c, p) => exportCatalogCsv(c, p.supplier_id));
   post("/stores/:id/suppliers/:supplier_id/catalog", (c, p) => saveCatalogRow(c, p.supplier_id));
   post("/stores/:id/suppliers/:supplier_id/catalog/import", (c, p) => importCatalogCsv(c, p.supplier_id));

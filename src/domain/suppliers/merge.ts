@@ -108,7 +108,8 @@ export async function lockMergeParties(
  * the target's row; the source's is dropped, and a primary pin it held passes to the row kept), the
  * sources are archived with `merged_into_id`, and the target's null fields are filled from them.
  * Events: supplier.archived (or supplier.updated for an already archived source) per source, then
- * supplier.merged with the survivor. Answers the survivor and the number of catalog rows moved.
+ * supplier.merged with the survivor. Answers the survivor, the number of catalog rows moved and how many
+ * of those carry a price list (tiers in force or upcoming).
  */
 export async function mergeSupplierRecords(
   ctx: AppContext,
@@ -116,7 +117,7 @@ export async function mergeSupplierRecords(
   storeId: number,
   parties: MergeParties,
   now: Date,
-): Promise<{ survivor: SupplierRow; movedItems: number }> {
+): Promise<{ survivor: SupplierRow; movedItems: number; movedPriceLists: number }> {
   const { target: survivor, sources } = parties;
   const targetId = survivor.id;
   const sourceIds = sources.map((s) => s.id);
@@ -130,6 +131,7 @@ export async function mergeSupplierRecords(
     .filter((r) => r.supplier_id !== targetId)
     .sort((a, b) => (order.get(a.supplier_id) ?? 0) - (order.get(b.supplier_id) ?? 0) || a.id - b.id);
   const moveIds: number[] = [];
+  let movedPriceLists = 0;
   const dropIds: number[] = [];
   const pinIds = new Set<number>();
   for (const row of sourceRows) {
@@ -141,6 +143,7 @@ export async function mergeSupplierRecords(
     } else {
       moveIds.push(row.id);
       kept.set(item, row);
+      if ((row.effective_tiers?.length ?? 0) > 0 || (row.upcoming_tiers?.length ?? 0) > 0) movedPriceLists++;
     }
   }
   await deleteCatalogRowsById(trx, storeId, dropIds);
@@ -167,5 +170,5 @@ export async function mergeSupplierRecords(
     await emitSupplier(ctx, trx, source.archived ? "supplier.updated" : "supplier.archived", after);
   }
   await emitSupplier(ctx, trx, "supplier.merged", merged);
-  return { survivor: merged, movedItems: moveIds.length };
+  return { survivor: merged, movedItems: moveIds.length, movedPriceLists };
 }

@@ -15,7 +15,7 @@ import {
   unarchiveSupplier,
   updateSupplier,
 } from "../../domain/suppliers/index.ts";
-import { mergeSuppliers } from "../../use-cases/merge-suppliers.ts";
+import { mergeSuppliers, previewMergeSuppliers } from "../../use-cases/merge-suppliers.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
@@ -37,6 +37,11 @@ import {
 } from "./supplier-schemas.ts";
 
 const tags = ["suppliers"];
+
+const MergeBody = Type.Object(
+  { target_id: Id, source_ids: Type.Array(Id, { minItems: 1, maxItems: 50 }) },
+  { additionalProperties: false },
+);
 
 export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -112,10 +117,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "Merge suppliers into one survivor",
-        body: Type.Object(
-          { target_id: Id, source_ids: Type.Array(Id, { minItems: 1, maxItems: 50 }) },
-          { additionalProperties: false },
-        ),
+        body: MergeBody,
         response: {
           200: Type.Object({
             data: SupplierSchema,
@@ -133,8 +135,40 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
       const { store } = principalOf(request);
       return sendWrite(request, reply, async (trx) => {
         const result = await mergeSuppliers(ctx, trx, store.id, request.body, actorOf(principalOf(request)));
-        return { status: 200, body: { data: presentSupplier(result.survivor), moved: result.moved } };
+        const { price_lists: _, ...moved } = result.moved;
+        return { status: 200, body: { data: presentSupplier(result.survivor), moved } };
       });
+    },
+  );
+
+  app.post(
+    "/suppliers/merge/preview",
+    {
+      config: { scope: "read" },
+      schema: {
+        tags,
+        summary: "What a merge would do (the survivor and what moves to it); writes nothing",
+        description:
+          "Takes the merge's body and answers as the merge would at this moment, with the same refusals; nothing is written and no event is sent. `moved.price_lists` counts the moved catalog items that carry price tiers (in force or upcoming).",
+        body: MergeBody,
+        response: {
+          200: Type.Object({
+            data: SupplierSchema,
+            moved: Type.Object({
+              purchase_orders: Type.Integer(),
+              items: Type.Integer(),
+              price_lists: Type.Integer(),
+              suppliers: Type.Integer(),
+            }),
+          }),
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { store } = principalOf(request);
+      const result = await previewMergeSuppliers(ctx, store.id, request.body, actorOf(principalOf(request)));
+      return { data: presentSupplier(result.survivor), moved: result.moved };
     },
   );
 
