@@ -239,185 +239,11 @@ export interface paths {
         put?: never;
         /**
          * What a merge would do (the survivor and what moves to it); writes nothing
-         * @description Takes the merge's body and answers as the merge would at this moment, with the same refusals; nothing is written and no event is sent. `moved.price_lists` counts the moved catalog items that carry price tiers (in force or upcoming).
+         * @description Takes a merge body and answers what the merge would do at this moment: the survivor as it would be and the counts that would move, `moved.price_lists` being the moved catalog items that carry price tiers (in force or upcoming). The same checks and refusals as the merge; nothing is written and no event is sent. Needs only `read`. Not part of the contract's list; added by this service.
+         *
+         *     **Scope:** `read`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        target_id: number;
-                        source_ids: number[];
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Supplier"];
-                            moved: {
-                                purchase_orders: number;
-                                items: number;
-                                price_lists: number;
-                                suppliers: number;
-                            };
-                        };
-                    };
-                };
-                /** @description `bad_request` (malformed JSON, unknown query parameter, bad header), `idempotency_key_required`, `invalid_cursor` or `invalid_filter` */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `unauthorized`: a bad, missing, revoked or expired key */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `feature_not_enabled`: the store has no API access */
-                402: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `insufficient_scope`: the key lacks this route's scope */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `not_found`: no such record in this store */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `idempotency_key_reused` (the key was used with another body) or `idempotency_in_progress` (the first request with the key is still running) */
-                409: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `bad_request`: the body is larger than 1 MiB */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `bad_request`: the body is not `application/json` (UTF-8) */
-                415: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `validation_failed` (`details` lists every field), `invalid_transition` (the message names the state), `limit_reached`, `webhook_not_active` or `merge_network_blocked` */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `rate_limited`: over a request budget; retry after `Retry-After` seconds */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description `internal_error`: a server fault; a write that carried an Idempotency-Key is safe to retry */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["previewSupplierMerge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4784,6 +4610,186 @@ export interface operations {
                         moved: {
                             purchase_orders: number;
                             items: number;
+                            suppliers: number;
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request` (malformed JSON, unknown query parameter, bad header), `idempotency_key_required`, `invalid_cursor` or `invalid_filter` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a bad, missing, revoked or expired key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `feature_not_enabled`: the store has no API access */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks this route's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such record in this store */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` (the key was used with another body) or `idempotency_in_progress` (the first request with the key is still running) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the body is not `application/json` (UTF-8) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed` (`details` lists every field), `invalid_transition` (the message names the state), `limit_reached`, `webhook_not_active` or `merge_network_blocked` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over a request budget; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a server fault; a write that carried an Idempotency-Key is safe to retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewSupplierMerge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: any unique string of at most 255 characters (not blank) that makes a retry safe. The first response is stored for 24 hours: a retry with the same key and body gets it again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another body is 409 `idempotency_key_reused`, and while the first is still running 409 `idempotency_in_progress`. A 5xx or 429 answer does not claim the key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    target_id: number;
+                    source_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Supplier"];
+                        moved: {
+                            purchase_orders: number;
+                            items: number;
+                            price_lists: number;
                             suppliers: number;
                         };
                     };

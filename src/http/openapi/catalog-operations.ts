@@ -51,6 +51,11 @@ export const CATALOG_OPERATIONS: Record<string, OperationDoc> = {
     description:
       "Moves the sources' purchase orders and catalog rows to the target, fills the target's blank details from the sources, archives the sources with `merged_into_id` set, and answers the survivor with the counts moved. A source with a live network link is refused with `merge_network_blocked`. Emits `supplier.merged` (the survivor), `supplier.archived` per source and `purchase_order.updated` per moved order.",
   },
+  "POST /v2/suppliers/merge/preview": {
+    operationId: "previewSupplierMerge",
+    description:
+      "Takes a merge body and answers what the merge would do at this moment: the survivor as it would be and the counts that would move, `moved.price_lists` being the moved catalog items that carry price tiers (in force or upcoming). The same checks and refusals as the merge; nothing is written and no event is sent. Needs only `read`. Not part of the contract's list; added by this service.",
+  },
   "GET /v2/suppliers/{id}": {
     operationId: "getSupplier",
     description: "One supplier, archived or not.",
