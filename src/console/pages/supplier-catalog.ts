@@ -32,13 +32,13 @@ import { loadSupplier, type Supplier, suppliersPath } from "../supplier-form.ts"
  * row checked first, nothing written when any is wrong) and export.
  */
 
-interface TierSet {
+export interface TierSet {
   currency: string;
   effective_from: string | null;
   tiers: { min_qty: number; price: string }[];
 }
 
-interface CatalogRow {
+export interface CatalogRow {
   inventory_item_id: number;
   supplier_sku: string | null;
   pack_size: number;
@@ -56,7 +56,7 @@ interface Page<T> {
   next_cursor: string | null;
 }
 
-async function allCatalogRows(ctx: PageContext, supplierId: number): Promise<CatalogRow[]> {
+export async function allCatalogRows(ctx: PageContext, supplierId: number): Promise<CatalogRow[]> {
   const api = storeApi(ctx.request);
   const rows: CatalogRow[] = [];
   let cursor: string | null = null;
@@ -126,6 +126,15 @@ ${table(
           : null,
     },
     { header: "Primary supplier", cell: (r) => r.is_primary },
+    ...(writable
+      ? [
+          {
+            header: "Prices",
+            cell: (r: CatalogRow) =>
+              html`<a href="${base}/catalog/${r.inventory_item_id}/prices">Prices of ${byItem.get(r.inventory_item_id)?.sku ?? `item ${r.inventory_item_id}`}</a>`,
+          },
+        ]
+      : []),
     ...(writable
       ? [
           {

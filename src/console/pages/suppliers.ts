@@ -25,6 +25,7 @@ import {
   saveCatalogRow,
 } from "./supplier-catalog.ts";
 import { mergeAction, mergePage } from "./supplier-merge.ts";
+import { pricesPage, savePricesAction } from "./supplier-prices.ts";
 
 /**
  * The merchant's suppliers (issue 20 item 2): a list with search, the archived filter and paging; a
@@ -276,6 +277,12 @@ export function supplierRoutes(get: RouteAdder, post: RouteAdder): void {
   );
   get("/stores/:id/suppliers/:supplier_id/merge", (c, p) => mergePage(c, p.supplier_id));
   post("/stores/:id/suppliers/:supplier_id/merge", (c, p) => mergeAction(c, p.supplier_id));
+  get("/stores/:id/suppliers/:supplier_id/catalog/:item_id/prices", (c, p) =>
+    pricesPage(c, p.supplier_id, p.item_id),
+  );
+  post("/stores/:id/suppliers/:supplier_id/catalog/:item_id/prices", (c, p) =>
+    savePricesAction(c, p.supplier_id, p.item_id),
+  );
   get("/stores/:id/suppliers/:supplier_id/catalog.csv", (c, p) => exportCatalogCsv(c, p.supplier_id));
   post("/stores/:id/suppliers/:supplier_id/catalog", (c, p) => saveCatalogRow(c, p.supplier_id));
   post("/stores/:id/suppliers/:supplier_id/catalog/import", (c, p) => importCatalogCsv(c, p.supplier_id));
