@@ -28,20 +28,27 @@ const moneyFormats = new Map<string, Intl.NumberFormat>();
 /**
  * "$1,234.50" / "€12.00": a decimal string in the currency's own format, the code after it when the
  * symbol is not the code itself ("$" is several currencies). Never through a float: Intl takes the
- * decimal string as it is.
+ * decimal string as it is. Amounts show every digit they have (a unit cost of 4.125 is 4.125);
+ * `rounded` shows a derived figure (a landed unit cost of 9.02666667) at the currency's own precision,
+ * as a merchant reads prices.
  */
-export function money(amount: string | null | undefined, currency: string | null | undefined): string | null {
+export function money(
+  amount: string | null | undefined,
+  currency: string | null | undefined,
+  digits: "exact" | "rounded" = "exact",
+): string | null {
   if (amount === null || amount === undefined || amount === "") return null;
   if (!currency || !/^[A-Z]{3}$/.test(currency)) return amount;
-  let format = moneyFormats.get(currency);
+  const key = `${currency} ${digits}`;
+  let format = moneyFormats.get(key);
   if (!format) {
     format = new Intl.NumberFormat("en-US", {
       style: "currency",
       currency,
       currencyDisplay: "narrowSymbol",
-      maximumFractionDigits: 8,
+      ...(digits === "exact" ? { maximumFractionDigits: 8 } : {}),
     });
-    moneyFormats.set(currency, format);
+    moneyFormats.set(key, format);
   }
   const shown = format.format(amount as unknown as number);
   return shown.includes(currency) ? shown : `${shown} ${currency}`;

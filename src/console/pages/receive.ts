@@ -147,7 +147,7 @@ function previewSection(
 <td class="num" data-label="Rejected">${l.rejected_quantity}</td>
 <td class="num" data-label="Unit cost">${money(l.unit_cost, order.currency)}</td>
 <td class="num" data-label="Charges allocated">${money(l.allocated_charge_amount, order.currency)}</td>
-<td class="num" data-label="Landed unit cost"><strong>${money(l.landed_unit_cost, store.currency)}</strong></td>
+<td class="num" data-label="Landed unit cost"><strong>${money(l.landed_unit_cost, store.currency, "rounded")}</strong></td>
 <td data-label="Into">${locations.get(l.location_id) ?? preview.data.location?.name ?? "–"}</td>
 </tr>`;
   });
