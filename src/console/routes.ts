@@ -19,6 +19,7 @@ import {
 import { errorSummary, notAvailable, page } from "./layout.ts";
 import { alertRulesPage, saveAlertRulesAction } from "./pages/alert-rules.ts";
 import { purchaseOrderActionRoutes } from "./pages/purchase-order-actions.ts";
+import { purchaseOrderDraftRoutes } from "./pages/purchase-order-draft.ts";
 import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
 import { receivingRoutes } from "./pages/receiving-routes.ts";
 import { settingsRoutes } from "./pages/settings-routes.ts";
@@ -415,6 +416,7 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   settingsRoutes(get, post);
   supplierRoutes(get, post);
   purchaseOrderActionRoutes(get, post);
+  purchaseOrderDraftRoutes(get, post);
   receivingRoutes(get, post);
 }
 

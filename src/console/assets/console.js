@@ -91,3 +91,130 @@ document.addEventListener("input", (event) => {
     "The delivery changed since this preview: preview the landed costs again before booking.";
   book.parentNode.prepend(note);
 });
+
+// The draft order editor: as the user types, each line's warnings (below the supplier's minimum, not a
+// whole number of packs), its line total, and the order's totals, with the API's rounding (half-up to
+// the currency, tax per line and per charge). A preview: saving has the API compute the order. Without
+// script the server shows the same warnings after any round trip, and the saved totals.
+(() => {
+  const PLACES = 8;
+  const TEN = 10n;
+  // A decimal string as an integer count of 10^-8, or null when it is not a plain decimal.
+  const parse = (text) => {
+    const match = /^(\d{1,12})(?:\.(\d{1,8}))?$/.exec(String(text).trim());
+    if (!match) return null;
+    return BigInt(match[1]) * TEN ** BigInt(PLACES) + BigInt((match[2] ?? "").padEnd(PLACES, "0"));
+  };
+  // a / b rounded half-up (both non-negative).
+  const divRound = (a, b) => (a * 2n + b) / (2n * b);
+  const toMinor = (scaled, minor) => divRound(scaled, TEN ** BigInt(PLACES - minor));
+  const show = (minorAmount, minor, currency) => {
+    const sign = minorAmount < 0n ? "-" : "";
+    const digits = (minorAmount < 0n ? -minorAmount : minorAmount).toString().padStart(minor + 1, "0");
+    const text = minor === 0 ? digits : `${digits.slice(0, -minor)}.${digits.slice(-minor)}`;
+    try {
+      const shown = new Intl.NumberFormat("en-US", {
+        style: "currency",
+        currency,
+        currencyDisplay: "narrowSymbol",
+        maximumFractionDigits: 8,
+      }).format(`${sign}${text}`);
+      return shown.includes(currency) ? shown : `${shown} ${currency}`;
+    } catch {
+      return `${sign}${text} ${currency}`;
+    }
+  };
+  const tierFor = (tiers, quantity) => {
+    let best = null;
+    for (const tier of tiers)
+      if (tier.min_qty <= quantity && (!best || tier.min_qty > best.min_qty)) best = tier;
+    return best;
+  };
+  const warningsFor = (row, quantity) => {
+    const min = Math.max(1, Number(row.dataset.moq) || 1);
+    const pack = Math.max(1, Number(row.dataset.pack) || 1);
+    const out = [];
+    if (quantity < min) out.push(`Below the supplier's minimum order of ${min}.`);
+    if (pack > 1 && quantity % pack !== 0)
+      out.push(`Not a whole number of packs of ${pack} (${row.dataset.packUnit}).`);
+    if (out.length > 0) out.push(`Suggested: ${Math.ceil(Math.max(quantity, min) / pack) * pack}.`);
+    return out.join(" ");
+  };
+  const update = (form) => {
+    const totals = form.querySelector(".totals");
+    if (!totals) return;
+    const currency = totals.dataset.currency;
+    const minor = Number(totals.dataset.minor);
+    const rate = totals.dataset.taxRate === undefined ? null : parse(totals.dataset.taxRate);
+    const included = totals.dataset.taxesIncluded === "true";
+    const chargesTaxable = totals.dataset.chargesTaxable === "true";
+    const hundred = 100n * TEN ** BigInt(PLACES);
+    const taxOn = (amount) =>
+      rate === null || rate === 0n ? 0n : divRound(amount * rate, included ? hundred + rate : hundred);
+    let subtotal = 0n;
+    let charges = 0n;
+    let tax = 0n;
+    let complete = true;
+    for (const row of form.querySelectorAll("tr[data-line]")) {
+      const qtyField = row.querySelector("input.qty");
+      const costField = row.querySelector("input.cost");
+      const removed = row.querySelector('input[type="checkbox"]')?.checked;
+      const output = row.querySelector("output.line-total");
+      const warning = row.querySelector(".line-warning");
+      const quantity = /^\d{1,9}$/.test(qtyField.value.trim()) ? Number(qtyField.value.trim()) : null;
+      if (warning) warning.textContent = quantity && quantity > 0 ? warningsFor(row, quantity) : "";
+      const tier = quantity ? tierFor(JSON.parse(row.dataset.tiers || "[]"), quantity) : null;
+      if (costField) costField.placeholder = tier ? tier.price : row.dataset.baseCost || "";
+      const typed = costField?.value.trim() ?? "";
+      const cost = parse(typed !== "" ? typed : tier ? tier.price : row.dataset.baseCost || "0");
+      if (quantity === null || cost === null) {
+        complete = false;
+        if (output) output.textContent = "";
+        continue;
+      }
+      const total = toMinor(cost * BigInt(quantity), minor);
+      if (output) output.textContent = removed ? "removed" : show(total, minor, currency);
+      if (removed) continue;
+      subtotal += total;
+      tax += taxOn(total);
+    }
+    for (const field of form.querySelectorAll("input.charge-amount")) {
+      if (field.value.trim() === "") continue;
+      const amount = parse(field.value);
+      if (amount === null) {
+        complete = false;
+        continue;
+      }
+      const inMinor = toMinor(amount, minor);
+      charges += inMinor;
+      if (chargesTaxable) tax += taxOn(inMinor);
+    }
+    const put = (id, text) => {
+      const out = document.getElementById(id);
+      if (out) out.textContent = text;
+    };
+    const known = (amount) => (complete ? show(amount, minor, currency) : "check the lines");
+    put("total-subtotal", known(subtotal));
+    put("total-charges", known(charges));
+    put("total-tax", rate === null ? "on save" : known(tax));
+    put(
+      "total-total",
+      rate === null
+        ? `${known(subtotal + charges)} before tax`
+        : known(included ? subtotal + charges : subtotal + charges + tax),
+    );
+  };
+  const enhance = () => {
+    for (const form of document.querySelectorAll("form[data-draft-order]")) update(form);
+  };
+  document.addEventListener("input", (event) => {
+    const form = event.target instanceof Element ? event.target.closest("form[data-draft-order]") : null;
+    if (form) update(form);
+  });
+  document.addEventListener("change", (event) => {
+    const form = event.target instanceof Element ? event.target.closest("form[data-draft-order]") : null;
+    if (form) update(form);
+  });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", enhance);
+  else enhance();
+})();

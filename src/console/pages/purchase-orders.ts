@@ -7,6 +7,7 @@ import type { OrderRecord } from "../order-record.ts";
 import { queryString } from "../query-string.ts";
 import { paymentsSection } from "./payments.ts";
 import { orderActionsSection } from "./purchase-order-actions.ts";
+import { editDraftLink, newOrderLink } from "./purchase-order-draft.ts";
 import { receiptsSection, receiveButton } from "./receipts.ts";
 
 interface Line {
@@ -118,7 +119,8 @@ export async function purchaseOrdersPage(ctx: PageContext, rawId: unknown) {
   }
   const here = storePath(store.id, "/purchase_orders");
   const statuses = ["draft", "ordered", "in_transit", "partial", "received", "closed"];
-  const body = html`<form method="get" action="${here}" class="filters" role="search" aria-label="Filter purchase orders">
+  const body = html`${newOrderLink(ctx.request, store.id)}
+<form method="get" action="${here}" class="filters" role="search" aria-label="Filter purchase orders">
 <div class="field"><label for="po-status">Status</label>
 <select id="po-status" name="status"><option value="">Any</option>${statuses.map(
     (s) =>
@@ -196,6 +198,7 @@ export async function purchaseOrderPage(ctx: PageContext, rawId: unknown, rawOrd
     : html`<p class="muted">The PDF of this order is not available in the console yet.</p>`;
   const actions = await orderActionsSection(ctx, store.id, order);
   const body = html`${pdf}
+${editDraftLink(ctx.request, store.id, order)}
 ${receiveButton(ctx, store.id, order as unknown as OrderRecord)}
 ${actions}
 ${dl([

@@ -1,0 +1,491 @@
+import type { FastifyRequest } from "fastify";
+import { html, type SafeHtml } from "../../html/template.ts";
+import { can, requirePermission } from "../actor.ts";
+import { AdminError, type ErrorDetail } from "../admin.ts";
+import {
+  formOf,
+  idOf,
+  type PageContext,
+  PageNotFound,
+  queryOf,
+  redirectTo,
+  sendPage,
+  takeFlash,
+} from "../context.ts";
+import {
+  apiBody,
+  type CatalogRow,
+  catalogTerms,
+  type DraftState,
+  draftOfForm,
+  draftOfOrder,
+  emptyDraft,
+  lineLabel,
+  type Order,
+  quantityWarnings,
+  startingQuantity,
+  tierPrice,
+} from "../draft-order.ts";
+import { searchItems, type Variant } from "../item-search.ts";
+import { csrfField, page, storePath } from "../layout.ts";
+import { storeApi } from "../store-api.ts";
+import { formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
+import type { RouteAdder } from "./suppliers.ts";
+
+/**
+ * Raising and editing a draft purchase order (issue 20 item 3): supplier, ship-to location, currency and
+ * exchange rate, expected date, reference, notes, charges, and lines found with a picker (title, SKU or
+ * barcode; the supplier's catalog items first, with their tier prices). The whole draft travels in the
+ * form, so every step works without script; console.js adds the live warnings and totals. Saving is one
+ * API call (create, or PATCH of a draft); the API's totals and warnings are the truth, shown on the
+ * order's page where it is marked ordered.
+ */
+
+interface Supplier {
+  id: number;
+  name: string;
+  currency: string | null;
+}
+
+interface Location {
+  id: number;
+  name: string;
+}
+
+interface Page<T> {
+  data: T[];
+}
+
+const ordersPath = (storeId: number, rest = "") => storePath(storeId, `/purchase_orders${rest}`);
+
+/** "New purchase order" for the list page, to those who may raise one. */
+export function newOrderLink(request: FastifyRequest, storeId: number): SafeHtml | string {
+  return can(request, "purchase_orders")
+    ? html`<p><a class="button" href="${ordersPath(storeId, "/new")}">New purchase order</a></p>`
+    : "";
+}
+
+/** "Edit" on a draft's page, to those who may change it. */
+export function editDraftLink(
+  request: FastifyRequest,
+  storeId: number,
+  order: { id: number; status: string },
+) {
+  return order.status === "draft" && can(request, "purchase_orders")
+    ? html`<a class="button" href="${ordersPath(storeId, `/${order.id}/edit`)}">Edit draft</a>`
+    : "";
+}
+
+/** A refused save: the API's details placed on the editor's fields. */
+interface Problems {
+  message: string;
+  /** Field id → the message shown under it. */
+  byField: Map<string, string>;
+  /** The summary's lines: field id (to link to) and text in the user's words. */
+  summary: { id: string | null; text: string }[];
+}
+
+const HEADER_FIELDS: Record<string, [string, string]> = {
+  supplier_id: ["po-supplier", "Supplier"],
+  location_id: ["po-location", "Ships to"],
+  currency: ["po-currency", "Currency"],
+  exchange_rate: ["po-rate", "Exchange rate"],
+  expected_at: ["po-expected", "Expected on"],
+  reference: ["po-reference", "Reference"],
+  notes: ["po-notes", "Notes"],
+};
+
+function problemsOf(error: AdminError, draft: DraftState, rowOfLine: number[]): Problems {
+  const byField = new Map<string, string>();
+  const summary: Problems["summary"] = [];
+  const place = (id: string | null, label: string, message: string) => {
+    if (id !== null && byField.has(id)) return;
+    const text = `${label} ${message}`;
+    if (id !== null) byField.set(id, text);
+    summary.push({ id, text });
+  };
+  for (const d of error.details as ErrorDetail[]) {
+    const [head, index, rest] = d.field.split(".");
+    if (HEADER_FIELDS[head]) {
+      place(HEADER_FIELDS[head][0], HEADER_FIELDS[head][1], d.message);
+    } else if (head === "lines" && index !== undefined && /^\d+$/.test(index)) {
+      const row = rowOfLine[Number(index)] ?? 0;
+      const line = draft.lines[row];
+      const what = rest === "unit_cost" ? "unit cost" : "quantity";
+      const id = rest === "unit_cost" ? `line-cost-${row}` : `line-qty-${row}`;
+      place(id, `Line ${row + 1} (${line?.label ?? "item"}) ${what}`, d.message);
+    } else if (head === "lines") {
+      place(
+        "item-q",
+        "Lines:",
+        d.message === "must NOT have fewer than 1 items" ? "add at least one item." : d.message,
+      );
+    } else if (head === "charges" && index !== undefined && /^\d+$/.test(index)) {
+      place(`charge-amount-${index}`, `Charge ${Number(index) + 1}`, d.message);
+    } else {
+      place(null, "", d.message);
+    }
+  }
+  if (summary.length === 0) summary.push({ id: null, text: error.message });
+  return { message: "Nothing was saved. Please correct:", byField, summary };
+}
+
+const invalid = (problems: Problems | null, id: string) =>
+  problems?.byField.has(id) ? html` aria-invalid="true" aria-describedby="${id}-error"` : "";
+const errorUnder = (problems: Problems | null, id: string) =>
+  problems?.byField.has(id)
+    ? html`<p class="field-error" id="${id}-error">${problems.byField.get(id)}</p>`
+    : "";
+
+/** Decimal places of a currency, as the API rounds to them. */
+function minorUnits(currency: string): number {
+  try {
+    return (
+      new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ??
+      2
+    );
+  } catch {
+    return 2;
+  }
+}
+
+/** A currency code as typed, when it is one (a refused "US" must not break the page that says so). */
+const knownCurrency = (code: string) => (/^[A-Z]{3}$/.test(code) && minorUnits(code) >= 0 ? code : "");
+
+interface EditorData {
+  store: StoreInfo;
+  suppliers: Supplier[];
+  locations: Location[];
+  terms: Map<number, CatalogRow>;
+  found: Variant[];
+  currency: string;
+}
+
+/** Everything the editor shows besides the draft: a bounded number of API calls, none per line. */
+async function editorData(request: FastifyRequest, draft: DraftState): Promise<EditorData> {
+  const api = storeApi(request);
+  const supplierId = /^\d{1,10}$/.test(draft.supplierId) ? Number(draft.supplierId) : null;
+  const [store, suppliers, locations, terms, found] = await Promise.all([
+    storeInfoOf(request),
+    api.get<Page<Supplier>>("/suppliers?limit=250"),
+    api.get<Page<Location>>("/locations?limit=250"),
+    catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>()),
+    draft.itemQ === "" ? Promise.resolve([]) : searchItems(api, draft.itemQ, 25),
+  ]);
+  const supplier = suppliers.data.find((s) => s.id === supplierId);
+  const currency = knownCurrency(draft.currency) || supplier?.currency || store.currency;
+  // The supplier's catalog items first: what this supplier sells, at its prices.
+  const inCatalog = (v: Variant) => (terms.has(v.inventory_item_id) ? 0 : 1);
+  return {
+    store,
+    suppliers: [...suppliers.data].sort((a, b) => a.name.localeCompare(b.name)),
+    locations: locations.data,
+    terms,
+    found: [...found].sort((a, b) => inCatalog(a) - inCatalog(b)),
+    currency,
+  };
+}
+
+function tiersText(row: CatalogRow | undefined, currency: string): string | null {
+  const set = row?.price_list.effective;
+  if (!set || set.tiers.length === 0) return null;
+  return [...set.tiers]
+    .sort((a, b) => a.min_qty - b.min_qty)
+    .map((t) => `${t.min_qty}+ at ${money(t.price, set.currency) ?? t.price}`)
+    .join(", ")
+    .concat(set.currency !== currency ? ` (prices in ${set.currency}, not the order's ${currency})` : "");
+}
+
+function termsText(row: CatalogRow | undefined): string | null {
+  if (!row) return null;
+  const parts = [
+    row.supplier_sku ? `Supplier SKU ${row.supplier_sku}` : null,
+    row.pack_size > 1 ? `packs of ${row.pack_size} (${row.pack_unit})` : null,
+    row.min_order_qty > 1 ? `minimum ${row.min_order_qty}` : null,
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(" · ") : null;
+}
+
+function linesSection(draft: DraftState, data: EditorData, problems: Problems | null): SafeHtml {
+  const { terms, currency } = data;
+  const rows = draft.lines.map((line, i) => {
+    const row = line.itemId === null ? undefined : terms.get(line.itemId);
+    const set = row?.price_list.effective;
+    const tiers = set && set.currency === currency ? set.tiers : [];
+    const quantity = Number(line.quantity);
+    const tier = Number.isSafeInteger(quantity) ? tierPrice(row, currency, quantity) : null;
+    const warnings = quantityWarnings(row, line.quantity);
+    const about = [termsText(row), tiersText(row, currency)].filter(Boolean).join(" · ");
+    return html`<tr data-line data-moq="${row?.min_order_qty ?? 1}" data-pack="${row?.pack_size ?? 1}" data-pack-unit="${row?.pack_unit ?? ""}" data-tiers="${JSON.stringify(tiers)}" data-base-cost="${line.baseCost}">
+<th scope="row" class="item-cell"><span class="item-name">${line.label}</span>${line.sku ? html` <span class="muted">${line.sku}</span>` : ""}${about ? html`<br><span class="hint">${about}</span>` : ""}
+<input type="hidden" name="line_id_${i}" value="${line.lineId ?? ""}"><input type="hidden" name="line_variant_${i}" value="${line.variantId ?? ""}"><input type="hidden" name="line_item_${i}" value="${line.itemId ?? ""}"><input type="hidden" name="line_label_${i}" value="${line.label}"><input type="hidden" name="line_sku_${i}" value="${line.sku}"><input type="hidden" name="line_base_${i}" value="${line.baseCost}"></th>
+<td class="num" data-label="Quantity"><label class="visually-hidden" for="line-qty-${i}">Quantity of ${line.label}</label>
+<input type="number" inputmode="numeric" min="1" step="1" class="qty" id="line-qty-${i}" name="line_qty_${i}" value="${line.quantity}"${invalid(problems, `line-qty-${i}`)} aria-describedby="line-warn-${i}">
+${errorUnder(problems, `line-qty-${i}`)}<p class="line-warning" id="line-warn-${i}" aria-live="polite">${warnings.join(" ")}</p></td>
+<td class="num" data-label="Unit cost"><label class="visually-hidden" for="line-cost-${i}">Unit cost of ${line.label} (blank: the supplier's price)</label>
+<input type="text" inputmode="decimal" class="cost" id="line-cost-${i}" name="line_cost_${i}" value="${line.unitCost}" placeholder="${tier ?? line.baseCost ?? ""}"${invalid(problems, `line-cost-${i}`)}>${errorUnder(problems, `line-cost-${i}`)}</td>
+<td class="num" data-label="Line total"><output class="line-total" for="line-qty-${i} line-cost-${i}"></output></td>
+<td><label><input type="checkbox" name="line_remove_${i}" value="yes"${line.remove ? html` checked` : ""}> Remove</label></td>
+</tr>`;
+  });
+  return html`<div class="table-wrap"><table class="draft-lines cards">
+<caption>Lines <span class="hint">(a blank unit cost takes the supplier's price for the quantity)</span></caption>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit cost (${currency})</th><th scope="col" class="num">Line total</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
+<tbody>${rows.length === 0 ? html`<tr><td colspan="5" class="empty">No lines yet: find items below and add them.</td></tr>` : rows}</tbody>
+</table></div>
+<input type="hidden" name="line_count" value="${draft.lines.length}">`;
+}
+
+function pickerSection(draft: DraftState, data: EditorData, problems: Problems | null): SafeHtml {
+  const { terms, currency, found } = data;
+  const results =
+    draft.itemQ === ""
+      ? ""
+      : found.length === 0
+        ? html`<p role="status">No item matches “${draft.itemQ}”.</p>`
+        : html`<ul class="picker-results" aria-label="Items found">${found.map((v) => {
+            const row = terms.get(v.inventory_item_id);
+            const about = [row ? "From this supplier" : null, termsText(row), tiersText(row, currency)]
+              .filter(Boolean)
+              .join(" · ");
+            return html`<li><button type="submit" name="_do" value="add:${v.id}" class="add">Add</button> <span class="item-name">${lineLabel(v.product_title, v.title)}</span>${v.sku ? html` <span class="muted">${v.sku}</span>` : ""}${v.barcode ? html` <span class="muted">${v.barcode}</span>` : ""}${about ? html`<br><span class="hint">${about}</span>` : ""}</li>`;
+          })}</ul>`;
+  return html`<fieldset class="picker"><legend>Add items</legend>
+<div class="field"><label for="item-q">Find by title, SKU or barcode</label>
+<div class="row"><input type="search" id="item-q" name="item_q" value="${draft.itemQ}"${invalid(problems, "item-q")}>
+<button type="submit" name="_do" value="search">Search</button></div>${errorUnder(problems, "item-q")}</div>
+${results}
+</fieldset>`;
+}
+
+function chargesSection(draft: DraftState, currency: string, problems: Problems | null): SafeHtml {
+  const rows = [...draft.charges, { kind: "shipping" as const, label: "", amount: "" }];
+  return html`<fieldset class="charges"><legend>Charges <span class="hint">(in ${currency}; leave the amount blank for none)</span></legend>
+${rows.map(
+  (c, i) => html`<div class="row charge">
+<div class="field"><label for="charge-kind-${i}">Kind</label><select id="charge-kind-${i}" name="charge_kind_${i}">
+<option value="shipping"${c.kind === "shipping" ? html` selected` : ""}>Shipping</option>
+<option value="other"${c.kind === "other" ? html` selected` : ""}>Other</option></select></div>
+<div class="field"><label for="charge-label-${i}">Label</label><input type="text" id="charge-label-${i}" name="charge_label_${i}" value="${c.label}"></div>
+<div class="field"><label for="charge-amount-${i}">Amount</label><input type="text" inputmode="decimal" class="charge-amount" id="charge-amount-${i}" name="charge_amount_${i}" value="${c.amount}"${invalid(problems, `charge-amount-${i}`)}>${errorUnder(problems, `charge-amount-${i}`)}</div>
+</div>`,
+)}
+<input type="hidden" name="charge_count" value="${rows.length}">
+</fieldset>`;
+}
+
+function totalsSection(order: Order | null, currency: string): SafeHtml {
+  const saved = order?.totals;
+  const tax = order?.tax;
+  const shown = (amount: string | undefined) =>
+    amount === undefined ? "on save" : (money(amount, currency) ?? "");
+  return html`<section class="totals" aria-labelledby="totals-title" data-currency="${currency}" data-minor="${minorUnits(currency)}"${
+    tax
+      ? html` data-tax-rate="${String(tax.rate_percent)}" data-taxes-included="${String(tax.taxes_included)}" data-charges-taxable="${String(tax.charges_taxable)}"`
+      : ""
+  }>
+<h2 id="totals-title">Totals</h2>
+<p class="hint">${
+    saved
+      ? "As last saved; the figures follow your changes as you type, and the saved order is computed by Stockroom with the same rounding."
+      : "Computed when you save; the figures follow your changes as you type."
+  }</p>
+<dl class="pairs">
+<div><dt>Subtotal</dt><dd><output id="total-subtotal">${shown(saved?.subtotal)}</output></dd></div>
+<div><dt>Charges</dt><dd><output id="total-charges">${shown(saved?.charges)}</output></dd></div>
+<div><dt>${tax ? `Tax ${tax.rate_percent}%${tax.taxes_included ? " (included)" : ""}` : "Tax"}</dt><dd><output id="total-tax">${shown(saved?.tax)}</output></dd></div>
+<div><dt>Total</dt><dd><strong><output id="total-total">${shown(saved?.total)}</output></strong></dd></div>
+</dl></section>`;
+}
+
+function editorBody(
+  ctx: PageContext,
+  action: string,
+  draft: DraftState,
+  data: EditorData,
+  order: Order | null,
+  problems: Problems | null,
+): SafeHtml {
+  const { suppliers, locations, store, currency } = data;
+  const selected = (a: string, b: number) => (a === String(b) ? html` selected` : "");
+  const summary = problems
+    ? html`<div class="flash flash-error" role="alert" tabindex="-1" id="form-errors"><p>${problems.message}</p><ul>${problems.summary.map(
+        (s) => (s.id ? html`<li><a href="#${s.id}">${s.text}</a></li>` : html`<li>${s.text}</li>`),
+      )}</ul></div>`
+    : "";
+  const text = (id: string, name: string, label: string, value: string, extra: SafeHtml | string = "") =>
+    html`<div class="field"><label for="${id}">${label}</label><input type="text" id="${id}" name="${name}" value="${value}"${extra}${invalid(problems, id)}>${errorUnder(problems, id)}</div>`;
+  return html`${summary}
+<form method="post" action="${action}" class="draft-order" data-draft-order aria-label="${order ? `Edit ${order.number}` : "New purchase order"}">
+${csrfField(ctx.session)}
+<input type="hidden" name="_key" value="${draft.key}">
+<fieldset class="grid-2"><legend>Order</legend>
+<div class="field"><label for="po-supplier">Supplier</label>
+<select id="po-supplier" name="supplier_id" required${invalid(problems, "po-supplier")}>
+<option value="">Choose a supplier</option>${suppliers.map((s) => html`<option value="${s.id}"${selected(draft.supplierId, s.id)}>${s.name}</option>`)}
+</select>${errorUnder(problems, "po-supplier")}</div>
+<div class="field"><label for="po-location">Ships to</label>
+<select id="po-location" name="location_id"${invalid(problems, "po-location")}>
+<option value="">The store's default location</option>${locations.map((l) => html`<option value="${l.id}"${selected(draft.locationId, l.id)}>${l.name}</option>`)}
+</select>${errorUnder(problems, "po-location")}</div>
+${text("po-currency", "currency", "Currency (blank: the supplier's)", draft.currency, html` maxlength="3" autocapitalize="characters"`)}
+${text("po-rate", "exchange_rate", `Exchange rate to ${store.currency} (blank: the store's rates)`, draft.exchangeRate, html` inputmode="decimal"`)}
+<div class="field"><label for="po-expected">Expected on</label><input type="date" id="po-expected" name="expected_at" value="${draft.expectedAt}"${invalid(problems, "po-expected")}>${errorUnder(problems, "po-expected")}</div>
+${text("po-reference", "reference", "Reference", draft.reference)}
+<div class="field wide"><label for="po-notes">Notes <span class="hint">(printed on the order)</span></label><textarea id="po-notes" name="notes" rows="2"${invalid(problems, "po-notes")}>${draft.notes}</textarea>${errorUnder(problems, "po-notes")}</div>
+</fieldset>
+${linesSection(draft, data, problems)}
+${pickerSection(draft, data, problems)}
+${chargesSection(draft, currency, problems)}
+${totalsSection(order, currency)}
+<div class="actions"><button type="submit" name="_do" value="save" class="primary">Save draft</button>
+<a href="${order ? ordersPath(store.id, `/${order.id}`) : ordersPath(store.id)}">Cancel</a></div>
+</form>`;
+}
+
+function render(ctx: PageContext, title: string, store: StoreInfo, body: SafeHtml, status = 200) {
+  return sendPage(
+    ctx.reply,
+    page({ title, session: ctx.session, store, tab: "purchase_orders", body, flash: takeFlash(ctx.session) }),
+    status,
+  );
+}
+
+async function loadDraft(ctx: PageContext, rawId: unknown): Promise<Order> {
+  let order: Order;
+  try {
+    order = (await storeApi(ctx.request).get<{ data: Order }>(`/purchase_orders/${idOf(rawId)}`)).data;
+  } catch (error) {
+    if (error instanceof AdminError && error.status === 404)
+      throw new PageNotFound("This store has no such purchase order.");
+    throw error;
+  }
+  return order;
+}
+
+/** A line for the item the user chose in the picker, at the supplier's starting quantity. */
+async function addLine(ctx: PageContext, draft: DraftState, variantText: string): Promise<void> {
+  if (!/^\d{1,16}$/.test(variantText)) return;
+  const api = storeApi(ctx.request);
+  const variant = (await api.get<{ data: Variant }>(`/variants/${variantText}`)).data;
+  const supplierId = /^\d{1,10}$/.test(draft.supplierId) ? Number(draft.supplierId) : null;
+  const terms = await catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>());
+  draft.lines.push({
+    lineId: null,
+    variantId: variant.id,
+    itemId: variant.inventory_item_id,
+    label: lineLabel(variant.product_title, variant.title),
+    sku: variant.sku ?? "",
+    quantity: String(startingQuantity(terms.get(variant.inventory_item_id))),
+    unitCost: "",
+    baseCost: variant.unit_cost ?? "",
+    remove: false,
+  });
+  draft.itemQ = "";
+}
+
+/** One POST of the editor: a search, an added item, or the save. */
+async function editorAction(ctx: PageContext, order: Order | null) {
+  requirePermission(ctx.request, "purchase_orders");
+  const form = formOf(ctx.request);
+  const draft = draftOfForm(form);
+  if (!/^[0-9a-f-]{36}$/.test(draft.key)) draft.key = formKey();
+  const todo = String(form._do ?? "search");
+  const action = order
+    ? ordersPath(storeApi(ctx.request).storeId, `/${order.id}/edit`)
+    : ordersPath(storeApi(ctx.request).storeId, "/new");
+  const title = order ? `Edit ${order.number}` : "New purchase order";
+  let problems: Problems | null = null;
+  if (todo === "save") {
+    const api = storeApi(ctx.request);
+    let keptLinePrice: Parameters<typeof apiBody>[1];
+    if (order) {
+      const supplierId = /^\d{1,10}$/.test(draft.supplierId) ? Number(draft.supplierId) : order.supplier.id;
+      const terms = await catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>());
+      const currency = knownCurrency(draft.currency) || order.currency;
+      keptLinePrice = (line, quantity) =>
+        line.itemId === null ? null : tierPrice(terms.get(line.itemId), currency, quantity);
+    }
+    const { body, rowOfLine } = apiBody(draft, keptLinePrice);
+    try {
+      const saved = order
+        ? (await api.patch<{ data: Order }>(`/purchase_orders/${order.id}`, body)).data
+        : (await api.post<{ data: Order }>("/purchase_orders", body, { idempotencyKey: draft.key })).data;
+      const warned = saved.lines.filter((l) => l.warnings.length > 0).length;
+      ctx.session.flash.push({
+        kind: "ok",
+        text: `${saved.number} is saved as a draft${warned > 0 ? `; ${warned === 1 ? "1 line has" : `${warned} lines have`} a warning (see its lines)` : ""}.`,
+      });
+      return redirectTo(ctx.reply, ordersPath(api.storeId, `/${saved.id}`));
+    } catch (error) {
+      if (!(error instanceof AdminError) || error.status < 400 || error.status >= 500) throw error;
+      problems = problemsOf(error, draft, rowOfLine);
+    }
+  } else {
+    // Round trips drop the lines marked for removal; only a save sends the draft.
+    draft.lines = draft.lines.filter((l) => !l.remove);
+    if (todo.startsWith("add:")) await addLine(ctx, draft, todo.slice(4));
+  }
+  const data = await editorData(ctx.request, draft);
+  return render(
+    ctx,
+    title,
+    data.store,
+    editorBody(ctx, action, draft, data, order, problems),
+    problems ? 422 : 200,
+  );
+}
+
+export async function newDraftPage(ctx: PageContext) {
+  requirePermission(ctx.request, "purchase_orders");
+  const draft = emptyDraft(formKey());
+  const supplier = queryOf(ctx.request).supplier_id ?? "";
+  if (/^\d{1,10}$/.test(supplier)) draft.supplierId = supplier;
+  const data = await editorData(ctx.request, draft);
+  return render(
+    ctx,
+    "New purchase order",
+    data.store,
+    editorBody(ctx, ordersPath(data.store.id, "/new"), draft, data, null, null),
+  );
+}
+
+export async function editDraftPage(ctx: PageContext, rawOrderId: unknown) {
+  requirePermission(ctx.request, "purchase_orders");
+  const order = await loadDraft(ctx, rawOrderId);
+  const storeId = storeApi(ctx.request).storeId;
+  if (order.status !== "draft") {
+    ctx.session.flash.push({
+      kind: "error",
+      text: `${order.number} is ${order.status.replace("_", " ")}: only a draft is edited here.`,
+    });
+    return redirectTo(ctx.reply, ordersPath(storeId, `/${order.id}`));
+  }
+  const terms = await catalogTerms(storeApi(ctx.request), order.supplier.id);
+  const draft = draftOfOrder(order, terms, formKey());
+  const data = await editorData(ctx.request, draft);
+  return render(
+    ctx,
+    `Edit ${order.number}`,
+    data.store,
+    editorBody(ctx, ordersPath(storeId, `/${order.id}/edit`), draft, data, order, null),
+  );
+}
+
+export function purchaseOrderDraftRoutes(get: RouteAdder, post: RouteAdder): void {
+  get("/stores/:id/purchase_orders/new", (c) => newDraftPage(c));
+  post("/stores/:id/purchase_orders/new", (c) => editorAction(c, null));
+  get("/stores/:id/purchase_orders/:po_id/edit", (c, p) => editDraftPage(c, p.po_id));
+  post("/stores/:id/purchase_orders/:po_id/edit", async (c, p) => {
+    requirePermission(c.request, "purchase_orders");
+    const order = await loadDraft(c, p.po_id);
+    if (order.status !== "draft") {
+      c.session.flash.push({
+        kind: "error",
+        text: `${order.number} is no longer a draft: nothing was changed.`,
+      });
+      return redirectTo(c.reply, ordersPath(storeApi(c.request).storeId, `/${order.id}`));
+    }
+    return editorAction(c, order);
+  });
+}

@@ -1,0 +1,329 @@
+/**
+ * Raising and editing a draft purchase order in the console (issue 20 item 3) through HTTP, as a browser
+ * without script uses it: the line picker finds items by title, SKU or barcode with the supplier's
+ * catalog items first and their tier prices; an added item starts at the supplier's minimum in whole
+ * packs; the pack-size warning is rendered by the server; a refused save names the field in the user's
+ * words, marks it and saves nothing; a save is one API call (idempotent per form) that ends on the
+ * order's page; editing changes every field and adds and removes lines; a viewer gets none of it.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import { ConsoleAgent, hiddenValue, pageText as text } from "../helpers/console-agent.ts";
+import { createSupplier, getOrder, listLocations, listVariants, type Variant } from "../helpers/factories.ts";
+import { allPages } from "../helpers/paging.ts";
+import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
+import { joinStaff } from "../helpers/staff.ts";
+
+/** Every field of the editor's form in a page, as a browser would post it (inputs, selects, textareas). */
+function formFields(html: string): Record<string, string> {
+  const form = /<form method="post" action="[^"]*\/(?:new|edit)" class="draft-order"[\s\S]*?<\/form>/.exec(
+    html,
+  );
+  assert.ok(form, "no draft editor in the page");
+  const out: Record<string, string> = {};
+  const unescape = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&");
+  for (const m of form[0].matchAll(/<input ([^>]*)>/g)) {
+    const name = /name="([^"]*)"/.exec(m[1])?.[1];
+    if (!name) continue;
+    const type = /type="([^"]*)"/.exec(m[1])?.[1] ?? "text";
+    if (type === "checkbox" && !/ checked/.test(m[1])) continue;
+    out[name] = unescape(/value="([^"]*)"/.exec(m[1])?.[1] ?? "");
+  }
+  for (const m of form[0].matchAll(/<select [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    out[m[1]] =
+      /<option value="([^"]*)" selected>/.exec(m[2])?.[1] ?? /<option value="([^"]*)"/.exec(m[2])?.[1] ?? "";
+  }
+  for (const m of form[0].matchAll(/<textarea [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g))
+    out[m[1]] = unescape(m[2]);
+  return out;
+}
+
+describe("console draft purchase orders", () => {
+  let t: TestApp;
+  let smtp: TestSmtp;
+  let store: TestStore;
+  let agent: ConsoleAgent;
+  let variants: Variant[];
+  let supplier: { id: number; name: string };
+  const base = () => `/console/stores/${store.id}/purchase_orders`;
+  const bySku = (sku: string) => variants.find((v) => v.sku === sku) as Variant;
+  const orderCount = async () =>
+    (await allPages(store.api, "/v2/purchase_orders?archived=all&limit=250")).length;
+
+  before(async () => {
+    smtp = await startSmtp();
+    t = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    store = await t.createStore({ seed: "demo", currency: "USD" });
+    await t.drain();
+    agent = new ConsoleAgent(t);
+    assert.equal((await agent.login()).status, 303);
+    variants = await listVariants(store.api);
+    supplier = await createSupplier(store.api, { name: "Pack & Co", currency: "USD" });
+    expectStatus(
+      await store.api.put(`/v2/suppliers/${supplier.id}/catalog`, {
+        rows: [
+          {
+            variant_id: bySku("TEE-M").id,
+            supplier_sku: "PK-TM",
+            pack_size: 6,
+            pack_unit: "box",
+            min_order_qty: 12,
+            tiers: [
+              { min_qty: 1, price: "8.00" },
+              { min_qty: 24, price: "7.50" },
+            ],
+          },
+        ],
+      }),
+      200,
+    );
+  });
+  after(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  /** Posts the editor's form as it is in `page`, with changes. */
+  const post = (url: string, page: string, changes: Record<string, string>) =>
+    agent.post(url, { ...formFields(page), ...changes });
+
+  test("the list offers a new order; the picker puts the supplier's items first with their prices", async () => {
+    const list = await agent.get(base());
+    assert.match(list.body, new RegExp(`href="${base()}/new"`));
+    const blank = await agent.get(`${base()}/new?supplier_id=${supplier.id}`);
+    assert.equal(blank.status, 200);
+    assert.match(blank.body, new RegExp(`<option value="${supplier.id}" selected>Pack &amp; Co</option>`));
+    assert.match(text(blank.body), /No lines yet/);
+
+    const found = await post(`${base()}/new`, blank.body, { item_q: "tee", _do: "search" });
+    assert.equal(found.status, 200);
+    const results = text(/<ul class="picker-results"[\s\S]*?<\/ul>/.exec(found.body)?.[0] ?? "");
+    assert.match(
+      results,
+      /^ Add Classic Tee – M TEE-M \d{13} From this supplier · Supplier SKU PK-TM · packs of 6 \(box\) · minimum 12 · 1\+ at \$8\.00 USD, 24\+ at \$7\.50 USD /,
+    );
+    for (const size of ["S", "L", "XL"])
+      assert.match(results, new RegExp(`Add Classic Tee – ${size} TEE-${size}`));
+    // By barcode, and by SKU without its dash.
+    const byBarcode = await post(`${base()}/new`, blank.body, {
+      item_q: bySku("TEE-L").barcode as string,
+      _do: "search",
+    });
+    assert.match(text(byBarcode.body), /Add Classic Tee – L TEE-L/);
+    const noMatch = await post(`${base()}/new`, blank.body, { item_q: "zzzz", _do: "search" });
+    assert.match(text(noMatch.body), /No item matches “zzzz”\./);
+  });
+
+  test("an order raised from the picker: whole packs first, the pack warning, a refused quantity, then saved once", async () => {
+    const blank = await agent.get(`${base()}/new?supplier_id=${supplier.id}`);
+    const added = await post(`${base()}/new`, blank.body, { _do: `add:${bySku("TEE-M").id}` });
+    assert.equal(added.status, 200);
+    const fields = formFields(added.body);
+    assert.equal(fields.line_count, "1");
+    assert.equal(fields.line_qty_0, "12", "the supplier's minimum, in whole packs");
+    assert.equal(fields.line_cost_0, "");
+    assert.match(added.body, /id="line-cost-0" name="line_cost_0" value="" placeholder="8.00"/);
+    assert.match(added.body, /<p class="line-warning" id="line-warn-0" aria-live="polite"><\/p>/);
+
+    // A round trip (Enter in a field, or Search) renders the warnings for what was typed.
+    const warned = await post(`${base()}/new`, added.body, { line_qty_0: "13", _do: "search" });
+    assert.match(text(warned.body), /Not a whole number of packs of 6 \(box\)\. Suggested: 18\./);
+    const below = await post(`${base()}/new`, added.body, { line_qty_0: "5", _do: "search" });
+    assert.match(
+      text(below.body),
+      /Below the supplier's minimum order of 12\. Not a whole number of packs of 6 \(box\)\. Suggested: 12\./,
+    );
+
+    const before = await orderCount();
+    const refused = await post(`${base()}/new`, added.body, { line_qty_0: "0", _do: "save" });
+    assert.equal(refused.status, 422, text(refused.body).slice(0, 3000));
+    assert.match(
+      text(refused.body),
+      /Nothing was saved\. Please correct: Line 1 \(Classic Tee – M\) quantity must be >= 1/,
+    );
+    assert.match(
+      refused.body,
+      /id="line-qty-0" name="line_qty_0" value="0" aria-invalid="true" aria-describedby="line-qty-0-error"/,
+    );
+    assert.equal(
+      (text(refused.body).match(/quantity must be >= 1/g) ?? []).length,
+      2,
+      "summary and field, once each",
+    );
+    assert.equal(await orderCount(), before);
+
+    const badCurrency = await post(`${base()}/new`, added.body, { currency: "US", _do: "save" });
+    assert.equal(badCurrency.status, 422, text(badCurrency.body).slice(0, 1500));
+    assert.match(
+      badCurrency.body,
+      /id="po-currency" name="currency" value="US" maxlength="3" autocapitalize="characters" aria-invalid="true"/,
+    );
+    assert.match(text(badCurrency.body), /Please correct: Currency /);
+    assert.equal(await orderCount(), before);
+
+    const locations = await listLocations(store.api);
+    const form = {
+      line_qty_0: "13",
+      location_id: String(locations[1].id),
+      expected_at: "2026-12-24",
+      reference: "XMAS-1",
+      notes: "Ring the bell.",
+      charge_kind_0: "shipping",
+      charge_label_0: "Freight",
+      charge_amount_0: "10.00",
+      _do: "save",
+    };
+    const saved = await post(`${base()}/new`, added.body, form);
+    assert.equal(saved.status, 303, saved.body);
+    const id = Number(new RegExp(`${base()}/(\\d+)$`).exec(saved.location ?? "")?.[1]);
+    const order = await getOrder(store.api, id);
+    assert.equal(order.status, "draft");
+    assert.equal(order.supplier.id, supplier.id);
+    assert.equal(order.location.id, locations[1].id);
+    assert.equal(order.expected_at, "2026-12-24");
+    assert.equal(order.reference, "XMAS-1");
+    assert.equal(order.notes, "Ring the bell.");
+    assert.deepEqual(
+      order.lines.map((l: any) => [
+        l.sku,
+        l.quantity,
+        l.unit_cost,
+        l.line_total,
+        l.warnings.map((w: any) => w.code),
+      ]),
+      [["TEE-M", 13, "8.00", "104.00", ["not_pack_multiple"]]],
+    );
+    assert.deepEqual(
+      order.charges.map((c: any) => [c.kind, c.label, c.amount]),
+      [["shipping", "Freight", "10.00"]],
+    );
+    assert.equal(order.totals.subtotal, "104.00");
+    assert.equal(order.totals.charges, "10.00");
+    const shown = text((await agent.get(saved.location as string)).body);
+    assert.match(
+      shown,
+      new RegExp(`${order.number} is saved as a draft; 1 line has a warning \\(see its lines\\)\\.`),
+    );
+    assert.match(shown, /Edit draft/);
+    // The same form posted again (a double click, a reload) saves nothing more.
+    const again = await post(`${base()}/new`, added.body, form);
+    assert.equal(again.status, 303);
+    assert.equal(again.location, saved.location);
+    assert.equal(await orderCount(), before + 1);
+    const history = (await store.api.get(`/v2/purchase_orders/${id}/history`)).body.data;
+    assert.deepEqual(
+      history.map((h: any) => [h.type, h.by, h.via]),
+      [["created", "operator", "console"]],
+    );
+  });
+
+  test("editing a draft changes its fields, reprices by tier, adds and removes lines", async () => {
+    const created = await store.api.post("/v2/purchase_orders", {
+      supplier_id: supplier.id,
+      reference: "R-1",
+      lines: [
+        { variant_id: bySku("TEE-M").id, quantity: 12 },
+        { variant_id: bySku("CAP-BLACK").id, quantity: 2, unit_cost: "5.00" },
+      ],
+    });
+    expectStatus(created, 201);
+    const order = created.body.data;
+    const edit = await agent.get(`${base()}/${order.id}/edit`);
+    assert.equal(edit.status, 200);
+    const fields = formFields(edit.body);
+    assert.equal(fields.reference, "R-1");
+    assert.equal(fields.line_qty_0, "12");
+    assert.equal(fields.line_cost_0, "", "the tier's price is left to the supplier's price list");
+    assert.equal(fields.line_cost_1, "5.00", "a cost typed by someone stays");
+
+    const withTee = await post(`${base()}/${order.id}/edit`, edit.body, { _do: `add:${bySku("TEE-L").id}` });
+    assert.equal(formFields(withTee.body).line_count, "3");
+    const saved = await post(`${base()}/${order.id}/edit`, withTee.body, {
+      reference: "R-2",
+      line_qty_0: "24",
+      line_remove_1: "yes",
+      line_qty_2: "3",
+      line_cost_2: "9.25",
+      _do: "save",
+    });
+    assert.equal(saved.status, 303, saved.body);
+    assert.equal(saved.location, `${base()}/${order.id}`);
+    const after = await getOrder(store.api, order.id);
+    assert.equal(after.reference, "R-2");
+    assert.deepEqual(
+      after.lines.map((l: any) => [l.sku, l.quantity, l.unit_cost]),
+      [
+        ["TEE-M", 24, "7.50"],
+        ["TEE-L", 3, "9.25"],
+      ],
+    );
+    assert.equal(after.lines[0].id, order.lines[0].id, "the kept line keeps its id");
+
+    // An order no longer a draft is not edited here.
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/mark_ordered`, {}), 200);
+    const closed = await agent.get(`${base()}/${order.id}/edit`);
+    assert.equal(closed.status, 303);
+    assert.match(text((await agent.get(closed.location as string)).body), /only a draft is edited here/);
+    const late = await post(`${base()}/${order.id}/edit`, withTee.body, { reference: "R-3", _do: "save" });
+    assert.equal(late.status, 303);
+    assert.equal((await getOrder(store.api, order.id)).reference, "R-2");
+  });
+
+  test("a viewer sees no control to raise or edit an order, and forged posts change nothing", async () => {
+    const created = await store.api.post("/v2/purchase_orders", {
+      supplier_id: supplier.id,
+      lines: [{ variant_id: bySku("TEE-S").id, quantity: 12 }],
+    });
+    const order = created.body.data;
+    const viewer = await joinStaff(t, smtp, store.id, "vic@example.com", "viewer");
+    const list = await viewer.get(base());
+    assert.equal(list.status, 200);
+    assert.doesNotMatch(list.body, /New purchase order/);
+    const shown = await viewer.get(`${base()}/${order.id}`);
+    assert.equal(shown.status, 200);
+    assert.doesNotMatch(shown.body, /Edit draft|\/edit"/);
+    assert.equal((await viewer.get(`${base()}/new`)).status, 403);
+    assert.equal((await viewer.get(`${base()}/${order.id}/edit`)).status, 403);
+    const token = hiddenValue(shown.body, "_csrf");
+    const before = await orderCount();
+    const forged = {
+      _csrf: token,
+      supplier_id: String(supplier.id),
+      line_count: "1",
+      line_variant_0: String(bySku("TEE-S").id),
+      line_qty_0: "99",
+      _do: "save",
+    };
+    assert.equal((await viewer.post(`${base()}/new`, forged)).status, 403);
+    assert.equal(
+      (await viewer.post(`${base()}/${order.id}/edit`, { ...forged, line_id_0: String(order.lines[0].id) }))
+        .status,
+      403,
+    );
+    assert.equal(await orderCount(), before);
+    assert.equal((await getOrder(store.api, order.id)).lines[0].quantity, 12);
+
+    const buyer = await joinStaff(t, smtp, store.id, "bea@example.com", "purchasing");
+    const page = await buyer.get(`${base()}/${order.id}/edit`);
+    assert.equal(page.status, 200);
+    const saved = await buyer.post(`${base()}/${order.id}/edit`, {
+      ...formFields(page.body),
+      line_qty_0: "18",
+      _do: "save",
+    });
+    assert.equal(saved.status, 303);
+    const history = (await store.api.get(`/v2/purchase_orders/${order.id}/history`)).body.data;
+    assert.deepEqual(
+      history.filter((h: any) => h.type === "updated").map((h: any) => [h.by, h.via]),
+      [["bea@example.com", "console"]],
+    );
+  });
+});
