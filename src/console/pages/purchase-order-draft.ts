@@ -420,6 +420,8 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     } catch (error) {
       if (!(error instanceof AdminError) || error.status < 400 || error.status >= 500) throw error;
       problems = problemsOf(error, draft, rowOfLine);
+      // The API keeps a refused answer under its key too: the corrected form is a new request.
+      draft.key = formKey();
     }
   } else {
     // Round trips drop the lines marked for removal; only a save sends the draft.

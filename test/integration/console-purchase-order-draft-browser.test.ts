@@ -1,0 +1,163 @@
+/**
+ * The draft order editor in Chromium (issue 20 item 3): the operator opens "New purchase order", picks
+ * the supplier, finds items by title and by SKU (the supplier's item first, with its tiers), sees the
+ * pack-size warning and the line and order totals change as a quantity and a shipping charge are typed,
+ * has a zero quantity refused on its field, saves, lands on the draft's page, edits it (a line removed,
+ * a quantity changed) and saves again. Every page runs axe-core and is screenshotted at 1280 and 390 px
+ * into test-artifacts/console-purchase-order-draft/.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import { createSupplier, getOrder, listVariants, type Variant } from "../helpers/factories.ts";
+
+describe("draft order editor in a browser", { skip: browserSkip }, () => {
+  let t: TestApp;
+  let store: TestStore;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let variants: Variant[];
+  const checkPage = pageChecker(artifactsFolder("console-purchase-order-draft"));
+  const foreign: string[] = [];
+  const bySku = (sku: string) => variants.find((v) => v.sku === sku) as Variant;
+
+  before(async () => {
+    t = await startTestApp();
+    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
+    base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
+    store = await t.createStore({ name: "Harbour Hardware", seed: "demo", currency: "USD" });
+    await t.drain();
+    variants = await listVariants(store.api);
+    const supplier = await createSupplier(store.api, { name: "Northwind Apparel Co", currency: "USD" });
+    expectStatus(
+      await store.api.put(`/v2/suppliers/${supplier.id}/catalog`, {
+        rows: [
+          {
+            variant_id: bySku("TEE-M").id,
+            supplier_sku: "NW-TM",
+            pack_size: 6,
+            pack_unit: "box",
+            min_order_qty: 12,
+            tiers: [
+              { min_qty: 1, price: "8.00" },
+              { min_qty: 24, price: "7.50" },
+            ],
+          },
+        ],
+      }),
+      200,
+    );
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
+    });
+    await page.goto(`${base}/console/login`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in with the admin token" }).click();
+    await page.waitForURL(`${base}/console/stores`);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  test("raise an order with the picker, live warnings and totals, a refused field, then edit it", async () => {
+    await page.goto(`${base}/console/stores/${store.id}/purchase_orders`);
+    await page.getByRole("link", { name: "New purchase order" }).click();
+    await page.getByLabel("Supplier", { exact: true }).selectOption({ label: "Northwind Apparel Co" });
+    await checkPage(page, "new-empty");
+
+    await page.getByLabel("Find by title, SKU or barcode").fill("classic tee");
+    await page.getByRole("button", { name: "Search" }).click();
+    const results = page.getByRole("list", { name: "Items found" });
+    await results.waitFor();
+    assert.match(
+      await results.locator("li").first().innerText(),
+      /Classic Tee – M TEE-M \d{13}\nFrom this supplier · Supplier SKU NW-TM · packs of 6 \(box\) · minimum 12 · 1\+ at \$8\.00 USD, 24\+ at \$7\.50 USD/,
+    );
+    await checkPage(page, "picker-results");
+    await results.locator("li").first().getByRole("button", { name: "Add" }).click();
+    const qty = page.getByLabel("Quantity of Classic Tee – M");
+    assert.equal(await qty.inputValue(), "12");
+    assert.equal(await page.locator("#line-warn-0").innerText(), "");
+    assert.equal(await page.locator("tr[data-line] output.line-total").first().innerText(), "$96.00 USD");
+
+    // As the user types: the pack warning, the line total and the order's totals follow.
+    await qty.fill("13");
+    await page.getByText("Not a whole number of packs of 6 (box). Suggested: 18.").waitFor();
+    assert.equal(await page.locator("tr[data-line] output.line-total").first().innerText(), "$104.00 USD");
+    await page.getByLabel("Amount", { exact: true }).fill("10.00");
+    assert.equal(await page.locator("#total-subtotal").innerText(), "$104.00 USD");
+    assert.equal(await page.locator("#total-charges").innerText(), "$10.00 USD");
+    assert.equal(await page.locator("#total-tax").innerText(), "on save");
+    assert.equal(await page.locator("#total-total").innerText(), "$114.00 USD before tax");
+    await qty.fill("24");
+    assert.equal(await page.locator("#line-warn-0").innerText(), "");
+    assert.equal(await page.locator("tr[data-line] output.line-total").first().innerText(), "$180.00 USD");
+    await qty.fill("13");
+    await checkPage(page, "new-warned");
+
+    // A second item found by its SKU.
+    await page.getByLabel("Find by title, SKU or barcode").fill("cap-black");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page
+      .getByRole("list", { name: "Items found" })
+      .getByRole("button", { name: "Add" })
+      .first()
+      .click();
+    const capQty = page.getByLabel("Quantity of Canvas Cap – Black");
+    assert.equal(await capQty.inputValue(), "1");
+    assert.equal(
+      await page.getByLabel("Quantity of Classic Tee – M").inputValue(),
+      "13",
+      "the form kept the typing",
+    );
+
+    // The browser itself refuses a quantity below 1 (min="1"); a cost that is no amount reaches the API.
+    await capQty.fill("4");
+    await page.getByLabel("Unit cost of Canvas Cap – Black (blank: the supplier's price)").fill("abc");
+    await page.getByRole("button", { name: "Save draft" }).click();
+    await page.getByRole("alert").first().waitFor();
+    assert.match(
+      await page.getByRole("alert").first().innerText(),
+      /Line 2 \(Canvas Cap – Black\) unit cost /,
+    );
+    const cost = page.getByLabel("Unit cost of Canvas Cap – Black (blank: the supplier's price)");
+    assert.equal(await cost.getAttribute("aria-invalid"), "true");
+    await checkPage(page, "new-refused");
+    await cost.fill("");
+    await page.getByLabel("Reference", { exact: true }).fill("SPRING-1");
+    await page.getByRole("button", { name: "Save draft" }).click();
+    await page.getByText(/is saved as a draft; 1 line has a warning/).waitFor();
+    const orderId = Number(/purchase_orders\/(\d+)$/.exec(page.url())?.[1]);
+    const saved = await getOrder(store.api, orderId);
+    assert.deepEqual(
+      saved.lines.map((l: any) => [l.sku, l.quantity, l.unit_cost]),
+      [
+        ["TEE-M", 13, "8.00"],
+        ["CAP-BLACK", 4, bySku("CAP-BLACK").unit_cost],
+      ],
+    );
+    assert.equal(saved.totals.charges, "10.00");
+    await checkPage(page, "draft-page");
+
+    await page.getByRole("link", { name: "Edit draft" }).click();
+    assert.equal(await page.locator("#total-subtotal").innerText(), `$${saved.totals.subtotal} USD`);
+    await checkPage(page, "edit");
+    await page.getByLabel("Quantity of Classic Tee – M").fill("24");
+    await page.locator("tr[data-line]").nth(1).getByLabel("Remove").check();
+    await page.getByRole("button", { name: "Save draft" }).click();
+    await page.getByText(`${saved.number} is saved as a draft.`).waitFor();
+    const edited = await getOrder(store.api, orderId);
+    assert.deepEqual(
+      edited.lines.map((l: any) => [l.sku, l.quantity, l.unit_cost]),
+      [["TEE-M", 24, "7.50"]],
+    );
+    assert.deepEqual(foreign, [], "the console fetched nothing from elsewhere");
+  });
+});
