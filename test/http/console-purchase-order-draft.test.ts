@@ -23,7 +23,7 @@ function formFields(html: string): Record<string, string> {
   );
   assert.ok(form, "no draft editor in the page");
   const out: Record<string, string> = {};
-  const unescape = (s: string) =>
+  const entities = (s: string) =>
     s
       .replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'")
@@ -35,14 +35,14 @@ function formFields(html: string): Record<string, string> {
     if (!name) continue;
     const type = /type="([^"]*)"/.exec(m[1])?.[1] ?? "text";
     if (type === "checkbox" && !/ checked/.test(m[1])) continue;
-    out[name] = unescape(/value="([^"]*)"/.exec(m[1])?.[1] ?? "");
+    out[name] = entities(/value="([^"]*)"/.exec(m[1])?.[1] ?? "");
   }
   for (const m of form[0].matchAll(/<select [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
     out[m[1]] =
       /<option value="([^"]*)" selected>/.exec(m[2])?.[1] ?? /<option value="([^"]*)"/.exec(m[2])?.[1] ?? "";
   }
   for (const m of form[0].matchAll(/<textarea [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g))
-    out[m[1]] = unescape(m[2]);
+    out[m[1]] = entities(m[2]);
   return out;
 }
 
