@@ -1,0 +1,474 @@
+/**
+ * The whole merchant story in Debian's Chromium (issue 20, "Tests must show"), one store, one service,
+ * one test SMTP server, each person in a browser of their own:
+ *   the invited owner sets a password and invites a purchasing user;
+ *   the purchasing user creates a supplier with a price tier, raises an order for three items found by
+ *   search, sees the pack-size warning, sends the order (the mail with its PDF reaches the SMTP server),
+ *   receives it in two deliveries (one line by the scan input), sees the landed-cost preview and records
+ *   a payment;
+ *   an inventory user applies a stock adjustment;
+ *   a viewer opens every page and can change nothing, a forged POST included;
+ *   the store's stock levels and the platform show every move.
+ * The steps are tests of their own, so a failure names its step; later steps build on earlier ones
+ * only where the story does (the order is received after it is sent). Every page runs axe-core, is
+ * screenshotted at 1280 and 390 px into test-artifacts/console-story/, and its tables are checked to
+ * fit 1280 px unclipped and to stay inside the screen (as cards or a scrollable region) at 390 px.
+ */
+import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import {
+  getOrder,
+  listLocations,
+  platformLevel,
+  trackedVariants,
+  type Variant,
+} from "../helpers/factories.ts";
+import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
+import { joinStaff, mailsTo, staffLinkPath, subjectOf } from "../helpers/staff.ts";
+
+const PASSWORD = "a long enough password";
+const SUPPLIER_EMAIL = "orders@rosecity.test";
+
+/**
+ * Tables that do not fit: at 1280 px a table (and every scrolling box around it) shows all its columns
+ * without clipping or a sideways scroll; at 390 px a table either fits the screen (as cards) or sits in
+ * a box of its own that scrolls sideways and itself fits the screen.
+ */
+async function misfitTables(page: Page, width: number): Promise<string[]> {
+  return page.evaluate((wide) => {
+    const pageWidth = document.documentElement.clientWidth;
+    const problems: string[] = [];
+    document.querySelectorAll("table").forEach((table, i) => {
+      const name = `table ${i + 1} (${(table.querySelector("caption")?.textContent ?? table.getAttribute("aria-label") ?? "").trim().slice(0, 40)})`;
+      const right = table.getBoundingClientRect().right;
+      let scroller: HTMLElement | null = table.parentElement;
+      while (scroller && scroller !== document.body && getComputedStyle(scroller).overflowX === "visible")
+        scroller = scroller.parentElement;
+      const scrolls = scroller !== null && scroller !== document.body;
+      if (wide) {
+        if (right > pageWidth + 1) problems.push(`${name} ends at ${Math.round(right)} px of ${pageWidth}`);
+        if (scrolls && scroller!.scrollWidth > scroller!.clientWidth + 1)
+          problems.push(`${name} is clipped: ${scroller!.scrollWidth} px in a ${scroller!.clientWidth} px box`);
+        if (table.scrollWidth > table.clientWidth + 1)
+          problems.push(`${name} overflows itself: ${table.scrollWidth} px in ${table.clientWidth} px`);
+      } else if (right > pageWidth + 1) {
+        const style = scrolls ? getComputedStyle(scroller!).overflowX : "visible";
+        if (!scrolls || !["auto", "scroll"].includes(style))
+          problems.push(`${name} is cut at ${pageWidth} px (ends at ${Math.round(right)} px, no scroll box)`);
+        else if (scroller!.getBoundingClientRect().right > pageWidth + 1)
+          problems.push(`${name}'s scroll box is wider than the screen`);
+      }
+    });
+    return problems;
+  }, width >= 1280);
+}
+
+describe("the merchant's whole story in a browser", { skip: browserSkip }, () => {
+  let t: TestApp;
+  let smtp: TestSmtp;
+  let store: TestStore;
+  let base: string;
+  let browser: Browser;
+  let items: Variant[];
+  let location: { id: number; name: string };
+  const checkPage = pageChecker(artifactsFolder("console-story"));
+  const foreign: string[] = [];
+  const pages: Record<string, Page> = {};
+  /** Filled in as the story goes. */
+  const story = { supplierId: 0, orderId: 0, orderNumber: "", adjustmentId: 0 };
+  const levelsBefore = new Map<number, { available: number; platform: number }>();
+
+  /** What the looks of the current step found wrong; the step fails at its end if any. */
+  let lookProblems: string[] = [];
+
+  /**
+   * axe, the sideways check and the screenshots, then the tables' fit at both widths. A page that
+   * looks wrong is noted and the step goes on (so its later pages are looked at too and the story
+   * continues); `looksFine()` fails the step at its end.
+   */
+  async function look(page: Page, name: string): Promise<void> {
+    try {
+      await checkPage(page, name);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 800 });
+        assert.deepEqual(await misfitTables(page, width), [], `${name}'s tables at ${width} px`);
+      }
+    } catch (error) {
+      lookProblems.push((error as Error).message);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+  beforeEach(() => {
+    lookProblems = [];
+  });
+  function looksFine(): void {
+    const found = lookProblems;
+    lookProblems = [];
+    assert.deepEqual(found, [], "pages that look wrong");
+  }
+
+  /** A browser of its own (its own cookies); everything it fetches is checked to be the service's. */
+  async function browserFor(who: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.on("request", (r) => {
+      if (!r.url().startsWith(`${base}/`)) foreign.push(`${who}: ${r.url()}`);
+    });
+    pages[who] = page;
+    return page;
+  }
+
+  /** Signs a staff member in with email and password; lands on the store's overview. */
+  async function signIn(who: string, email: string): Promise<Page> {
+    const page = await browserFor(who);
+    await page.goto(`${base}/console/login`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(`${base}/console/stores/${store.id}`);
+    return page;
+  }
+
+  const storeUrl = (rest = "") => `${base}/console/stores/${store.id}${rest}`;
+  const levelOf = async (v: Variant) =>
+    (
+      await store.api.get(
+        `/v2/inventory_levels?inventory_item_id=${v.inventory_item_id}&location_id=${location.id}`,
+      )
+    ).body.data[0]?.available ?? 0;
+
+  before(async () => {
+    smtp = await startSmtp();
+    t = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
+    base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
+    store = await t.createStore({ name: "Harbour Hardware", seed: "demo" });
+    await t.drain();
+    items = (await trackedVariants(store.api)).filter((v) => v.sku && v.barcode).slice(0, 4);
+    assert.equal(items.length, 4, "the demo catalog has four tracked items with SKU and barcode");
+    [location] = await listLocations(store.api);
+    for (const v of items)
+      levelsBefore.set(v.id, {
+        available: await levelOf(v),
+        platform: (await platformLevel(t, store.id, v.inventory_item_id, location.id)).available,
+      });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await smtp?.close();
+  });
+
+  test("the invited owner sets a password and invites a purchasing user", async () => {
+    const mails = mailsTo(smtp.received, "owner@example.com");
+    assert.ok(mails.length > 0, "the owner was mailed an invitation");
+    const owner = await browserFor("owner");
+    await owner.goto(`${base}${staffLinkPath(mails[mails.length - 1])}`);
+    await look(owner, "owner-set-password");
+    await owner.getByLabel("New password").fill(PASSWORD);
+    await owner.getByRole("button", { name: "Set password and sign in" }).click();
+    await owner.waitForURL(storeUrl());
+    await look(owner, "owner-overview");
+
+    await owner.getByRole("link", { name: "Settings", exact: true }).click();
+    await owner.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Staff" }).click();
+    await owner.waitForURL(storeUrl("/staff"));
+    await owner.getByLabel("Email").fill("pat@example.com");
+    await owner.getByLabel("Name (optional)").fill("Pat Buyer");
+    await owner.getByRole("radio", { name: /purchasing/ }).check();
+    await owner.getByRole("button", { name: "Send invitation" }).click();
+    await owner.getByRole("status").filter({ hasText: "Invitation sent to pat@example.com." }).waitFor();
+    await look(owner, "owner-staff-invited");
+
+    await t.drain();
+    const invitation = mailsTo(smtp.received, "pat@example.com");
+    assert.equal(invitation.length, 1);
+    assert.match(subjectOf(invitation[0]), /Harbour Hardware/);
+    const pat = await browserFor("purchasing");
+    await pat.goto(`${base}${staffLinkPath(invitation[0])}`);
+    await pat.getByLabel("New password").fill(PASSWORD);
+    await pat.getByRole("button", { name: "Set password and sign in" }).click();
+    await pat.waitForURL(storeUrl());
+    await pat.getByText("pat@example.com (purchasing)").waitFor();
+    await look(pat, "purchasing-overview");
+    looksFine();
+  });
+
+  test("purchasing creates a supplier with a catalog item in packs of 6 and a price tier", async () => {
+    const pat = pages.purchasing;
+    await pat.goto(storeUrl("/suppliers"));
+    await pat.getByRole("link", { name: "New supplier" }).click();
+    await pat.getByLabel("Name", { exact: true }).fill("Rose City Ceramics");
+    await pat.getByLabel(/^Currency/).fill("USD");
+    await pat.getByLabel(/^Email/).fill(SUPPLIER_EMAIL);
+    await look(pat, "supplier-new");
+    await pat.getByRole("button", { name: "Create supplier" }).click();
+    await pat.getByText("Supplier “Rose City Ceramics” created.").waitFor();
+    story.supplierId = Number(/\/suppliers\/(\d+)/.exec(pat.url())?.[1]);
+    assert.ok(story.supplierId > 0, pat.url());
+
+    await pat.getByLabel("Title, SKU or barcode").fill(items[0].sku as string);
+    await pat.getByRole("button", { name: "Find items" }).click();
+    await pat.getByLabel("Supplier SKU").fill("RCC-1");
+    await pat.getByLabel("Pack size").fill("6");
+    await pat.getByLabel(/^Price tiers/).fill("1:4.50 24:4.00");
+    await pat.getByRole("button", { name: "Add to catalog" }).click();
+    await pat.getByText("Item added to the catalog.").waitFor();
+    assert.match(await pat.getByRole("table").innerText(), /1\+ at \$4\.50 USD, 24\+ at \$4\.00 USD/);
+    await look(pat, "supplier-catalog");
+    const catalog = await store.api.get(`/v2/suppliers/${story.supplierId}/catalog`);
+    assert.deepEqual(
+      catalog.body.data.map((r: any) => [
+        r.supplier_sku,
+        r.pack_size,
+        r.price_list.effective.tiers.map((x: any) => x.price),
+      ]),
+      [["RCC-1", 6, ["4.50", "4.00"]]],
+    );
+    looksFine();
+  });
+
+  test("purchasing raises an order for three items found by search and sees the pack warning", async () => {
+    const pat = pages.purchasing;
+    await pat.goto(storeUrl("/purchase_orders"));
+    await pat.getByRole("link", { name: "New purchase order" }).click();
+    await pat.getByLabel("Supplier", { exact: true }).selectOption({ label: "Rose City Ceramics" });
+    const search = pat.getByLabel("Find by title, SKU or barcode");
+    const found = pat.getByRole("list", { name: "Items found" });
+    // The first by title, the others by SKU and by barcode.
+    for (const [i, query] of [
+      [0, items[0].product_title],
+      [1, items[1].sku as string],
+      [2, items[2].barcode as string],
+    ] as const) {
+      await search.fill(query);
+      await pat.getByRole("button", { name: "Search" }).click();
+      const hit = found.locator("li").filter({ hasText: items[i].sku as string }).first();
+      await hit.waitFor();
+      if (i === 0) await look(pat, "order-picker");
+      await hit.getByRole("button", { name: "Add" }).click();
+      await pat.locator("tr[data-line]").nth(i).waitFor();
+    }
+    assert.equal(await pat.locator("tr[data-line]").count(), 3);
+
+    const lines = pat.locator("tr[data-line]");
+    await lines.nth(0).getByRole("spinbutton").first().fill("13");
+    await pat.getByText("Not a whole number of packs of 6").first().waitFor();
+    await look(pat, "order-pack-warning");
+    await lines.nth(0).getByRole("spinbutton").first().fill("12");
+    await lines.nth(1).getByRole("spinbutton").first().fill("3");
+    await lines.nth(2).getByRole("spinbutton").first().fill("2");
+    await pat.getByLabel("Amount", { exact: true }).fill("6.00");
+    await pat.getByRole("button", { name: "Save draft" }).click();
+    await pat.getByText(/is saved as a draft/).waitFor();
+    story.orderId = Number(/purchase_orders\/(\d+)$/.exec(pat.url())?.[1]);
+    const order = await getOrder(store.api, story.orderId);
+    story.orderNumber = order.number;
+    assert.deepEqual(
+      order.lines.map((l: any) => [l.sku, l.quantity]),
+      [
+        [items[0].sku, 12],
+        [items[1].sku, 3],
+        [items[2].sku, 2],
+      ],
+    );
+    assert.equal(order.lines[0].unit_cost, "4.50", "the supplier's tier price");
+    assert.equal(order.status, "draft");
+    await look(pat, "order-draft");
+    looksFine();
+  });
+
+  test("purchasing sends the order; the mail with its PDF reaches the supplier", async () => {
+    assert.ok(story.orderId, "the order was raised");
+    const pat = pages.purchasing;
+    await pat.goto(storeUrl(`/purchase_orders/${story.orderId}`));
+    await pat.getByRole("link", { name: "Send by email…" }).click();
+    assert.equal(await pat.getByLabel(/^To/).inputValue(), SUPPLIER_EMAIL);
+    await pat.getByLabel("Message").fill("Before Friday, please.");
+    await look(pat, "order-send");
+    await pat.getByRole("button", { name: `Send ${story.orderNumber} and mark it ordered` }).click();
+    await pat.getByText(`${story.orderNumber} is on its way to the supplier.`).waitFor();
+    await look(pat, "order-sent");
+    await t.drain();
+    const mails = mailsTo(smtp.received, SUPPLIER_EMAIL);
+    assert.equal(mails.length, 1, "one mail to the supplier");
+    assert.match(subjectOf(mails[0]), new RegExp(story.orderNumber));
+    assert.match(mails[0].raw, /Before Friday, please\./);
+    assert.match(mails[0].raw, /Content-Type: application\/pdf/i);
+    assert.match(mails[0].raw, new RegExp(`filename="?${story.orderNumber}[^"\\s]*\\.pdf`));
+    assert.equal((await getOrder(store.api, story.orderId)).status, "ordered");
+    looksFine();
+  });
+
+  test("purchasing receives the order in two deliveries, one line by scanning, previewing landed costs", async () => {
+    assert.ok(story.orderId, "the order was raised");
+    const pat = pages.purchasing;
+    const order = await getOrder(store.api, story.orderId);
+    const [lineA, lineB, lineC] = order.lines;
+    const orderUrl = storeUrl(`/purchase_orders/${story.orderId}`);
+
+    // Delivery 1: the third item scanned twice (a scanner types the code, then Enter), the second typed.
+    await pat.goto(orderUrl);
+    await pat.getByRole("link", { name: "Receive a delivery" }).click();
+    await pat.waitForURL(`${orderUrl}/receive`);
+    const scan = pat.getByLabel(/^Scan or type a SKU or barcode/);
+    for (let i = 0; i < 2; i++) await scan.pressSequentially(`${items[2].barcode}\n`);
+    assert.equal(await pat.locator(`#received_${lineC.id}`).inputValue(), "2");
+    await pat.locator(`#received_${lineB.id}`).fill("3");
+    await look(pat, "receive-1-scanned");
+    await pat.getByRole("button", { name: "Preview landed costs" }).click();
+    const preview = pat.getByRole("region", { name: "Before booking: landed costs" });
+    await preview.waitFor();
+    await look(pat, "receive-1-preview");
+    await pat.getByRole("button", { name: "Book this receipt" }).click();
+    await pat.getByText(`Receipt booked on ${story.orderNumber}: 5 units into stock.`).waitFor();
+    assert.equal((await getOrder(store.api, story.orderId)).status, "partial");
+    await look(pat, "order-partial");
+
+    // Delivery 2: the rest of the first item.
+    await pat.getByRole("link", { name: "Receive a delivery" }).click();
+    await pat.waitForURL(`${orderUrl}/receive`);
+    await pat.locator(`#received_${lineA.id}`).fill("12");
+    await pat.getByRole("button", { name: "Preview landed costs" }).click();
+    await preview.waitFor();
+    await look(pat, "receive-2-preview");
+    await pat.getByRole("button", { name: "Book this receipt" }).click();
+    await pat.getByText(`Receipt booked on ${story.orderNumber}: 12 units into stock.`).waitFor();
+    const received = await getOrder(store.api, story.orderId);
+    assert.equal(received.status, "received");
+    assert.equal(received.receipts.length, 2);
+    assert.deepEqual(
+      received.lines.map((l: any) => l.received_quantity),
+      [12, 3, 2],
+    );
+    await look(pat, "order-received");
+    looksFine();
+  });
+
+  test("purchasing records a payment", async () => {
+    assert.ok(story.orderId, "the order was raised");
+    const pat = pages.purchasing;
+    await pat.goto(storeUrl(`/purchase_orders/${story.orderId}`));
+    await pat.getByLabel(/^Amount/).fill("20.00");
+    await pat.getByLabel("Reference").fill("INV-1001");
+    await pat.getByRole("button", { name: "Record payment" }).click();
+    await pat.getByText(`Payment of $20.00 USD recorded on ${story.orderNumber}.`).waitFor();
+    const order = await getOrder(store.api, story.orderId);
+    assert.equal(order.payment_status, "partial");
+    assert.match(await pat.locator("#payments").innerText(), /INV-1001/);
+    await look(pat, "order-paid-in-part");
+    looksFine();
+  });
+
+  test("an inventory user applies a stock adjustment", async () => {
+    await joinStaff(t, smtp, store.id, "ivy@example.com", "inventory", PASSWORD);
+    const ivy = await signIn("inventory", "ivy@example.com");
+    await look(ivy, "inventory-overview");
+    await ivy.goto(storeUrl("/stock_adjustments"));
+    await ivy.getByRole("link", { name: "New adjustment" }).click();
+    await ivy.getByLabel("Reason").selectOption("restock");
+    await ivy.getByLabel(/^Item/).fill(items[3].sku as string);
+    await ivy.getByLabel(/^Change/).fill("+5");
+    await look(ivy, "adjustment-new");
+    await ivy.getByRole("button", { name: "Create draft" }).click();
+    await ivy.getByText(/Draft .* created\./).waitFor();
+    story.adjustmentId = Number(/stock_adjustments\/(\d+)/.exec(ivy.url())?.[1]);
+    await ivy.getByRole("button", { name: "Apply…" }).click();
+    await ivy.getByRole("button", { name: "Apply adjustment" }).waitFor();
+    await look(ivy, "adjustment-confirm");
+    await ivy.getByRole("button", { name: "Apply adjustment" }).click();
+    await ivy.getByText(/applied: stock moved\./).waitFor();
+    await look(ivy, "adjustment-applied");
+    await ivy.goto(storeUrl("/stock"));
+    await look(ivy, "stock");
+    looksFine();
+  });
+
+  test("a viewer opens every page and can change nothing, a forged POST included", async () => {
+    await joinStaff(t, smtp, store.id, "vi@example.com", "viewer", PASSWORD);
+    const viewer = await signIn("viewer", "vi@example.com");
+    const paths: [string, string][] = [
+      ["viewer-overview", ""],
+      ["viewer-purchase-orders", "/purchase_orders"],
+      ["viewer-suppliers", "/suppliers"],
+      ["viewer-stock", "/stock"],
+      ["viewer-low-stock", "/stock/low"],
+      ["viewer-adjustments", "/stock_adjustments?status=all"],
+      ["viewer-alert-rules", "/alert_rules"],
+    ];
+    if (story.supplierId) paths.push(["viewer-supplier", `/suppliers/${story.supplierId}`]);
+    if (story.orderId) paths.push(["viewer-order", `/purchase_orders/${story.orderId}`]);
+    if (story.adjustmentId) paths.push(["viewer-adjustment", `/stock_adjustments/${story.adjustmentId}`]);
+    for (const [name, rest] of paths) {
+      const answer = await viewer.goto(storeUrl(rest));
+      assert.equal(answer?.status(), 200, name);
+      const forms = await viewer.$$eval("form[method=post]", (fs) => fs.map((f) => f.getAttribute("action")));
+      assert.deepEqual(forms, ["/console/logout"], `${name} offers the viewer no write form`);
+      await look(viewer, name);
+    }
+    for (const rest of ["/settings", "/staff", "/purchase_orders/new"]) {
+      const answer = await viewer.goto(storeUrl(rest));
+      assert.equal(answer?.status(), 403, `${rest} is not the viewer's`);
+    }
+
+    // Forged POSTs with the session's own CSRF token: a supplier, a payment, an adjustment.
+    const suppliersBefore = (await store.api.get("/v2/suppliers")).body.data.length;
+    const paymentsBefore = story.orderId ? (await getOrder(store.api, story.orderId)).payments : [];
+    const forged: [string, Record<string, string>][] = [
+      ["/suppliers", { name: "Forged Supplier", currency: "USD" }],
+      [`/purchase_orders/${story.orderId || 1}/payments`, { amount: "1.00" }],
+      ["/stock_adjustments", { reason: "restock", item: "X", delta: "1" }],
+    ];
+    const statuses = await viewer.evaluate(
+      async ({ storeId, posts }) => {
+        const csrf = (
+          document.querySelector('form[action="/console/logout"] input[name=_csrf]') as HTMLInputElement
+        ).value;
+        const answers: number[] = [];
+        for (const [path, fields] of posts)
+          answers.push(
+            (
+              await fetch(`/console/stores/${storeId}${path}`, {
+                method: "POST",
+                body: new URLSearchParams({ _csrf: csrf, ...fields }),
+              })
+            ).status,
+          );
+        return answers;
+      },
+      { storeId: store.id, posts: forged },
+    );
+    assert.deepEqual(statuses, [403, 403, 403]);
+    assert.equal((await store.api.get("/v2/suppliers")).body.data.length, suppliersBefore);
+    if (story.orderId)
+      assert.deepEqual((await getOrder(store.api, story.orderId)).payments, paymentsBefore);
+    looksFine();
+  });
+
+  test("stock levels and the platform show every move", async () => {
+    await t.drain();
+    const moved = [12, 3, 2, 5]; // received, received, received by scan, adjusted
+    for (const [i, v] of items.entries()) {
+      const before = levelsBefore.get(v.id)!;
+      assert.equal(await levelOf(v), before.available + moved[i], `${v.sku} in the store`);
+      assert.equal(
+        (await platformLevel(t, store.id, v.inventory_item_id, location.id)).available,
+        before.platform + moved[i],
+        `${v.sku} on the platform`,
+      );
+    }
+    const owner = pages.owner;
+    await owner.goto(storeUrl(`/stock?q=${encodeURIComponent(items[0].sku as string)}`));
+    assert.match(
+      await owner.getByRole("table").innerText(),
+      new RegExp(`${levelsBefore.get(items[0].id)!.available + 12}`),
+    );
+    await look(owner, "owner-stock-after");
+    assert.deepEqual(foreign, [], "the console fetched nothing from elsewhere");
+    looksFine();
+  });
+});
