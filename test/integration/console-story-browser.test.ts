@@ -51,7 +51,9 @@ async function misfitTables(page: Page, width: number): Promise<string[]> {
       if (wide) {
         if (right > pageWidth + 1) problems.push(`${name} ends at ${Math.round(right)} px of ${pageWidth}`);
         if (scrolls && scroller!.scrollWidth > scroller!.clientWidth + 1)
-          problems.push(`${name} is clipped: ${scroller!.scrollWidth} px in a ${scroller!.clientWidth} px box`);
+          problems.push(
+            `${name} is clipped: ${scroller!.scrollWidth} px in a ${scroller!.clientWidth} px box`,
+          );
         if (table.scrollWidth > table.clientWidth + 1)
           problems.push(`${name} overflows itself: ${table.scrollWidth} px in ${table.clientWidth} px`);
       } else if (right > pageWidth + 1) {
@@ -247,7 +249,10 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
     ] as const) {
       await search.fill(query);
       await pat.getByRole("button", { name: "Search" }).click();
-      const hit = found.locator("li").filter({ hasText: items[i].sku as string }).first();
+      const hit = found
+        .locator("li")
+        .filter({ hasText: items[i].sku as string })
+        .first();
       await hit.waitFor();
       if (i === 0) await look(pat, "order-picker");
       await hit.getByRole("button", { name: "Add" }).click();
@@ -323,6 +328,10 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
     await pat.getByRole("button", { name: "Preview landed costs" }).click();
     const preview = pat.getByRole("region", { name: "Before booking: landed costs" });
     await preview.waitFor();
+    // $6.00 shipping over 17 units: 3 × $8.50 carry $1.58, a landed $9.0266… a unit, shown to the cent.
+    const previewText = await preview.innerText();
+    assert.match(previewText, /\$1\.58 USD\s+\$9\.03 USD/);
+    assert.doesNotMatch(previewText, /\d\.\d{3}/, "amounts to the cent");
     await look(pat, "receive-1-preview");
     await pat.getByRole("button", { name: "Book this receipt" }).click();
     await pat.getByText(`Receipt booked on ${story.orderNumber}: 5 units into stock.`).waitFor();
@@ -444,8 +453,7 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
     );
     assert.deepEqual(statuses, [403, 403, 403]);
     assert.equal((await store.api.get("/v2/suppliers")).body.data.length, suppliersBefore);
-    if (story.orderId)
-      assert.deepEqual((await getOrder(store.api, story.orderId)).payments, paymentsBefore);
+    if (story.orderId) assert.deepEqual((await getOrder(store.api, story.orderId)).payments, paymentsBefore);
     looksFine();
   });
 
