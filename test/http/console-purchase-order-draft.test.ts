@@ -210,7 +210,9 @@ describe("console draft purchase orders", () => {
     const shown = text((await agent.get(saved.location as string)).body);
     assert.match(
       shown,
-      new RegExp(`${order.number} is saved as a draft; 1 line has a warning \\(see its lines\\)\\.`),
+      new RegExp(
+        `${order.number} is saved as a draft\\. Classic Tee – M: The quantity is not a multiple of the supplier's pack size of 6 \\(box\\)\\.`,
+      ),
     );
     assert.match(shown, /Edit draft/);
     // The same form posted again (a double click, a reload) saves nothing more.

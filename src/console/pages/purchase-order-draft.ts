@@ -411,10 +411,13 @@ async function editorAction(ctx: PageContext, order: Order | null) {
       const saved = order
         ? (await api.patch<{ data: Order }>(`/purchase_orders/${order.id}`, body)).data
         : (await api.post<{ data: Order }>("/purchase_orders", body, { idempotencyKey: draft.key })).data;
-      const warned = saved.lines.filter((l) => l.warnings.length > 0).length;
+      // The warnings said here, in full: the order's page lists lines, not their warnings.
+      const warned = saved.lines.flatMap((l) =>
+        l.warnings.map((w) => `${lineLabel(l.product_title, l.variant_title)}: ${w.message}`),
+      );
       ctx.session.flash.push({
         kind: "ok",
-        text: `${saved.number} is saved as a draft${warned > 0 ? `; ${warned === 1 ? "1 line has" : `${warned} lines have`} a warning (see its lines)` : ""}.`,
+        text: [`${saved.number} is saved as a draft.`, ...warned].join(" "),
       });
       return redirectTo(ctx.reply, ordersPath(api.storeId, `/${saved.id}`));
     } catch (error) {
