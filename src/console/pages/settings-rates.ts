@@ -117,7 +117,7 @@ function rateForm(
         )}</ul></div>`
       : ""
   }
-<form method="post" action="${storePath(storeId, set.path)}" class="stack wide" aria-label="${set.title}">
+<form method="post" action="${storePath(storeId, set.path)}" class="stack wide rates" aria-label="${set.title}">
 ${csrfField(ctx.session)}
 <div class="table-wrap"><table>
 <caption>${set.caption} <span class="hint">(empty rows are left out)</span></caption>
