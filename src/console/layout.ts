@@ -20,7 +20,8 @@ export type StoreTab =
   | "purchase_orders"
   | "staff"
   | "suppliers"
-  | "settings";
+  | "settings"
+  | "stock";
 
 /**
  * `settings`: the store's settings, shown to its owner and the operator only. Keys, the request log,
@@ -28,6 +29,7 @@ export type StoreTab =
  */
 const STORE_TABS: { tab: StoreTab; label: string; path: string; settings?: true }[] = [
   { tab: "overview", label: "Overview", path: "" },
+  { tab: "stock", label: "Stock", path: "/stock" },
   { tab: "alert_rules", label: "Alert rules", path: "/alert_rules" },
   { tab: "purchase_orders", label: "Purchase orders", path: "/purchase_orders" },
   { tab: "suppliers", label: "Suppliers", path: "/suppliers" },

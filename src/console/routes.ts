@@ -23,6 +23,8 @@ import { purchaseOrderDraftRoutes } from "./pages/purchase-order-draft.ts";
 import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
 import { receivingRoutes } from "./pages/receiving-routes.ts";
 import { settingsRoutes } from "./pages/settings-routes.ts";
+import { stockRoutes } from "./pages/stock.ts";
+import { stockAdjustmentRoutes } from "./pages/stock-adjustments.ts";
 import { createStoreAction, storePage, storesPage } from "./pages/stores.ts";
 import { supplierRoutes } from "./pages/suppliers.ts";
 import { queryString } from "./query-string.ts";
@@ -418,6 +420,8 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   purchaseOrderActionRoutes(get, post);
   purchaseOrderDraftRoutes(get, post);
   receivingRoutes(get, post);
+  stockRoutes(get, post);
+  stockAdjustmentRoutes(get, post);
 }
 
 /** The Module's `publicRoutes`: everything under /console. */

@@ -178,6 +178,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/stock_levels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stock levels with their item, location, open orders and alert rules (oldest update first)
+         * @description Not part of the contract's list; added by this service for people's screens (the merchant console's stock and low-stock pages). The rows of /v2/inventory_levels with the item and location named, `on_order` (what this store's open purchase orders still bring there; drafts are not on order), the alert rules that apply (`low_stock_threshold`, `reorder_point`, `max_stock`), `below` (the lines the level is at or below: on hand for low stock, available plus incoming for the reorder point), `suggested_quantity` and the item's `primary_supplier`. Filters: `q` (words that must each appear, in any case, in the product title, variant title, SKU or barcode), `location_id`, `inventory_item_id` (one id or up to 250 separated by commas; an id beyond 2^53-1 is 400 `invalid_filter`), `low_stock=true` (tracked items below a line only). A page of at most `limit` (1 to 250, default 50) rows, oldest update first; a cursor is valid only with the filters that gave it.
+         *
+         *     **Scope:** `read`.
+         */
+        get: operations["listStockLevels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/suppliers": {
         parameters: {
             query?: never;
@@ -2401,6 +2423,49 @@ export interface components {
             note?: string | null;
             lines?: components["schemas"]["StockAdjustmentLineInput"][];
         };
+        StockLevel: {
+            /** @description The inventory level's id. */
+            id: number;
+            inventory_item_id: number;
+            variant_id: number | null;
+            product_id: number | null;
+            product_title: string | null;
+            variant_title: string | null;
+            sku: string | null;
+            barcode: string | null;
+            location: {
+                id: number;
+                name: string | null;
+            };
+            available: number;
+            on_hand: number;
+            committed: number;
+            /** @description Incoming stock as the platform reports it. */
+            incoming: number;
+            /** @description Outstanding quantity (ordered less received and cancelled) on this store's open purchase orders for this item at this location; drafts are not on order yet. */
+            on_order: number;
+            /** @description The store's low-stock threshold. */
+            low_stock_threshold: number | null;
+            /** @description The item's rule for this location, else for every location. */
+            reorder_point: number | null;
+            max_stock: number | null;
+            /** @description The lines this level is at or below: low_stock (on hand ≤ the threshold), reorder_point (available + incoming ≤ the reorder point). */
+            below: ("low_stock" | "reorder_point")[];
+            /** @description When the level is below a line: what to order to reach the max stock, or without one, to rise one above the highest line it is below, counting available and incoming stock; 0 when incoming stock already covers it. Null otherwise. */
+            suggested_quantity: number | null;
+            /** @description The supplier whose catalog pins the item as primary, else the first active supplier that catalogs it. */
+            primary_supplier: {
+                id: number;
+                name: string;
+            } | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        StockLevelPage: {
+            data: components["schemas"]["StockLevel"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         Supplier: {
             id: number;
             name: string;
@@ -4095,6 +4160,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InventoryLevelPage"];
+                };
+            };
+            /** @description `bad_request` (malformed JSON, unknown query parameter, bad header), `idempotency_key_required`, `invalid_cursor` or `invalid_filter` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: a bad, missing, revoked or expired key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `feature_not_enabled`: the store has no API access */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks this route's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such record in this store */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` (the key was used with another body) or `idempotency_in_progress` (the first request with the key is still running) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the body is not `application/json` (UTF-8) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed` (`details` lists every field), `invalid_transition` (the message names the state), `limit_reached`, `webhook_not_active` or `merge_network_blocked` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over a request budget; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a server fault; a write that carried an Idempotency-Key is safe to retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStockLevels: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                updated_at_min?: string;
+                updated_at_max?: string;
+                created_at_min?: string;
+                created_at_max?: string;
+                q?: string;
+                /** @description A platform id (for Shopify, the numeric tail of the GID): an integer up to 2^53-1. */
+                location_id?: number;
+                /** @description One inventory item id, or up to 250 separated by commas. */
+                inventory_item_id?: string;
+                low_stock?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockLevelPage"];
                 };
             };
             /** @description `bad_request` (malformed JSON, unknown query parameter, bad header), `idempotency_key_required`, `invalid_cursor` or `invalid_filter` */

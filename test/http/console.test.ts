@@ -521,107 +521,165 @@ describe("console", () => {
     });
   });
 
-  describe("alert rules: shown, saved, refused with the row named, rows removed", () => {
+  describe("alert rules: items picked by SKU or title, saved, refused at the field, rows removed", () => {
     let agent: Agent;
     let csrf: string;
     let variants: any[];
-    let location: { id: number };
+    let location: { id: number; name: string };
     let url: string;
+    const rulesNow = async () => (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data;
 
     before(async () => {
       agent = new Agent(t);
       await agent.login();
       csrf = await agent.csrf();
-      variants = (await store.api.get("/v2/variants?limit=10")).body.data;
+      variants = (await store.api.get("/v2/variants?limit=250")).body.data.filter((v: any) => v.sku);
       location = (await store.api.get("/v2/locations")).body.data[0];
       url = `/console/stores/${store.id}/alert_rules`;
     });
 
-    test("an empty form with three rows", async () => {
+    test("an empty form: the threshold, no rules yet, and an item picker to add one (no raw ids)", async () => {
       const empty = await agent.get(url);
       assert.equal(empty.status, 200);
       assert.match(empty.body, /<label for="low-stock">Low stock threshold/);
-      assert.match(empty.body, /<input type="hidden" name="rows" value="3">/);
+      assert.match(empty.body, /<input type="hidden" name="rows" value="0">/);
+      assert.match(text(empty.body), /No per-item rules yet: add one below\./);
+      assert.match(empty.body, /<input type="search" id="rule-add-item" name="add_item"/);
+      assert.doesNotMatch(empty.body, /Inventory item id/);
     });
 
-    test("saved: filled rows become rules, blank ones are skipped; the page says so", async () => {
+    test("a rule added by SKU is saved and shown by the item's title and SKU", async () => {
+      const v = variants[0];
       const saved = await agent.post(url, {
         _csrf: csrf,
-        rows: "3",
+        rows: "0",
         low_stock_threshold: "5",
-        "items.0.inventory_item_id": String(variants[0].inventory_item_id),
-        "items.0.location_id": String(location.id),
-        "items.0.reorder_point": "10",
-        "items.0.max_stock": "100",
-        "items.1.inventory_item_id": "",
-        "items.2.inventory_item_id": String(variants[1].inventory_item_id),
-        "items.2.reorder_point": "3",
+        add_item: v.sku,
+        "add.location_id": String(location.id),
+        "add.reorder_point": "10",
+        "add.max_stock": "100",
       });
-      assert.equal(saved.status, 303);
-      const rules = (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data;
-      assert.equal(rules.low_stock_threshold, 5);
-      assert.deepEqual(
-        [...rules.items].sort((a: any, b: any) => a.inventory_item_id - b.inventory_item_id),
-        [
+      assert.equal(saved.status, 303, saved.body);
+      assert.deepEqual(await rulesNow(), {
+        low_stock_threshold: 5,
+        items: [
           {
-            inventory_item_id: variants[0].inventory_item_id,
+            inventory_item_id: v.inventory_item_id,
             location_id: location.id,
             reorder_point: 10,
             max_stock: 100,
           },
-          {
-            inventory_item_id: variants[1].inventory_item_id,
-            location_id: null,
-            reorder_point: 3,
-            max_stock: null,
-          },
-        ].sort((a, b) => a.inventory_item_id - b.inventory_item_id),
-      );
+        ],
+      });
       const page = await agent.get(url);
       assert.match(text(page.body), /Alert rules saved\./);
-      assert.match(page.body, /name="low_stock_threshold" min="0" step="1" value="5"/);
-      assert.match(page.body, /<input type="hidden" name="rows" value="5">/);
+      assert.ok(text(page.body).includes(`SKU ${v.sku}`));
+      assert.ok(text(page.body).includes(v.product_title));
+      assert.match(page.body, /<input type="hidden" name="rows" value="1">/);
+      assert.match(page.body, new RegExp(`<option value="${location.id}" selected>`));
     });
 
-    test("refused with the row and field named; nothing is saved", async () => {
-      const set = await agent.post(url, { _csrf: csrf, rows: "1", low_stock_threshold: "7" });
-      assert.equal(set.status, 303);
-      const unknown = await agent.post(url, {
-        _csrf: csrf,
-        rows: "2",
-        low_stock_threshold: "",
-        "items.0.inventory_item_id": "987654321",
-        "items.1.inventory_item_id": String(variants[2].inventory_item_id),
-        "items.1.max_stock": "-4",
-      });
-      assert.equal(unknown.status, 422);
-      assert.match(text(unknown.body), /items\.1\.max_stock: must be a whole number of 0 or more/);
-      const notFound = await agent.post(url, {
+    test("words matching several items offer a choice; the choice adds the rule", async () => {
+      const titles = new Map<string, number>();
+      for (const v of variants) titles.set(v.product_title, (titles.get(v.product_title) ?? 0) + 1);
+      const shared = [...titles].find(([, n]) => n > 1)?.[0] as string;
+      assert.ok(shared, "the demo catalog has a product with several variants");
+      const before = await rulesNow();
+      const ask = await agent.post(url, {
         _csrf: csrf,
         rows: "1",
-        low_stock_threshold: "",
-        "items.0.inventory_item_id": "987654321",
+        low_stock_threshold: "5",
+        "items.0.inventory_item_id": String(before.items[0].inventory_item_id),
+        "items.0.location_id": String(location.id),
+        "items.0.reorder_point": "10",
+        "items.0.max_stock": "100",
+        add_item: shared,
+        "add.reorder_point": "2",
       });
-      assert.equal(notFound.status, 422);
-      assert.match(text(notFound.body), /items\.0\.inventory_item_id: no such inventory item in this store/);
-      assert.match(
-        notFound.body,
-        /name="items\.0\.inventory_item_id" value="987654321"[^>]*aria-invalid="true"/,
+      assert.equal(ask.status, 422);
+      assert.match(text(ask.body), /Item matches several items: choose one\./);
+      assert.match(ask.body, /Which item did you mean\?/);
+      assert.deepEqual(await rulesNow(), before);
+      const chosen = variants.find((v) => v.product_title === shared);
+      const added = await agent.post(url, {
+        _csrf: csrf,
+        rows: "1",
+        low_stock_threshold: "5",
+        "items.0.inventory_item_id": String(before.items[0].inventory_item_id),
+        "items.0.location_id": String(location.id),
+        "items.0.reorder_point": "10",
+        "items.0.max_stock": "100",
+        add_item: shared,
+        add_item_variant: String(chosen.id),
+        "add.reorder_point": "2",
+      });
+      assert.equal(added.status, 303, added.body);
+      const after = await rulesNow();
+      assert.equal(after.items.length, 2);
+      assert.ok(
+        after.items.some(
+          (i: any) => i.inventory_item_id === chosen.inventory_item_id && i.reorder_point === 2,
+        ),
       );
+    });
+
+    test("a reorder point above the max stock is refused at its field, once, in words; nothing is saved", async () => {
+      const before = await rulesNow();
+      const form: Record<string, string> = {
+        _csrf: csrf,
+        rows: String(before.items.length),
+        low_stock_threshold: "5",
+      };
+      before.items.forEach((item: any, i: number) => {
+        form[`items.${i}.inventory_item_id`] = String(item.inventory_item_id);
+        form[`items.${i}.location_id`] = item.location_id === null ? "" : String(item.location_id);
+        form[`items.${i}.reorder_point`] = String(item.reorder_point ?? "");
+        form[`items.${i}.max_stock`] = String(item.max_stock ?? "");
+      });
+      form["items.0.reorder_point"] = "300";
+      form["items.0.max_stock"] = "100";
+      const refused = await agent.post(url, form);
+      assert.equal(refused.status, 422);
       assert.equal(
-        (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data.low_stock_threshold,
-        7,
+        text(refused.body).match(/Reorder point must be at most the max stock \(100\)/g)?.length,
+        1,
       );
+      assert.match(refused.body, /name="items\.0\.reorder_point" value="300"[^>]*aria-invalid="true"/);
+      assert.deepEqual(await rulesNow(), before);
+      const onAdd = await agent.post(url, {
+        ...form,
+        "items.0.reorder_point": "10",
+        add_item: variants[3].sku,
+        "add.reorder_point": "9",
+        "add.max_stock": "4",
+      });
+      assert.equal(onAdd.status, 422);
+      assert.match(text(onAdd.body), /Reorder point must be at most the max stock \(4\)/);
+      assert.match(onAdd.body, /name="add\.reorder_point" value="9"[^>]*aria-invalid="true"/);
+      const unknown = await agent.post(url, {
+        ...form,
+        "items.0.reorder_point": "10",
+        add_item: "no such thing zz",
+      });
+      assert.equal(unknown.status, 422);
+      assert.match(
+        text(unknown.body),
+        /Item matches nothing: no item has “no such thing zz” in its title, SKU or barcode\./,
+      );
+      const notNumber = await agent.post(url, { ...form, "items.0.reorder_point": "-4" });
+      assert.equal(notNumber.status, 422);
+      assert.match(text(notNumber.body), /Reorder point must be a whole number from 0 to 1,000,000,000/);
+      assert.deepEqual(await rulesNow(), before);
     });
 
     test("a row marked remove is removed; a blank threshold clears it", async () => {
       const set = await agent.post(url, {
         _csrf: csrf,
-        rows: "1",
+        rows: "0",
         low_stock_threshold: "5",
-        "items.0.inventory_item_id": String(variants[0].inventory_item_id),
-        "items.0.location_id": String(location.id),
-        "items.0.reorder_point": "10",
+        add_item: variants[0].sku,
+        "add.location_id": String(location.id),
+        "add.reorder_point": "10",
       });
       assert.equal(set.status, 303);
       const removed = await agent.post(url, {
@@ -636,7 +694,7 @@ describe("console", () => {
         "items.1.reorder_point": "4",
       });
       assert.equal(removed.status, 303);
-      assert.deepEqual((await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data, {
+      assert.deepEqual(await rulesNow(), {
         low_stock_threshold: null,
         items: [
           {

@@ -41,6 +41,7 @@ export {
   syncKey,
 } from "./loading.ts";
 export { fetchLookups } from "./lookups.ts";
+export { onOrderQuantities } from "./on-order.ts";
 export type { OrderInput } from "./order-fields.ts";
 export { OVERDUE_TASK, overdueTask } from "./overdue.ts";
 export { type PaymentStatus, paymentStatusOf, refreshPaymentStatus } from "./payment-status.ts";

@@ -20,5 +20,6 @@ export {
   ADJUSTMENT_REASONS,
   ADJUSTMENT_STATUSES,
   type AdjustmentReason,
+  REASON_LABELS,
   type StockAdjustmentStatus,
 } from "./transitions.ts";

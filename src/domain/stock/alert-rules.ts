@@ -36,7 +36,10 @@ export async function getAlertRules(db: Db, storeId: number): Promise<AlertRules
   return { low_stock_threshold: settings?.low_stock_threshold ?? null, items };
 }
 
-/** Replaces the rules; unknown items or locations and duplicate rows are refused before any write. */
+/**
+ * Replaces the rules; unknown items or locations, duplicate rows and a reorder point above the row's max
+ * stock are refused before any write.
+ */
 export async function putAlertRules(
   trx: Db,
   storeId: number,
@@ -56,6 +59,13 @@ export async function putAlertRules(
       problems.add(`items.${i}.inventory_item_id`, "not_found", "no such inventory item in this store");
     if (item.location_id !== null && !knownLocations.has(item.location_id))
       problems.add(`items.${i}.location_id`, "not_found", "no such location in this store");
+    // A reorder point above the maximum would reorder an item that is already overstocked.
+    if (item.reorder_point !== null && item.max_stock !== null && item.reorder_point > item.max_stock)
+      problems.add(
+        `items.${i}.reorder_point`,
+        "above_max_stock",
+        `must be at most the max stock (${item.max_stock})`,
+      );
     const key = `${item.inventory_item_id}:${item.location_id ?? "all"}`;
     if (seen.has(key))
       problems.add(`items.${i}`, "duplicate", "another row already sets rules for this item and location");

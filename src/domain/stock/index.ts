@@ -25,6 +25,12 @@ export {
   unpushedMovements,
 } from "./pushes.ts";
 export {
+  listStockLevels,
+  type StockLevelFilters,
+  type StockLevelRow,
+  searchWords,
+} from "./stock-levels.ts";
+export {
   JUST_RECORDED,
   markSyncPending,
   NEVER_MOVED,

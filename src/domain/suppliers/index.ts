@@ -25,6 +25,7 @@ export {
   tierFor,
   tierSetsOn,
 } from "./pricing.ts";
+export { type PrimarySupplier, primarySuppliersOf } from "./primary.ts";
 export { type ArchivedFilter, getSupplier, listCatalogRows, listSuppliers } from "./queries.ts";
 export { findSupplier } from "./repository.ts";
 export {

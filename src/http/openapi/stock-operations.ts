@@ -3,6 +3,11 @@ import { LINE_BUDGET } from "./order-operations.ts";
 
 /** Receipts, payments and stock adjustments: what moves stock or money. */
 export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
+  "GET /v2/stock_levels": {
+    operationId: "listStockLevels",
+    description:
+      "Not part of the contract's list; added by this service for people's screens (the merchant console's stock and low-stock pages). The rows of /v2/inventory_levels with the item and location named, `on_order` (what this store's open purchase orders still bring there; drafts are not on order), the alert rules that apply (`low_stock_threshold`, `reorder_point`, `max_stock`), `below` (the lines the level is at or below: on hand for low stock, available plus incoming for the reorder point), `suggested_quantity` and the item's `primary_supplier`. Filters: `q` (words that must each appear, in any case, in the product title, variant title, SKU or barcode), `location_id`, `inventory_item_id` (one id or up to 250 separated by commas; an id beyond 2^53-1 is 400 `invalid_filter`), `low_stock=true` (tracked items below a line only). A page of at most `limit` (1 to 250, default 50) rows, oldest update first; a cursor is valid only with the filters that gave it.",
+  },
   "GET /v2/purchase_orders/{id}/receipts": {
     operationId: "listReceipts",
     description: `The order's receipts, oldest first, voided ones included (with \`voided_at\`). Paged by \`limit\` and \`cursor\`. ${LINE_BUDGET}`,
