@@ -98,7 +98,7 @@ async function listPage(ctx: PageContext) {
       ? html`<p><a class="button" href="${adjustmentsPath(store.id, "/new")}">New adjustment</a></p>`
       : ""
   }
-<nav class="subnav" aria-label="Adjustments by status">${STATUS_FILTERS.map(
+<nav class="views" aria-label="Adjustments by status">${STATUS_FILTERS.map(
     (s) =>
       html`<a href="${here}${queryString({ status: s })}"${s === status ? html` aria-current="page"` : ""}>${s === "all" ? "All" : STATUS_WORDS[s]}</a>`,
   )}</nav>
@@ -330,8 +330,10 @@ async function adjustmentPage(
     ["Location", adjustment.location.name],
     ["Reason", adjustment.reason_label],
     ["Note", adjustment.note],
-    ["Applied", adjustment.applied_at ? timeHtml(adjustment.applied_at) : null],
-    ["Cancelled", adjustment.cancelled_at ? timeHtml(adjustment.cancelled_at) : null],
+    ...(adjustment.applied_at ? [["Applied", timeHtml(adjustment.applied_at)] as [string, SafeHtml]] : []),
+    ...(adjustment.cancelled_at
+      ? [["Cancelled", timeHtml(adjustment.cancelled_at)] as [string, SafeHtml]]
+      : []),
   ])}
 ${
   options.error

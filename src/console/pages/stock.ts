@@ -57,8 +57,7 @@ ${csrfField(ctx.session)}<input type="hidden" name="_key" value="${formKey()}">
 <input type="hidden" name="location_id" value="${l.location.id}">
 <input type="hidden" name="inventory_item_id" value="${l.inventory_item_id}">
 <input type="hidden" name="item_label" value="${levelItemLabel(l)}">
-<label for="${id}" class="visually-hidden">Quantity to order of ${levelItemLabel(l)}</label>
-<input type="number" id="${id}" name="quantity" min="1" max="100000000" step="1" value="${quantity}" class="qty">
+<input type="number" id="${id}" name="quantity" min="1" max="100000000" step="1" value="${quantity}" class="qty" aria-label="Quantity to order of ${levelItemLabel(l)}">
 <button type="submit">Raise an order</button></form>`;
 }
 
@@ -105,7 +104,7 @@ async function stockPage(ctx: PageContext, low: boolean) {
         ]
       : []),
   ];
-  const body = html`<nav class="subnav" aria-label="Stock views"><a href="${stockPath(store.id)}"${low ? "" : html` aria-current="page"`}>All levels</a>
+  const body = html`<nav class="views" aria-label="Stock views"><a href="${stockPath(store.id)}"${low ? "" : html` aria-current="page"`}>All levels</a>
 <a href="${stockPath(store.id, "/low")}"${low ? html` aria-current="page"` : ""}>Low stock</a>
 <a href="${storePath(store.id, "/stock_adjustments")}">Adjustments</a>
 <a href="${storePath(store.id, "/alert_rules")}">Alert rules</a></nav>
