@@ -402,8 +402,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List purchase orders, oldest update first
-         * @description Order summaries: each order with its lines and charges, without receipts and payments (GET one order for those). Oldest update first, filtered by `status` (comma-separated; an unknown status is 400 `invalid_filter`), `supplier_id`, `location_id`, `type` (`purchase` or `return`); archived orders are left out unless `archived` is `true` (only archived) or `all`. Paged by `limit` (1 to 250, default 50) and `cursor`; a cursor is valid only with the filters that gave it. A page also ends before its rows' lines pass 5,000: then `has_more` is true and `next_cursor` set whatever `limit` asked, so follow the cursor rather than counting rows.
+         * List purchase orders, oldest update first unless sorted otherwise
+         * @description Order summaries: each order with its lines and charges, without receipts and payments (GET one order for those). Oldest update first unless `sort` says otherwise (`updated_at`, `-updated_at`, `created_at`, `-created_at`: newest first; ties by id); `q` finds text, in any case, in the number, the reference or the supplier's order number; filtered by `status` (comma-separated; an unknown status is 400 `invalid_filter`), `supplier_id`, `location_id`, `type` (`purchase` or `return`); archived orders are left out unless `archived` is `true` (only archived) or `all`. Paged by `limit` (1 to 250, default 50) and `cursor`; a cursor is valid only with the filters that gave it. A page also ends before its rows' lines pass 5,000: then `has_more` is true and `next_cursor` set whatever `limit` asked, so follow the cursor rather than counting rows.
          *
          *     **Scope:** `read`.
          */
@@ -6381,6 +6381,10 @@ export interface operations {
                 updated_at_max?: string;
                 created_at_min?: string;
                 created_at_max?: string;
+                /** @description Text found, in any case, in the order's number, its reference or the supplier's order number. */
+                q?: string;
+                /** @description updated_at (the default: oldest update first), -updated_at, created_at or -created_at (newest first); ties by id. */
+                sort?: "updated_at" | "-updated_at" | "created_at" | "-created_at";
                 /** @description Comma-separated: draft, ordered, in_transit, partial, received, closed. */
                 status?: string;
                 supplier_id?: number;

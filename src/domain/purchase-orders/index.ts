@@ -64,7 +64,13 @@ export {
   type ReceiptPresentExtra,
   type ReceiptRow,
 } from "./presenter.ts";
-export { listHistory, listPurchaseOrders, parseStatusFilter } from "./queries.ts";
+export {
+  listHistory,
+  listPurchaseOrders,
+  ORDER_SORTS,
+  type OrderSort,
+  parseStatusFilter,
+} from "./queries.ts";
 export {
   addUnorderedLines,
   bookReceivedQuantities,

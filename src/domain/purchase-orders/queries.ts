@@ -1,4 +1,7 @@
-/** Purchase order lists: orders (keyset, oldest update first) and history (newest first). */
+/**
+ * Purchase order lists: orders (keyset; oldest update first unless `sort` says otherwise) and history
+ * (newest first).
+ */
 
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
@@ -28,7 +31,19 @@ export function parseStatusFilter(value: string | undefined): PurchaseOrderStatu
   return [...new Set(parts)].sort() as PurchaseOrderStatus[];
 }
 
+/** The orders a list may be sorted by: a time column, ascending or (`-`) descending, ties by id. */
+export const ORDER_SORTS = ["updated_at", "-updated_at", "created_at", "-created_at"] as const;
+export type OrderSort = (typeof ORDER_SORTS)[number];
+
+/** `LIKE` matches the text as it is: its own wildcards and the escape character are escaped. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 export interface OrderListFilters extends PageRequest {
+  /** Text found (any case) in the order's number, reference or the supplier's order number. */
+  q?: string;
+  sort?: OrderSort;
   statuses?: PurchaseOrderStatus[];
   supplier_id?: number;
   location_id?: number;
@@ -56,16 +71,34 @@ export async function listPurchaseOrders(
   if (filters.supplier_id !== undefined) query = query.where("po.supplier_id", "=", filters.supplier_id);
   if (filters.location_id !== undefined) query = query.where("po.location_id", "=", filters.location_id);
   if (filters.type !== undefined) query = query.where("po.type", "=", filters.type);
+  const q = filters.q?.trim() ?? "";
+  if (q !== "") {
+    const pattern = containsPattern(q);
+    query = query.where((eb) =>
+      eb.or([
+        eb("po.number", "ilike", pattern),
+        eb("po.reference", "ilike", pattern),
+        eb("po.supplier_order_number", "ilike", pattern),
+      ]),
+    );
+  }
+  const sort = filters.sort ?? "updated_at";
+  const byCreation = sort.endsWith("created_at");
   const page = await keysetPage(
     query,
     filters,
     {
-      timeColumn: "po.updated_at",
+      timeColumn: byCreation ? "po.created_at" : "po.updated_at",
       idColumn: "po.id",
-      direction: "asc",
+      direction: sort.startsWith("-") ? "desc" : "asc",
+      updatedColumn: "po.updated_at",
+      createdColumn: "po.created_at",
       binding: {
         list: listName,
         store: storeId,
+        q: q === "" ? undefined : q,
+        // The default sort stays out of the binding, so cursors issued before `sort` existed still hold.
+        sort: sort === "updated_at" ? undefined : sort,
         status: filters.statuses?.join(","),
         supplier_id: filters.supplier_id,
         location_id: filters.location_id,
@@ -74,7 +107,7 @@ export async function listPurchaseOrders(
       },
     },
     ctx.cursorSecret,
-    (row) => ({ time: row.updated_at, id: row.id }),
+    (row) => ({ time: byCreation ? row.created_at : row.updated_at, id: row.id }),
     { weight: (row) => row.line_count, max: LINES_PER_PAGE },
   );
   return { ...page, data: await presentSummaries(db, storeId, page.data as OrderRecord[]) };

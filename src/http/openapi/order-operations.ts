@@ -11,7 +11,7 @@ export const LINE_BUDGET = `A page also ends before its rows' lines pass ${LINES
 export const ORDER_OPERATIONS: Record<string, OperationDoc> = {
   "GET /v2/purchase_orders": {
     operationId: "listPurchaseOrders",
-    description: `Order summaries: each order with its lines and charges, without receipts and payments (GET one order for those). Oldest update first, filtered by \`status\` (comma-separated; an unknown status is 400 \`invalid_filter\`), \`supplier_id\`, \`location_id\`, \`type\` (\`purchase\` or \`return\`); archived orders are left out unless \`archived\` is \`true\` (only archived) or \`all\`. Paged by \`limit\` (1 to 250, default 50) and \`cursor\`; a cursor is valid only with the filters that gave it. ${LINE_BUDGET}`,
+    description: `Order summaries: each order with its lines and charges, without receipts and payments (GET one order for those). Oldest update first unless \`sort\` says otherwise (\`updated_at\`, \`-updated_at\`, \`created_at\`, \`-created_at\`: newest first; ties by id); \`q\` finds text, in any case, in the number, the reference or the supplier's order number; filtered by \`status\` (comma-separated; an unknown status is 400 \`invalid_filter\`), \`supplier_id\`, \`location_id\`, \`type\` (\`purchase\` or \`return\`); archived orders are left out unless \`archived\` is \`true\` (only archived) or \`all\`. Paged by \`limit\` (1 to 250, default 50) and \`cursor\`; a cursor is valid only with the filters that gave it. ${LINE_BUDGET}`,
   },
   "POST /v2/purchase_orders": {
     operationId: "createPurchaseOrder",

@@ -15,6 +15,8 @@ import {
   loadPurchaseOrder,
   markInTransit,
   markOrdered,
+  ORDER_SORTS,
+  type OrderSort,
   parseStatusFilter,
   reopenOrder,
   unarchiveOrder,
@@ -53,6 +55,21 @@ const heavyRead = { scope: "read" as const, storeTurn: true };
 export const PurchaseOrderListQuery = Type.Object(
   {
     ...PagingQuery,
+    q: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          "Text found, in any case, in the order's number, its reference or the supplier's order number.",
+      }),
+    ),
+    sort: Type.Optional(
+      Type.Unsafe<OrderSort>({
+        type: "string",
+        enum: [...ORDER_SORTS],
+        description:
+          "updated_at (the default: oldest update first), -updated_at, created_at or -created_at (newest first); ties by id.",
+      }),
+    ),
     status: Type.Optional(
       Type.String({
         maxLength: 200,
@@ -88,7 +105,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
       config: heavyRead,
       schema: {
         tags,
-        summary: "List purchase orders, oldest update first",
+        summary: "List purchase orders, oldest update first unless sorted otherwise",
         querystring: PurchaseOrderListQuery,
         response: { 200: Page(PurchaseOrderSummarySchema), ...commonErrorResponses },
       },
