@@ -18,9 +18,8 @@ import {
 } from "./context.ts";
 import { errorSummary, notAvailable, page } from "./layout.ts";
 import { alertRulesPage, saveAlertRulesAction } from "./pages/alert-rules.ts";
-import { purchaseOrderActionRoutes } from "./pages/purchase-order-actions.ts";
 import { purchaseOrderDraftRoutes } from "./pages/purchase-order-draft.ts";
-import { purchaseOrderPage, purchaseOrderPdf, purchaseOrdersPage } from "./pages/purchase-orders.ts";
+import { purchaseOrderRoutes } from "./pages/purchase-orders.ts";
 import { receivingRoutes } from "./pages/receiving-routes.ts";
 import { settingsRoutes } from "./pages/settings-routes.ts";
 import { stockRoutes } from "./pages/stock.ts";
@@ -412,13 +411,10 @@ ${options.error ? html`<div class="flash flash-error" role="alert">${options.err
   get("/stores/:id", (c, p) => storePage(c, p.id));
   get("/stores/:id/alert_rules", (c, p) => alertRulesPage(c, p.id));
   post("/stores/:id/alert_rules", (c, p) => saveAlertRulesAction(c, p.id), "stock");
-  get("/stores/:id/purchase_orders", (c, p) => purchaseOrdersPage(c, p.id));
-  get("/stores/:id/purchase_orders/:po_id", (c, p) => purchaseOrderPage(c, p.id, p.po_id));
-  get("/stores/:id/purchase_orders/:po_id/pdf", (c, p) => purchaseOrderPdf(c, p.id, p.po_id));
   settingsRoutes(get, post);
   supplierRoutes(get, post);
-  purchaseOrderActionRoutes(get, post);
   purchaseOrderDraftRoutes(get, post);
+  purchaseOrderRoutes(get, post);
   receivingRoutes(get, post);
   stockRoutes(get, post);
   stockAdjustmentRoutes(get, post);

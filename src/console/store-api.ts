@@ -24,6 +24,8 @@ export interface StoreApi {
   put<T = unknown>(path: string, body: unknown, options?: StoreApiOptions): Promise<T>;
   patch<T = unknown>(path: string, body: unknown, options?: StoreApiOptions): Promise<T>;
   delete<T = unknown>(path: string, options?: StoreApiOptions): Promise<T>;
+  /** Whether this build serves the route (a page says "not available yet" when it does not). */
+  has(method: string, path: string): boolean;
   /** The answer as it is (status, headers, bytes): for a PDF, or to handle a refusal yourself. */
   raw(method: string, path: string, body?: unknown, options?: StoreApiOptions): Promise<RawResponse>;
 }
@@ -55,6 +57,12 @@ export function storeApi(request: FastifyRequest, storeId = storeIdOf(request)):
     put: (path, body, options) => call("PUT", path, body, options),
     patch: (path, body, options) => call("PATCH", path, body, options),
     delete: (path, options) => call("DELETE", path, undefined, options),
+    has: (method, path) => {
+      const url = path.split("?")[0];
+      return (
+        app.findRoute({ method: method as "GET", url: url.startsWith("/v2/") ? url : `/v2${url}` }) !== null
+      );
+    },
     raw,
   };
 }

@@ -1,37 +1,20 @@
 import { html, lines, type SafeHtml } from "../../html/template.ts";
-import { can, requirePermission } from "../actor.ts";
+import { requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
-import {
-  field,
-  formOf,
-  idOf,
-  type PageContext,
-  PageNotFound,
-  redirectTo,
-  sendPage,
-  takeFlash,
-} from "../context.ts";
-import { actionButton, csrfField, page, storePath, table } from "../layout.ts";
+import { field, formOf, type PageContext, redirectTo, sendPage, takeFlash } from "../context.ts";
+import { csrfField, page, table } from "../layout.ts";
+import { loadOrder, type Order, type OrderLine, ordersPath } from "../purchase-order-data.ts";
 import { storeApi } from "../store-api.ts";
 import { fieldError, formKey, invalidAttrs, storeInfoOf } from "../store-pages.ts";
+import { cancelRemainingCell, lifecycleControls } from "./purchase-order-lifecycle.ts";
 import type { RouteAdder } from "./suppliers.ts";
 
 /**
- * What a purchase order page lets the user do (issue 20 item 3, part): mark a draft ordered, send the
- * order by email after a preview of the mail and its PDF, and read the order's history. Every call is
+ * What a purchase order page lets the user do (issue 20 item 3): mark a draft ordered, send the order
+ * by email after a preview of the mail and its PDF, the lifecycle moves (purchase-order-lifecycle.ts),
+ * and read the order's history. Every call is
  * the public API as the signed-in user, so history says who (`by`) and that it was the console (`via`).
  */
-
-interface Order {
-  id: number;
-  number: string;
-  status: string;
-  currency: string;
-  supplier: { id: number; name: string };
-  expected_at: string | null;
-  totals: { total: string; currency: string };
-  lines: unknown[];
-}
 
 interface HistoryRow {
   type: string;
@@ -39,18 +22,6 @@ interface HistoryRow {
   by: string;
   via: string | null;
   data: Record<string, unknown>;
-}
-
-const ordersPath = (storeId: number, rest = "") => storePath(storeId, `/purchase_orders${rest}`);
-
-async function loadOrder(ctx: PageContext, rawId: unknown): Promise<Order> {
-  try {
-    return (await storeApi(ctx.request).get<{ data: Order }>(`/purchase_orders/${idOf(rawId)}`)).data;
-  } catch (error) {
-    if (error instanceof AdminError && error.status === 404)
-      throw new PageNotFound("This store has no such purchase order.");
-    throw error;
-  }
 }
 
 const HISTORY_WORDS: Record<string, string> = {
@@ -65,35 +36,45 @@ const HISTORY_WORDS: Record<string, string> = {
   reopened: "Reopened",
   archived: "Archived",
   unarchived: "Unarchived",
+  lines_added: "Lines added",
+  line_cancelled: "Remaining quantity cancelled",
+  receipt_recorded: "Delivery received",
+  receipt_voided: "Delivery voided",
+  payment_added: "Payment recorded",
+  payment_deleted: "Payment deleted",
+  marked_paid: "Marked paid",
+  marked_unpaid: "Marked unpaid",
+  duplicated: "Duplicated",
+  platform_sync_failed: "Platform update failed",
 };
 
-/** The controls and the history shown under the order on its page. */
+/** What the order's page shows of its actions: the controls, a per-line control, the history. */
 export async function orderActionsSection(
   ctx: PageContext,
   storeId: number,
   order: Order,
-): Promise<SafeHtml> {
-  const base = ordersPath(storeId, `/${order.id}`);
-  const writable = can(ctx.request, "purchase_orders");
-  const open = ["draft", "ordered", "in_transit", "partial"].includes(order.status);
-  const controls =
-    writable && open
-      ? html`<div class="actions">${order.status === "draft" ? actionButton(ctx.session, `${base}/mark_ordered`, "Mark ordered") : ""}<a class="button" href="${base}/send">Send by email…</a></div>`
-      : "";
+): Promise<{
+  controls: SafeHtml | "";
+  lineCell: ((l: OrderLine) => SafeHtml | null) | null;
+  history: SafeHtml;
+}> {
   const history = await storeApi(ctx.request).get<{ data: HistoryRow[] }>(
     `/purchase_orders/${order.id}/history`,
   );
-  return html`${controls}
-${table(
-  "History",
-  [
-    { header: "When", cell: (h) => h.at },
-    { header: "What", cell: (h) => HISTORY_WORDS[h.type] ?? h.type.replace(/_/g, " ") },
-    { header: "Who", cell: (h) => (h.via === "console" ? `${h.by} (console)` : h.by) },
-  ],
-  history.data,
-  "No history yet.",
-)}`;
+  return {
+    controls: lifecycleControls(ctx, storeId, order),
+    lineCell: cancelRemainingCell(ctx, storeId, order),
+    history: table(
+      "History",
+      [
+        { header: "When", cell: (h) => h.at },
+        { header: "What", cell: (h) => HISTORY_WORDS[h.type] ?? h.type.replace(/_/g, " ") },
+        { header: "Who", cell: (h) => (h.via === "console" ? `${h.by} (console)` : h.by) },
+      ],
+      history.data,
+      "No history yet.",
+    ),
+  };
 }
 
 export async function markOrderedAction(ctx: PageContext, rawOrderId: unknown) {

@@ -1,306 +1,192 @@
-import type { FastifyReply } from "fastify";
 import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
-import { idOf, loadStore, type PageContext, PageNotFound, queryOf, sendPage, takeFlash } from "../context.ts";
-import { dl, errorSummary, notAvailable, page, storePath, table } from "../layout.ts";
-import type { OrderRecord } from "../order-record.ts";
+import { type PageContext, queryOf, sendPage, takeFlash } from "../context.ts";
+import { notAvailable, page, storePath, table } from "../layout.ts";
+import { ORDER_STATUSES, type Order, ordersPath, paymentWords, statusWords } from "../purchase-order-data.ts";
 import { queryString } from "../query-string.ts";
-import { paymentsSection } from "./payments.ts";
-import { orderActionsSection } from "./purchase-order-actions.ts";
-import { editDraftLink, newOrderLink } from "./purchase-order-draft.ts";
-import { receiptsSection, receiveButton } from "./receipts.ts";
+import { storeApi } from "../store-api.ts";
+import { money, storeInfoOf } from "../store-pages.ts";
+import { purchaseOrderPage, purchaseOrderPdf } from "./purchase-order.ts";
+import { purchaseOrderActionRoutes } from "./purchase-order-actions.ts";
+import { newOrderLink } from "./purchase-order-draft.ts";
+import { purchaseOrderLifecycleRoutes } from "./purchase-order-lifecycle.ts";
+import type { RouteAdder } from "./suppliers.ts";
 
-interface Line {
-  id: number;
-  position: number;
-  product_title: string | null;
-  variant_title: string | null;
-  sku: string | null;
-  supplier_sku: string | null;
-  quantity: number;
-  received_quantity: number;
-  cancelled_quantity: number;
-  outstanding_quantity: number;
-  unit_cost: string;
-  discount_percent: number | null;
-  line_total: string;
+/**
+ * The store's purchase orders (issue 20 item 3): filters (status, supplier, location, type, archived),
+ * a search by number or reference, newest first unless sorted otherwise, keyset pages of 50. One page
+ * is four API calls whatever it shows: the store, the orders, and the suppliers and locations the
+ * filters offer.
+ */
+
+interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
 }
 
-interface Charge {
-  id: number;
-  kind: string;
-  label: string | null;
-  amount: string;
-  currency: string;
-  amount_in_order_currency: string;
-  tax_amount: string;
+const PAGE_SIZE = 50;
+/** The filters offer this many suppliers and locations (the API's largest page): one call each. */
+const CHOICES = 250;
+
+const SORTS = [
+  ["-created_at", "Newest first"],
+  ["created_at", "Oldest first"],
+  ["-updated_at", "Recently changed"],
+  ["updated_at", "Least recently changed"],
+] as const;
+
+/** "Open" is the statuses an order is expected in; the API takes them comma-separated. */
+const STATUS_CHOICES: [string, string][] = [
+  ["", "Any"],
+  ["ordered,in_transit,partial", "Open"],
+  ...ORDER_STATUSES.map((s): [string, string] => [s, statusWords(s)]),
+];
+
+/** The filters' names as the form labels them, for the API's refusals. */
+const FILTER_LABELS: Record<string, string> = {
+  q: "Search",
+  status: "Status",
+  supplier_id: "Supplier",
+  location_id: "Ships to",
+  type: "Type",
+  archived: "Archived",
+  sort: "Sort",
+  cursor: "The page link",
+};
+
+const selected = (on: boolean) => (on ? html` selected` : "");
+
+function refusal(error: AdminError) {
+  const named = error.details
+    .map((d) => FILTER_LABELS[d.field] ?? null)
+    .filter((label): label is string => label !== null);
+  const text =
+    error.code === "invalid_cursor"
+      ? "That page link no longer matches the filters. Start again from the first page."
+      : error.code === "invalid_filter"
+        ? "Choose a status from the list."
+        : named.length > 0
+          ? `Check ${[...new Set(named)].join(", ")}: ${error.details[0].message}.`
+          : error.message;
+  return html`<div class="flash flash-error" role="alert"><p>No orders shown. ${text}</p></div>`;
 }
 
-interface Totals {
-  currency: string;
-  subtotal: string;
-  charges: string;
-  tax: string;
-  total: string;
-}
-
-interface OrderSummary {
-  id: number;
-  number: string;
-  status: string;
-  type: string;
-  archived: boolean;
-  supplier: { id: number; name: string };
-  currency: string;
-  payment_status: string;
-  expected_at: string | null;
-  location: { id: number; name: string } | null;
-  totals: Totals;
-  lines: Line[];
-  charges: Charge[];
-  platform_sync: { state: string; attempted_at: string | null; error: string | null } | null;
-  reference: string | null;
-  supplier_order_number: string | null;
-  invoice_number: string | null;
-  notes: string | null;
-  payment_due_on: string | null;
-  paid_at: string | null;
-  ordered_at: string | null;
-  sent_at: string | null;
-  received_at: string | null;
-  closed_at: string | null;
-  created_at: string;
-  updated_at: string;
-  payments?: {
-    id: number;
-    amount: string;
-    currency: string;
-    paid_on: string;
-    method: string;
-    reference: string | null;
-  }[];
-}
-
-const money = (amount: string | null | undefined, currency: string) =>
-  amount == null ? null : `${amount} ${currency}`;
-
-export async function purchaseOrdersPage(ctx: PageContext, rawId: unknown) {
-  const store = await loadStore(ctx, rawId);
-  const path = `/admin/stores/${store.id}/purchase_orders`;
+export async function purchaseOrdersPage(ctx: PageContext) {
+  const store = await storeInfoOf(ctx.request);
+  const api = storeApi(ctx.request);
   const flash = takeFlash(ctx.session);
-  if (!ctx.admin.has("GET", path))
-    return sendPage(
+  const render = (body: ReturnType<typeof html>, status = 200) =>
+    sendPage(
       ctx.reply,
-      page({
-        title: "Purchase orders",
-        session: ctx.session,
-        store,
-        tab: "purchase_orders",
-        body: notAvailable("The purchase order viewer"),
-        flash,
-      }),
+      page({ title: "Purchase orders", session: ctx.session, store, tab: "purchase_orders", body, flash }),
+      status,
     );
+  if (!api.has("GET", "/purchase_orders")) return render(notAvailable("The purchase order viewer"));
   const q = queryOf(ctx.request);
-  const filters = { status: q.status ?? "", archived: q.archived ?? "", limit: q.limit ?? "" };
-  let rows: OrderSummary[] = [];
+  const filters = {
+    q: (q.q ?? "").trim(),
+    status: q.status ?? "",
+    supplier_id: q.supplier_id ?? "",
+    location_id: q.location_id ?? "",
+    type: q.type ?? "",
+    archived: q.archived ?? "",
+    sort: q.sort || "-created_at",
+  };
+  let rows: Order[] = [];
   let next: string | null = null;
-  let problem: ReturnType<typeof errorSummary> | string = "";
-  try {
-    const result = await ctx.admin.get<{
-      data: OrderSummary[];
-      next_cursor: string | null;
-      has_more: boolean;
-    }>(`${path}${queryString({ ...filters, cursor: q.cursor })}`);
-    rows = result.data;
-    next = result.has_more ? result.next_cursor : null;
-  } catch (error) {
-    if (!(error instanceof AdminError) || (error.status !== 422 && error.status !== 400)) throw error;
-    problem = errorSummary(error.message, error.details);
+  let problem: ReturnType<typeof html> | "" = "";
+  const [listed, suppliers, locations] = await Promise.all([
+    api
+      .get<Page<Order>>(`/purchase_orders${queryString({ ...filters, limit: PAGE_SIZE, cursor: q.cursor })}`)
+      .catch((error: unknown) => {
+        if (error instanceof AdminError && (error.status === 400 || error.status === 422)) return error;
+        throw error;
+      }),
+    api.get<Page<{ id: number; name: string; archived: boolean }>>(
+      `/suppliers${queryString({ archived: "all", limit: CHOICES })}`,
+    ),
+    api.get<Page<{ id: number; name: string }>>(`/locations${queryString({ limit: CHOICES })}`),
+  ]);
+  if (listed instanceof AdminError) problem = refusal(listed);
+  else {
+    rows = listed.data;
+    next = listed.has_more ? listed.next_cursor : null;
   }
-  const here = storePath(store.id, "/purchase_orders");
-  const statuses = ["draft", "ordered", "in_transit", "partial", "received", "closed"];
+  const here = ordersPath(store.id);
+  const supplierChoices = [...suppliers.data].sort((a, b) => a.name.localeCompare(b.name));
   const body = html`${newOrderLink(ctx.request, store.id)}
-<form method="get" action="${here}" class="filters" role="search" aria-label="Filter purchase orders">
+<form method="get" action="${here}" class="filters" role="search" aria-label="Find purchase orders">
+<div class="field"><label for="po-q">Number or reference</label>
+<input type="search" id="po-q" name="q" value="${filters.q}" maxlength="100" placeholder="PO-0034"></div>
 <div class="field"><label for="po-status">Status</label>
-<select id="po-status" name="status"><option value="">Any</option>${statuses.map(
-    (s) =>
-      html`<option value="${s}"${filters.status === s ? html` selected` : ""}>${s.replace("_", " ")}</option>`,
+<select id="po-status" name="status">${STATUS_CHOICES.map(
+    ([value, label]) => html`<option value="${value}"${selected(filters.status === value)}>${label}</option>`,
   )}</select></div>
+<div class="field"><label for="po-supplier">Supplier</label>
+<select id="po-supplier" name="supplier_id"><option value="">Any</option>${supplierChoices.map(
+    (s) =>
+      html`<option value="${s.id}"${selected(filters.supplier_id === String(s.id))}>${s.name}${s.archived ? " (archived)" : ""}</option>`,
+  )}</select></div>
+<div class="field"><label for="po-location">Ships to</label>
+<select id="po-location" name="location_id"><option value="">Any</option>${locations.data.map(
+    (l) => html`<option value="${l.id}"${selected(filters.location_id === String(l.id))}>${l.name}</option>`,
+  )}</select></div>
+<div class="field"><label for="po-type">Type</label>
+<select id="po-type" name="type">
+<option value=""${selected(filters.type === "")}>Any</option>
+<option value="purchase"${selected(filters.type === "purchase")}>Purchases</option>
+<option value="return"${selected(filters.type === "return")}>Returns</option>
+</select></div>
 <div class="field"><label for="po-archived">Archived</label>
 <select id="po-archived" name="archived">
-<option value=""${filters.archived === "" ? html` selected` : ""}>Not archived</option>
-<option value="true"${filters.archived === "true" ? html` selected` : ""}>Archived only</option>
-<option value="all"${filters.archived === "all" ? html` selected` : ""}>Both</option>
+<option value=""${selected(filters.archived === "")}>Not archived</option>
+<option value="true"${selected(filters.archived === "true")}>Archived only</option>
+<option value="all"${selected(filters.archived === "all")}>Both</option>
 </select></div>
-<div><button type="submit">Filter</button></div>
+<div class="field"><label for="po-sort">Sort</label>
+<select id="po-sort" name="sort">${SORTS.map(
+    ([value, label]) => html`<option value="${value}"${selected(filters.sort === value)}>${label}</option>`,
+  )}</select></div>
+<div><button type="submit">Find</button></div>
 </form>
 ${problem}
 ${table(
   "Purchase orders",
   [
-    { header: "Number", cell: (o) => html`<a href="${here}/${o.id}">${o.number}</a>` },
-    { header: "Status", cell: (o) => o.status.replace("_", " ") },
-    { header: "Supplier", cell: (o) => o.supplier?.name },
-    { header: "Lines", cell: (o) => o.lines?.length ?? null, numeric: true },
-    { header: "Total", cell: (o) => money(o.totals?.total, o.currency), numeric: true },
-    { header: "Payment", cell: (o) => o.payment_status },
+    {
+      header: "Number",
+      cell: (o: Order) =>
+        html`<a href="${here}/${o.id}">${o.number}</a>${o.type === "return" ? html` <span class="badge">return</span>` : ""}${o.archived ? html` <span class="badge">archived</span>` : ""}`,
+    },
+    {
+      header: "Supplier",
+      cell: (o) =>
+        html`<a href="${storePath(store.id, `/suppliers/${o.supplier.id}`)}">${o.supplier.name}</a>`,
+    },
+    { header: "Status", cell: (o) => statusWords(o.status) },
+    { header: "Total", cell: (o) => money(o.totals.total, o.currency), numeric: true },
+    { header: "Reference", cell: (o) => o.reference },
+    { header: "Ships to", cell: (o) => o.location?.name ?? null },
+    { header: "Payment", cell: (o) => paymentWords(o.payment_status) },
     { header: "Expected", cell: (o) => o.expected_at },
-    { header: "Updated", cell: (o) => o.updated_at },
+    { header: "Created", cell: (o) => o.created_at.slice(0, 10) },
   ],
   rows,
-  "No purchase orders match.",
+  problem ? "No orders shown." : "No purchase orders match.",
 )}
 <nav class="pager" aria-label="Pages">
 ${q.cursor ? html`<a href="${here}${queryString(filters)}">First page</a>` : ""}
 ${next ? html`<a href="${here}${queryString({ ...filters, cursor: next })}" rel="next">Next page</a>` : ""}
 </nav>`;
-  return sendPage(
-    ctx.reply,
-    page({ title: "Purchase orders", session: ctx.session, store, tab: "purchase_orders", body, flash }),
-  );
+  return render(body, problem ? 422 : 200);
 }
 
-/** The admin route that serves an order's PDF, when the documents feature has one. */
-export function pdfAdminPath(storeId: number, orderId: number): string {
-  return `/admin/stores/${storeId}/purchase_orders/${orderId}/pdf`;
-}
-
-export async function purchaseOrderPage(ctx: PageContext, rawId: unknown, rawOrderId: unknown) {
-  const store = await loadStore(ctx, rawId);
-  const orderId = idOf(rawOrderId);
-  const path = `/admin/stores/${store.id}/purchase_orders/${orderId}`;
-  const flash = takeFlash(ctx.session);
-  if (!ctx.admin.has("GET", path))
-    return sendPage(
-      ctx.reply,
-      page({
-        title: "Purchase order",
-        session: ctx.session,
-        store,
-        tab: "purchase_orders",
-        body: notAvailable("The purchase order viewer"),
-        flash,
-      }),
-    );
-  let order: OrderSummary;
-  try {
-    order = (await ctx.admin.get<{ data: OrderSummary }>(path)).data;
-  } catch (error) {
-    if (error instanceof AdminError && error.status === 404)
-      throw new PageNotFound("This store has no such purchase order.");
-    throw error;
-  }
-  const c = order.currency;
-  const pdfHref = storePath(store.id, `/purchase_orders/${orderId}/pdf`);
-  const pdf = ctx.admin.has("GET", pdfAdminPath(store.id, orderId))
-    ? html`<p class="pager"><a href="${pdfHref}" type="application/pdf">PDF of ${order.number}</a>
-<a href="${pdfHref}?received=true" type="application/pdf">Receiving copy (no prices)</a></p>`
-    : html`<p class="muted">The PDF of this order is not available in the console yet.</p>`;
-  const actions = await orderActionsSection(ctx, store.id, order);
-  const body = html`${pdf}
-${editDraftLink(ctx.request, store.id, order)}
-${receiveButton(ctx, store.id, order as unknown as OrderRecord)}
-${actions}
-${dl([
-  ["Status", order.status.replace("_", " ")],
-  ["Type", order.type],
-  ["Supplier", order.supplier?.name],
-  ["Ships to", order.location?.name ?? null],
-  ["Payment", order.payment_status],
-  ["Expected", order.expected_at],
-  ["Payment due", order.payment_due_on],
-  ["Reference", order.reference],
-  ["Supplier order number", order.supplier_order_number],
-  ["Invoice number", order.invoice_number],
-  ["Ordered", order.ordered_at],
-  ["Sent", order.sent_at],
-  ["Received", order.received_at],
-  ["Closed", order.closed_at],
-  [
-    "Platform sync",
-    order.platform_sync
-      ? `${order.platform_sync.state}${order.platform_sync.error ? ` (${order.platform_sync.error})` : ""}`
-      : null,
-  ],
-  ["Archived", order.archived],
-])}
-${order.notes ? html`<h2>Notes</h2><p>${order.notes}</p>` : ""}
-${table(
-  "Lines",
-  [
-    { header: "#", cell: (l) => l.position, numeric: true },
-    { header: "Product", cell: (l) => [l.product_title, l.variant_title].filter(Boolean).join(" – ") },
-    { header: "SKU", cell: (l) => l.sku },
-    { header: "Supplier SKU", cell: (l) => l.supplier_sku },
-    { header: "Ordered", cell: (l) => l.quantity, numeric: true },
-    { header: "Received", cell: (l) => l.received_quantity, numeric: true },
-    { header: "Cancelled", cell: (l) => l.cancelled_quantity, numeric: true },
-    { header: "Outstanding", cell: (l) => l.outstanding_quantity, numeric: true },
-    { header: "Unit cost", cell: (l) => money(l.unit_cost, c), numeric: true },
-    { header: "Discount %", cell: (l) => l.discount_percent, numeric: true },
-    { header: "Line total", cell: (l) => money(l.line_total, c), numeric: true },
-  ],
-  order.lines ?? [],
-  "No lines.",
-)}
-${
-  (order.charges ?? []).length > 0
-    ? table(
-        "Charges",
-        [
-          { header: "Kind", cell: (ch) => ch.kind },
-          { header: "Label", cell: (ch) => ch.label },
-          { header: "Amount", cell: (ch) => money(ch.amount, ch.currency), numeric: true },
-          { header: `In ${c}`, cell: (ch) => money(ch.amount_in_order_currency, c), numeric: true },
-          { header: "Tax", cell: (ch) => money(ch.tax_amount, c), numeric: true },
-        ],
-        order.charges,
-      )
-    : ""
-}
-${table(
-  "Totals",
-  [
-    { header: "Subtotal", cell: (t: Totals) => money(t.subtotal, c), numeric: true },
-    { header: "Charges", cell: (t: Totals) => money(t.charges, c), numeric: true },
-    { header: "Tax", cell: (t: Totals) => money(t.tax, c), numeric: true },
-    { header: "Total", cell: (t: Totals) => html`<strong>${money(t.total, c)}</strong>`, numeric: true },
-  ],
-  order.totals ? [order.totals] : [],
-)}
-${receiptsSection(ctx, store.id, order as unknown as OrderRecord)}
-${paymentsSection(ctx, store.id, order as unknown as OrderRecord)}
-<p><a href="${storePath(store.id, "/purchase_orders")}">Back to purchase orders</a></p>`;
-  return sendPage(
-    ctx.reply,
-    page({
-      title: `Purchase order ${order.number}`,
-      session: ctx.session,
-      store,
-      tab: "purchase_orders",
-      body,
-      flash,
-    }),
-  );
-}
-
-/** Streams the order's PDF from the admin API (only when that route exists). */
-export async function purchaseOrderPdf(
-  ctx: PageContext,
-  rawId: unknown,
-  rawOrderId: unknown,
-): Promise<FastifyReply> {
-  const storeId = idOf(rawId);
-  const orderId = idOf(rawOrderId);
-  const path = pdfAdminPath(storeId, orderId);
-  ctx.admin.require("GET", path, "The purchase order PDF");
-  const received = queryOf(ctx.request).received === "true";
-  const res = await ctx.admin.raw("GET", `${path}${received ? "?received=true" : ""}`);
-  if (res.status === 404) throw new PageNotFound("This store has no such purchase order.");
-  if (res.status !== 200)
-    throw new AdminError(res.status, "http_error", `The PDF could not be made (HTTP ${res.status}).`);
-  const disposition = res.headers["content-disposition"];
-  if (typeof disposition === "string")
-    ctx.reply.header("content-disposition", disposition.replace(/^attachment/, "inline"));
-  return ctx.reply.code(200).type("application/pdf").send(res.body);
+/** Every purchase order page and action, under /console/stores/:id/purchase_orders. */
+export function purchaseOrderRoutes(get: RouteAdder, post: RouteAdder): void {
+  get("/stores/:id/purchase_orders", (c) => purchaseOrdersPage(c));
+  get("/stores/:id/purchase_orders/:po_id", (c, p) => purchaseOrderPage(c, p.po_id));
+  get("/stores/:id/purchase_orders/:po_id/pdf", (c, p) => purchaseOrderPdf(c, p.po_id));
+  purchaseOrderActionRoutes(get, post);
+  purchaseOrderLifecycleRoutes(get, post);
 }

@@ -1,0 +1,121 @@
+import { AdminError } from "./admin.ts";
+import { idOf, type PageContext, PageNotFound } from "./context.ts";
+import { storePath } from "./layout.ts";
+import { storeApi } from "./store-api.ts";
+
+/**
+ * What the purchase order pages share: the order as the public API presents it (only the fields the
+ * pages show), how a status reads to the user, and loading one order as the signed-in user.
+ */
+
+export interface OrderLine {
+  id: number;
+  position: number;
+  product_title: string | null;
+  variant_title: string | null;
+  sku: string | null;
+  supplier_sku: string | null;
+  quantity: number;
+  received_quantity: number;
+  cancelled_quantity: number;
+  outstanding_quantity: number;
+  unit_cost: string;
+  discount_percent: number | null;
+  line_total: string;
+}
+
+export interface OrderCharge {
+  id: number;
+  kind: string;
+  label: string | null;
+  amount: string;
+  currency: string;
+  amount_in_order_currency: string;
+  tax_amount: string;
+}
+
+export interface OrderTotals {
+  currency: string;
+  subtotal: string;
+  charges: string;
+  tax: string;
+  total: string;
+}
+
+export type OrderStatus = "draft" | "ordered" | "in_transit" | "partial" | "received" | "closed";
+
+export interface Order {
+  id: number;
+  number: string;
+  status: OrderStatus;
+  type: "purchase" | "return";
+  archived: boolean;
+  supplier: { id: number; name: string };
+  currency: string;
+  payment_status: string;
+  expected_at: string | null;
+  location: { id: number; name: string } | null;
+  totals: OrderTotals;
+  lines: OrderLine[];
+  charges: OrderCharge[];
+  platform_sync: { state: string; attempted_at: string | null; error: string | null } | null;
+  reference: string | null;
+  supplier_order_number: string | null;
+  invoice_number: string | null;
+  notes: string | null;
+  payment_due_on: string | null;
+  paid_at: string | null;
+  ordered_at: string | null;
+  sent_at: string | null;
+  in_transit_at: string | null;
+  received_at: string | null;
+  closed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  payments?: {
+    id: number;
+    amount: string;
+    currency: string;
+    paid_on: string;
+    method: string;
+    reference: string | null;
+  }[];
+}
+
+export const ORDER_STATUSES: readonly OrderStatus[] = [
+  "draft",
+  "ordered",
+  "in_transit",
+  "partial",
+  "received",
+  "closed",
+];
+
+const STATUS_WORDS: Record<OrderStatus, string> = {
+  draft: "Draft",
+  ordered: "Ordered",
+  in_transit: "In transit",
+  partial: "Partly received",
+  received: "Received",
+  closed: "Closed",
+};
+
+export const statusWords = (status: string): string =>
+  STATUS_WORDS[status as OrderStatus] ?? status.replace(/_/g, " ");
+
+const PAYMENT_WORDS: Record<string, string> = { unpaid: "Unpaid", partial: "Partly paid", paid: "Paid" };
+
+export const paymentWords = (status: string): string => PAYMENT_WORDS[status] ?? status;
+
+export const ordersPath = (storeId: number, rest = "") => storePath(storeId, `/purchase_orders${rest}`);
+
+/** The order as the signed-in user may read it; another store's or an unknown one is the 404 page. */
+export async function loadOrder(ctx: PageContext, rawId: unknown): Promise<Order> {
+  try {
+    return (await storeApi(ctx.request).get<{ data: Order }>(`/purchase_orders/${idOf(rawId)}`)).data;
+  } catch (error) {
+    if (error instanceof AdminError && error.status === 404)
+      throw new PageNotFound("This store has no such purchase order.");
+    throw error;
+  }
+}
