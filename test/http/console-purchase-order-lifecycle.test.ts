@@ -141,7 +141,10 @@ describe("console purchase order lifecycle", () => {
     const line = o.lines[1];
     const page = await buyer.get(orderPath(o.id));
     const link = `${orderPath(o.id)}/lines/${line.id}/cancel_remaining`;
-    assert.match(page.body, new RegExp(`<a href="${link}">Cancel remaining`));
+    assert.match(
+      page.body,
+      new RegExp(`<a href="${link}" aria-label="Cancel remaining of Custom part…">Cancel remaining…</a>`),
+    );
     const ask = await buyer.get(link);
     assert.equal(ask.status, 200);
     assert.match(text(ask.body), /Cancel the remaining 2 of Custom part\?/);

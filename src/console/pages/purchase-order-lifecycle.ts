@@ -96,7 +96,9 @@ export function cancelRemainingCell(ctx: PageContext, storeId: number, order: Or
   const base = ordersPath(storeId, `/${order.id}`);
   return (l: OrderLine) =>
     l.outstanding_quantity > 0
-      ? html`<a href="${base}/lines/${l.id}/cancel_remaining">Cancel remaining<span class="visually-hidden"> of ${lineName(l)}</span>…</a>`
+      ? // An aria-label, not a visually hidden span: an absolutely placed span in a scrolled table
+        // widens the whole page on a phone.
+        html`<a href="${base}/lines/${l.id}/cancel_remaining" aria-label="Cancel remaining of ${lineName(l)}…">Cancel remaining…</a>`
       : null;
 }
 
@@ -192,8 +194,7 @@ function confirmPage(
   what: { title: string; consequence: string; button: string; hidden?: SafeHtml },
 ) {
   const back = ordersPath(store.id, `/${order.id}`);
-  const body = html`<div class="confirm" role="group" aria-labelledby="confirm-question">
-<p id="confirm-question"><strong>${what.title}</strong></p>
+  const body = html`<div class="confirm">
 <p>${what.consequence}</p>
 <form method="post" action="${action}" class="inline">${csrfField(ctx.session)}<input type="hidden" name="confirm" value="yes">${what.hidden ?? ""}<button type="submit" class="danger">${what.button}</button></form>
 <a href="${back}">Keep ${order.number} as it is</a>

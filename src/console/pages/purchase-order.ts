@@ -26,6 +26,9 @@ import { receiptsSection, receiveButton } from "./receipts.ts";
  * public API as the signed-in user.
  */
 
+/** The details every order shows; the others appear once they have a value (a phone scrolls less). */
+const ALWAYS_SHOWN = new Set(["Status", "Type", "Supplier", "Payment", "Expected", "Archived"]);
+
 export async function purchaseOrderPage(ctx: PageContext, rawOrderId: unknown) {
   const store = await storeInfoOf(ctx.request);
   const flash = takeFlash(ctx.session);
@@ -52,33 +55,39 @@ ${pdf}
 ${editDraftLink(ctx.request, store.id, order)}
 ${receiveButton(ctx, store.id, order as unknown as OrderRecord)}
 ${actions.controls}
-${dl([
-  ["Status", statusWords(order.status)],
-  ["Type", order.type === "return" ? "Return to the supplier" : "Purchase"],
-  [
-    "Supplier",
-    html`<a href="${storePath(store.id, `/suppliers/${order.supplier.id}`)}">${order.supplier.name}</a>`,
-  ],
-  ["Ships to", order.location?.name ?? null],
-  ["Payment", paymentWords(order.payment_status)],
-  ["Expected", order.expected_at],
-  ["Payment due", order.payment_due_on],
-  ["Reference", order.reference],
-  ["Supplier order number", order.supplier_order_number],
-  ["Invoice number", order.invoice_number],
-  ["Ordered", order.ordered_at],
-  ["Sent", order.sent_at],
-  ["In transit", order.in_transit_at],
-  ["Received", order.received_at],
-  ["Closed", order.closed_at],
-  [
-    "Platform sync",
-    order.platform_sync
-      ? `${order.platform_sync.state}${order.platform_sync.error ? ` (${order.platform_sync.error})` : ""}`
-      : null,
-  ],
-  ["Archived", order.archived],
-])}
+${dl(
+  (
+    [
+      ["Status", statusWords(order.status)],
+      ["Type", order.type === "return" ? "Return to the supplier" : "Purchase"],
+      [
+        "Supplier",
+        html`<a href="${storePath(store.id, `/suppliers/${order.supplier.id}`)}">${order.supplier.name}</a>`,
+      ],
+      ["Ships to", order.location?.name ?? null],
+      ["Payment", paymentWords(order.payment_status)],
+      ["Expected", order.expected_at],
+      ["Payment due", order.payment_due_on],
+      ["Reference", order.reference],
+      ["Supplier order number", order.supplier_order_number],
+      ["Invoice number", order.invoice_number],
+      ["Ordered", order.ordered_at],
+      ["Sent", order.sent_at],
+      ["In transit", order.in_transit_at],
+      ["Received", order.received_at],
+      ["Closed", order.closed_at],
+      [
+        "Platform sync",
+        order.platform_sync
+          ? `${order.platform_sync.state}${order.platform_sync.error ? ` (${order.platform_sync.error})` : ""}`
+          : null,
+      ],
+      ["Archived", order.archived],
+    ] as Parameters<typeof dl>[0]
+  ).filter(
+    ([label, value]) => ALWAYS_SHOWN.has(label) || (value !== null && value !== undefined && value !== ""),
+  ),
+)}
 ${order.notes ? html`<h2>Notes</h2><p>${order.notes}</p>` : ""}
 ${table(
   "Lines",
