@@ -225,6 +225,7 @@ describe("console purchase order lifecycle", () => {
 
     const d = await draft();
     assert.equal((await post(buyer, d.id, "archive")).status, 303);
+    assert.match(text((await buyer.get(orderPath(d.id))).body), new RegExp(`${d.number} is archived\\.`));
     const archivedDraft = await getOrder(store.api, d.id);
     assert.deepEqual([archivedDraft.status, archivedDraft.archived], ["draft", true]);
     assert.deepEqual(
