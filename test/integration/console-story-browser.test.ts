@@ -30,13 +30,6 @@ import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 import { joinStaff, mailsTo, staffLinkPath, subjectOf } from "../helpers/staff.ts";
 
 const PASSWORD = "a long enough password";
-/**
- * The steps that need pages still being built (the stock pages) are todo until
- * those pages are on main: they run and report, and do not fail the suite. Remove this when they land.
- */
-const NEEDS_STOCK_PAGES = {
-  todo: "needs the console's stock pages on main (issue 20 item 6)",
-};
 const SUPPLIER_EMAIL = "orders@rosecity.test";
 
 /**
@@ -380,7 +373,7 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
     looksFine();
   });
 
-  test("an inventory user applies a stock adjustment", NEEDS_STOCK_PAGES, async () => {
+  test("an inventory user applies a stock adjustment", async () => {
     await joinStaff(t, smtp, store.id, "ivy@example.com", "inventory", PASSWORD);
     const ivy = await signIn("inventory", "ivy@example.com");
     await look(ivy, "inventory-overview");
@@ -404,74 +397,67 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
     looksFine();
   });
 
-  test(
-    "a viewer opens every page and can change nothing, a forged POST included",
-    NEEDS_STOCK_PAGES,
-    async () => {
-      await joinStaff(t, smtp, store.id, "vi@example.com", "viewer", PASSWORD);
-      const viewer = await signIn("viewer", "vi@example.com");
-      const paths: [string, string][] = [
-        ["viewer-overview", ""],
-        ["viewer-purchase-orders", "/purchase_orders"],
-        ["viewer-suppliers", "/suppliers"],
-        ["viewer-stock", "/stock"],
-        ["viewer-low-stock", "/stock/low"],
-        ["viewer-adjustments", "/stock_adjustments?status=all"],
-        ["viewer-alert-rules", "/alert_rules"],
-      ];
-      if (story.supplierId) paths.push(["viewer-supplier", `/suppliers/${story.supplierId}`]);
-      if (story.orderId) paths.push(["viewer-order", `/purchase_orders/${story.orderId}`]);
-      if (story.adjustmentId) paths.push(["viewer-adjustment", `/stock_adjustments/${story.adjustmentId}`]);
-      for (const [name, rest] of paths) {
-        const answer = await viewer.goto(storeUrl(rest));
-        assert.equal(answer?.status(), 200, name);
-        const forms = await viewer.$$eval("form[method=post]", (fs) =>
-          fs.map((f) => f.getAttribute("action")),
-        );
-        assert.deepEqual(forms, ["/console/logout"], `${name} offers the viewer no write form`);
-        await look(viewer, name);
-      }
-      for (const rest of ["/settings", "/staff", "/purchase_orders/new"]) {
-        const answer = await viewer.goto(storeUrl(rest));
-        assert.equal(answer?.status(), 403, `${rest} is not the viewer's`);
-      }
+  test("a viewer opens every page and can change nothing, a forged POST included", async () => {
+    await joinStaff(t, smtp, store.id, "vi@example.com", "viewer", PASSWORD);
+    const viewer = await signIn("viewer", "vi@example.com");
+    const paths: [string, string][] = [
+      ["viewer-overview", ""],
+      ["viewer-purchase-orders", "/purchase_orders"],
+      ["viewer-suppliers", "/suppliers"],
+      ["viewer-stock", "/stock"],
+      ["viewer-low-stock", "/stock/low"],
+      ["viewer-adjustments", "/stock_adjustments?status=all"],
+      ["viewer-alert-rules", "/alert_rules"],
+    ];
+    if (story.supplierId) paths.push(["viewer-supplier", `/suppliers/${story.supplierId}`]);
+    if (story.orderId) paths.push(["viewer-order", `/purchase_orders/${story.orderId}`]);
+    if (story.adjustmentId) paths.push(["viewer-adjustment", `/stock_adjustments/${story.adjustmentId}`]);
+    for (const [name, rest] of paths) {
+      const answer = await viewer.goto(storeUrl(rest));
+      assert.equal(answer?.status(), 200, name);
+      const forms = await viewer.$$eval("form[method=post]", (fs) => fs.map((f) => f.getAttribute("action")));
+      assert.deepEqual(forms, ["/console/logout"], `${name} offers the viewer no write form`);
+      await look(viewer, name);
+    }
+    for (const rest of ["/settings", "/staff", "/purchase_orders/new"]) {
+      const answer = await viewer.goto(storeUrl(rest));
+      assert.equal(answer?.status(), 403, `${rest} is not the viewer's`);
+    }
 
-      // Forged POSTs with the session's own CSRF token: a supplier, a payment, an adjustment.
-      const suppliersBefore = (await store.api.get("/v2/suppliers")).body.data.length;
-      const paymentsBefore = story.orderId ? (await getOrder(store.api, story.orderId)).payments : [];
-      const forged: [string, Record<string, string>][] = [
-        ["/suppliers", { name: "Forged Supplier", currency: "USD" }],
-        [`/purchase_orders/${story.orderId || 1}/payments`, { amount: "1.00" }],
-        ["/stock_adjustments", { reason: "restock", item: "X", delta: "1" }],
-      ];
-      const statuses = await viewer.evaluate(
-        async ({ storeId, posts }) => {
-          const csrf = (
-            document.querySelector('form[action="/console/logout"] input[name=_csrf]') as HTMLInputElement
-          ).value;
-          const answers: number[] = [];
-          for (const [path, fields] of posts)
-            answers.push(
-              (
-                await fetch(`/console/stores/${storeId}${path}`, {
-                  method: "POST",
-                  body: new URLSearchParams({ _csrf: csrf, ...fields }),
-                })
-              ).status,
-            );
-          return answers;
-        },
-        { storeId: store.id, posts: forged },
-      );
-      assert.deepEqual(statuses, [403, 403, 403]);
-      assert.equal((await store.api.get("/v2/suppliers")).body.data.length, suppliersBefore);
-      if (story.orderId)
-        assert.deepEqual((await getOrder(store.api, story.orderId)).payments, paymentsBefore);
-      looksFine();
-    },
-  );
+    // Forged POSTs with the session's own CSRF token: a supplier, a payment, an adjustment.
+    const suppliersBefore = (await store.api.get("/v2/suppliers")).body.data.length;
+    const paymentsBefore = story.orderId ? (await getOrder(store.api, story.orderId)).payments : [];
+    const forged: [string, Record<string, string>][] = [
+      ["/suppliers", { name: "Forged Supplier", currency: "USD" }],
+      [`/purchase_orders/${story.orderId || 1}/payments`, { amount: "1.00" }],
+      ["/stock_adjustments", { reason: "restock", item: "X", delta: "1" }],
+    ];
+    const statuses = await viewer.evaluate(
+      async ({ storeId, posts }) => {
+        const csrf = (
+          document.querySelector('form[action="/console/logout"] input[name=_csrf]') as HTMLInputElement
+        ).value;
+        const answers: number[] = [];
+        for (const [path, fields] of posts)
+          answers.push(
+            (
+              await fetch(`/console/stores/${storeId}${path}`, {
+                method: "POST",
+                body: new URLSearchParams({ _csrf: csrf, ...fields }),
+              })
+            ).status,
+          );
+        return answers;
+      },
+      { storeId: store.id, posts: forged },
+    );
+    assert.deepEqual(statuses, [403, 403, 403]);
+    assert.equal((await store.api.get("/v2/suppliers")).body.data.length, suppliersBefore);
+    if (story.orderId) assert.deepEqual((await getOrder(store.api, story.orderId)).payments, paymentsBefore);
+    looksFine();
+  });
 
-  test("stock levels and the platform show every move", NEEDS_STOCK_PAGES, async () => {
+  test("stock levels and the platform show every move", async () => {
     await t.drain();
     const moved = [12, 3, 2, 5]; // received, received, received by scan, adjusted
     for (const [i, v] of items.entries()) {
