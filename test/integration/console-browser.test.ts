@@ -258,7 +258,8 @@ describe("console in a browser", { skip }, () => {
     const lineRows = page.getByRole("table", { name: "Lines" }).getByRole("row");
     assert.equal(await lineRows.count(), 3);
     const total = page.getByRole("table", { name: "Totals" }).getByRole("cell").last();
-    assert.equal((await total.textContent())?.trim(), `${order.body.data.totals.total} EUR`);
+    // In the store's money format, with the code (the order is in euros).
+    assert.equal((await total.textContent())?.trim(), `€${order.body.data.totals.total} EUR`);
     await checkPage("purchase-order");
     const pdfHref = await page
       .getByRole("link", { name: `PDF of ${order.body.data.number}` })
