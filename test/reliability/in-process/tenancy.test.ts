@@ -109,6 +109,21 @@ describe("tenancy: another store's ids and cursors on every route", () => {
         url: `/v2/inventory_levels?cursor=${cursors.inventory_levels}`,
         expect: { kind: "invalid_cursor" },
       },
+      {
+        op: "GET /v2/stock_levels",
+        url: `/v2/stock_levels?inventory_item_id=${bItem}`,
+        expect: { kind: "empty" },
+      },
+      {
+        op: "GET /v2/stock_levels",
+        url: `/v2/stock_levels?location_id=${bLocation}`,
+        expect: { kind: "empty" },
+      },
+      {
+        op: "GET /v2/stock_levels",
+        url: `/v2/stock_levels?cursor=${cursors.stock_levels}`,
+        expect: { kind: "invalid_cursor" },
+      },
       // Suppliers
       {
         op: "GET /v2/suppliers",
@@ -130,6 +145,18 @@ describe("tenancy: another store's ids and cursors on every route", () => {
       {
         op: "POST /v2/suppliers/merge",
         url: "/v2/suppliers/merge",
+        body: { target_id: bSupplier, source_ids: [A.supplier[1]] },
+        expect: details("target_id"),
+      },
+      {
+        op: "POST /v2/suppliers/merge/preview",
+        url: "/v2/suppliers/merge/preview",
+        body: { target_id: aSupplier, source_ids: [bSupplier] },
+        expect: details("source_ids.0"),
+      },
+      {
+        op: "POST /v2/suppliers/merge/preview",
+        url: "/v2/suppliers/merge/preview",
         body: { target_id: bSupplier, source_ids: [A.supplier[1]] },
         expect: details("target_id"),
       },
@@ -490,6 +517,7 @@ describe("tenancy: another store's ids and cursors on every route", () => {
       variants: await cursorOf("/v2/variants"),
       locations: await cursorOf("/v2/locations"),
       inventory_levels: await cursorOf("/v2/inventory_levels"),
+      stock_levels: await cursorOf("/v2/stock_levels"),
       suppliers: await cursorOf("/v2/suppliers"),
       purchase_orders: await cursorOf("/v2/purchase_orders"),
       history: await cursorOf(`/v2/purchase_orders/${b.ids.purchase_order[1]}/history`),
