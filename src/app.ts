@@ -3,7 +3,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
 import { AdminAuthThrottle } from "./admin/auth-throttle.ts";
-import { adminAuthHook } from "./admin/routes.ts";
+import { adminAuthHook, adminConsoleBodyHook } from "./admin/routes.ts";
 import { randomBase62 } from "./domain/secrets.ts";
 import { ConsoleActors } from "./http/console-actors.ts";
 import type { HttpContext } from "./http/context.ts";
@@ -80,6 +80,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     async (admin) => {
       const throttle = new AdminAuthThrottle(ctx.rateLimiter.redis);
       admin.addHook("onRequest", adminAuthHook(options.adminTokenHash, throttle));
+      admin.addHook("preValidation", adminConsoleBodyHook);
       for (const module of ctx.modules) if (module.adminRoutes) await admin.register(module.adminRoutes);
     },
     { prefix: "/admin" },

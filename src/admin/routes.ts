@@ -14,7 +14,7 @@ import {
   revokeKey,
   updateStore,
 } from "../domain/stores/index.ts";
-import { consoleAdminAllowed } from "../http/console-actors.ts";
+import { consoleAdminAllowed, consoleAdminFieldsRefused } from "../http/console-actors.ts";
 import { listRequestLog } from "../http/request-log-list.ts";
 import { DataOf, ErrorBody, Id, Nullable, Page, Timestamp } from "../http/schemas/common.ts";
 import { attachStoreByToken, replaceShopToken } from "../platform/shopify/index.ts";
@@ -85,6 +85,23 @@ export function adminAuthHook(tokenHash: string, throttle: AdminAuthThrottle) {
       throw new AppError("unauthorized", "The admin token is wrong.");
     }
   };
+}
+
+/**
+ * A console actor's admin write, once its body is parsed: an owner's PATCH of the store may change the
+ * numbering and API access, not what the operator alone sets (403, nothing changed).
+ */
+export async function adminConsoleBodyHook(request: FastifyRequest): Promise<void> {
+  const actor = request.server.consoleActors.resolve(request.headers.authorization);
+  if (!actor) return;
+  const refused = consoleAdminFieldsRefused(
+    actor,
+    request.method,
+    request.routeOptions.url ?? "",
+    request.body,
+  );
+  if (refused.length > 0)
+    throw new AppError("insufficient_scope", `Only the operator sets ${refused.join(", ")}.`);
 }
 
 /**

@@ -80,11 +80,41 @@ const STAFF_WRITABLE: Record<string, Permission> = {
 };
 
 /**
+ * The admin writes an owner may make in their store (decisions section 13: tax and exchange rates,
+ * numbering, location visibility, keys and API access, webhooks, staff, the platform's sync queue).
+ * A list of what is allowed, so an admin route added later is the operator's until it is named here;
+ * the rest (rate limits, the shop's token, supplier network links, the simulator's controls, other
+ * stores, creating stores) is what the operator alone sets.
+ */
+const OWNER_WRITABLE = new Set([
+  "PATCH /admin/stores/:id",
+  "PUT /admin/stores/:id/alert_rules",
+  "PUT /admin/stores/:id/tax_rates",
+  "PUT /admin/stores/:id/exchange_rates",
+  "PATCH /admin/stores/:id/locations/:location_id",
+  "POST /admin/stores/:id/keys",
+  "POST /admin/stores/:id/keys/:key_id/revoke",
+  "POST /admin/stores/:id/staff",
+  "PATCH /admin/stores/:id/staff/:staff_id",
+  "POST /admin/stores/:id/staff/:staff_id/invitation",
+  "POST /admin/stores/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
+  "POST /admin/stores/:id/sync/:job_id/retry",
+]);
+
+/**
+ * Of an owner's writes, those whose body mixes the owner's settings with the operator's: the fields the
+ * owner may send. `PATCH /admin/stores/{id}` also takes the name, the owner email, the rate limits (the
+ * store's plan) and a Shopify access token, which are the operator's.
+ */
+const OWNER_BODY_FIELDS: Record<string, ReadonlySet<string>> = {
+  "PATCH /admin/stores/:id": new Set(["numbering", "api_access"]),
+};
+
+/**
  * Whether the actor may call an admin API route (`routeUrl` as registered, e.g. /admin/stores/:id/keys):
  * the operator any; a staff member only their own store's, where everyone reads the store and its
- * purchasing and stock views, the alert rules are written with the stock permission, and the rest
- * (keys, request log, webhooks, sync, staff, store changes) needs the settings permission (the owner);
- * of the platform's routes only the reads (the rest are the simulated platform's operator controls).
+ * purchasing and stock views, the alert rules are written with the stock permission, the owner (the
+ * settings permission) reads every route of the store and makes the writes `OWNER_WRITABLE` names.
  */
 export function consoleAdminAllowed(
   actor: ConsoleActor,
@@ -100,5 +130,22 @@ export function consoleAdminAllowed(
   const permission = STAFF_WRITABLE[`${method} ${routeUrl}`];
   if (permission && actor.permissions.includes(permission)) return true;
   if (!actor.permissions.includes("settings")) return false;
-  return read || !routeUrl.startsWith("/admin/stores/:id/platform/");
+  return read || OWNER_WRITABLE.has(`${method} ${routeUrl}`);
+}
+
+/**
+ * The body fields of an admin write the actor may not send (none for the operator): checked once the
+ * body is parsed, so an owner's request carrying an operator's field is refused whole, before it is
+ * validated or anything changes.
+ */
+export function consoleAdminFieldsRefused(
+  actor: ConsoleActor,
+  method: string,
+  routeUrl: string,
+  body: unknown,
+): string[] {
+  if (actor.operator) return [];
+  const allowed = OWNER_BODY_FIELDS[`${method} ${routeUrl}`];
+  if (!allowed || body === null || typeof body !== "object") return [];
+  return Object.keys(body).filter((name) => !allowed.has(name));
 }

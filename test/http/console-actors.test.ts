@@ -260,6 +260,58 @@ describe("the admin API as a console user", () => {
     );
   });
 
+  test("an owner's forged writes of what the operator alone sets are 403 and change nothing", async () => {
+    const owner = staff("owner", "own@example.com", 10);
+    const supplier = await createSupplier(store.api);
+    const before = (await t.admin.get(`/admin/stores/${store.id}`)).body.data;
+    const forged: [string, string, Record<string, unknown>][] = [
+      ["PATCH", `/admin/stores/${store.id}`, { rate_limits: { per_key_per_minute: 100000 } }],
+      ["PATCH", `/admin/stores/${store.id}`, { name: "Renamed by the owner" }],
+      ["PATCH", `/admin/stores/${store.id}`, { owner_email: "someone@else.test" }],
+      ["PATCH", `/admin/stores/${store.id}`, { shopify: { access_token: "shpat_forged" } }],
+      // A permitted field beside a refused one: the whole request is refused.
+      ["PATCH", `/admin/stores/${store.id}`, { api_access: false, rate_limits: { per_store_per_minute: 9 } }],
+      // Not even a malformed value of an operator's field reaches validation (no hint of the rules).
+      ["PATCH", `/admin/stores/${store.id}`, { rate_limits: { per_key_per_minute: -1 } }],
+      ["POST", `/admin/stores/${store.id}/suppliers/${supplier.id}/network_link`, { linked: true }],
+      ["POST", `/admin/stores/${store.id}/platform/inventory`, { changes: [] }],
+      ["POST", `/admin/stores/${store.id}/platform/catalog/generate`, { count: 1 }],
+      ["POST", "/admin/stores", { name: "Owner's second", currency: "USD", timezone: "UTC" }],
+      ["PATCH", `/admin/stores/${other.id}`, { numbering: { purchase_order_prefix: "X-" } }],
+    ];
+    for (const [method, url, body] of forged) {
+      const res = await as(owner, (c) => (method === "PATCH" ? c.patch(url, body) : c.post(url, body)));
+      assert.equal(res.status, 403, `${method} ${url} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
+      expectError(res, 403, "insufficient_scope");
+    }
+    assert.deepEqual((await t.admin.get(`/admin/stores/${store.id}`)).body.data, before);
+    const row = await t.runtime.ctx.db
+      .selectFrom("suppliers")
+      .select("network_linked")
+      .where("id", "=", supplier.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.network_linked, false);
+    const stores = (await t.admin.get("/admin/stores")).body.data as { name: string }[];
+    assert.equal(
+      stores.some((s) => s.name === "Owner's second"),
+      false,
+    );
+    const theirs = (await t.admin.get(`/admin/stores/${other.id}`)).body.data;
+    assert.notEqual(theirs.numbering.purchase_order_prefix, "X-");
+  });
+
+  test("the owner's own settings writes go through: numbering and API access", async () => {
+    const own = await t.createStore();
+    const owner = staff("owner", "own@example.com", 12, own.id);
+    const res = await as(owner, (c) =>
+      c.patch(`/admin/stores/${own.id}`, { numbering: { purchase_order_prefix: "OWN-" }, api_access: false }),
+    );
+    expectStatus(res, 200);
+    assert.equal(res.body.data.numbering.purchase_order_prefix, "OWN-");
+    assert.equal(res.body.data.api_access, false);
+    expectStatus(await as(owner, (c) => c.put(`/admin/stores/${own.id}/tax_rates`, { rates: [] })), 200);
+  });
+
   test("other roles are refused the admin API", async () => {
     for (const role of ["purchasing", "inventory", "viewer"] as const)
       expectError(

@@ -97,6 +97,49 @@ describe("console settings", () => {
     }
   });
 
+  test("the owner's forged POSTs to the operator's actions are refused and change nothing", async () => {
+    const other = await t.createStore({ name: "Someone Else's" });
+    const before = await storeRecord();
+    const storesBefore = (await t.admin.get("/admin/stores")).body.data.length;
+    // The operator's pages: the store list and creating a store.
+    assert.equal((await owner.get("/console/stores")).status, 303);
+    const created = await owner.post("/console/stores", {
+      _csrf: csrf,
+      name: "Owner's second store",
+      currency: "USD",
+      timezone: "UTC",
+    });
+    assert.equal(created.status, 403);
+    // Another store's settings are a store that does not exist.
+    const theirs = await owner.post(`/console/stores/${other.id}/settings/numbering`, {
+      _csrf: csrf,
+      purchase_order_prefix: "X-",
+      next_purchase_order_number: "900",
+      stock_adjustment_prefix: "Y-",
+      next_stock_adjustment_number: "900",
+    });
+    assert.equal(theirs.status, 404);
+    // Fields the numbering form does not have are not passed on (rate limits, the name, the owner).
+    const smuggled = await owner.post(path("/settings/numbering"), {
+      _csrf: csrf,
+      purchase_order_prefix: before.numbering.purchase_order_prefix,
+      next_purchase_order_number: String(before.numbering.next_purchase_order_number),
+      stock_adjustment_prefix: before.numbering.stock_adjustment_prefix,
+      next_stock_adjustment_number: String(before.numbering.next_stock_adjustment_number),
+      rate_limits: "100000",
+      "rate_limits[per_key_per_minute]": "100000",
+      name: "Renamed",
+      owner_email: "someone@else.test",
+    });
+    assert.equal(smuggled.status, 303);
+    assert.deepEqual(await storeRecord(), { ...before, updated_at: (await storeRecord()).updated_at });
+    assert.equal((await t.admin.get("/admin/stores")).body.data.length, storesBefore);
+    assert.equal(
+      (await t.admin.get(`/admin/stores/${other.id}`)).body.data.numbering.purchase_order_prefix,
+      "PO-",
+    );
+  });
+
   test("numbering: saved through the form; a wrong number is named by its label and nothing changes", async () => {
     const saved = await owner.post(path("/settings/numbering"), {
       _csrf: csrf,
