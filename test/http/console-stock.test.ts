@@ -73,6 +73,11 @@ describe("console stock", () => {
     assert.match(found.body, new RegExp(`<option value="${loc.id}" selected>`));
     const none = await viewer.get(path("/stock?q=nothing-has-this-zz"));
     assert.match(text(none.body), /No item matches that search\./);
+    // Only punctuation: the API refuses it (400), the page says nothing matches and keeps the search.
+    const punctuation = await viewer.get(path("/stock?q=%25%25"));
+    assert.equal(punctuation.status, 200);
+    assert.match(text(punctuation.body), /No item matches that search\./);
+    assert.match(punctuation.body, /name="q" value="%%"/);
     // 50 a page: the demo store has more levels than that, so a next page exists and continues.
     const first = await viewer.get(path("/stock"));
     const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.body)?.[1];

@@ -122,7 +122,11 @@ describe("stock levels", () => {
     assert.equal(tooBig.status, 400);
     assert.equal(tooBig.body.error.code, "invalid_filter");
     const none = await store.api.get("/v2/stock_levels?q=%25");
-    assert.deepEqual(none.body, { data: [], next_cursor: null, has_more: false });
+    assert.equal(none.status, 400);
+    assert.equal(none.body.error.code, "invalid_filter");
+    assert.deepEqual(none.body.error.details, [
+      { field: "q", code: "no_words", message: "needs at least one letter or digit" },
+    ]);
     const first = await store.api.get(`/v2/stock_levels?q=${encodeURIComponent(word)}&limit=1`);
     if (first.body.next_cursor) {
       const wrong = await store.api.get(`/v2/stock_levels?q=other&cursor=${first.body.next_cursor}`);
@@ -132,6 +136,41 @@ describe("stock levels", () => {
     const bad = await store.api.get("/v2/stock_levels?low_stock=maybe");
     assert.equal(bad.status, 422);
     assert.equal(bad.body.error.code, "validation_failed");
+  });
+
+  test("q matches the start of words (as /v2/variants), every word must match, and gives the same items as /v2/variants", async () => {
+    const v = tracked.find((x) => x.sku && x.barcode && x.product_title.split(/\s+/)[0].length >= 4) as Variant;
+    const word = v.product_title.split(/\s+/)[0];
+    const prefix = word.slice(0, 3).toLowerCase();
+    const inside = word.slice(1).toLowerCase();
+    const items = (rows: any[]) => [...new Set(rows.map((r) => r.inventory_item_id))].sort((a, b) => a - b);
+    const levels = await allPages(store.api, `/v2/stock_levels?q=${prefix}&limit=250`);
+    const variants = await allPages(store.api, `/v2/variants?q=${prefix}&limit=250`);
+    assert.ok(levels.some((r: any) => r.inventory_item_id === v.inventory_item_id));
+    // The levels of exactly the items the variants search finds (only items with a level are listed).
+    const withLevel = new Set(
+      (await allPages(store.api, "/v2/stock_levels?limit=250")).map((r: any) => r.inventory_item_id),
+    );
+    assert.deepEqual(items(levels), items(variants.filter((x: any) => withLevel.has(x.inventory_item_id))));
+    // Inside a word is not a match: "hirt" does not find "Shirt" (a substring scan would).
+    const insideMatches = await allPages(store.api, `/v2/stock_levels?q=${encodeURIComponent(inside)}&limit=250`);
+    for (const r of insideMatches as any[])
+      assert.ok(
+        `${r.product_title} ${r.variant_title} ${r.sku} ${r.barcode}`
+          .toLowerCase()
+          .split(/[^\p{L}\p{N}]+/u)
+          .some((w: string) => w.startsWith(inside)),
+        `${inside} matched ${r.product_title} inside a word`,
+      );
+    // Every word must start a word: a second word nothing has leaves the list empty.
+    const both = await store.api.get(`/v2/stock_levels?q=${prefix}%20zzqqxx`);
+    assert.equal(both.status, 200);
+    assert.deepEqual(both.body, { data: [], next_cursor: null, has_more: false });
+    // Another store's items never show, even on a word both catalogs share.
+    const mine = new Set(tracked.map((x) => x.inventory_item_id));
+    const theirs = await allPages(other.api, `/v2/stock_levels?q=${prefix}&limit=250`);
+    assert.ok(theirs.length > 0);
+    assert.ok(theirs.every((r: any) => !mine.has(r.inventory_item_id)));
   });
 
   test("low_stock: at or below the threshold (on hand) or the reorder point (available + incoming), with a suggestion and the primary supplier", async () => {

@@ -68,9 +68,14 @@ async function stockPage(ctx: PageContext, low: boolean) {
   const search = (q.q ?? "").trim().slice(0, 200);
   const locationId = /^\d{1,16}$/.test(q.location ?? "") ? q.location : "";
   const filters = { q: search, location: locationId };
+  // The API finds words by their start and refuses a search of only punctuation: nothing can match it.
+  const noWords = search !== "" && !/[\p{L}\p{N}]/u.test(search);
+  const nothing: Page<StockLevel> = { data: [], has_more: false, next_cursor: null };
   const [locations, levels] = await Promise.all([
     locationsOf(api),
-    api.get<Page<StockLevel>>(
+    noWords
+      ? nothing
+      : api.get<Page<StockLevel>>(
       `/stock_levels${queryString({
         limit: PAGE_SIZE,
         q: search,

@@ -28,7 +28,6 @@ export {
   listStockLevels,
   type StockLevelFilters,
   type StockLevelRow,
-  searchWords,
 } from "./stock-levels.ts";
 export {
   JUST_RECORDED,

@@ -1,6 +1,7 @@
 /**
  * Stock levels as a person reads them: each level with its item and location named and the alert rules
- * that apply to it, searchable by words of the item's title, SKU or barcode, and narrowed to the levels
+ * that apply to it, searchable by the starts of words of the item's title, SKU or barcode (the
+ * variants_search index of migration 016, as /v2/variants searches), and narrowed to the levels
  * at or below the store's low-stock threshold or the item's reorder point (the lines the item alerts
  * use: on hand for low stock, available plus incoming for the reorder point). Keyset-paged like every
  * list, oldest update first.
@@ -10,9 +11,10 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
+import { prefixQuery, searchWords } from "../../db/text-search.ts";
 
 export interface StockLevelFilters {
-  /** Words that must each appear (any case) in the item's product title, variant title, SKU or barcode. */
+  /** Words that must each start a word (any case) of the item's product title, variant title, SKU or barcode. */
   q?: string;
   location_id?: number;
   /** Only these items (at most 250). */
@@ -43,20 +45,6 @@ export interface StockLevelRow {
   max_stock: number | null;
 }
 
-/** A word for LIKE, its wildcards taken literally. */
-function likePattern(word: string): string {
-  return `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** The words of a search: split on spaces, at most 10 (a longer search narrows no further). */
-export function searchWords(q: string | undefined): string[] {
-  return (q ?? "")
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((w) => w !== "")
-    .slice(0, 10);
-}
-
 export function listStockLevels(
   ctx: AppContext,
   db: Db,
@@ -64,7 +52,8 @@ export function listStockLevels(
   filters: StockLevelFilters,
   paging: PageRequest,
 ): Promise<Page<StockLevelRow>> {
-  const words = searchWords(filters.q);
+  // Checked before any query: a search with no letter or digit is 400 invalid_filter, as on /v2/variants.
+  const search = filters.q === undefined ? undefined : prefixQuery(filters.q);
   // A location's own rule row wins over the item's all-locations row (as the alerts read them).
   const rule = (column: "reorder_point" | "max_stock") =>
     sql<number | null>`case when rl.id is not null then rl.${sql.ref(column)} else ra.${sql.ref(column)} end`;
@@ -116,9 +105,17 @@ export function listStockLevels(
   if (filters.location_id !== undefined) query = query.where("il.location_id", "=", filters.location_id);
   if (filters.inventory_item_ids !== undefined)
     query = query.where("il.inventory_item_id", "in", filters.inventory_item_ids);
-  for (const word of words)
-    query = query.where(
-      sql<boolean>`lower(concat_ws(' ', v.product_title, v.title, v.sku, v.barcode)) like ${likePattern(word)}`,
+  // The items whose variant matches, found through the variants_search index (its expression word for
+  // word); each level is then one lookup on inventory_levels_item_location, not a scan of every level.
+  if (search !== undefined)
+    query = query.where("il.inventory_item_id", "in", (eb) =>
+      eb
+        .selectFrom("variants as sv")
+        .select("sv.inventory_item_id")
+        .where("sv.store_id", "=", storeId)
+        .where(
+          sql<boolean>`variant_search_vector(sv.product_title, sv.title, sv.sku, sv.barcode) @@ to_tsquery('simple', ${search})`,
+        ),
     );
   if (filters.low_stock)
     query = query
@@ -142,7 +139,7 @@ export function listStockLevels(
       binding: {
         list: "stock_levels",
         store: storeId,
-        q: words.length > 0 ? words.join(" ") : undefined,
+        q: filters.q === undefined ? undefined : searchWords(filters.q).join(" "),
         location_id: filters.location_id,
         inventory_item_ids: filters.inventory_item_ids,
         low_stock: filters.low_stock || undefined,

@@ -142,7 +142,7 @@ export async function stockLevelRoutes(instance: FastifyInstance): Promise<void>
         tags: ["catalog"],
         summary: "Stock levels with their item, location, open orders and alert rules (oldest update first)",
         description:
-          "Beyond the contract. `q`: words that must each appear, in any case, in the item's product title, variant title, SKU or barcode. `low_stock=true`: only tracked items at or below the store's low-stock threshold (on hand) or their reorder point (available + incoming).",
+          "Beyond the contract. `q`: words that must each start a word, in any case, of the item's product title, variant title, SKU or barcode (as on /v2/variants; a search with no letter or digit is 400 `invalid_filter`). `low_stock=true`: only tracked items at or below the store's low-stock threshold (on hand) or their reorder point (available + incoming).",
         querystring: Type.Object(
           {
             ...PagingQuery,
