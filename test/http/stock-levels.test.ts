@@ -139,7 +139,9 @@ describe("stock levels", () => {
   });
 
   test("q matches the start of words (as /v2/variants), every word must match, and gives the same items as /v2/variants", async () => {
-    const v = tracked.find((x) => x.sku && x.barcode && x.product_title.split(/\s+/)[0].length >= 4) as Variant;
+    const v = tracked.find(
+      (x) => x.sku && x.barcode && x.product_title.split(/\s+/)[0].length >= 4,
+    ) as Variant;
     const word = v.product_title.split(/\s+/)[0];
     const prefix = word.slice(0, 3).toLowerCase();
     const inside = word.slice(1).toLowerCase();
@@ -153,7 +155,10 @@ describe("stock levels", () => {
     );
     assert.deepEqual(items(levels), items(variants.filter((x: any) => withLevel.has(x.inventory_item_id))));
     // Inside a word is not a match: "hirt" does not find "Shirt" (a substring scan would).
-    const insideMatches = await allPages(store.api, `/v2/stock_levels?q=${encodeURIComponent(inside)}&limit=250`);
+    const insideMatches = await allPages(
+      store.api,
+      `/v2/stock_levels?q=${encodeURIComponent(inside)}&limit=250`,
+    );
     for (const r of insideMatches as any[])
       assert.ok(
         `${r.product_title} ${r.variant_title} ${r.sku} ${r.barcode}`

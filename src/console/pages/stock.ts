@@ -76,14 +76,14 @@ async function stockPage(ctx: PageContext, low: boolean) {
     noWords
       ? nothing
       : api.get<Page<StockLevel>>(
-      `/stock_levels${queryString({
-        limit: PAGE_SIZE,
-        q: search,
-        location_id: locationId,
-        low_stock: low ? "true" : "",
-        cursor: q.cursor,
-      })}`,
-    ),
+          `/stock_levels${queryString({
+            limit: PAGE_SIZE,
+            q: search,
+            location_id: locationId,
+            low_stock: low ? "true" : "",
+            cursor: q.cursor,
+          })}`,
+        ),
   ]);
   const here = stockPath(store.id, low ? "/low" : "");
   const ordering = low && can(ctx.request, "purchase_orders");
