@@ -162,9 +162,8 @@ describe("the cost budget", () => {
       const first = await one.reserve("a.myshopify.com", 500);
       assert.equal(first.waitMs, 0, "an unknown shop is not waited for");
       await one.settle("a.myshopify.com", first, {
-        maximumAvailable: 1000,
-        currentlyAvailable: 100,
-        restoreRate: 50,
+        status: { maximumAvailable: 1000, currentlyAvailable: 100, restoreRate: 50 },
+        spent: 500,
       });
       assert.equal((await one.reserve("a.myshopify.com", 100)).waitMs, 0);
       assert.equal(
@@ -187,38 +186,70 @@ describe("the cost budget", () => {
   });
 
   // Shopify's figure in an answer counts the calls it has seen; the budget takes off the calls other
-  // callers reserved and have not settled, else their points would be handed out twice.
+  // callers reserved and have not settled, else their points would be handed out twice. Answers also
+  // settle out of order, so a figure only ever lowers the budget's own reckoning.
   for (const kind of ["in process", "through Redis"] as const) {
-    it(`an answer's figures leave out the calls still in flight (${kind})`, async () => {
+    it(`an answer's figures leave out the calls still in flight and never raise the budget (${kind})`, async () => {
       const redis = kind === "through Redis" ? new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
       const prefix = `test:shopify:flight:${process.pid}:`;
       const budget = redis ? new RedisCostBudget(redis, now, prefix) : new InProcessCostBudget(now);
       const shop = "c.myshopify.com";
       const full = { maximumAvailable: 1000, restoreRate: 100 };
+      const answered = (currentlyAvailable: number, spent: number | null) => ({
+        status: { ...full, currentlyAvailable },
+        spent,
+      });
       try {
         const seed = await budget.reserve(shop, 10);
-        await budget.settle(shop, seed, { ...full, currentlyAvailable: 1000 });
+        await budget.settle(shop, seed, answered(1000, 10));
         const a = await budget.reserve(shop, 400);
         const b = await budget.reserve(shop, 400);
         assert.deepEqual([a.waitMs, b.waitMs], [0, 0]);
         // Shopify answers a having seen only a: 600 left. b is still out: 200 are free, not 600.
-        await budget.settle(shop, a, { ...full, currentlyAvailable: 600 });
+        await budget.settle(shop, a, answered(600, 400));
         const c = await budget.reserve(shop, 300);
         assert.equal(c.waitMs, 1000, "(300 - 200) / 100 per second");
-        // b failed (no answer, nothing spent on Shopify's side as far as the budget knows): it leaves
-        // the flight, and the next answer's figure stands less c alone.
+        // b failed without an answer: its 400 points come back (-100 + 400).
         await budget.settle(shop, b, null);
-        await budget.settle(shop, c, { ...full, currentlyAvailable: 500 });
-        const e = await budget.reserve(shop, 500);
+        clock += 1000;
+        // Shopify charged a and c and refilled 100 meanwhile: 400 left, as the budget reckons.
+        await budget.settle(shop, c, answered(400, 300));
+        const e = await budget.reserve(shop, 400);
         assert.equal(e.waitMs, 0);
-        await budget.settle(shop, e, null);
+        await budget.settle(shop, e, answered(0, 400));
+
+        // f and g go out together; Shopify answers f first (100 left), then g (0 left), but g's answer
+        // is settled first. f's figure comes last and stale: it must not hand out 100 points Shopify
+        // no longer has (before this rule the next call went out at once and was THROTTLED).
+        clock += 2000;
+        const f = await budget.reserve(shop, 100);
+        const g = await budget.reserve(shop, 100);
+        assert.deepEqual([f.waitMs, g.waitMs], [0, 0]);
+        await budget.settle(shop, g, answered(0, 100));
+        await budget.settle(shop, f, answered(100, 100));
+        const h = await budget.reserve(shop, 100);
+        // f counted twice (in flight when g settled, then spent): a second more than needed, the safe
+        // side. Shopify's own bucket had 0: a call sent at once would have been refused.
+        assert.equal(h.waitMs, 2000, "(100 + 100) / 100 per second");
+        await budget.settle(shop, h, null);
+
+        // A call that cost less than it asked for gives the difference back (Shopify's refund).
+        clock += 60_000;
+        const cheap = await budget.reserve(shop, 500);
+        assert.equal(cheap.waitMs, 0);
+        await budget.settle(shop, cheap, answered(900, 100));
+        assert.equal((await budget.reserve(shop, 900)).waitMs, 0, "500 reckoned + 400 unspent");
+
         // A reservation never settled (its process died) stops counting a minute after it was due.
+        clock += 60_000;
         const lost = await budget.reserve(shop, 900);
-        assert.equal(lost.waitMs, 9000);
-        clock += 9000 + 60_000;
-        const d = await budget.reserve(shop, 10);
-        await budget.settle(shop, d, { ...full, currentlyAvailable: 1000 });
-        assert.equal((await budget.reserve(shop, 1000)).waitMs, 0, "the lost reservation no longer counts");
+        assert.equal(lost.waitMs, 0);
+        const d = await budget.reserve(shop, 100);
+        assert.equal(d.waitMs, 0);
+        clock += 60_000;
+        const late = await budget.reserve(shop, 10);
+        await budget.settle(shop, late, answered(890, 10));
+        assert.equal((await budget.reserve(shop, 890)).waitMs, 0, "the lost reservation no longer counts");
       } finally {
         if (redis) {
           await redis.del(`${prefix}${shop}`, `${prefix}${shop}:flight`);

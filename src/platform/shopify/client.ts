@@ -92,7 +92,11 @@ export class ShopifyClient {
         throw error;
       }
       const reported = answer.extensions?.cost ?? null;
-      await budget.settle(this.shop, reservation, reported?.throttleStatus ?? null);
+      await budget.settle(
+        this.shop,
+        reservation,
+        reported ? { status: reported.throttleStatus, spent: reported.actualQueryCost } : null,
+      );
       const errors = Array.isArray(answer.errors) ? answer.errors : [];
       if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
         cost = reported?.requestedQueryCost ?? cost;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { type CostBudget, RESERVATION_GRACE_MS, type Reservation, type ThrottleStatus } from "./budget.ts";
+import { type AnsweredCost, type CostBudget, RESERVATION_GRACE_MS, type Reservation, unspent } from "./budget.ts";
 
 // The same arithmetic as InProcessCostBudget, atomic in Redis so every worker process shares one
 // bucket per shop. KEYS[1] the shop's hash, KEYS[2] its flight (a sorted set of "<id>:<cost>" scored
@@ -23,18 +23,35 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return wait
 `;
 
-// Ends a reservation; with a reported bucket (ARGV available, maximum, rate), the bucket becomes it
-// less the reservations still in flight. ARGV now, member, has status ("1"/"0"), available, maximum,
-// rate, ttl.
+// Ends a reservation; with a reported bucket (ARGV available, maximum, rate), the bucket becomes the
+// lesser of it less the reservations still in flight and the budget's own reckoning plus what the
+// call did not spend (ARGV unspent): a stale figure settled out of order never raises the budget.
+// A call that failed without an answer gives its whole cost back (ARGV unspent) to the reckoning.
+// ARGV now, member, has status ("1"/"0"), available, maximum, rate, ttl, unspent.
 const SETTLE = `
 redis.call('ZREM', KEYS[2], ARGV[2])
-if ARGV[3] ~= '1' then return 0 end
+local now = tonumber(ARGV[1])
+if ARGV[3] ~= '1' then
+  local s = redis.call('HMGET', KEYS[1], 'available', 'maximum', 'rate', 'at')
+  if s[3] then
+    local refilled = math.min(tonumber(s[2]), tonumber(s[1]) + math.max(0, now - tonumber(s[4])) / 1000 * tonumber(s[3]))
+    redis.call('HSET', KEYS[1], 'available', tostring(refilled + tonumber(ARGV[8])), 'at', ARGV[1])
+  end
+  return 0
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 local others = 0
 for _, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   others = others + tonumber(string.match(member, ':([^:]+)$'))
 end
-redis.call('HSET', KEYS[1], 'available', tostring(tonumber(ARGV[4]) - others), 'maximum', ARGV[5], 'rate', ARGV[6], 'at', ARGV[1])
+local maximum = tonumber(ARGV[5])
+local available = tonumber(ARGV[4]) - others
+local s = redis.call('HMGET', KEYS[1], 'available', 'rate', 'at')
+if s[2] then
+  local reckoned = tonumber(s[1]) + math.max(0, now - tonumber(s[3])) / 1000 * tonumber(s[2])
+  available = math.min(available, math.min(maximum, reckoned + tonumber(ARGV[8])))
+end
+redis.call('HSET', KEYS[1], 'available', tostring(available), 'maximum', ARGV[5], 'rate', ARGV[6], 'at', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 return 0
 `;
@@ -66,7 +83,8 @@ export class RedisCostBudget implements CostBudget {
     return { id, cost, waitMs: Number(wait) };
   }
 
-  async settle(shop: string, reservation: Reservation, status: ThrottleStatus | null): Promise<void> {
+  async settle(shop: string, reservation: Reservation, answered: AnsweredCost | null): Promise<void> {
+    const status = answered?.status;
     await this.redis.eval(
       SETTLE,
       2,
@@ -79,6 +97,7 @@ export class RedisCostBudget implements CostBudget {
       String(status?.maximumAvailable ?? 0),
       String(status?.restoreRate ?? 0),
       String(BUCKET_TTL_MS),
+      String(answered ? unspent(reservation, answered.spent) : reservation.cost),
     );
   }
 }
