@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { type AnsweredCost, type CostBudget, RESERVATION_GRACE_MS, type Reservation, unspent } from "./budget.ts";
+import {
+  type AnsweredCost,
+  type CostBudget,
+  RESERVATION_GRACE_MS,
+  type Reservation,
+  unspent,
+} from "./budget.ts";
 
 // The same arithmetic as InProcessCostBudget, atomic in Redis so every worker process shares one
 // bucket per shop. KEYS[1] the shop's hash, KEYS[2] its flight (a sorted set of "<id>:<cost>" scored
