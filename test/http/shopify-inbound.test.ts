@@ -59,6 +59,7 @@ async function attached(): Promise<Attached> {
     locations: 2,
   });
   const store = await attachByToken(t, domain, accessToken, { owner_email: "owner@example.com" });
+  tokens.set(domain, accessToken);
   await t.drain();
   const api = await storeApi(t, store.id);
   const state = await t.admin.get(`/admin/stores/${store.id}`);
@@ -67,6 +68,9 @@ async function attached(): Promise<Attached> {
   return { shop, domain, storeId: store.id, api };
 }
 
+/** Each attached shop's custom-app token. */
+const tokens = new Map<string, string>();
+
 /** Waits for the stand-in's deliveries in flight, then runs the jobs they queued. */
 async function settle(): Promise<void> {
   await standin.webhooks.settled();
@@ -74,6 +78,19 @@ async function settle(): Promise<void> {
 }
 
 const firstLevel = (shop: ShopState) => [...shop.levels.values()][0];
+
+/** A query straight to the stand-in with the shop's token, as a merchant's other app would send it. */
+async function standinGraphql(domain: string, query: string) {
+  const res = await fetch(`${standin.origin}/admin/api/${standin.apiVersion}/graphql.json`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-shopify-access-token": tokens.get(domain)! },
+    body: JSON.stringify({ query }),
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()) as {
+    data: { location: { inventoryLevels: { nodes: unknown[]; pageInfo: { hasNextPage: boolean } } } };
+  };
+}
 
 // Shopify's ids (10^13 and up here) are beyond what /v2 paths and filters accept (an Id is at most
 // 2^31 - 1), so these tests find rows in the store's lists.
@@ -264,6 +281,44 @@ describe("reconciliation", () => {
     await t.drain();
     const next = await t.admin.get(`/admin/stores/${storeId}/sync`);
     assert.equal(next.body.data.reconciliation.levels_repaired, 0);
+  });
+
+  test("a location holding more levels than Shopify pages is reconciled whole (a bulk operation)", async () => {
+    const { shop, domain, storeId, api } = await attached();
+    // Shopify stops a paginated read at 25,000 objects; the stand-in's shop stops at 4 here.
+    shop.pagingLimit = 4;
+    const [locationId, atLocation] = [...shop.levelsByLocation.entries()][0];
+    assert.equal(atLocation.length, 6);
+    const paged = await standinGraphql(
+      domain,
+      `{ location(id: "gid://shopify/Location/${locationId}") {
+      inventoryLevels(first: 250) { nodes { id } pageInfo { hasNextPage } } } }`,
+    );
+    assert.deepEqual(
+      {
+        read: paged.data.location.inventoryLevels.nodes.length,
+        more: paged.data.location.inventoryLevels.pageInfo.hasNextPage,
+      },
+      { read: 4, more: false },
+    );
+    // The location's last level (by id, as Shopify pages) drifts, and its delivery is lost.
+    const last = atLocation.reduce((a, b) => (a.id > b.id ? a : b));
+    const before = await mirrorLevel(api, last.itemId, last.locationId);
+    standin.webhooks.mode = "hold";
+    standin.setQuantity(shop, last.itemId, last.locationId, "available", before.available + 7);
+    standin.webhooks.mode = "auto";
+    assert.deepEqual(await standin.webhooks.release({ drop: [0] }), []);
+    const bulkRuns = () =>
+      standin.requests.filter((r) => r.shop === domain && r.query.includes("bulkOperationRunQuery")).length;
+    const runsBefore = bulkRuns();
+
+    // The pass alone, before the catalog sync it queues runs (that sync's updated_at read would find
+    // this one change too): every level of the shop is checked, the one beyond the paging limit repaired.
+    assert.deepEqual(await reconcileShop(t.runtime.ctx, storeId), { checked: shop.levels.size, repaired: 1 });
+    assert.equal(shop.levels.size, 12);
+    assert.equal(bulkRuns(), runsBefore + 1);
+    assert.equal((await mirrorLevel(api, last.itemId, last.locationId)).available, before.available + 7);
+    await t.drain();
   });
 
   test("movements Shopify has not acknowledged yet are not drift", async () => {

@@ -1,6 +1,7 @@
 // Cursor pagination and `query: "updated_at:>…"` search the way the Admin API answers them: `first` is
 // required and at most 250 (a bulk operation reads everything), cursors are opaque, paging stops at
-// 25,000 objects, and search terms the stand-in does not know are ignored (Shopify ignores them too).
+// 25,000 objects (a shop's `pagingLimit`, smaller in tests: the page that reaches it is the last, with
+// hasNextPage false, though more rows match), and search terms the stand-in does not know are ignored (Shopify ignores them too).
 // `sortKey` ID, UPDATED_AT, TITLE, NAME and SKU order the rows (ties by id); other keys order by id.
 import { GraphQLError } from "graphql";
 
@@ -39,7 +40,11 @@ export function checkInputArray(size: number, path: string[]): void {
     );
   }
 }
-const PAGING_LIMIT = 25_000;
+/** Shopify's limit on how deep a paginated read goes (shopify.dev "API limits"). */
+export const PAGING_LIMIT = 25_000;
+
+/** How a connection pages: everything (inside a bulk operation), or by `first` up to `limit` objects. */
+export type Paging = "bulk" | { limit: number };
 
 const encode = (p: Position) =>
   Buffer.from(JSON.stringify({ last_id: p.id, last_value: p.value })).toString("base64url");
@@ -78,7 +83,7 @@ export function connection<T extends Row>(
   all: Iterable<T>,
   args: ConnectionArgs,
   view: (row: T) => unknown,
-  bulk: boolean,
+  paging: Paging,
   defaultSortKey = "ID",
 ) {
   if (args.last != null) {
@@ -96,12 +101,14 @@ export function connection<T extends Row>(
     if (start < 0) start = rows.length;
   }
   let end = rows.length;
-  if (!bulk) {
+  let limit = Number.POSITIVE_INFINITY;
+  if (paging !== "bulk") {
+    limit = paging.limit;
     if (args.first == null) throw new GraphQLError("you must provide one of first or last");
     if (args.first > PAGE_MAX || args.first < 0) {
       throw new GraphQLError(`The first argument must be between 0 and ${PAGE_MAX}.`);
     }
-    end = Math.min(start + args.first, rows.length, PAGING_LIMIT);
+    end = Math.min(start + args.first, rows.length, limit);
   }
   const page = rows.slice(start, Math.max(start, end));
   const nodes = page.map((r) => view(r.row));
@@ -109,7 +116,7 @@ export function connection<T extends Row>(
     edges: page.map((r, i) => ({ cursor: encode(r.at), node: nodes[i] })),
     nodes,
     pageInfo: {
-      hasNextPage: end < PAGING_LIMIT && end < rows.length,
+      hasNextPage: end < limit && end < rows.length,
       hasPreviousPage: start > 0,
       startCursor: page.length ? encode(page[0].at) : null,
       endCursor: page.length ? encode(page[page.length - 1].at) : null,

@@ -1,10 +1,11 @@
 // The query root: the reads a connector makes (shop, catalog, locations, levels, bulk operations, nodes).
 import type { BulkRunner } from "./bulk.ts";
-import { type ConnectionArgs, checkInputArray, connection } from "./connection.ts";
+import { type ConnectionArgs, checkInputArray, connection, type Paging } from "./connection.ts";
 import { gid, parseGid, type ShopState } from "./state.ts";
 import type { Views } from "./views.ts";
 
 export function queryRoot(shop: ShopState, views: Views, bulk: BulkRunner, inBulk: boolean) {
+  const paging: Paging = inBulk ? "bulk" : { limit: shop.pagingLimit };
   const byId = (id: string): unknown => {
     const type = /^gid:\/\/shopify\/(\w+)\//.exec(id)?.[1];
     const n = type ? parseGid(id, type) : null;
@@ -27,16 +28,16 @@ export function queryRoot(shop: ShopState, views: Views, bulk: BulkRunner, inBul
       currencyCode: shop.currencyCode,
       ianaTimezone: shop.ianaTimezone,
     }),
-    products: (args: ConnectionArgs) => connection(shop.products.values(), args, views.product, inBulk),
+    products: (args: ConnectionArgs) => connection(shop.products.values(), args, views.product, paging),
     productVariants: (args: ConnectionArgs) =>
-      connection(shop.variants.values(), args, views.variant, inBulk),
-    inventoryItems: (args: ConnectionArgs) => connection(shop.items.values(), args, views.item, inBulk),
+      connection(shop.variants.values(), args, views.variant, paging),
+    inventoryItems: (args: ConnectionArgs) => connection(shop.items.values(), args, views.item, paging),
     locations: (args: ConnectionArgs & { includeInactive?: boolean }) =>
       connection(
         [...shop.locations.values()].filter((l) => l.isActive || args.includeInactive),
         args,
         views.location,
-        inBulk,
+        paging,
         "NAME",
       ),
     product: (args: { id: string }) => typed(args.id, "Product"),

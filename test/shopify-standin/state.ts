@@ -1,6 +1,7 @@
 // What one shop holds in the stand-in: its catalog, locations and inventory levels, its webhook
 // subscriptions and the answers remembered for idempotency keys. Ids are numbers of Shopify's size
 // (10^13 and up) so a connector that squeezes them into 32 bits fails here too.
+import { PAGING_LIMIT } from "./connection.ts";
 export const QUANTITY_NAMES = [
   "available",
   "committed",
@@ -110,6 +111,8 @@ export class ShopState {
   readonly levelsByItem = new Map<number, Level[]>();
   readonly levelsByLocation = new Map<number, Level[]>();
   readonly subscriptions: Subscription[] = [];
+  /** How deep a paginated read goes (Shopify: 25,000 objects); a test lowers it to reach it cheaply. */
+  pagingLimit = PAGING_LIMIT;
   /** idempotency key → the input it came with and the payload answered (or a burned key). */
   readonly idempotency = new Map<string, { fingerprint: string; payload: unknown; failed: boolean }>();
 

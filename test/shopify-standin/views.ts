@@ -1,7 +1,7 @@
 // The shop's records as the Admin API presents them: GIDs, ISO times, decimal strings, and relations as
 // functions that graphql's default resolver calls with the field's arguments.
 import { GraphQLError } from "graphql";
-import { type ConnectionArgs, connection } from "./connection.ts";
+import { type ConnectionArgs, connection, type Paging } from "./connection.ts";
 import {
   gid,
   type InventoryItem,
@@ -18,6 +18,7 @@ export type Views = ReturnType<typeof viewsOf>;
 
 /** `bulk`: inside a bulk operation, connections need no `first` and return everything. */
 export function viewsOf(shop: ShopState, bulk: boolean) {
+  const paging: Paging = bulk ? "bulk" : { limit: shop.pagingLimit };
   const common = (type: string, r: { id: number; createdAt: Date; updatedAt: Date }) => ({
     __typename: type,
     id: gid(type, r.id),
@@ -58,7 +59,7 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
       preview: { __typename: "MediaPreviewImage", status: "READY", image: image(p.image) },
     },
     tracksInventory: true,
-    variants: (args: ConnectionArgs) => connection(variantsOf(p.id), args, variant, bulk),
+    variants: (args: ConnectionArgs) => connection(variantsOf(p.id), args, variant, paging),
     variantsCount: () => ({ count: variantsOf(p.id).length, precision: "EXACT" }),
   });
 
@@ -92,7 +93,7 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     },
     unitCost: i.cost === null ? null : { amount: i.cost, currencyCode: shop.currencyCode },
     variant: () => variant(shop.variantByItem.get(i.id)!),
-    inventoryLevels: (args: ConnectionArgs) => connection(levelsOfItem(i.id), args, level, bulk),
+    inventoryLevels: (args: ConnectionArgs) => connection(levelsOfItem(i.id), args, level, paging),
     inventoryLevel: (args: { locationId: string }) => levelAt(i.id, args.locationId),
   });
 
@@ -110,7 +111,7 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
       type: "THIRD_PARTY",
     },
     inventoryLevels: (args: ConnectionArgs) =>
-      connection(shop.levelsByLocation.get(l.id) ?? [], args, level, bulk),
+      connection(shop.levelsByLocation.get(l.id) ?? [], args, level, paging),
     inventoryLevel: (args: { inventoryItemId: string }) => {
       const found = (shop.levelsByLocation.get(l.id) ?? []).find(
         (v) => gid("InventoryItem", v.itemId) === args.inventoryItemId,

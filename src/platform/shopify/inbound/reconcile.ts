@@ -5,12 +5,19 @@ import { repairLevelDrift } from "../../../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
 import { PlatformPermanentError } from "../../connector.ts";
 import { requestCatalogSync } from "../../sync-request.ts";
+import { bulkWaitFor } from "../bulk-wait.ts";
+import { shopifyDispatcherOf } from "../http.ts";
 import { shopifyClientFor } from "../shop-client.ts";
 import { findShopByStore } from "../shops.ts";
 import { RECONCILE_JOB } from "./job-types.ts";
 import { recordReconciliation, recordReconciliationFailure } from "./reconcile-state.ts";
 import { readShopLevels } from "./shop-levels.ts";
 import { readRemovals } from "./shop-removals.ts";
+
+// As drift repair commits: one transaction per this many levels.
+const LEVELS_PER_BATCH = 1000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface ReconcileResult {
   checked: number;
@@ -19,7 +26,8 @@ export interface ReconcileResult {
 
 /**
  * One reconciliation pass of a connected shop, so a lost webhook costs minutes, not forever: every
- * level Shopify has is read and compared with the mirror's, the drift adopted; the mirror's live
+ * level Shopify has is read (one bulk operation, any number of levels) and compared with the
+ * mirror's, the drift adopted batch by batch as the result streams in; the mirror's live
  * products and variants that Shopify no longer has are marked deleted; and the catalog's
  * incremental read is asked for (it finds whatever changed after its watermark, webhook or not).
  * Answers null when the shop is not connected (importing: nothing to compare yet; disconnected: the
@@ -29,8 +37,16 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
   const shop = await findShopByStore(ctx.db, storeId);
   if (shop?.status !== "connected") return null;
   const client = shopifyClientFor(ctx, shop);
-  const levels = await readShopLevels(client);
-  const result = await repairLevelDrift(ctx, storeId, levels);
+  const result: ReconcileResult = { checked: 0, repaired: 0 };
+  const deps = {
+    dispatcher: shopifyDispatcherOf(ctx),
+    pollWait: bulkWaitFor({ db: ctx.db, clock: ctx.clock, shop: shop.shop, sleep }),
+  };
+  await readShopLevels(client, deps, LEVELS_PER_BATCH, async (levels) => {
+    const repair = await repairLevelDrift(ctx, storeId, levels);
+    result.checked += repair.checked;
+    result.repaired += repair.repaired;
+  });
   const removals = await readRemovals(client, await liveCatalogIds(ctx.db, storeId));
   if (removals.productIds.length > 0 || removals.variantIds.length > 0)
     await inTransaction(ctx.db, (trx) => markDeleted(trx, storeId, removals, ctx.clock.now()));

@@ -1,57 +1,63 @@
+import type { Dispatcher } from "undici";
 import type { PlatformInventoryLevel } from "../../connector.ts";
+import { awaitBulkOperation, incomplete, startBulkQuery } from "../bulk-operation.ts";
 import { LEVEL_FIELDS, type LevelNode, toLevel } from "../catalog-nodes.ts";
 import type { ShopifyClient } from "../client.ts";
 import { fromGid } from "../gids.ts";
-
-interface Page<T> {
-  nodes: T[];
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-}
-
-// As the incremental read pages levels: 3 points a level keeps a page well under 1,000.
-const LEVELS_PER_PAGE = 200;
+import { jsonlLines } from "../jsonl.ts";
 
 /**
- * Every inventory level of the shop as Shopify has it now, location by location (inactive ones too),
- * for reconciliation. Shopify stops a paginated read at 25,000 objects: a location holding more
- * levels than that is read only that far (docs/decisions.md, "Shopify webhooks and reconciliation").
+ * Every level of every location (inactive ones too), as one bulk query. Not a paginated read:
+ * Shopify stops paging at 25,000 objects (hasNextPage false with more to come), so a location
+ * holding more levels than that would be compared only that far; and paging costs 3 points a level
+ * against the shop's budget (30,000 levels: 90,000 points, 15 minutes of a Standard plan's restore
+ * rate, the whole default interval), where a bulk query costs 10.
  */
-export async function readShopLevels(client: ShopifyClient): Promise<PlatformInventoryLevel[]> {
-  const levels: PlatformInventoryLevel[] = [];
-  for (const locationId of await locationIds(client)) {
-    let after: string | null = null;
-    do {
-      const answer: { data: { location: { inventoryLevels: Page<LevelNode> } | null } } =
-        await client.graphql(
-          `query ReconcileLevels($id: ID!, $first: Int!, $after: String) {
-  location(id: $id) { inventoryLevels(first: $first, after: $after) { nodes { ${LEVEL_FIELDS} } pageInfo { hasNextPage endCursor } } }
-}`,
-          { id: locationId, first: LEVELS_PER_PAGE, after },
-          3 + LEVELS_PER_PAGE * 3,
-        );
-      const page = answer.data.location?.inventoryLevels;
-      if (!page) break; // the location went away meanwhile
-      const id = fromGid(locationId, "Location");
-      for (const node of page.nodes) levels.push(toLevel(node, id));
-      after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
-    } while (after !== null);
-  }
-  return levels;
+export const RECONCILE_LEVELS_QUERY = `{
+  locations(includeInactive: true) { edges { node { id
+    inventoryLevels { edges { node { ${LEVEL_FIELDS} } } } } } }
+}`;
+
+/**
+ * Reading a large result with drift repair between batches keeps its stream open longer than one
+ * Admin API exchange: the download as a whole is bounded by this (the pool's idle timeout still
+ * ends a stalled one).
+ */
+const RESULT_TIMEOUT_MS = 15 * 60_000;
+
+export interface ShopLevelsDeps {
+  dispatcher: Dispatcher;
+  /** Between two polls of the running bulk operation (bulk-wait.ts: cut short by bulk_operations/finish). */
+  pollWait: (polls: number) => Promise<void>;
 }
 
-async function locationIds(client: ShopifyClient): Promise<string[]> {
-  const ids: string[] = [];
-  let after: string | null = null;
-  do {
-    const answer: { data: { locations: Page<{ id: string }> } } = await client.graphql(
-      `query ReconcileLocations($after: String) {
-  locations(first: 250, after: $after, includeInactive: true) { nodes { id } pageInfo { hasNextPage endCursor } }
-}`,
-      { after },
-      2 + 250,
-    );
-    ids.push(...answer.data.locations.nodes.map((n) => n.id));
-    after = answer.data.locations.pageInfo.hasNextPage ? answer.data.locations.pageInfo.endCursor : null;
-  } while (after !== null);
-  return ids;
+/**
+ * Reads the shop's levels through a bulk operation and hands them to `take` in batches of `batch`
+ * as the JSONL streams in (never the whole shop in memory). A level line names its location in
+ * `__parentId`; location lines are skipped. An operation that does not complete is transient.
+ */
+export async function readShopLevels(
+  client: ShopifyClient,
+  deps: ShopLevelsDeps,
+  batch: number,
+  take: (levels: PlatformInventoryLevel[]) => Promise<void>,
+): Promise<void> {
+  const operation = await awaitBulkOperation(
+    client,
+    await startBulkQuery(client, RECONCILE_LEVELS_QUERY),
+    deps.pollWait,
+  );
+  if (operation.status !== "COMPLETED") throw incomplete(operation);
+  if (operation.url === null) return; // no lines: no location has a level
+  let pending: PlatformInventoryLevel[] = [];
+  for await (const line of jsonlLines(deps.dispatcher, operation.url, RESULT_TIMEOUT_MS)) {
+    const parent = typeof line.__parentId === "string" ? line.__parentId : "";
+    if (!parent.startsWith("gid://shopify/Location/") || !("quantities" in line)) continue;
+    pending.push(toLevel(line as unknown as LevelNode, fromGid(parent, "Location")));
+    if (pending.length >= batch) {
+      await take(pending);
+      pending = [];
+    }
+  }
+  if (pending.length > 0) await take(pending);
 }
