@@ -201,12 +201,15 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
       itemChanged = !base || base.inventory_item_id !== newItem;
       itemId = newItem;
       variantId = Number(variant.id);
+      const itemField = `${at}.${input.variant_id !== undefined ? "variant_id" : "inventory_item_id"}`;
       if (itemChanged && base && base.received_quantity > 0) {
-        problems.add(
-          `${at}.${input.variant_id !== undefined ? "variant_id" : "inventory_item_id"}`,
-          "line_received",
-          "the line has received units: its item cannot change",
-        );
+        problems.add(itemField, "line_received", "the line has received units: its item cannot change");
+      }
+      // A line already on the order keeps its deleted item (it is still received, cancelled, closed);
+      // a new one cannot take it: nothing is left on the platform to order into
+      // (docs/decisions.md, "Deleted products and variants").
+      if (itemChanged && variant.deleted_at !== null) {
+        problems.add(itemField, "deleted", "was deleted on the platform: a new line cannot order it");
       }
     }
     const mirror = itemChanged && variant ? variant : null;

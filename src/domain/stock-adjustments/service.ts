@@ -1,7 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
+import { deletedInventoryItems, findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
 import { DetailCollector, notFound } from "../errors.ts";
 import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
@@ -139,6 +139,10 @@ async function resolveLines(
       variant = byItemId;
     }
     if (!variant) return;
+    if (variant.deleted_at !== null) {
+      problems.add(`${at}.${field}`, "deleted", "was deleted on the platform: its stock cannot be adjusted");
+      return;
+    }
     const itemId = Number(variant.inventory_item_id);
     if (seenItems.has(itemId)) {
       problems.add(`${at}.${field}`, "duplicate", "names an item another line already adjusts");
@@ -278,6 +282,16 @@ export async function applyAdjustment(
   const itemIds = lines.map((l) => Number(l.inventory_item_id));
   const levels = await lockLevelsAt(trx, storeId, locationId, itemIds, ctx.clock.now());
   const problems = new DetailCollector();
+  // A draft's item deleted on the platform since it was written: the draft is refused like a new line.
+  const gone = await deletedInventoryItems(trx, storeId, itemIds);
+  lines.forEach((line, index) => {
+    if (gone.has(Number(line.inventory_item_id)))
+      problems.add(
+        `lines.${index}.variant_id`,
+        "deleted",
+        "was deleted on the platform since the draft was written: remove the line to apply",
+      );
+  });
   const quantities = lines.map((line, index) => {
     const before = levels.get(Number(line.inventory_item_id)) ?? 0;
     const after = before + line.delta;
