@@ -6,10 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Client, TestApp } from "../helpers/app.ts";
+import type { Client, HttpResult, TestApp } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { freePort } from "../helpers/child-server.ts";
-import { createDraftOrder, createOrderedOrder, createSupplier, idempotencyKey } from "../helpers/factories.ts";
+import {
+  createDraftOrder,
+  createOrderedOrder,
+  createSupplier,
+  idempotencyKey,
+} from "../helpers/factories.ts";
 import { attachByToken, standinShop, startShopifyTestApp, storeApi } from "../helpers/shopify.ts";
 import type { ShopifyStandin } from "../shopify-standin/index.ts";
 import type { ShopState, Variant } from "../shopify-standin/state.ts";
@@ -60,7 +65,7 @@ async function orderCount(): Promise<number> {
   return res.body.data.length;
 }
 
-function refusal(res: { status: number; body: any }, field: string, message = DELETED) {
+function refusal(res: HttpResult, field: string, message = DELETED) {
   expectStatus(res, 422);
   assert.deepEqual(res.body.error.code, "validation_failed");
   assert.deepEqual(res.body.error.details, [{ field, code: "deleted", message }]);

@@ -1,7 +1,12 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import { deletedInventoryItems, findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
+import {
+  deletedInventoryItems,
+  findUsableLocation,
+  findVariants,
+  type VariantRow,
+} from "../catalog/index.ts";
 import { DetailCollector, notFound } from "../errors.ts";
 import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
