@@ -14,7 +14,7 @@ import type { OrderInput } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
 import { diffOrder, sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
-import type { PurchaseOrder } from "./presenter.ts";
+import type { OrderRow, PurchaseOrder } from "./presenter.ts";
 import {
   lockPurchaseOrder,
   orderCharges,
@@ -28,6 +28,28 @@ import {
 import { incomingOf, pushIncomingChange } from "./stock.ts";
 import { computeMoney } from "./totals.ts";
 import { isOpen, patchRefusal, refusedPatchField, statusAfterCancel } from "./transitions.ts";
+
+/**
+ * Fields that touch neither the order's money, its lines, its charges nor its incoming stock. A PATCH
+ * of only these leaves the lines unread and unpriced: re-resolving and re-pricing a 500-line order to
+ * change its notes was most of such a PATCH's time, inside its transaction, and on the embedded
+ * database every other store's query waited for that transaction (issue 18 item 2).
+ */
+const HEADER_ONLY_FIELDS: ReadonlySet<string> = new Set([
+  "number",
+  "reference",
+  "customer_order_number",
+  "supplier_order_number",
+  "invoice_number",
+  "account_number",
+  "notes",
+  "expected_at",
+  "payment_due_on",
+  "ship_to_override",
+  "bill_to_override",
+  "return_reason",
+  "return_source_po_id",
+]);
 
 export async function updatePurchaseOrder(
   ctx: AppContext,
@@ -45,6 +67,8 @@ export async function updatePurchaseOrder(
   if (given.length === 0) return loadPurchaseOrder(trx, store.id, id);
 
   const now = ctx.clock.now();
+  if (given.every((field) => HEADER_ONLY_FIELDS.has(field)))
+    return updateHeader(call, order, input, now);
   const [lines, charges] = await Promise.all([
     orderLines(trx, store.id, id),
     orderCharges(trx, store.id, id),
@@ -112,6 +136,35 @@ export async function updatePurchaseOrder(
     await recordHistory(call, id, "received", { via: "lines_updated" }, now);
     await emitOrder(call, "purchase_order.received", presented);
   }
+  return presented;
+}
+
+/**
+ * A PATCH of header fields only (HEADER_ONLY_FIELDS): the fields are resolved and checked as any
+ * PATCH's are, against the order without its lines (none given, the currency and rate unchanged, so
+ * none would be repriced), and the stored money, lines, charges and incoming stock stay as they are.
+ */
+async function updateHeader(call: OrderCall, order: OrderRow, input: OrderInput, now: Date) {
+  const { trx, store } = call;
+  const { fields } = await resolveOrderInput(call, input, { order, lines: [], charges: [] });
+  const diff = diffOrder(
+    { order, lines: [], charges: [] },
+    { fields, lines: [], charges: [], total: order.total },
+    { lines: false, charges: false },
+  );
+  if (Object.keys(diff.changes).length === 0) return loadPurchaseOrder(trx, store.id, order.id);
+  const { number, ...rest } = fields;
+  await setOrder(trx, store.id, order.id, {
+    ...rest,
+    ...(number !== null && { number }),
+    updated_at: now,
+  }).catch((error: unknown) => {
+    if (isUniqueViolation(error)) throw numberTaken();
+    throw error;
+  });
+  await recordHistory(call, order.id, "updated", { changes: diff.changes }, now);
+  const presented = await loadPurchaseOrder(trx, store.id, order.id);
+  await emitOrder(call, "purchase_order.updated", presented);
   return presented;
 }
 
