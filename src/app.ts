@@ -14,7 +14,7 @@ import { registerIdempotency } from "./http/plugins/idempotency.ts";
 import { registerJsonBody } from "./http/plugins/json-body.ts";
 import { registerRateLimits } from "./http/plugins/rate-limit.ts";
 import { registerRequestLog } from "./http/plugins/request-log.ts";
-import { registerStoreTurns } from "./http/plugins/store-turns.ts";
+import { registerStoreTurns, StoreTurns } from "./http/plugins/store-turns.ts";
 import { validatorCompiler } from "./http/validation.ts";
 
 export interface BuildAppOptions {
@@ -63,12 +63,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(fastifySwagger, openapiOptions(ctx.config.publicHostnames));
 
+  // On the root instance, so tests can see which requests wait for their store's turn.
+  const storeTurns = new StoreTurns();
+  app.decorate("storeTurns", storeTurns);
   await app.register(
     async (v2) => {
       registerAuth(v2);
       registerRateLimits(v2);
       registerIdempotency(v2);
-      registerStoreTurns(v2);
+      registerStoreTurns(v2, storeTurns);
       registerRequestLog(v2);
       v2.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
       for (const module of ctx.modules) if (module.routes) await v2.register(module.routes);

@@ -67,8 +67,7 @@ export async function updatePurchaseOrder(
   if (given.length === 0) return loadPurchaseOrder(trx, store.id, id);
 
   const now = ctx.clock.now();
-  if (given.every((field) => HEADER_ONLY_FIELDS.has(field)))
-    return updateHeader(call, order, input, now);
+  if (given.every((field) => HEADER_ONLY_FIELDS.has(field))) return updateHeader(call, order, input, now);
   const [lines, charges] = await Promise.all([
     orderLines(trx, store.id, id),
     orderCharges(trx, store.id, id),

@@ -65,6 +65,10 @@ declare module "fastify" {
   interface FastifyRequest {
     giveBackStoreTurn?: () => void;
   }
+  interface FastifyInstance {
+    /** The service's store turns (app.ts), for tests that check which routes take them. */
+    storeTurns: StoreTurns;
+  }
 }
 
 export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns()): StoreTurns {

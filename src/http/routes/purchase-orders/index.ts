@@ -199,7 +199,8 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
   app.get(
     "/purchase_orders/:id/history",
     {
-      config: { scope: "read" },
+      // A history row of a lines PATCH names every line added, removed or updated (up to 500 each).
+      config: heavyRead,
       schema: {
         tags,
         summary: "The order's history, newest first",

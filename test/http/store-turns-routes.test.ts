@@ -1,0 +1,94 @@
+/**
+ * Which requests take their store's turn (src/http/plugins/store-turns.ts, issue 18 item 2): while
+ * store A's turn is held, A's line-heavy requests (an order's page, the order, its history, its PATCH)
+ * wait for it and answer once it is given back; A's light requests and other stores' requests do not
+ * wait. The history was the one order route outside the turns: a lines PATCH's history row names every
+ * line it added, removed or updated, so a page of them is as heavy as the order.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { createDraftOrder, createSupplier } from "../helpers/factories.ts";
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    if (condition()) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, 5));
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
+/** A request and whether it has answered yet. */
+function track(request: Promise<HttpResult>) {
+  const state = { answered: false, result: request };
+  request.then(
+    () => {
+      state.answered = true;
+    },
+    () => {
+      state.answered = true;
+    },
+  );
+  return state;
+}
+
+describe("store turns by route", () => {
+  let t: TestApp;
+  let a: TestStore;
+  let b: TestStore;
+  let orderA: number;
+  let orderB: number;
+  before(async () => {
+    t = await startTestApp();
+    a = await t.createStore();
+    b = await t.createStore();
+    const line = { product_title: "Bolt", sku: "B-1", quantity: 2, unit_cost: "1.50" };
+    for (const store of [a, b]) {
+      const supplier = await createSupplier(store.api);
+      const order = await createDraftOrder(store.api, { supplier_id: supplier.id, lines: [line] });
+      if (store === a) orderA = order.id;
+      else orderB = order.id;
+    }
+    // A lines PATCH: the history row that names the lines.
+    const patched = await a.api.patch(`/v2/purchase_orders/${orderA}`, {
+      lines: [line, { ...line, sku: "B-2" }],
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  });
+  after(() => t.close());
+
+  const heavy: Array<[string, (s: TestStore, id: number) => Promise<HttpResult>]> = [
+    ["GET /purchase_orders", (s) => s.api.get("/v2/purchase_orders?limit=250")],
+    ["GET /purchase_orders/:id", (s, id) => s.api.get(`/v2/purchase_orders/${id}`)],
+    ["GET /purchase_orders/:id/history", (s, id) => s.api.get(`/v2/purchase_orders/${id}/history`)],
+    ["PATCH /purchase_orders/:id", (s, id) => s.api.patch(`/v2/purchase_orders/${id}`, { notes: "n" })],
+  ];
+
+  for (const [route, send] of heavy) {
+    test(`${route} waits for its store's turn; whoami and another store's do not`, async () => {
+      const turns = t.runtime.app.storeTurns;
+      const giveBack = await turns.take(a.id);
+      let given = false;
+      try {
+        const waiting = track(send(a, orderA));
+        await until(() => turns.heldBy(a.id) === 2 || waiting.answered, "the request queued or answered");
+        assert.equal(waiting.answered, false, `${route} answered while its store's turn was held`);
+        assert.equal(turns.heldBy(a.id), 2);
+
+        const whoami = await a.api.get("/v2/whoami");
+        assert.equal(whoami.status, 200);
+        const other = await send(b, orderB);
+        assert.equal(other.status, 200, JSON.stringify(other.body));
+        assert.equal(waiting.answered, false);
+
+        giveBack();
+        given = true;
+        const res = await waiting.result;
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(turns.heldBy(a.id), 0);
+      } finally {
+        if (!given) giveBack();
+      }
+    });
+  }
+});
