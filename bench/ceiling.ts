@@ -4,6 +4,10 @@
  * log, hooks or logging). What the service achieves is reported as a fraction of this, measured in
  * the same run, on the same machine, at the same moment.
  *
+ * The write ceiling, `POST /write/receipt/:order`: in one transaction, the rows a 50-line receipt
+ * writes (bench/lib/write-ceiling.ts), in tables of their own; receipts and applies are reported as a
+ * fraction of it (`writeRatio`).
+ *
  * PostgreSQL (`DATABASE_URL`): a pg Pool of 10 (the service's pool size) on the benchmark database,
  * reading the service's own `stores` table. PGlite (`CEILING_PGLITE_DIR`): a PGlite of its own in that
  * directory (one PGlite can't be opened by two processes), with the service's `stores` table created
@@ -11,14 +15,35 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import Fastify from "fastify";
+import { Kysely } from "kysely";
 import pg from "pg";
 import { foundationMigration } from "../src/db/migrations/001_foundation.ts";
+import { migrateToLatest } from "../src/db/migrations/index.ts";
+import { ConnectionTurns, PGliteDialect } from "../src/db/pglite-dialect.ts";
+import {
+  loadCeilingOrders,
+  prepareWriteCeiling,
+  type Run,
+  WRITE_CEILING_ORDERS,
+  writeReceiptRows,
+} from "./lib/write-ceiling.ts";
 
-type Query = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+type Query = Run;
+/** `CEILING_WRITES=1`: also serve the write ceiling (the bench sets it when a write scenario runs). */
+const WRITES = process.env.CEILING_WRITES === "1";
+/** Runs `fn` in one transaction on one connection. */
+type Transact = <T>(fn: (run: Run) => Promise<T>) => Promise<T>;
 
 const SQL = "select id, name, domain, currency, timezone from stores where id = $1";
 
-async function openQuery(): Promise<{ query: Query; storeId: number; close(): Promise<void> }> {
+interface Opened {
+  query: Query;
+  transact: Transact;
+  storeId: number;
+  close(): Promise<void>;
+}
+
+async function openQuery(): Promise<Opened> {
   const url = process.env.DATABASE_URL;
   if (url) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -26,6 +51,20 @@ async function openQuery(): Promise<{ query: Query; storeId: number; close(): Pr
     const storeId = Number(process.env.CEILING_STORE_ID ?? "1");
     return {
       query: async (sql, params) => (await pool.query(sql, params)).rows,
+      async transact(fn) {
+        const client = await pool.connect();
+        try {
+          await client.query("begin");
+          const result = await fn(async (sql, params) => (await client.query(sql, params)).rows);
+          await client.query("commit");
+          return result;
+        } catch (error) {
+          await client.query("rollback").catch(() => {});
+          throw error;
+        } finally {
+          client.release();
+        }
+      },
       storeId,
       close: () => pool.end(),
     };
@@ -34,15 +73,27 @@ async function openQuery(): Promise<{ query: Query; storeId: number; close(): Pr
   if (!dir) throw new Error("set DATABASE_URL or CEILING_PGLITE_DIR");
   const db = new PGlite({ dataDir: dir });
   await db.waitReady;
-  const createStores = foundationMigration.find((s) => s.startsWith("create table stores"));
-  if (!createStores) throw new Error("the foundation migration has no stores table");
-  await db.exec(createStores.replace("create table stores", "create table if not exists stores"));
+  if (WRITES) {
+    // Every table of the service, from its migrations: the write ceiling copies a receipt's from them.
+    await migrateToLatest(
+      new Kysely<unknown>({ dialect: new PGliteDialect(db as never, new ConnectionTurns(), "foreground") }),
+    );
+  } else {
+    // The read ceiling needs only the stores table (a quicker start than every migration).
+    const createStores = foundationMigration.find((s) => s.startsWith("create table stores"));
+    if (!createStores) throw new Error("the foundation migration has no stores table");
+    await db.exec(createStores.replace("create table stores", "create table if not exists stores"));
+  }
   const row = await db.query<{ id: number }>(
     `insert into stores (name, domain, currency, timezone) values ('Ceiling', 'ceiling.example', 'USD', 'UTC')
      on conflict (domain) do update set name = excluded.name returning id`,
   );
   return {
     query: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
+    transact: (fn) =>
+      db.transaction((tx) =>
+        fn(async (sql, params) => (await tx.query<Record<string, unknown>>(sql, params)).rows),
+      ),
     storeId: row.rows[0].id,
     close: () => db.close(),
   };
@@ -76,7 +127,9 @@ const WhoamiShape = {
 } as const;
 
 async function main(): Promise<void> {
-  const { query, storeId, close } = await openQuery();
+  const { query, transact, storeId, close } = await openQuery();
+  if (WRITES) await prepareWriteCeiling(query);
+  const orders = WRITES ? await loadCeilingOrders(query) : new Map();
   const app = Fastify({ logger: false });
   app.get("/healthz", async () => ({ ok: true }));
   app.get("/v2/whoami", { schema: { response: { 200: WhoamiShape } } }, async () => {
@@ -86,6 +139,16 @@ async function main(): Promise<void> {
       key: { id: 1, name: "ceiling", prefix: "sr2_ceiling0", scopes: ["read"], expires_at: null },
       api_version: "2",
     };
+  });
+  app.post<{ Params: { order: string } }>("/write/receipt/:order", async (request, reply) => {
+    const orderId = Number(request.params.order);
+    const lines = orders.get(orderId);
+    if (!lines)
+      return reply.code(404).send({
+        error: WRITES ? `orders are 1 to ${WRITE_CEILING_ORDERS}` : "started without CEILING_WRITES=1",
+      });
+    const presented = await transact((run) => writeReceiptRows(run, orderId, lines));
+    return reply.code(201).send({ data: presented });
   });
   await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT ?? "0") });
   const stop = async () => {

@@ -3,7 +3,7 @@
  * for docs/performance.md.
  */
 import { readFileSync } from "node:fs";
-import { formatValue } from "./lib/report.ts";
+import { formatValue, percent } from "./lib/report.ts";
 import type { BenchReport, Row } from "./lib/types.ts";
 
 const file = process.argv[2] ?? new URL("./results/latest.json", import.meta.url).pathname;
@@ -12,9 +12,9 @@ const names = { postgres: "PostgreSQL", pglite: "PGlite" } as const;
 const n = (v: number, d = 1) => v.toFixed(d);
 
 function row(name: string, r: Row): string {
-  return `| ${name} | ${r.connections} | ${n(r.rps)} | ${n(r.p50, 2)} | ${n(r.p97_5, 2)} | ${n(r.p99, 2)} | ${r.errors} | ${
-    r.ratio === null ? "—" : `${(r.ratio * 100).toFixed(0)}%`
-  } | ${r.peakRssMb === null ? "—" : n(r.peakRssMb, 0)} |`;
+  return `| ${name} | ${r.connections} | ${n(r.rps)} | ${n(r.p50, 2)} | ${n(r.p97_5, 2)} | ${n(r.p99, 2)} | ${r.errors} | ${percent(
+    r.ratio,
+  )} | ${percent(r.writeRatio)} | ${r.peakRssMb === null ? "—" : n(r.peakRssMb, 0)} |`;
 }
 
 const m = report.machine;
@@ -30,12 +30,15 @@ for (const run of report.runs) {
     `${run.version}; idle RSS of the service ${run.idleRssMb?.toFixed(0)} MB.`,
     "",
   );
-  out.push("| scenario | conns | req/s | p50 ms | p97.5 ms | p99 ms | errors | ×ceiling | peak RSS MB |");
-  out.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+  out.push(
+    "| scenario | conns | req/s | p50 ms | p97.5 ms | p99 ms | errors | ×ceiling | ×write ceiling | peak RSS MB |",
+  );
+  out.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of run.ceiling) out.push(row(`ceiling (${r.label})`, r));
+  for (const r of run.writeCeiling ?? []) out.push(row(`write ceiling (${r.label})`, r));
   for (const s of run.scenarios) {
     if (s.status !== "ok") {
-      out.push(`| ${s.name}: ${s.status} (${s.reason ?? ""}) | | | | | | | | |`);
+      out.push(`| ${s.name}: ${s.status} (${s.reason ?? ""}) | | | | | | | | | |`);
       continue;
     }
     for (const r of s.rows) out.push(row(`${s.name} ${r.label}`, r));

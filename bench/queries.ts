@@ -6,17 +6,19 @@
  * for all requests together) is flushed before each request and not counted. VERBOSE=1 lists them.
  */
 import { randomUUID } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import { loadConfig } from "../src/config.ts";
+import { PGliteThread } from "../src/db/pglite-thread.ts";
 import { createRuntime } from "../src/runtime.ts";
 
 const statements: string[] = [];
 let counting = false;
-const original = PGlite.prototype.query;
-PGlite.prototype.query = function (this: PGlite, query: string, params?: unknown[], options?: unknown) {
+// The service's embedded database runs on a thread of its own (src/db/pglite-thread.ts); every
+// statement crosses to it through PGliteThread.query, so that is where they are counted.
+const original = PGliteThread.prototype.query;
+PGliteThread.prototype.query = function (this: PGliteThread, query: string, params?: unknown[]) {
   if (counting) statements.push(query.replace(/\s+/g, " ").trim());
-  return original.call(this, query, params as never, options as never) as never;
-} as typeof PGlite.prototype.query;
+  return original.call(this, query, params);
+} as typeof PGliteThread.prototype.query;
 
 const ADMIN = "bench-admin-token-0123456789abcdef";
 const config = loadConfig({
@@ -74,7 +76,7 @@ async function count(label: string, fn: () => Promise<unknown>): Promise<void> {
   }
   if (process.env.VERBOSE) {
     console.log(`\n## ${label}`);
-    for (const st of statements) console.log(`  ${st.slice(0, 160)}`);
+    for (const st of statements) console.log(`  ${st.slice(0, Number(process.env.WIDTH ?? 160))}`);
   }
   rows.push({
     path: label,

@@ -19,9 +19,11 @@ import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/da
 import { explain } from "./lib/explain.ts";
 import { Api } from "./lib/http.ts";
 import { runLoad } from "./lib/load.ts";
+import type { LoadRequest } from "./lib/load-types.ts";
 import { ChildServer, freePort } from "./lib/process.ts";
 import { formatHeader, formatRun } from "./lib/report.ts";
 import type { BenchReport, DbRun, Row, ScenarioResult } from "./lib/types.ts";
+import { WRITE_CEILING_ORDERS } from "./lib/write-ceiling.ts";
 import { scenarios } from "./scenarios/index.ts";
 import { target } from "./scenarios/scenario.ts";
 
@@ -91,7 +93,21 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
-async function measureCeiling(ceiling: ChildServer, timing: typeof FULL): Promise<Row[]> {
+const READ_CEILING: LoadRequest[] = [{ method: "GET", path: "/v2/whoami" }];
+/** The write ceiling's requests: round the prepared orders, as the receipt scenario goes round its own. */
+const WRITE_CEILING: LoadRequest[] = Array.from({ length: WRITE_CEILING_ORDERS }, (_, i) => ({
+  method: "POST",
+  path: `/write/receipt/${i + 1}`,
+}));
+/** Scenarios whose rows carry a ratio to the write ceiling; it is measured only when one of them runs. */
+const WRITE_SCENARIOS = ["receipt", "adjustment"];
+
+async function measureCeiling(
+  ceiling: ChildServer,
+  timing: typeof FULL,
+  requests = READ_CEILING,
+  name = "ceiling",
+): Promise<Row[]> {
   const rows: Row[] = [];
   for (const connections of [1, 32]) {
     ceiling.resetPeak();
@@ -101,10 +117,12 @@ async function measureCeiling(ceiling: ChildServer, timing: typeof FULL): Promis
       durationSec: connections === 1 ? timing.latencySec : timing.throughputSec,
       warmupSec: timing.warmupSec,
       headers: {},
-      requests: [{ method: "GET", path: "/v2/whoami" }],
+      requests,
     });
     const row = rowOf(`c=${connections}`, result, null, ceiling.peakRss());
-    log(`    ceiling c=${connections}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms`);
+    log(
+      `    ${name} c=${connections}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors`,
+    );
     rows.push(row);
   }
   return rows;
@@ -207,6 +225,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     await b.loadRoutes();
 
     const ceilingPort = await freePort();
+    const writes = WRITE_SCENARIOS.some((name) => !args.only || args.only.includes(name));
     const ceiling = new ChildServer(
       "ceiling",
       path.join(ROOT, "bench", "ceiling.ts"),
@@ -215,8 +234,14 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
             PORT: String(ceilingPort),
             DATABASE_URL: database.databaseUrl,
             CEILING_STORE_ID: String(b.storeId),
+            CEILING_WRITES: writes ? "1" : "",
           }
-        : { PORT: String(ceilingPort), DATABASE_URL: "", CEILING_PGLITE_DIR: database.ceilingDir },
+        : {
+            PORT: String(ceilingPort),
+            DATABASE_URL: "",
+            CEILING_PGLITE_DIR: database.ceilingDir,
+            CEILING_WRITES: writes ? "1" : "",
+          },
       ceilingPort,
       path.join(RESULTS, `ceiling-${kind}.log`),
     );
@@ -226,6 +251,11 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     started.push(ceiling);
     run.ceiling = await measureCeiling(ceiling, timing);
     for (const row of run.ceiling) b.ceiling.set(row.connections, row);
+    if (writes) {
+      log("   the write ceiling (a 50-line receipt's rows in one transaction)");
+      run.writeCeiling = await measureCeiling(ceiling, timing, WRITE_CEILING, "write ceiling");
+      for (const row of run.writeCeiling) b.writeCeiling.set(row.connections, row);
+    }
 
     const idleTarget: ScenarioResult = {
       name: "idle-memory",

@@ -8,6 +8,7 @@ import { Api } from "./http.ts";
 import { runLoad } from "./load.ts";
 import type { LoadRequest, LoadResult, LoadSpec } from "./load-types.ts";
 import type { ChildServer } from "./process.ts";
+import { throughputRatio } from "./ratios.ts";
 import type { Receivers } from "./receivers.ts";
 import type { Row, Target } from "./types.ts";
 
@@ -45,6 +46,8 @@ export class Bench {
   storeId = 0;
   key = "";
   readonly ceiling = new Map<number, Row>();
+  /** The write ceiling by connection count (bench/lib/write-ceiling.ts); empty when not measured. */
+  readonly writeCeiling = new Map<number, Row>();
   readonly fixtures = new Map<string, Promise<unknown>>();
   routes = new Set<string>();
   receivers: Receivers | null = null;
@@ -131,14 +134,20 @@ export class Bench {
     };
     this.service.resetPeak();
     const result = await runLoad(spec);
-    const ceiling = this.ceiling.get(options.connections);
-    const ratio = ceiling && ceiling.rps > 0 ? result.requestsPerSec / ceiling.rps : null;
+    const ratio = throughputRatio(result.requestsPerSec, this.ceiling.get(options.connections));
     const row = rowOf(label, result, ratio, this.service.peakRss());
     this.log(
       `    ${label}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors (${row.requests} requests)`,
     );
     if (row.errorSamples?.length) this.log(`      e.g. ${row.errorSamples[0]}`);
     return row;
+  }
+
+  /** The row with its throughput as a fraction of the write ceiling's (writes that move stock). */
+  withWriteRatio(row: Row): Row {
+    const writeRatio = throughputRatio(row.rps, this.writeCeiling.get(row.connections));
+    if (writeRatio !== null) this.log(`      ${(writeRatio * 100).toFixed(0)}% of the write ceiling`);
+    return { ...row, writeRatio };
   }
 
   /** Registers a query whose plan the report shows under `scenario` (see `plans`). */

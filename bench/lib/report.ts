@@ -20,6 +20,11 @@ export function formatValue(value: number | null, unit: string): string {
   return `${value.toFixed(digits)} ${unit}`;
 }
 
+/** A ratio as a whole percentage; "—" when there is none. */
+export function percent(ratio: number | null | undefined): string {
+  return ratio === null || ratio === undefined ? "—" : `${(ratio * 100).toFixed(0)}%`;
+}
+
 function rowLine(name: string, row: Row): string {
   return [
     pad(name, 34),
@@ -30,6 +35,7 @@ function rowLine(name: string, row: Row): string {
     pad(num(row.p99, 2), 8, true),
     pad(String(row.errors), 7, true),
     pad(row.ratio === null ? "—" : `${(row.ratio * 100).toFixed(0)}%`, 9, true),
+    pad(percent(row.writeRatio), 7, true),
     pad(row.peakRssMb === null ? "—" : `${row.peakRssMb.toFixed(0)} MB`, 9, true),
   ].join(" ");
 }
@@ -56,10 +62,12 @@ export function formatRun(run: DbRun): string {
       pad("p99 ms", 8, true),
       pad("errors", 7, true),
       pad("×ceiling", 9, true),
+      pad("×write", 7, true),
       pad("peak RSS", 9, true),
     ].join(" "),
   );
   for (const row of run.ceiling) out.push(rowLine(`ceiling (${row.label})`, row));
+  for (const row of run.writeCeiling ?? []) out.push(rowLine(`write ceiling (${row.label})`, row));
   for (const scenario of run.scenarios) {
     if (scenario.status !== "ok") {
       out.push(`${pad(scenario.name, 34)} ${scenario.status}: ${scenario.reason ?? ""}`);

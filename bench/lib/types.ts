@@ -13,6 +13,11 @@ export interface Row {
   errors: number;
   /** Throughput as a fraction of the ceiling's at the same connection count (null: not comparable). */
   ratio: number | null;
+  /**
+   * Writes only (receipts, applies): throughput as a fraction of the write ceiling's at the same
+   * connection count (bench/lib/write-ceiling.ts).
+   */
+  writeRatio?: number | null;
   peakRssMb: number | null;
   /** First failing answers, when there were errors. */
   errorSamples?: string[];
@@ -52,6 +57,8 @@ export interface DbRun {
   idleRssMb: number | null;
   /** Measured before the scenarios; ratios are to these. */
   ceiling: Row[];
+  /** The write ceiling (a 50-line receipt's rows in one transaction), when a write scenario runs. */
+  writeCeiling?: Row[];
   /** Measured again after the scenarios (full runs), to show how much the machine drifted. */
   ceilingEnd: Row[];
   /** Seeding calls that answered 500 and were retried. */

@@ -1,5 +1,6 @@
 import { adjustmentApply } from "./adjustments.ts";
 import { catalogImport, variantsBySku, variantsPage } from "./catalog.ts";
+import { pdfWithWhoami } from "./mixed.ts";
 import { orderCreate, orderGet, orderList, orderPdf } from "./orders.ts";
 import { receipt } from "./receipts.ts";
 import type { Scenario } from "./scenario.ts";
@@ -20,6 +21,7 @@ export const scenarios: readonly Scenario[] = [
   orderCreate,
   orderGet,
   orderPdf,
+  pdfWithWhoami,
   orderList,
   receipt,
   adjustmentApply,

@@ -71,9 +71,9 @@ export const receipt: Scenario = {
     // mark_ordered pushed incoming stock for every order; let that finish, and the c=1 run's own
     // pushes before the c=32 run, so each run carries only its own background work.
     await b.quiesce();
-    const c1 = await b.load("c=1", { connections: 1, requests: first, once: true });
+    const c1 = b.withWriteRatio(await b.load("c=1", { connections: 1, requests: first, once: true }));
     await b.quiesce();
-    const c32 = await b.load("c=32", { connections: 32, requests: second, once: true });
+    const c32 = b.withWriteRatio(await b.load("c=32", { connections: 32, requests: second, once: true }));
     // Sustained means the background keeps up: the receipts of the c=32 run over the run and the time
     // its platform pushes took to drain afterwards.
     const drained = await b.quiesce();
@@ -95,6 +95,13 @@ export const receipt: Scenario = {
           sustained,
           "/s",
           pg ? null : sustained >= 20,
+        ),
+        target(
+          22,
+          "50-line receipt at 32 connections ≥ 50% of the write ceiling",
+          c32.writeRatio ?? null,
+          "%",
+          (c32.writeRatio ?? 0) >= 0.5,
         ),
       ],
       notes: [
