@@ -5,6 +5,7 @@ import { orderCreate, orderGet, orderList, orderPdf } from "./orders.ts";
 import { receipt } from "./receipts.ts";
 import type { Scenario } from "./scenario.ts";
 import { shopifyImport, shopifyPushes } from "./shopify.ts";
+import { orderGetSmall, variantGet } from "./single-reads.ts";
 import { supplierGet, supplierList } from "./suppliers.ts";
 import { webhooks } from "./webhooks.ts";
 import { whoami } from "./whoami.ts";
@@ -16,10 +17,12 @@ export const scenarios: readonly Scenario[] = [
   shopifyImport,
   variantsPage,
   variantsBySku,
+  variantGet,
   supplierGet,
   supplierList,
   orderCreate,
   orderGet,
+  orderGetSmall,
   orderPdf,
   pdfWithWhoami,
   orderList,

@@ -2,6 +2,7 @@ import { supplierListQuery } from "../../src/domain/suppliers/repository.ts";
 import { suppliersFixture } from "../fixtures.ts";
 import type { LoadRequest } from "../lib/load-types.ts";
 import { output, type Scenario } from "./scenario.ts";
+import { singleReadLoad } from "./single-reads.ts";
 
 export const supplierGet: Scenario = {
   name: "supplier-get",
@@ -14,9 +15,7 @@ export const supplierGet: Scenario = {
     b.plan("supplier-get", "Query plan of GET /v2/suppliers/{id}", (db) =>
       db.selectFrom("suppliers").selectAll().where("store_id", "=", b.storeId).where("id", "=", ids[0]),
     );
-    const c1 = await b.load("c=1", { connections: 1, requests });
-    const c32 = await b.load("c=32", { connections: 32, requests });
-    return output({ rows: [c1, c32], figures: { suppliers: ids.length } });
+    return singleReadLoad(b, "GET /v2/suppliers/{id}", requests, { suppliers: ids.length });
   },
 };
 
