@@ -153,9 +153,11 @@ function newForm(
   const deltaError =
     error?.details.find((d) => d.field.startsWith("lines")) ??
     (posted && !parseDelta(values.delta) ? { message: "must be a whole number other than 0" } : null);
+  // A fresh key on every drawing: a refused create keeps its answer under the key it was sent with, so
+  // the corrected form must not send that key again (docs/decisions.md, console forms' keys).
   return html`${formErrors(error, NEW_LABELS, (name) => `adj-${name}`)}
 <form method="post" action="${adjustmentsPath(store.id)}" class="stack" aria-label="New stock adjustment">
-${csrfField(ctx.session)}<input type="hidden" name="_key" value="${field(formOf(ctx.request), "_key") || formKey()}">
+${csrfField(ctx.session)}<input type="hidden" name="_key" value="${formKey()}">
 <div class="field"><label for="adj-location_id">Location</label>
 <select id="adj-location_id" name="location_id" required>${locations.map(
     (l) =>
