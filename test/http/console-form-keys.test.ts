@@ -64,18 +64,16 @@ describe("console forms after a refusal", () => {
       operator: true,
     };
     const reused = await t.runtime.app.consoleActors.with(operatorActor, (authorization) =>
-      t
-        .client(authorization)
-        .post(
-          "/v2/stock_adjustments",
-          {
-            location_id: location.id,
-            reason: "damaged",
-            note: "Dropped",
-            lines: [{ variant_id: variant.id, delta: -1 }],
-          },
-          { "idempotency-key": first },
-        ),
+      t.client(authorization).post(
+        "/v2/stock_adjustments",
+        {
+          location_id: location.id,
+          reason: "damaged",
+          note: "Dropped",
+          lines: [{ variant_id: variant.id, delta: -1 }],
+        },
+        { "idempotency-key": first },
+      ),
     );
     expectError(reused, 409, "idempotency_key_reused");
 
