@@ -63,14 +63,31 @@ const products = async (api: Client) =>
 const variantIds = async (api: Client) =>
   ((await allPages(api, "/v2/variants")) as unknown as Row[]).map((v) => v.id).sort((a, b) => a - b);
 const idsOf = (shop: ShopState) => [...shop.variants.keys()].sort((a, b) => a - b);
+/** The inventory items whose levels a list shows ([item, location] pairs, sorted). */
+const levelKeys = async (api: Client, path: string) =>
+  ((await allPages(api, path)) as unknown as LevelRow[]).map(keyOfRow).sort();
+/** /v2/inventory_levels names the location by `location_id`, /v2/stock_levels by `location.id`. */
+type LevelRow = { inventory_item_id: number; location_id?: number; location?: { id: number } };
+const keyOfRow = (l: LevelRow) => `${l.inventory_item_id}@${l.location_id ?? l.location?.id}`;
+/** The shop's levels as the same pairs, leaving out the given items. */
+const shopLevelKeys = (shop: ShopState, without: readonly number[] = []) =>
+  [...shop.levels.values()]
+    .filter((l) => !without.includes(l.itemId))
+    .map((l) => `${l.itemId}@${l.locationId}`)
+    .sort();
 
 describe("deleted in Shopify", () => {
   test("products/delete: the product is archived, its variants leave the lists; a repeat changes nothing", async () => {
     const { shop, storeId, api } = await attached();
     const [gone, kept] = [...shop.products.values()];
     const goneVariants = shop.variantsByProduct.get(gone.id)!.map((v) => v.id);
+    const goneItems = shop.variantsByProduct.get(gone.id)!.map((v) => v.inventoryItemId);
     const before = (await products(api)).find((p) => p.id === gone.id)!;
     assert.equal(before.status, "active");
+    const allLevels = shopLevelKeys(shop);
+    assert.equal(allLevels.length, 12);
+    assert.deepEqual(await levelKeys(api, "/v2/inventory_levels"), allLevels);
+    assert.deepEqual(await levelKeys(api, "/v2/stock_levels"), allLevels);
 
     (t.clock as ManualClock).advance(60_000);
     standin.webhooks.mode = "hold";
@@ -102,6 +119,18 @@ describe("deleted in Shopify", () => {
     assert.ok(goneVariants.every((id) => !shop.variants.has(id)));
     const keptRow = (await products(api)).find((p) => p.id === kept.id)!;
     assert.deepEqual([keptRow.status, keptRow.variants_count], ["active", 2]);
+
+    // Its items' levels no longer count: out of both level lists, the item filter and low stock too.
+    const remaining = shopLevelKeys(shop, goneItems);
+    assert.equal(remaining.length, 8);
+    assert.deepEqual(await levelKeys(api, "/v2/inventory_levels"), remaining);
+    assert.deepEqual(await levelKeys(api, "/v2/stock_levels"), remaining);
+    const byItem = await api.get(`/v2/stock_levels?inventory_item_id=${goneItems.join(",")}`);
+    expectStatus(byItem, 200);
+    assert.deepEqual(byItem.body.data, []);
+    const rules = { low_stock_threshold: 100_000, items: [] };
+    expectStatus(await t.admin.put(`/admin/stores/${storeId}/alert_rules`, rules), 200);
+    assert.deepEqual(await levelKeys(api, "/v2/stock_levels?low_stock=true"), remaining);
 
     const jobs = await t.runtime.ctx.db
       .selectFrom("jobs")
@@ -204,6 +233,15 @@ describe("deleted in Shopify", () => {
     const sent = JSON.stringify(standin.adjustCalls(domain).slice(since));
     assert.ok(sent.includes(`InventoryItem/${kept.inventoryItemId}`));
     assert.ok(!sent.includes(`InventoryItem/${doomed.inventoryItemId}`), "nothing sent for the deleted item");
+
+    // The order keeps the deleted item's line and what was received (below); its levels are no longer listed.
+    const listed = await levelKeys(api, "/v2/stock_levels");
+    assert.deepEqual(listed, await levelKeys(api, "/v2/inventory_levels"));
+    assert.ok(listed.includes(`${kept.inventoryItemId}@${location}`));
+    assert.ok(
+      !listed.some((k) => k.startsWith(`${doomed.inventoryItemId}@`)),
+      "the deleted item is not listed",
+    );
 
     const shownOrder = await api.get(`/v2/purchase_orders/${order.id}`);
     expectStatus(shownOrder, 200);

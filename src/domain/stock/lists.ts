@@ -35,6 +35,21 @@ export function listLevels(
             .where("hl.hidden", "=", true),
         ),
       ),
+    )
+    // Nor levels of an item whose variant the platform deleted: the item is gone there, its stock no
+    // longer counts; the level row stays (movements and receipts point at it). One lookup per row on
+    // the variants_item index.
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("variants as dv")
+            .select("dv.id")
+            .whereRef("dv.store_id", "=", "il.store_id")
+            .whereRef("dv.inventory_item_id", "=", "il.inventory_item_id")
+            .where("dv.deleted_at", "is not", null),
+        ),
+      ),
     );
   if (inventory_item_id !== undefined) query = query.where("il.inventory_item_id", "=", inventory_item_id);
   if (location_id !== undefined) query = query.where("il.location_id", "=", location_id);

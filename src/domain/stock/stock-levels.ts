@@ -101,7 +101,9 @@ export function listStockLevels(
     ])
     .where("il.store_id", "=", storeId)
     // Levels at a location the store hides are not offered (as on the levels list).
-    .where((eb) => eb.or([eb("loc.hidden", "is", null), eb("loc.hidden", "=", false)]));
+    .where((eb) => eb.or([eb("loc.hidden", "is", null), eb("loc.hidden", "=", false)]))
+    // Nor levels of a variant the platform deleted (as on the levels list): its stock no longer counts.
+    .where("v.deleted_at", "is", null);
   if (filters.location_id !== undefined) query = query.where("il.location_id", "=", filters.location_id);
   if (filters.inventory_item_ids !== undefined)
     query = query.where("il.inventory_item_id", "in", filters.inventory_item_ids);
