@@ -1,6 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import { adoptUnitCosts, deletedInventoryItems } from "../domain/catalog/index.ts";
+import { adoptUnitCosts, changedUnitCosts, deletedInventoryItems } from "../domain/catalog/index.ts";
 import {
   hasUnpushedMovements,
   markMovementsPushed,
@@ -167,7 +167,13 @@ export async function pushMovements(
   );
   for (const [index, document] of documents.entries()) {
     // Documents are cut and keyed from every movement, deleted items' too, so a retry keeps its keys.
-    const adjustment = withoutItems(documentFor(document), gone);
+    const sendable = withoutItems(documentFor(document), gone);
+    // Costs are not keyed (setting one is idempotent by itself), so leaving out the unchanged ones
+    // differs between retries without harm.
+    const adjustment = {
+      ...sendable,
+      itemCosts: await changedUnitCosts(ctx.db, storeId, sendable.itemCosts),
+    };
     const result: InventoryAdjustResult =
       adjustment.changes.length === 0 && adjustment.itemCosts.length === 0
         ? { replayed: false, levels: [] }

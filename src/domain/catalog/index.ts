@@ -28,7 +28,7 @@ export {
   type VariantFilters,
 } from "./lists.ts";
 export { findUsableLocation, locationNames } from "./location-lookups.ts";
-export { adoptUnitCosts, applyCatalogChanges } from "./mirror.ts";
+export { adoptUnitCosts, applyCatalogChanges, changedUnitCosts } from "./mirror.ts";
 export {
   type LevelRow,
   type LocationRow,

@@ -85,6 +85,30 @@ export async function adoptUnitCosts(
       and (v.unit_cost, v.unit_cost_currency) is distinct from (c.unit_cost, c.currency)`.execute(trx);
 }
 
+/**
+ * The costs among `costs` (the last given per item) that differ from the mirror's: what the platform
+ * was last told (a push's costs are adopted when it is acknowledged) or last reported (the change
+ * feed). Setting an unchanged cost again costs a Shopify mutation (10 points) and changes nothing, so
+ * a push leaves those out. Amounts compare as numbers ("7.5" = "7.50000000"), currencies exactly; an
+ * item the mirror does not hold counts as changed.
+ */
+export async function changedUnitCosts<
+  T extends { inventoryItemId: number; unitCost: string; currency: string | null },
+>(db: Db, storeId: number, costs: readonly T[]): Promise<T[]> {
+  if (costs.length === 0) return [];
+  const last = [...new Map(costs.map((c) => [c.inventoryItemId, c])).values()];
+  const same = await sql<{ item: string }>`
+    select c.item from (${unnestRows(last, [
+      ["item", "bigint", (c) => c.inventoryItemId],
+      ["unit_cost", "numeric", (c) => c.unitCost],
+      ["currency", "text", (c) => c.currency],
+    ])}) as c(item, unit_cost, currency)
+    join variants as v on v.store_id = ${storeId} and v.inventory_item_id = c.item
+    where v.unit_cost = c.unit_cost and v.unit_cost_currency is not distinct from c.currency`.execute(db);
+  const unchanged = new Set(same.rows.map((r) => Number(r.item)));
+  return last.filter((c) => !unchanged.has(c.inventoryItemId));
+}
+
 /** Applies one batch of platform changes to the mirror, in the caller's transaction. */
 export async function applyCatalogChanges(
   ctx: AppContext,
