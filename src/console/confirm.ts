@@ -23,15 +23,17 @@ export function confirmStep(options: {
   cancelHref: string;
   cancel: string;
   fields?: Record<string, string>;
+  /** Inputs the answer may carry (a reason kept in the history), shown above the button. */
+  inputs?: SafeHtml;
 }): SafeHtml {
   const extra = Object.entries(options.fields ?? {});
   return html`<section class="confirm" aria-labelledby="confirm-question">
 <h2 id="confirm-question">${options.question}</h2>
 <p>${options.consequence}</p>
-<form method="post" action="${options.action}" class="inline">${csrfField(options.session)}
+<form method="post" action="${options.action}" class="${options.inputs ? "stack narrow" : "inline"}">${csrfField(options.session)}
 <input type="hidden" name="confirm" value="yes">${extra.map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  )}
+  )}${options.inputs ?? ""}
 <button type="submit" class="danger">${options.button}</button></form>
 <a href="${options.cancelHref}">${options.cancel}</a>
 </section>`;

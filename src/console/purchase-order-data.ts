@@ -1,11 +1,14 @@
+import type { FastifyRequest } from "fastify";
 import { AdminError } from "./admin.ts";
-import { idOf, type PageContext, PageNotFound } from "./context.ts";
+import { idOf, PageNotFound } from "./context.ts";
 import { storePath } from "./layout.ts";
 import { storeApi } from "./store-api.ts";
 
 /**
- * What the purchase order pages share: the order as the public API presents it (only the fields the
- * pages show), how a status reads to the user, and loading one order as the signed-in user.
+ * What the purchase order pages share (the order's page, its lifecycle, receiving and payments): the
+ * order as the public API presents it (`GET /v2/purchase_orders/{id}`: lines, charges, receipts and
+ * payments in one answer; only the fields the pages show), how a status and a line read to the user,
+ * and loading one order as the signed-in user.
  */
 
 export interface OrderLine {
@@ -15,6 +18,9 @@ export interface OrderLine {
   variant_title: string | null;
   sku: string | null;
   supplier_sku: string | null;
+  barcode: string | null;
+  /** The line's own destination; null goes to the order's location. */
+  location_id: number | null;
   quantity: number;
   received_quantity: number;
   cancelled_quantity: number;
@@ -42,6 +48,33 @@ export interface OrderTotals {
   total: string;
 }
 
+export interface ReceiptRecord {
+  id: number;
+  received_at: string | null;
+  voided_at: string | null;
+  location: { id: number; name: string } | null;
+  invoice: { reference: string | null; date: string | null; total: string | null };
+  note: string | null;
+  lines: {
+    line_id: number;
+    quantity: number;
+    surplus_quantity: number;
+    rejected_quantity: number;
+    unit_cost: string;
+    landed_unit_cost: string;
+  }[];
+}
+
+export interface PaymentRecord {
+  id: number;
+  amount: string;
+  currency: string;
+  paid_on: string;
+  method: string;
+  reference: string | null;
+  note: string | null;
+}
+
 export type OrderStatus = "draft" | "ordered" | "in_transit" | "partial" | "received" | "closed";
 
 export interface Order {
@@ -52,7 +85,7 @@ export interface Order {
   archived: boolean;
   supplier: { id: number; name: string };
   currency: string;
-  payment_status: string;
+  payment_status: "unpaid" | "partial" | "paid";
   expected_at: string | null;
   location: { id: number; name: string } | null;
   totals: OrderTotals;
@@ -72,15 +105,12 @@ export interface Order {
   closed_at: string | null;
   created_at: string;
   updated_at: string;
-  payments?: {
-    id: number;
-    amount: string;
-    currency: string;
-    paid_on: string;
-    method: string;
-    reference: string | null;
-  }[];
+  receipts: ReceiptRecord[];
+  payments: PaymentRecord[];
 }
+
+/** The statuses an order takes deliveries in (a draft was never placed; received and closed are done). */
+export const RECEIVABLE: readonly string[] = ["ordered", "in_transit", "partial"];
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   "draft",
@@ -110,12 +140,18 @@ export const paymentWords = (status: string): string => PAYMENT_WORDS[status] ??
 export const ordersPath = (storeId: number, rest = "") => storePath(storeId, `/purchase_orders${rest}`);
 
 /** The order as the signed-in user may read it; another store's or an unknown one is the 404 page. */
-export async function loadOrder(ctx: PageContext, rawId: unknown): Promise<Order> {
+export async function loadOrder(request: FastifyRequest, rawId: unknown): Promise<Order> {
   try {
-    return (await storeApi(ctx.request).get<{ data: Order }>(`/purchase_orders/${idOf(rawId)}`)).data;
+    return (await storeApi(request).get<{ data: Order }>(`/purchase_orders/${idOf(rawId)}`)).data;
   } catch (error) {
     if (error instanceof AdminError && error.status === 404)
       throw new PageNotFound("This store has no such purchase order.");
     throw error;
   }
+}
+
+/** "Blue mug – Large", without the platform's "Default Title". */
+export function lineLabel(line: Pick<OrderLine, "product_title" | "variant_title">): string {
+  const variant = line.variant_title && line.variant_title !== "Default Title" ? line.variant_title : null;
+  return [line.product_title, variant].filter(Boolean).join(" – ") || "Untitled item";
 }

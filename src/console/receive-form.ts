@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ErrorDetail } from "./admin.ts";
 import { type FormBody, field } from "./context.ts";
-import { lineLabel, type OrderLine, type OrderRecord } from "./order-record.ts";
+import { lineLabel, type Order, type OrderLine } from "./purchase-order-data.ts";
 
 /**
  * The receive form's values as the user typed them (kept as text, so a refused form comes back as it
@@ -48,7 +48,7 @@ const LINE_WORDS: Record<keyof LineValues, string> = {
 };
 
 /** An empty form: nothing received yet, the order's location. */
-export function emptyValues(order: OrderRecord): ReceiveValues {
+export function emptyValues(order: Order): ReceiveValues {
   return {
     lines: new Map(
       order.lines.map((l) => [l.id, { received: "", surplus: "", rejected: "", reason: "", unitCost: "" }]),
@@ -61,7 +61,7 @@ export function emptyValues(order: OrderRecord): ReceiveValues {
   };
 }
 
-export function postedValues(order: OrderRecord, form: FormBody): ReceiveValues {
+export function postedValues(order: Order, form: FormBody): ReceiveValues {
   return {
     lines: new Map(
       order.lines.map((l) => [
@@ -114,7 +114,7 @@ export interface ReceiptBody {
  * `lines.<i>.…` problems on the right row.
  */
 export function receiptBody(
-  order: OrderRecord,
+  order: Order,
   values: ReceiveValues,
 ): { body: ReceiptBody; bodyLines: OrderLine[]; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
@@ -207,7 +207,7 @@ export function bodyDigest(body: ReceiptBody): string {
  * Unknown codes change nothing.
  */
 export function applyScan(
-  order: OrderRecord,
+  order: Order,
   values: ReceiveValues,
   code: string,
 ): { ok: true; message: string } | { ok: false; message: string } {

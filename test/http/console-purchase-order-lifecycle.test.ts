@@ -148,6 +148,11 @@ describe("console purchase order lifecycle", () => {
     const ask = await buyer.get(link);
     assert.equal(ask.status, 200);
     assert.match(text(ask.body), /Cancel the remaining 2 of Custom part\?/);
+    // The console's one confirm step (src/console/confirm.ts), as the settings and keys pages ask.
+    assert.match(
+      ask.body,
+      /<section class="confirm" aria-labelledby="confirm-question">\s*<h2 id="confirm-question">Cancel the remaining 2 of Custom part\?<\/h2>/,
+    );
     const csrf = hiddenValue(ask.body, "_csrf");
     const unconfirmed = await buyer.post(link, { _csrf: csrf });
     assert.equal(unconfirmed.status, 200, "without the confirmation it asks again");
@@ -207,6 +212,7 @@ describe("console purchase order lifecycle", () => {
     assert.equal(ask.status, 200);
     assert.match(text(ask.body), /archiving closes it first/);
     assert.match(ask.body, /<input type="hidden" name="close" value="yes">/);
+    assert.match(ask.body, /<section class="confirm" aria-labelledby="confirm-question">/);
     const csrf = hiddenValue(ask.body, "_csrf");
     const unconfirmed = await buyer.post(`${orderPath(o.id)}/archive`, { _csrf: csrf, close: "yes" });
     assert.equal(unconfirmed.status, 200);

@@ -382,6 +382,8 @@ describe("console receiving and payments", () => {
       text(question.body),
       new RegExp(`Void delivery 1 of ${order.number}.*Its 2 units go back out of stock`),
     );
+    assert.match(question.body, /<section class="confirm" aria-labelledby="confirm-question">/);
+    assert.match(question.body, /<input type="text" id="void-note" name="note" maxlength="5000">/);
     const csrf = hiddenValue(question.body, "_csrf");
     const unconfirmed = await agent.post(orderPath(order.id, `/receipts/${receipt.id}/void`), {
       _csrf: csrf,

@@ -4,7 +4,7 @@ import { can, requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
 import { field, formOf, idOf, type PageContext, PageNotFound, redirectTo, sendPage } from "../context.ts";
 import { csrfField, dl, page, storePath } from "../layout.ts";
-import { loadOrderRecord, type OrderRecord } from "../order-record.ts";
+import { loadOrder, type Order } from "../purchase-order-data.ts";
 import { storeApi } from "../store-api.ts";
 import { detailsFor, formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { idempotencyKeyOf } from "../supplier-form.ts";
@@ -23,7 +23,7 @@ const STATUS_WORDS = { unpaid: "Unpaid", partial: "Partly paid", paid: "Paid" } 
 const METHODS = ["bank transfer", "card", "cash", "cheque", "other"];
 
 /** What is paid and what is left (never below zero), in decimals. */
-export function balanceOf(order: OrderRecord): { paid: string; due: string } {
+export function balanceOf(order: Order): { paid: string; due: string } {
   const paid = (order.payments ?? []).reduce((s, p) => s.plus(p.amount), new Big(0));
   const left = new Big(order.totals.total).minus(paid);
   return { paid: paid.toFixed(), due: (left.gt(0) ? left : new Big(0)).toFixed() };
@@ -48,7 +48,7 @@ const LABELS: Record<keyof PaymentFormValues, string> = {
 function paymentForm(
   ctx: PageContext,
   storeId: number,
-  order: OrderRecord,
+  order: Order,
   values: PaymentFormValues,
   error: AdminError | null,
 ): SafeHtml {
@@ -84,7 +84,7 @@ const emptyForm = (): PaymentFormValues => ({
 });
 
 /** The payments section of the order's page. */
-export function paymentsSection(ctx: PageContext, storeId: number, order: OrderRecord): SafeHtml {
+export function paymentsSection(ctx: PageContext, storeId: number, order: Order): SafeHtml {
   const base = orderPath(storeId, order.id);
   const writable = can(ctx.request, "purchase_orders");
   const c = order.currency;
@@ -139,10 +139,7 @@ function render(ctx: PageContext, store: StoreInfo, title: string, body: SafeHtm
 
 export async function addPaymentAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
-  const [store, order] = await Promise.all([
-    storeInfoOf(ctx.request),
-    loadOrderRecord(ctx.request, rawOrderId),
-  ]);
+  const [store, order] = await Promise.all([storeInfoOf(ctx.request), loadOrder(ctx.request, rawOrderId)]);
   const form = formOf(ctx.request);
   const values: PaymentFormValues = {
     amount: field(form, "amount"),
@@ -189,10 +186,7 @@ ${paymentForm(ctx, store.id, order, values, error)}
 
 export async function deletePaymentAction(ctx: PageContext, rawOrderId: unknown, rawPaymentId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
-  const [store, order] = await Promise.all([
-    storeInfoOf(ctx.request),
-    loadOrderRecord(ctx.request, rawOrderId),
-  ]);
+  const [store, order] = await Promise.all([storeInfoOf(ctx.request), loadOrder(ctx.request, rawOrderId)]);
   const paymentId = idOf(rawPaymentId);
   const payment = (order.payments ?? []).find((p) => p.id === paymentId);
   if (!payment) throw new PageNotFound("This order has no such payment.");
@@ -211,10 +205,7 @@ export async function deletePaymentAction(ctx: PageContext, rawOrderId: unknown,
 
 export async function markPaidAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
-  const [store, order] = await Promise.all([
-    storeInfoOf(ctx.request),
-    loadOrderRecord(ctx.request, rawOrderId),
-  ]);
+  const [store, order] = await Promise.all([storeInfoOf(ctx.request), loadOrder(ctx.request, rawOrderId)]);
   const key = idempotencyKeyOf(formOf(ctx.request));
   await storeApi(ctx.request).post(
     `/purchase_orders/${order.id}/mark_paid`,
@@ -227,10 +218,7 @@ export async function markPaidAction(ctx: PageContext, rawOrderId: unknown) {
 
 export async function markUnpaidAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
-  const [store, order] = await Promise.all([
-    storeInfoOf(ctx.request),
-    loadOrderRecord(ctx.request, rawOrderId),
-  ]);
+  const [store, order] = await Promise.all([storeInfoOf(ctx.request), loadOrder(ctx.request, rawOrderId)]);
   const base = orderPath(store.id, order.id);
   if (ctx.request.method !== "POST" || field(formOf(ctx.request), "confirm") !== "yes") {
     const count = (order.payments ?? []).length;

@@ -80,7 +80,7 @@ export async function orderActionsSection(
 export async function markOrderedAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   await storeApi(ctx.request).post(`/purchase_orders/${order.id}/mark_ordered`, {});
   ctx.session.flash.push({ kind: "ok", text: `${order.number} is marked ordered.` });
   return redirectTo(ctx.reply, ordersPath(store.id, `/${order.id}`));
@@ -108,7 +108,7 @@ const split = (text: string) =>
 export async function sendOrderPage(ctx: PageContext, rawOrderId: unknown, error: AdminError | null = null) {
   requirePermission(ctx.request, "purchase_orders");
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const supplier = (
     await storeApi(ctx.request).get<{ data: SupplierContact }>(`/suppliers/${order.supplier.id}`)
   ).data;
@@ -162,7 +162,7 @@ ${csrfField(ctx.session)}
 export async function sendOrderAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const form = formOf(ctx.request);
   const key = field(form, "_key");
   const message = field(form, "message");

@@ -1,6 +1,7 @@
 import { html, type SafeHtml } from "../../html/template.ts";
 import { can, requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
+import { confirmed, confirmStep } from "../confirm.ts";
 import {
   field,
   formOf,
@@ -136,7 +137,7 @@ async function simpleMove(
 ) {
   requirePermission(ctx.request, "purchase_orders");
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const back = ordersPath(store.id, `/${order.id}`);
   const form = formOf(ctx.request);
   const expected = field(form, "expected_at");
@@ -164,7 +165,7 @@ async function simpleMove(
 export async function duplicateAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const key = field(formOf(ctx.request), "_key");
   let copy: Order | null = null;
   const outcome = await attempt(ctx, ordersPath(store.id, `/${order.id}`), async () => {
@@ -186,19 +187,24 @@ export async function duplicateAction(ctx: PageContext, rawOrderId: unknown) {
   );
 }
 
+/** A move's question on a page of its own (the console's one confirm step), answered by posting again. */
 function confirmPage(
   ctx: PageContext,
   store: { id: number; name: string },
   order: Order,
   action: string,
-  what: { title: string; consequence: string; button: string; hidden?: SafeHtml },
+  what: { title: string; consequence: string; button: string; fields?: Record<string, string> },
 ) {
-  const back = ordersPath(store.id, `/${order.id}`);
-  const body = html`<div class="confirm">
-<p>${what.consequence}</p>
-<form method="post" action="${action}" class="inline">${csrfField(ctx.session)}<input type="hidden" name="confirm" value="yes">${what.hidden ?? ""}<button type="submit" class="danger">${what.button}</button></form>
-<a href="${back}">Keep ${order.number} as it is</a>
-</div>`;
+  const body = confirmStep({
+    session: ctx.session,
+    action,
+    question: what.title,
+    consequence: what.consequence,
+    button: what.button,
+    cancelHref: ordersPath(store.id, `/${order.id}`),
+    cancel: `Keep ${order.number} as it is`,
+    fields: what.fields,
+  });
   return sendPage(
     ctx.reply,
     page({
@@ -216,7 +222,7 @@ function confirmPage(
 async function askPage(ctx: PageContext, rawOrderId: unknown, move: keyof typeof CONFIRM) {
   requirePermission(ctx.request, "purchase_orders");
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const c = CONFIRM[move];
   const back = ordersPath(store.id, `/${order.id}`);
   if (!c.allowed(order)) {
@@ -230,16 +236,16 @@ async function askPage(ctx: PageContext, rawOrderId: unknown, move: keyof typeof
     title: c.title(order),
     consequence: c.consequence(order),
     button: c.button,
-    hidden: move === "archive" ? html`<input type="hidden" name="close" value="yes">` : undefined,
+    fields: move === "archive" ? { close: "yes" } : undefined,
   });
 }
 
 /** POST of a confirmed move; without `confirm=yes` (a forged or old form) it asks instead. */
 async function confirmedMove(ctx: PageContext, rawOrderId: unknown, move: "delete" | "close") {
   requirePermission(ctx.request, "purchase_orders");
-  if (field(formOf(ctx.request), "confirm") !== "yes") return askPage(ctx, rawOrderId, move);
+  if (!confirmed(formOf(ctx.request))) return askPage(ctx, rawOrderId, move);
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const back = ordersPath(store.id, `/${order.id}`);
   const api = storeApi(ctx.request);
   const outcome = await attempt(ctx, back, () =>
@@ -257,8 +263,7 @@ async function confirmedMove(ctx: PageContext, rawOrderId: unknown, move: "delet
 async function archiveAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
   const form = formOf(ctx.request);
-  if (field(form, "close") === "yes" && field(form, "confirm") !== "yes")
-    return askPage(ctx, rawOrderId, "archive");
+  if (field(form, "close") === "yes" && !confirmed(form)) return askPage(ctx, rawOrderId, "archive");
   return simpleMove(ctx, rawOrderId, "archive");
 }
 
@@ -272,7 +277,7 @@ function lineOf(order: Order, rawLineId: unknown): OrderLine {
 async function cancelRemainingPage(ctx: PageContext, rawOrderId: unknown, rawLineId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const line = lineOf(order, rawLineId);
   const base = ordersPath(store.id, `/${order.id}`);
   return confirmPage(ctx, store, order, `${base}/lines/${line.id}/cancel_remaining`, {
@@ -284,9 +289,9 @@ async function cancelRemainingPage(ctx: PageContext, rawOrderId: unknown, rawLin
 
 async function cancelRemainingAction(ctx: PageContext, rawOrderId: unknown, rawLineId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
-  if (field(formOf(ctx.request), "confirm") !== "yes") return cancelRemainingPage(ctx, rawOrderId, rawLineId);
+  if (!confirmed(formOf(ctx.request))) return cancelRemainingPage(ctx, rawOrderId, rawLineId);
   const store = await storeInfoOf(ctx.request);
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const line = lineOf(order, rawLineId);
   const back = ordersPath(store.id, `/${order.id}`);
   const outcome = await attempt(ctx, back, () =>

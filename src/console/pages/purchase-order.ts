@@ -3,7 +3,6 @@ import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import { idOf, type PageContext, PageNotFound, queryOf, sendPage, takeFlash } from "../context.ts";
 import { dl, notAvailable, page, storePath, table } from "../layout.ts";
-import type { OrderRecord } from "../order-record.ts";
 import {
   loadOrder,
   type OrderCharge,
@@ -44,7 +43,7 @@ export async function purchaseOrderPage(ctx: PageContext, rawOrderId: unknown) {
         flash,
       }),
     );
-  const order = await loadOrder(ctx, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const c = order.currency;
   const base = ordersPath(store.id, `/${order.id}`);
   const pdf = html`<p class="pager"><a href="${base}/pdf" type="application/pdf">PDF of ${order.number}</a>
@@ -53,7 +52,7 @@ export async function purchaseOrderPage(ctx: PageContext, rawOrderId: unknown) {
   const body = html`${order.archived ? html`<p class="notice" role="status">This order is archived.</p>` : ""}
 ${pdf}
 ${editDraftLink(ctx.request, store.id, order)}
-${receiveButton(ctx, store.id, order as unknown as OrderRecord)}
+${receiveButton(ctx, store.id, order)}
 ${actions.controls}
 ${dl(
   (
@@ -133,8 +132,8 @@ ${table(
   ],
   [order.totals],
 )}
-${receiptsSection(ctx, store.id, order as unknown as OrderRecord)}
-${paymentsSection(ctx, store.id, order as unknown as OrderRecord)}
+${receiptsSection(ctx, store.id, order)}
+${paymentsSection(ctx, store.id, order)}
 ${actions.history}
 <p><a href="${ordersPath(store.id)}">Back to purchase orders</a></p>`;
   return sendPage(

@@ -1,14 +1,9 @@
 import { html, type SafeHtml } from "../../html/template.ts";
 import { can, requirePermission } from "../actor.ts";
+import { confirmed, confirmStep } from "../confirm.ts";
 import { field, formOf, idOf, type PageContext, PageNotFound, redirectTo, sendPage } from "../context.ts";
-import { csrfField, page, storePath, timeHtml } from "../layout.ts";
-import {
-  lineLabel,
-  loadOrderRecord,
-  type OrderRecord,
-  RECEIVABLE,
-  type ReceiptRecord,
-} from "../order-record.ts";
+import { page, storePath, timeHtml } from "../layout.ts";
+import { lineLabel, loadOrder, type Order, RECEIVABLE, type ReceiptRecord } from "../purchase-order-data.ts";
 import { storeApi } from "../store-api.ts";
 import { storeInfoOf } from "../store-pages.ts";
 
@@ -26,7 +21,7 @@ function units(n: number) {
 }
 
 /** "3 × Blue mug, 1 surplus; 2 rejected" per line of the receipt. */
-function receiptContents(order: OrderRecord, receipt: ReceiptRecord): string[] {
+function receiptContents(order: Order, receipt: ReceiptRecord): string[] {
   const byId = new Map(order.lines.map((l) => [l.id, l]));
   return receipt.lines.map((l) => {
     const line = byId.get(l.line_id);
@@ -39,14 +34,14 @@ function receiptContents(order: OrderRecord, receipt: ReceiptRecord): string[] {
 }
 
 /** The Receive button of an open order, for a user who may receive. */
-export function receiveButton(ctx: PageContext, storeId: number, order: OrderRecord): SafeHtml | string {
+export function receiveButton(ctx: PageContext, storeId: number, order: Order): SafeHtml | string {
   return can(ctx.request, "receiving") && RECEIVABLE.includes(order.status)
     ? html`<p><a class="button" href="${orderPath(storeId, order.id, "/receive")}">Receive a delivery</a></p>`
     : "";
 }
 
 /** The order's receipts, each voidable (after a question) by a user who may receive. */
-export function receiptsSection(ctx: PageContext, storeId: number, order: OrderRecord): SafeHtml {
+export function receiptsSection(ctx: PageContext, storeId: number, order: Order): SafeHtml {
   const base = orderPath(storeId, order.id);
   const mayReceive = can(ctx.request, "receiving");
   const receipts = order.receipts ?? [];
@@ -80,7 +75,7 @@ ${
 }
 
 async function receiptOf(ctx: PageContext, rawOrderId: unknown, rawReceiptId: unknown) {
-  const order = await loadOrderRecord(ctx.request, rawOrderId);
+  const order = await loadOrder(ctx.request, rawOrderId);
   const receiptId = idOf(rawReceiptId);
   const index = (order.receipts ?? []).findIndex((r) => r.id === receiptId);
   if (index < 0) throw new PageNotFound("This order has no such delivery.");
@@ -98,15 +93,18 @@ export async function voidReceiptPage(ctx: PageContext, rawOrderId: unknown, raw
   const good = receipt.lines.reduce((s, l) => s + l.quantity, 0);
   const body = receipt.voided_at
     ? html`<p role="status">Delivery ${number} of ${order.number} is already voided.</p><p><a href="${base}#receipts">Back to ${order.number}</a></p>`
-    : html`<p>Void delivery ${number} of ${order.number}, received ${timeHtml(receipt.received_at)} into ${receipt.location?.name ?? "its location"}?</p>
-<ul>${receiptContents(order, receipt).map((c) => html`<li>${c}</li>`)}</ul>
-<p>Its ${units(good)} go back out of stock and become outstanding on the order again. The receipt stays in the order's record as voided.</p>
-<form method="post" action="${base}/receipts/${receipt.id}/void" class="stack narrow" aria-label="Void delivery ${number}">
-${csrfField(ctx.session)}<input type="hidden" name="confirm" value="yes">
+    : confirmStep({
+        session: ctx.session,
+        action: `${base}/receipts/${receipt.id}/void`,
+        question: html`Void delivery ${number} of ${order.number}, received ${timeHtml(receipt.received_at)} into ${receipt.location?.name ?? "its location"}?`,
+        consequence: `Its ${units(good)} go back out of stock and become outstanding on the order again. The receipt stays in the order's record as voided.`,
+        inputs: html`<ul aria-label="What delivery ${number} brought">${receiptContents(order, receipt).map((c) => html`<li>${c}</li>`)}</ul>
 <div class="field"><label for="void-note">Why <span class="hint">(optional, kept in the history)</span></label>
-<input type="text" id="void-note" name="note" maxlength="5000"></div>
-<div class="actions"><button type="submit" class="danger">Void delivery ${number}</button> <a href="${base}#receipts">Keep it</a></div>
-</form>`;
+<input type="text" id="void-note" name="note" maxlength="5000"></div>`,
+        button: `Void delivery ${number}`,
+        cancelHref: `${base}#receipts`,
+        cancel: "Keep it",
+      });
   return sendPage(
     ctx.reply,
     page({ title: `Void delivery ${number}?`, session: ctx.session, store, tab: "purchase_orders", body }),
@@ -116,7 +114,7 @@ ${csrfField(ctx.session)}<input type="hidden" name="confirm" value="yes">
 export async function voidReceiptAction(ctx: PageContext, rawOrderId: unknown, rawReceiptId: unknown) {
   requirePermission(ctx.request, "receiving");
   const form = formOf(ctx.request);
-  if (field(form, "confirm") !== "yes") return voidReceiptPage(ctx, rawOrderId, rawReceiptId);
+  if (!confirmed(form)) return voidReceiptPage(ctx, rawOrderId, rawReceiptId);
   const [store, { order, receipt, number }] = await Promise.all([
     storeInfoOf(ctx.request),
     receiptOf(ctx, rawOrderId, rawReceiptId),

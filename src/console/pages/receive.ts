@@ -3,7 +3,7 @@ import { requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
 import { field, formOf, type PageContext, redirectTo, sendPage, takeFlash } from "../context.ts";
 import { csrfField, page, storePath } from "../layout.ts";
-import { lineLabel, loadOrderRecord, type OrderLine, type OrderRecord, RECEIVABLE } from "../order-record.ts";
+import { lineLabel, loadOrder, type Order, type OrderLine, RECEIVABLE } from "../purchase-order-data.ts";
 import {
   apiProblems,
   applyScan,
@@ -131,7 +131,7 @@ function lineRow(
 
 function previewSection(
   state: RenderState,
-  order: OrderRecord,
+  order: Order,
   store: StoreInfo,
   locations: Map<number, string>,
 ): SafeHtml | string {
@@ -168,7 +168,7 @@ ${state.notice ? html`<p class="flash flash-error" role="alert">${state.notice}<
 function renderReceive(
   ctx: PageContext,
   store: StoreInfo,
-  order: OrderRecord,
+  order: Order,
   locationList: Location[],
   values: ReceiveValues,
   state: RenderState,
@@ -248,7 +248,7 @@ export async function receivePage(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "receiving");
   const [store, order, locations] = await Promise.all([
     storeInfoOf(ctx.request),
-    loadOrderRecord(ctx.request, rawOrderId),
+    loadOrder(ctx.request, rawOrderId),
     locationsOf(ctx),
   ]);
   return renderReceive(ctx, store, order, locations, emptyValues(order), { key: formKey() });
@@ -258,7 +258,7 @@ export async function receiveAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "receiving");
   const [store, order, locations] = await Promise.all([
     storeInfoOf(ctx.request),
-    loadOrderRecord(ctx.request, rawOrderId),
+    loadOrder(ctx.request, rawOrderId),
     locationsOf(ctx),
   ]);
   const form = formOf(ctx.request);
