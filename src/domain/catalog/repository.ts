@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
+import { hotQuery } from "../../db/prepared.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
 
@@ -53,13 +54,16 @@ export async function variantsOfProducts(
   return map;
 }
 
+/**
+ * `GET /v2/variants/{id}`'s one statement besides the key lookup, compiled once and a named prepared
+ * statement on each PostgreSQL connection (no parse and plan per request; issue 22).
+ */
+const variantById = hotQuery("stockroom_variant_by_id", (db: Db) =>
+  db.selectFrom("variants").selectAll().where("store_id", "=", 0).where("id", "=", 0),
+);
+
 export async function getVariant(db: Db, storeId: number, id: number): Promise<VariantRow> {
-  const row = await db
-    .selectFrom("variants")
-    .selectAll()
-    .where("store_id", "=", storeId)
-    .where("id", "=", id)
-    .executeTakeFirst();
+  const [row] = await variantById.run(db, storeId, id);
   if (!row) throw notFound("variant");
   return row;
 }

@@ -4,11 +4,12 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
+import { hotQuery } from "../../db/prepared.ts";
 import { prefixQuery } from "../../db/text-search.ts";
 import { notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { presentCatalogRow, type SupplierCatalogRowView, type SupplierRow } from "./presenter.ts";
-import { catalogListQuery, findSupplier, supplierListQuery } from "./repository.ts";
+import { catalogListQuery, supplierListQuery } from "./repository.ts";
 
 export type ArchivedFilter = "active" | "archived" | "all";
 
@@ -41,9 +42,18 @@ export async function listSuppliers(
   );
 }
 
+/**
+ * `GET /v2/suppliers/{id}`'s one statement besides the key lookup: compiled once and a named prepared
+ * statement on each PostgreSQL connection, so the server neither parses nor plans it per request
+ * (issue 22: a single-record read costs the server what the key lookup costs).
+ */
+const supplierById = hotQuery("stockroom_supplier_by_id", (db: Db) =>
+  db.selectFrom("suppliers").selectAll().where("store_id", "=", 0).where("id", "=", 0),
+);
+
 /** One supplier as stored, or 404 `not_found`. */
 export async function getSupplier(db: Db, storeId: number, id: number): Promise<SupplierRow> {
-  const row = await findSupplier(db, storeId, id);
+  const [row] = await supplierById.run(db, storeId, id);
   if (!row) throw notFound("supplier");
   return row;
 }
