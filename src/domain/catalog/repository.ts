@@ -56,10 +56,38 @@ export async function variantsOfProducts(
 
 /**
  * `GET /v2/variants/{id}`'s one statement besides the key lookup, compiled once and a named prepared
- * statement on each PostgreSQL connection (no parse and plan per request; issue 22).
+ * statement on each PostgreSQL connection (no parse and plan per request; issue 22). Columns by name,
+ * so a migration adding one leaves the prepared statement valid; one missing here fails the type check.
  */
 const variantById = hotQuery("stockroom_variant_by_id", (db: Db) =>
-  db.selectFrom("variants").selectAll().where("store_id", "=", 0).where("id", "=", 0),
+  db
+    .selectFrom("variants")
+    .select([
+      "store_id",
+      "id",
+      "product_id",
+      "inventory_item_id",
+      "title",
+      "product_title",
+      "sku",
+      "barcode",
+      "position",
+      "price",
+      "compare_at_price",
+      "unit_cost",
+      "unit_cost_currency",
+      "weight_grams",
+      "inventory_tracked",
+      "inventory_policy",
+      "taxable",
+      "image_url",
+      "platform_updated_at",
+      "created_at",
+      "updated_at",
+      "deleted_at",
+    ])
+    .where("store_id", "=", 0)
+    .where("id", "=", 0),
 );
 
 export async function getVariant(db: Db, storeId: number, id: number): Promise<VariantRow> {

@@ -45,10 +45,56 @@ export async function listSuppliers(
 /**
  * `GET /v2/suppliers/{id}`'s one statement besides the key lookup: compiled once and a named prepared
  * statement on each PostgreSQL connection, so the server neither parses nor plans it per request
- * (issue 22: a single-record read costs the server what the key lookup costs).
+ * (issue 22: a single-record read costs the server what the key lookup costs). Columns by name, not
+ * `*`: a migration adding a column leaves the prepared statement valid (docs/decisions.md); a column
+ * missing here fails the type check of getSupplier's return.
  */
 const supplierById = hotQuery("stockroom_supplier_by_id", (db: Db) =>
-  db.selectFrom("suppliers").selectAll().where("store_id", "=", 0).where("id", "=", 0),
+  db
+    .selectFrom("suppliers")
+    .select([
+      "id",
+      "store_id",
+      "name",
+      "company_name",
+      "type",
+      "contact_name",
+      "phone",
+      "account_number",
+      "payment_terms",
+      "notes",
+      "bill_to_address",
+      "email",
+      "email_cc",
+      "currency",
+      "location_account_numbers",
+      "lead_time_days",
+      "min_order_value",
+      "free_freight_threshold",
+      "taxable",
+      "ships_direct",
+      "auto_restock",
+      "exclude_from_reorder",
+      "default_updates_stock",
+      "address_line1",
+      "address_line2",
+      "city",
+      "province",
+      "zip",
+      "country",
+      "match_vendors",
+      "match_tags",
+      "match_exclude_tags",
+      "dropship_tags",
+      "archived",
+      "archived_at",
+      "merged_into_id",
+      "network_linked",
+      "created_at",
+      "updated_at",
+    ])
+    .where("store_id", "=", 0)
+    .where("id", "=", 0),
 );
 
 /** One supplier as stored, or 404 `not_found`. */
