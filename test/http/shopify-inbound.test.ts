@@ -216,6 +216,19 @@ describe("Shopify deliveries update the mirror", () => {
     );
   });
 
+  test("products/update that only changes a weight: the variant is read again through its inventory item", async () => {
+    const { shop, api } = await attached();
+    const [variant, sibling] = [...shop.variants.values()];
+    // The variant was last edited yesterday (its own updatedAt is outside the incremental read's overlap).
+    variant.updatedAt = new Date(variant.updatedAt.getTime() - 24 * 60 * MINUTE);
+    const variantUpdatedAt = variant.updatedAt.getTime();
+    standin.editWeight(shop, variant.id, { value: 1.5, unit: "KILOGRAMS" });
+    assert.equal(variant.updatedAt.getTime(), variantUpdatedAt, "Shopify moves the item, not the variant");
+    await settle();
+    assert.equal((await mirrorVariant(api, variant.id)).weight_grams, 1500);
+    assert.equal((await mirrorVariant(api, sibling.id)).weight_grams, 0);
+  });
+
   test("inventory_items/update: the item's new cost reaches the mirror", async () => {
     const { shop, api } = await attached();
     const variant = [...shop.variants.values()][0];

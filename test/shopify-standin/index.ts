@@ -12,6 +12,7 @@ import { deletedProductPayload, itemPayload, levelPayload, productPayload } from
 import { ADMIN_API_VERSION } from "./schema.ts";
 import {
   gid,
+  type InventoryItem,
   type Product,
   type QuantityName,
   type ShopState as Shop,
@@ -197,6 +198,20 @@ export class ShopifyStandin implements MutationHost {
     Object.assign(variant, changes);
     variant.updatedAt = product.updatedAt = this.now();
     this.webhooks.emit(shop, "products/update", productPayload(shop, product));
+  }
+
+  /**
+   * Edits a variant's weight, which lives on its inventory item: the item and the product move
+   * (inventory_items/update and products/update go out), the variant's own updatedAt does not.
+   */
+  editWeight(shop: Shop, variantId: number, weight: InventoryItem["weight"]): void {
+    const variant = shop.variants.get(variantId)!;
+    const item = shop.items.get(variant.inventoryItemId)!;
+    const product = shop.products.get(variant.productId)!;
+    item.weight = weight;
+    item.updatedAt = product.updatedAt = this.now();
+    this.webhooks.emit(shop, "products/update", productPayload(shop, product));
+    this.webhooks.emit(shop, "inventory_items/update", itemPayload(item));
   }
 
   /** Edits a product's own fields: products/update goes out. */

@@ -20,7 +20,10 @@ interface ItemNode {
   id: string;
   updatedAt: string;
   unitCost: { amount: string; currencyCode: string } | null;
+  variant: { id: string } | null;
 }
+
+type ChangedVariant = catalog.VariantNode & { product: { id: string } };
 
 interface Page<T> {
   nodes: T[];
@@ -90,7 +93,7 @@ export async function readCatalogChanges(
     nodeCost: 5,
     first: 150,
   });
-  const variants = await readAll<catalog.VariantNode & { product: { id: string } }>(client, {
+  const changedVariants = await readAll<ChangedVariant>(client, {
     field: "productVariants",
     selection: `${catalog.VARIANT_FIELDS} product { id }`,
     query: search("variants"),
@@ -100,18 +103,22 @@ export async function readCatalogChanges(
   });
   const items = await readAll<ItemNode>(client, {
     field: "inventoryItems",
-    selection: "id updatedAt unitCost { amount currencyCode }",
+    selection: "id updatedAt unitCost { amount currencyCode } variant { id }",
     query: search("inventoryItems"),
-    nodeCost: 2,
+    nodeCost: 3,
     first: 250,
   });
+  // A variant's weight (and cost, tracking) live on its inventory item: editing only them moves the
+  // item's updatedAt, not the variant's, so the variants search above does not find it. The variants
+  // of changed items are read again by id.
+  const variants = [...changedVariants, ...(await variantsOfItems(client, items, changedVariants))];
   const levels = await readLevelChanges(client, since.levels);
 
   const next: IncrementalWatermark = {
     since: {
       locations: newest(since.locations, locations),
       products: newest(since.products, products),
-      variants: newest(since.variants, variants),
+      variants: newest(since.variants, changedVariants),
       inventoryItems: newest(since.inventoryItems, items),
       levels: newest(
         since.levels,
@@ -138,6 +145,32 @@ export async function readCatalogChanges(
     watermark: JSON.stringify(next),
     hasMore: false,
   };
+}
+
+// VARIANT_FIELDS and product: 7 points a variant, so 125 ids keep a read under 1,000 points.
+const VARIANTS_BY_ID = 125;
+
+/** The variants of changed inventory items that the variants search did not bring (deleted ones left out). */
+async function variantsOfItems(
+  client: ShopifyClient,
+  items: readonly ItemNode[],
+  known: readonly ChangedVariant[],
+): Promise<ChangedVariant[]> {
+  const have = new Set(known.map((v) => v.id));
+  const ids = [...new Set(items.flatMap((item) => (item.variant ? [item.variant.id] : [])))].filter(
+    (id) => !have.has(id),
+  );
+  const read: ChangedVariant[] = [];
+  for (let start = 0; start < ids.length; start += VARIANTS_BY_ID) {
+    const part = ids.slice(start, start + VARIANTS_BY_ID);
+    const answer = await client.graphql<{ nodes: Array<ChangedVariant | null> }>(
+      `query ItemVariants($ids: [ID!]!) { nodes(ids: $ids) { ... on ProductVariant { ${catalog.VARIANT_FIELDS} product { id } } } }`,
+      { ids: part },
+      2 + part.length * 7,
+    );
+    for (const node of answer.data.nodes) if (node?.id) read.push(node);
+  }
+  return read;
 }
 
 /** Changed levels of every location (Shopify filters levels by updated_at under a location). */
