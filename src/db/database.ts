@@ -5,7 +5,7 @@ import pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
 import { ConnectionTurns, PGliteDialect } from "./pglite-dialect.ts";
 import { PGliteThread } from "./pglite-thread.ts";
-import { preparedNameOf, runHotQueriesOn } from "./prepared.ts";
+import { markOneConnection, preparedNameOf, runHotQueriesOn } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
 export type Db = Kysely<Database>;
@@ -101,6 +101,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   // Authentication's lookup, before every request, goes ahead of queued statements (pglite-dialect.ts).
   const priorityDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "priority") });
   runHotQueriesOn(db, priorityDb);
+  markOneConnection(db);
+  markOneConnection(backgroundDb);
   return {
     db,
     backgroundDb,

@@ -52,3 +52,20 @@ export function hotQuery<Params extends unknown[], Q extends Compilable>(
     },
   };
 }
+
+/**
+ * Handles on the embedded database's one connection outside a transaction (database.ts marks them).
+ * There a long statement holds every store's queries (PGlite is one session): big reads are sent in
+ * chunks so other stores' statements go in between. Absent on PostgreSQL (the pool serves others
+ * meanwhile, and one statement reads a consistent snapshot) and for transactions.
+ */
+const oneConnection = new WeakSet<Db>();
+
+export function markOneConnection(db: Db): void {
+  oneConnection.add(db);
+}
+
+/** Whether big reads through `db` should go in chunks (see markOneConnection). */
+export function readsInChunks(db: Db): boolean {
+  return oneConnection.has(db);
+}
