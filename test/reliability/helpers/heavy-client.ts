@@ -22,6 +22,13 @@ export type HeavyCounts = Record<string, number>;
 export interface HeavyClient {
   /** Answers counted so far (a snapshot). */
   counts(): Promise<HeavyCounts>;
+  /**
+   * Holds the clients after their current request; resolves once none is in flight, so the service has
+   * nothing of B's left to do (the test then times A idle, interleaved with the loaded phases).
+   */
+  pause(): Promise<void>;
+  /** Lets the held clients send again. */
+  resume(): void;
   /** Stops the clients after their current request and resolves with every answer counted. */
   stop(): Promise<HeavyCounts>;
 }
@@ -60,15 +67,27 @@ async function runClients(options: HeavyClientOptions): Promise<void> {
   const port = parentPort!;
   const counts: HeavyCounts = {};
   let running = true;
+  let paused = false;
+  let inFlight = 0;
+  const reportPausedWhenIdle = async () => {
+    while (paused && inFlight > 0) await sleep(5);
+    if (paused) port.postMessage({ paused: true });
+  };
   port.on("message", (message: string) => {
     if (message === "stop") running = false;
     else if (message === "counts") port.postMessage({ counts });
+    else if (message === "pause") {
+      paused = true;
+      void reportPausedWhenIdle();
+    } else if (message === "resume") paused = false;
   });
   const client = async (n: number) => {
     for (let step = n; running; step++) {
       const id = options.orderIds[step % options.orderIds.length];
       for (const request of cycle(n, id, step)) {
+        while (paused && running) await sleep(10);
         if (!running) return;
+        inFlight++;
         const res = await fetch(`${options.origin}${request.path}`, {
           method: request.method,
           headers: {
@@ -79,6 +98,7 @@ async function runClients(options: HeavyClientOptions): Promise<void> {
         });
         // The whole answer is read, as a client would: the service has to send every byte.
         const bytes = (await res.arrayBuffer()).byteLength;
+        inFlight--;
         const label = `${request.kind} ${res.status}`;
         counts[label] = (counts[label] ?? 0) + 1;
         if (res.status === 429) await sleep(Number(res.headers.get("retry-after") ?? "1") * 1000);
@@ -111,14 +131,26 @@ export function startHeavyClient(options: HeavyClientOptions): HeavyClient {
     counts: () =>
       new Promise<HeavyCounts>((resolve, reject) => {
         if (failure) return reject(failure);
-        const onMessage = (m: { counts: HeavyCounts; done?: boolean }) => {
-          if (m.done) return;
+        const onMessage = (m: { counts?: HeavyCounts; done?: boolean }) => {
+          if (m.done || !m.counts) return;
           worker.off("message", onMessage);
           resolve({ ...m.counts });
         };
         worker.on("message", onMessage);
         worker.postMessage("counts");
       }),
+    pause: () =>
+      new Promise<void>((resolve, reject) => {
+        if (failure) return reject(failure);
+        const onMessage = (m: { paused?: boolean }) => {
+          if (!m.paused) return;
+          worker.off("message", onMessage);
+          resolve();
+        };
+        worker.on("message", onMessage);
+        worker.postMessage("pause");
+      }),
+    resume: () => worker.postMessage("resume"),
     async stop() {
       worker.postMessage("stop");
       const counts = await finished;

@@ -3,7 +3,9 @@
  * rate limit (the contract's 120 requests a minute, 60 writes a store) on the heaviest things it may
  * ask for (PDFs and receiving copies of orders at the 500-line cap, each made new by a PATCH before
  * it, full pages of such orders, one such order) while store A's `GET /whoami` is timed; A's p99 must
- * stay under 10× its p99 measured idle in the same run (issue 18 asks 3×: see RATIO).
+ * stay under RATIO (6×) its p99 measured idle in the same run (issue 18 asks 3×: see RATIO). Idle and
+ * loaded phases are interleaved (B's clients paused, nothing of theirs in flight, then let go again), so
+ * both figures see the same machine: on a shared machine other work's load drifts within a minute.
  *
  * B's clients run on a thread of their own over real HTTP (helpers/heavy-client.ts), so reading
  * B's answers costs the service's event loop nothing; A is timed through inject on the service's own
@@ -23,16 +25,17 @@ import { type HeavyCounts, startHeavyClient } from "../helpers/heavy-client.ts";
 const ORDERS = 3;
 const CLIENTS = 4;
 const SAMPLE_MS = 12_000;
+/** Idle and loaded phases, interleaved: ROUNDS of each, PHASE_MS long (12 s of each in all). */
+const ROUNDS = 4;
+const PHASE_MS = 3_000;
 const SAMPLE_EVERY_MS = 10;
 /**
- * The bound on A's loaded p99, as a multiple of its idle p99: 10×, on both databases. Issue 18 asks 3×,
- * which is not met yet (the issue stays open): an idle CI machine measured 5.8× on PostgreSQL (26.6 ms
- * against 4.6 ms idle: a quiet machine's idle p99 is small) and 6.3× on PGlite, whose one connection
- * makes A's queries wait for B's statement or transaction. The bound guards what the PGlite thread and
- * the store turns won (11× on PostgreSQL and 37× to 63× on PGlite before, on a busy machine;
- * docs/reliability.md, section 5b) without failing on the spread between machines.
+ * The bound on A's loaded p99, as a multiple of its idle p99 (interleaved), on both databases: 6×.
+ * Issue 18 asks 3×, met in some runs and not in others on the shared 2-core machine this was measured
+ * on (load average 12 to 31: 2.6× and 5.3× on PostgreSQL, 2.7× and 4.5× on PGlite;
+ * docs/reliability.md, section 5b), so the bound is the lowest that the spread allows, not 3×.
  */
-const RATIO = 10;
+const RATIO = 6;
 /** The calibration's stall: twice the bound (at least 40 ms), the loop held half the time. */
 const STALL_TIMES_IDLE = 2 * RATIO;
 
@@ -113,26 +116,46 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
 
   test(`store A's GET /whoami p99 stays under ${RATIO}× its idle p99`, async () => {
     await sampleWhoami(a, 3_000); // warm-up
-    const idle = figures(await sampleWhoami(a));
-
-    const stallMs = Math.round(Math.max(40, STALL_TIMES_IDLE * idle.p99));
+    const calibrationIdle = figures(await sampleWhoami(a, 4_000));
+    const stallMs = Math.round(Math.max(40, STALL_TIMES_IDLE * calibrationIdle.p99));
     const stop = stallLoop(stallMs);
-    const stalled = figures(await sampleWhoami(a));
+    const stalled = figures(await sampleWhoami(a, 6_000));
     stop();
 
+    // Idle and loaded phases interleaved, so both see the same machine: on a shared machine the load
+    // of other work drifts over a minute, and an idle figure taken once before the load compared
+    // with a loaded one taken later measured that drift as much as B.
     const heavy = startHeavyClient({ origin, key: b.key, orderIds, clients: CLIENTS });
-    await sleep(2_000); // B at its limit before A is timed
-    const before = await heavy.counts();
-    const loaded = figures(await sampleWhoami(a));
-    const during = await heavy.counts();
+    const idleTimes: number[] = [];
+    const loadedTimes: number[] = [];
+    let servedDuring = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      heavy.resume();
+      await sleep(1_000); // B at work before A is timed
+      const before = await heavy.counts();
+      loadedTimes.push(...(await sampleWhoami(a, PHASE_MS)));
+      servedDuring += answered(await heavy.counts(), 200) - answered(before, 200);
+      await heavy.pause(); // nothing of B's in flight
+      idleTimes.push(...(await sampleWhoami(a, PHASE_MS)));
+    }
     const total = await heavy.stop();
+    const idle = figures(idleTimes);
+    const loaded = figures(loadedTimes);
 
-    const servedDuring = answered(during, 200) - answered(before, 200);
-    console.log(JSON.stringify({ idle, stalled, loaded, b: total, b_served_while_timed: servedDuring }));
+    console.log(
+      JSON.stringify({
+        calibrationIdle,
+        stalled,
+        idle,
+        loaded,
+        b: total,
+        b_served_while_timed: servedDuring,
+      }),
+    );
     // The calibration: this run's sampling sees a stall of the size the fixes removed.
     assert.ok(
-      stalled.p99 > RATIO * idle.p99,
-      `a ${stallMs} ms stall every ${2 * stallMs} ms gave p99 ${stalled.p99} ms vs idle ${idle.p99} ms: this run cannot tell`,
+      stalled.p99 > RATIO * calibrationIdle.p99,
+      `a ${stallMs} ms stall every ${2 * stallMs} ms gave p99 ${stalled.p99} ms vs idle ${calibrationIdle.p99} ms: this run cannot tell`,
     );
     // B really was at work while A was timed, and only its own limits refused it.
     assert.ok(servedDuring >= 8, `B was served ${servedDuring} times while A was timed`);
