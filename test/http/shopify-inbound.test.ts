@@ -447,9 +447,10 @@ describe("app/uninstalled and shop/redact", () => {
 });
 
 describe("bulk_operations/finish", () => {
-  test("arrives signed while the import waits on its bulk operation, and the import ends", async () => {
+  test("a slow import is not complete while its bulk operation runs; the finish delivery ends it", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
+    // The stand-in's bulk operations run until the test completes them (as a large shop's take minutes).
     const slow = await startShopifyTestApp({
       app: { env: { SHOPIFY_APP_URL: url } },
       standin: { bulkDurationMs: null },
@@ -458,12 +459,26 @@ describe("bulk_operations/finish", () => {
       await slow.t.runtime.app.listen({ port, host: "127.0.0.1" });
       const { shop, domain, accessToken } = standinShop(slow.standin, { products: 2, locations: 1 });
       const store = await attachByToken(slow.t, domain, accessToken, { owner_email: "owner@example.com" });
+      const api = await storeApi(slow.t, store.id);
       const importing = slow.t.drain();
-      // The shop is subscribed and the import polls its bulk operation: the shop completes it.
+      const polls = () =>
+        slow.standin.requests.filter((r) => r.shop === domain && r.query.includes("bulkOperation(id:"))
+          .length;
       const running = () =>
         [...slow.standin.bulk.operations.values()].some((o) => o.shop === shop && o.status === "RUNNING");
-      while (shop.subscriptions.length < 16 || !running())
-        await new Promise((resolve) => setImmediate(resolve));
+      // Subscribed, the bulk operation running, and the import has asked about it twice.
+      while (shop.subscriptions.length < 16 || !running() || polls() < 2)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+
+      const during = (await slow.t.admin.get(`/admin/stores/${store.id}`)).body.data.shopify;
+      assert.deepEqual(
+        [during.status, during.imported_at, during.import_error, during.last_webhook_at],
+        ["importing", null, null, null],
+      );
+      const noVariants = await api.get("/v2/variants");
+      expectStatus(noVariants, 200);
+      assert.deepEqual(noVariants.body.data, [], "nothing is mirrored before the operation ends");
+
       slow.standin.completeBulkOperations();
       await importing;
       await slow.standin.webhooks.settled();
@@ -475,10 +490,23 @@ describe("bulk_operations/finish", () => {
         finish.map((d) => d.status),
         [200],
       );
+      const taken = await slow.t.runtime.ctx.db
+        .selectFrom("shopify_webhook_events")
+        .select("topic")
+        .where("shop", "=", domain)
+        .where("topic", "=", "bulk_operations/finish")
+        .execute();
+      assert.equal(taken.length, 1, "the intake took the finish delivery");
       const state = (await slow.t.admin.get(`/admin/stores/${store.id}`)).body.data.shopify;
+      const now = slow.t.clock.now().toISOString();
       assert.deepEqual(
-        [state.status, state.last_webhook_at],
-        ["connected", slow.t.clock.now().toISOString()],
+        [state.status, state.imported_at, state.import_error, state.last_webhook_at],
+        ["connected", now, null, now],
+      );
+      const mirrored = (await listVariants(api)).map((v) => v.id).sort((a, b) => a - b);
+      assert.deepEqual(
+        mirrored,
+        [...shop.variants.keys()].sort((a, b) => a - b),
       );
     } finally {
       await slow.standin.close();
