@@ -61,6 +61,13 @@ describe("console receiving and payments", () => {
     return { order, a, b, lineA, lineB };
   }
 
+  /** The value of a select as rendered ("" when its first, empty option is the one shown). */
+  function selectedOf(body: string, name: string): string {
+    const select =
+      new RegExp(`<select id="${name}" name="${name}"[^>]*>([\\s\\S]*?)</select>`).exec(body)?.[1] ?? "";
+    return /<option value="([^"]*)" selected>/.exec(select)?.[1] ?? "";
+  }
+
   /** The receive form's fields as the page rendered them, then `changes`. */
   function formOf(body: string, lines: { id: number }[], changes: Record<string, string>) {
     const form: Record<string, string> = {
@@ -73,9 +80,12 @@ describe("console receiving and payments", () => {
       rejected_disposition: "replace",
       scan: "",
     };
-    for (const l of lines)
-      for (const name of ["received", "surplus", "rejected", "reason", "unit_cost"])
+    for (const l of lines) {
+      for (const name of ["received", "surplus", "rejected", "reason", "unit_cost", "lot", "expiry"])
         form[`${name}_${l.id}`] = new RegExp(`name="${name}_${l.id}" value="([^"]*)"`).exec(body)?.[1] ?? "";
+      form[`destination_${l.id}`] = selectedOf(body, `destination_${l.id}`);
+    }
+    form.received_on = /name="received_on" value="([^"]*)"/.exec(body)?.[1] ?? "";
     return { ...form, ...changes };
   }
 
@@ -262,74 +272,119 @@ describe("console receiving and payments", () => {
     assert.equal((await getOrder(store.api, order.id)).receipts.length, 0);
   });
 
-  test("a line with a destination of its own is booked there when the delivery routes lines", async () => {
+  test("each line goes where its Into says: two locations are two receipts, each booked once; lot, expiry, the received date and an item not on the order go with them", async () => {
     const locations = await listLocations(store.api);
     assert.ok(locations.length >= 2, "the demo store has two locations");
     const [main, other] = locations;
-    const [a, b] = [variants[used++], variants[used++]];
+    const [a, b, c] = [variants[used++], variants[used++], variants[used++]];
     const supplier = await createSupplier(store.api);
     const order = await createOrderedOrder(store.api, {
       supplier_id: supplier.id,
       location_id: main.id,
       lines: [
         { variant_id: a.id, quantity: 1, unit_cost: "2.00", location_id: other.id },
-        { variant_id: b.id, quantity: 1, unit_cost: "2.00" },
+        { variant_id: b.id, quantity: 2, unit_cost: "2.00" },
       ],
     });
     const [lineA, lineB] = order.lines;
     await t.drain();
-    const availableBefore =
-      (
-        await store.api.get(
-          `/v2/inventory_levels?inventory_item_id=${a.inventory_item_id}&location_id=${other.id}`,
-        )
-      ).body.data[0]?.available ?? 0;
-    const screen = await agent.get(orderPath(order.id, "/receive"));
-    const row = (id: number) => new RegExp(`data-line="${id}"[\\s\\S]*?</tr>`).exec(screen.body)?.[0] ?? "";
-    assert.match(text(row(lineA.id)), new RegExp(other.name));
-    assert.match(text(row(lineB.id)), /The delivery's/);
-    const preview = await agent.post(
-      orderPath(order.id, "/receive"),
-      formOf(screen.body, order.lines, {
-        [`received_${lineA.id}`]: "1",
-        [`received_${lineB.id}`]: "1",
-        route_to_destinations: "yes",
-        _do: "preview",
-      }),
-    );
-    assert.equal(preview.status, 200);
-    assert.match(preview.body, /name="route_to_destinations" value="yes" checked/);
-    const moves = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, {
-      route_to_destinations: true,
-      lines: [
-        { line_id: lineA.id, quantity: 1 },
-        { line_id: lineB.id, quantity: 1 },
-      ],
-    });
-    assert.deepEqual(
-      moves.body.data.lines.map((l: any) => l.location_id),
-      [other.id, main.id],
-      "what the console booked is what the API routes",
-    );
-    const booked = await agent.post(
-      orderPath(order.id, "/receive"),
-      formOf(preview.body, order.lines, {
-        route_to_destinations: "yes",
-        _do: "book",
-        _previewed: hiddenValue(preview.body, "_previewed"),
-      }),
-    );
-    assert.equal(booked.status, 303);
-    assert.equal((await getOrder(store.api, order.id)).status, "received");
-    await t.drain();
     const level = async (itemId: number, locationId: number) =>
       (await store.api.get(`/v2/inventory_levels?inventory_item_id=${itemId}&location_id=${locationId}`)).body
         .data[0]?.available ?? 0;
-    assert.equal(
-      await level(a.inventory_item_id, other.id),
-      availableBefore + 1,
-      "A went to its own destination",
+    const before = {
+      a: await level(a.inventory_item_id, other.id),
+      b: await level(b.inventory_item_id, main.id),
+      c: await level(c.inventory_item_id, main.id),
+    };
+    const screen = await agent.get(orderPath(order.id, "/receive"));
+    // A line with a destination of its own on the order starts there; the others go with the delivery.
+    assert.equal(selectedOf(screen.body, `destination_${lineA.id}`), String(other.id));
+    assert.equal(selectedOf(screen.body, `destination_${lineB.id}`), "");
+    assert.match(screen.body, /<legend>Items not on the order<\/legend>/);
+    const changes = {
+      [`received_${lineA.id}`]: "1",
+      [`lot_${lineA.id}`]: "LOT-7",
+      [`expiry_${lineA.id}`]: "2027-03-31",
+      [`received_${lineB.id}`]: "2",
+      received_on: "2026-01-15",
+      extra_item_0: c.sku as string,
+      extra_quantity_0: "3",
+      extra_unit_cost_0: "1.25",
+      extra_destination_0: "",
+    };
+    // An item not on the order needs a quantity: refused on its field, nothing booked.
+    const noQuantity = await agent.post(
+      orderPath(order.id, "/receive"),
+      formOf(screen.body, order.lines, { ...changes, extra_quantity_0: "", _do: "preview" }),
     );
+    assert.equal(noQuantity.status, 422);
+    assert.match(noQuantity.body, /id="extra_quantity_0"[^>]*aria-invalid="true"/);
+    assert.match(text(noQuantity.body), /must be a whole number of 1 or more/);
+    const preview = await agent.post(
+      orderPath(order.id, "/receive"),
+      formOf(screen.body, order.lines, { ...changes, _do: "preview" }),
+    );
+    assert.equal(preview.status, 200, text(preview.body));
+    const shown = text(preview.body);
+    assert.match(shown, /booked as 2 receipts, one per location/);
+    assert.match(shown, new RegExp(`${c.product_title}[^.]*\\(not on the order\\)`));
+    assert.match(shown, new RegExp(`After booking, ${order.number} is received\\.`));
+    assert.match(
+      preview.body,
+      /<button type="submit" name="_do" value="book">Book these 2 receipts<\/button>/,
+    );
+    const booking = formOf(preview.body, order.lines, {
+      _do: "book",
+      _previewed: hiddenValue(preview.body, "_previewed"),
+      extra_item_0: inputValue(preview.body, "extra_item_0") as string,
+      extra_quantity_0: "3",
+      extra_unit_cost_0: "1.25",
+      extra_destination_0: "",
+    });
+    const booked = await agent.post(orderPath(order.id, "/receive"), booking);
+    assert.equal(booked.status, 303, text(booked.body));
+    assert.match(
+      text((await agent.get(orderPath(order.id))).body),
+      new RegExp(`2 receipts booked on ${order.number}, one per location: 6 units into stock\\.`),
+    );
+    // The same form posted again (a double click, a reload) books nothing more.
+    assert.equal((await agent.post(orderPath(order.id, "/receive"), booking)).status, 303);
+    const after = await getOrder(store.api, order.id);
+    assert.equal(after.receipts.length, 2);
+    assert.equal(after.status, "received");
+    const byLocation = new Map(after.receipts.map((r: any) => [r.location.id, r]));
+    assert.deepEqual([...byLocation.keys()].sort(), [main.id, other.id].sort());
+    for (const r of after.receipts) assert.match(r.received_at, /^2026-01-1[45]T/, "the day it arrived");
+    const lineC = after.lines.find((l: any) => l.variant_id === c.id);
+    assert.ok(lineC, "the item not on the order is a line of it now");
+    assert.equal(lineC.received_quantity, 3);
+    assert.deepEqual(
+      (byLocation.get(main.id) as any).lines.map((l: any) => [l.line_id, l.quantity]).sort(),
+      [
+        [lineB.id, 2],
+        [lineC.id, 3],
+      ].sort(),
+    );
+    assert.equal(
+      (byLocation.get(main.id) as any).lines.find((l: any) => l.line_id === lineC.id).unit_cost,
+      "1.25",
+    );
+    assert.deepEqual(
+      (byLocation.get(other.id) as any).lines.map((l: any) => [l.line_id, l.quantity]),
+      [[lineA.id, 1]],
+    );
+    // Lot and expiry are stored on the receipt's line (they are not part of the Receipt shape).
+    const lot = await t.runtime.ctx.db
+      .selectFrom("receipt_lines")
+      .select(["lot_number", "lot_expiry"])
+      .where("receipt_id", "=", (byLocation.get(other.id) as any).id)
+      .executeTakeFirstOrThrow();
+    assert.equal(lot.lot_number, "LOT-7");
+    assert.equal(String(lot.lot_expiry).slice(0, 10), "2027-03-31");
+    await t.drain();
+    assert.equal(await level(a.inventory_item_id, other.id), before.a + 1, "A went to its own destination");
+    assert.equal(await level(b.inventory_item_id, main.id), before.b + 2, "B went with the delivery");
+    assert.equal(await level(c.inventory_item_id, main.id), before.c + 3, "C too");
   });
 
   test("a draft or a received order has no receive form", async () => {

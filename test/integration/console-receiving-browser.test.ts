@@ -44,7 +44,11 @@ describe("receiving and payments in a browser", { skip: browserSkip }, () => {
   });
 
   test("scan, reject, preview, book, void; record, delete and mark paid", async () => {
-    const [a, b] = (await trackedVariants(store.api)).filter((v) => v.sku && v.barcode);
+    const [a, b, extra] = (await trackedVariants(store.api)).filter((v) => v.sku && v.barcode);
+    const lineLabelOf = (l: { product_title: string; variant_title: string | null }) =>
+      [l.product_title, l.variant_title && l.variant_title !== "Default Title" ? l.variant_title : null]
+        .filter(Boolean)
+        .join(" – ");
     const supplier = await createSupplier(store.api, { name: "Rose City Ceramics" });
     const order = await createOrderedOrder(store.api, {
       supplier_id: supplier.id,
@@ -91,6 +95,13 @@ describe("receiving and payments in a browser", { skip: browserSkip }, () => {
     await page.locator(`#received_${lineB.id}`).fill("2");
     await page.locator(`#rejected_${lineB.id}`).fill("1");
     await page.locator(`#reason_${lineB.id}`).fill("cracked glaze");
+    // B's lot and expiry, the day it arrived, and an item the order does not list (found by its SKU).
+    await page.getByLabel(`Lot number of ${lineLabelOf(lineB)}`).fill("LOT-B1");
+    await page.getByLabel(`Expiry of ${lineLabelOf(lineB)}`).fill("2027-06-30");
+    await page.getByLabel(/^Received on/).fill("2026-01-15");
+    await page.getByLabel(/^Item 1/).fill(extra.sku as string);
+    await page.getByLabel("Quantity of item 1").fill("1");
+    await page.locator("#extra_unit_cost_0").fill("8.50");
     await page.getByRole("button", { name: "Preview landed costs" }).click();
     const preview = page.getByRole("region", { name: "Before booking: landed costs" });
     await preview.waitFor();
@@ -104,12 +115,17 @@ describe("receiving and payments in a browser", { skip: browserSkip }, () => {
     await page.getByRole("button", { name: "Preview landed costs" }).click();
     await page.getByRole("button", { name: "Book this receipt" }).waitFor();
     await page.getByRole("button", { name: "Book this receipt" }).click();
-    await page.getByText(`Receipt booked on ${order.number}: 4 units into stock.`).waitFor();
+    await page.getByText(`Receipt booked on ${order.number}: 5 units into stock.`).waitFor();
     await checkPage(page, "order-received");
     const booked = await getOrder(store.api, order.id);
     assert.equal(booked.receipts.length, 1);
     assert.equal(booked.receipts[0].invoice.reference, "INV-77", "what was previewed last is booked");
     assert.equal(booked.status, "partial");
+    assert.match(booked.receipts[0].received_at, /^2026-01-1[45]T/);
+    assert.ok(
+      booked.lines.some((l: any) => l.variant_id === extra.id && l.received_quantity === 1),
+      "the item not on the order is a received line of it",
+    );
 
     await page.getByRole("link", { name: "Void delivery 1…" }).click();
     await checkPage(page, "void-question");
@@ -126,13 +142,13 @@ describe("receiving and payments in a browser", { skip: browserSkip }, () => {
     await page.getByLabel("Reference").fill("INV-1001");
     await page.getByRole("button", { name: "Record payment" }).click();
     await page.getByText(`Payment of $20.00 USD recorded on ${order.number}.`).waitFor();
-    assert.match(await page.locator("#payments").innerText(), /Balance due\s+\$18\.50 USD/);
+    assert.match(await page.locator("#payments").innerText(), /Balance due\s+\$27\.00 USD/);
     await checkPage(page, "order-part-paid");
     await page.getByRole("link", { name: /^Delete…/ }).click();
     await checkPage(page, "payment-delete-question");
     await page.getByRole("button", { name: "Delete the payment" }).click();
     await page.getByText(`Payment of $20.00 USD deleted from ${order.number}.`).waitFor();
-    await page.getByRole("button", { name: "Mark paid ($38.50 USD)" }).click();
+    await page.getByRole("button", { name: "Mark paid ($47.00 USD)" }).click();
     await page.getByText(`${order.number} is marked paid.`).waitFor();
     assert.match(await page.locator("#payments").innerText(), /Payment status\s+Paid/);
     await checkPage(page, "order-paid");

@@ -2,6 +2,8 @@ import { html, type SafeHtml } from "../../html/template.ts";
 import { requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
 import { field, formOf, type PageContext, redirectTo, sendPage, takeFlash } from "../context.ts";
+import { itemField, type PickedItem, pickItem } from "../item-picker.ts";
+import { itemLabel } from "../item-search.ts";
 import { csrfField, page, storePath } from "../layout.ts";
 import { lineLabel, loadOrder, type Order, type OrderLine, RECEIVABLE } from "../purchase-order-data.ts";
 import {
@@ -9,11 +11,17 @@ import {
   applyScan,
   bodyDigest,
   emptyValues,
+  extraField,
   type FieldProblem,
   lineField,
+  MAX_EXTRAS,
+  type PlannedReceipt,
+  plannedReceipts,
   postedValues,
   type ReceiveValues,
-  receiptBody,
+  type ResolvedExtra,
+  receiptKey,
+  statusAfter,
 } from "../receive-form.ts";
 import { storeApi } from "../store-api.ts";
 import { formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
@@ -21,12 +29,14 @@ import { idempotencyKeyOf } from "../supplier-form.ts";
 
 /**
  * The receive screen of an open order (issue 20 item 4): per line what is outstanding and what arrived
- * (received, surplus, rejected with a reason, a unit cost for this delivery), a scan input that adds
- * one unit per code (a scanner types the code and Enter; console.js does it in the page, the server
- * does it without script), the landed-cost preview of the API, then booking.
+ * (received, surplus, rejected with a reason, a unit cost for this delivery, lot and expiry, the
+ * location it goes into), items the supplier sent that are not on the order, the day it arrived, a
+ * scan input that adds one unit per code (a scanner types the code and Enter; console.js does it in
+ * the page, the server does it without script), the landed-cost preview of the API, then booking.
  *
  * The form's Idempotency-Key is made when the form is first rendered and carried through every
- * re-render (scan, preview), so a double click or a reload of the booking books one receipt. Booking
+ * re-render (scan, preview), so a double click or a reload of the booking books once; a delivery into
+ * several locations is one receipt per location, each under a key derived from the form's. Booking
  * needs a preview of exactly what is booked: a form changed after its preview is previewed again.
  */
 
@@ -55,9 +65,12 @@ interface RenderState {
   key: string;
   problems?: FieldProblem[];
   scanned?: { ok: boolean; message: string };
-  preview?: Preview;
+  /** The receipts previewed, each with the API's preview. */
+  previews?: { receipt: PlannedReceipt; preview: Preview }[];
   previewed?: string;
   notice?: string;
+  /** How the picker read each item not on the order, by form row. */
+  picks?: Map<number, PickedItem>;
 }
 
 const orderPath = (storeId: number, orderId: number, rest = "") =>
@@ -95,53 +108,94 @@ function countInput(name: string, value: string, label: string, problems: readon
   return html`<input type="number" inputmode="numeric" min="0" step="1" id="${name}" name="${name}" value="${value}" aria-label="${label}"${state.attrs}>${state.message}`;
 }
 
+/** Where a row's units go: the delivery's "Receive into", or a location of the store. */
+function destinationSelect(
+  name: string,
+  value: string,
+  label: string,
+  locations: readonly Location[],
+  problems: readonly FieldProblem[],
+) {
+  const state = fieldState(problems, name);
+  const known = value === "" || locations.some((l) => String(l.id) === value);
+  return html`<select id="${name}" name="${name}" aria-label="${label}"${state.attrs}><option value="">The delivery's</option>${locations.map(
+    (l) => html`<option value="${l.id}"${String(l.id) === value ? html` selected` : ""}>${l.name}</option>`,
+  )}${known ? "" : html`<option value="${value}" selected>Another location</option>`}</select>${state.message}`;
+}
+
 function lineRow(
   line: OrderLine,
   values: ReceiveValues,
   currency: string,
-  locations: Map<number, string>,
+  locations: readonly Location[],
   problems: readonly FieldProblem[],
 ): SafeHtml {
-  const v = values.lines.get(line.id) ?? {
-    received: "",
-    surplus: "",
-    rejected: "",
-    reason: "",
-    unitCost: "",
-  };
+  const v = values.lines.get(line.id);
   const label = lineLabel(line);
   const reason = fieldState(problems, lineField.reason(line.id));
   const cost = fieldState(problems, lineField.unitCost(line.id));
+  const lot = fieldState(problems, lineField.lot(line.id));
+  const expiry = fieldState(problems, lineField.expiry(line.id));
   const codes = [line.sku, line.barcode, line.supplier_sku].filter(
     (c): c is string => c !== null && c !== "",
   );
-  const destination =
-    line.location_id !== null ? (locations.get(line.location_id) ?? "Another location") : null;
   return html`<tr data-line="${line.id}" data-outstanding="${line.outstanding_quantity}" data-codes="${JSON.stringify(codes.map((c) => c.trim().toLowerCase()))}">
 <th scope="row" class="item"><span class="item-name">${label}</span>${line.sku ? html` <span class="muted">SKU ${line.sku}</span>` : ""}</th>
 <td class="num" data-label="Outstanding">${line.outstanding_quantity}</td>
-<td data-label="Received">${countInput(lineField.received(line.id), v.received, `Received of ${label}`, problems)}</td>
-<td data-label="Surplus">${countInput(lineField.surplus(line.id), v.surplus, `Surplus of ${label}`, problems)}</td>
-<td data-label="Rejected">${countInput(lineField.rejected(line.id), v.rejected, `Rejected of ${label}`, problems)}</td>
-<td data-label="Reason"><input type="text" id="${lineField.reason(line.id)}" name="${lineField.reason(line.id)}" value="${v.reason}" maxlength="500" aria-label="Reason rejected, ${label}"${reason.attrs}>${reason.message}</td>
-<td data-label="Unit cost"><input type="text" inputmode="decimal" id="${lineField.unitCost(line.id)}" name="${lineField.unitCost(line.id)}" value="${v.unitCost}" placeholder="${line.unit_cost}" aria-label="Unit cost in ${currency} of ${label} (ordered at ${money(line.unit_cost, currency)})"${cost.attrs}>${cost.message}</td>
-<td data-label="Line's destination">${destination ?? html`<span class="muted">The delivery's</span>`}</td>
+<td data-label="Received">${countInput(lineField.received(line.id), v?.received ?? "", `Received of ${label}`, problems)}</td>
+<td data-label="Surplus">${countInput(lineField.surplus(line.id), v?.surplus ?? "", `Surplus of ${label}`, problems)}</td>
+<td data-label="Rejected">${countInput(lineField.rejected(line.id), v?.rejected ?? "", `Rejected of ${label}`, problems)}</td>
+<td data-label="Reason"><input type="text" id="${lineField.reason(line.id)}" name="${lineField.reason(line.id)}" value="${v?.reason ?? ""}" maxlength="500" aria-label="Reason rejected, ${label}"${reason.attrs}>${reason.message}</td>
+<td data-label="Unit cost"><input type="text" inputmode="decimal" id="${lineField.unitCost(line.id)}" name="${lineField.unitCost(line.id)}" value="${v?.unitCost ?? ""}" placeholder="${line.unit_cost}" aria-label="Unit cost in ${currency} of ${label} (ordered at ${money(line.unit_cost, currency)})"${cost.attrs}>${cost.message}</td>
+<td data-label="Lot and expiry" class="lot"><div class="lot-fields"><input type="text" id="${lineField.lot(line.id)}" name="${lineField.lot(line.id)}" value="${v?.lot ?? ""}" maxlength="200" aria-label="Lot number of ${label}"${lot.attrs}>${lot.message}<input type="date" id="${lineField.expiry(line.id)}" name="${lineField.expiry(line.id)}" value="${v?.expiry ?? ""}" aria-label="Expiry of ${label}"${expiry.attrs}>${expiry.message}</div></td>
+<td data-label="Into">${destinationSelect(lineField.destination(line.id), v?.destination ?? "", `Destination of ${label}`, locations, problems)}</td>
 </tr>`;
 }
 
-function previewSection(
+/** The items not on the order: each row typed or scanned, plus one empty row to add another. */
+function extrasSection(
+  values: ReceiveValues,
   state: RenderState,
-  order: Order,
-  store: StoreInfo,
-  locations: Map<number, string>,
-): SafeHtml | string {
-  const { preview } = state;
-  if (!preview) return "";
+  currency: string,
+  locations: readonly Location[],
+  problems: readonly FieldProblem[],
+): SafeHtml {
+  const rows = Math.min(values.extras.length + 1, MAX_EXTRAS);
+  const row = (n: number) => {
+    const v = values.extras[n] ?? { item: "", chosen: "", quantity: "", unitCost: "", destination: "" };
+    const cost = fieldState(problems, extraField.unitCost(n));
+    return html`<li class="extra">
+${itemField({ id: extraField.item(n), name: extraField.item(n), label: `Item ${n + 1}`, value: v.item, picked: state.picks?.get(n) ?? null })}${
+  v.chosen !== "" && state.picks?.get(n)?.kind === "item"
+    ? html`<input type="hidden" name="${extraField.item(n)}_variant" value="${v.chosen}">`
+    : ""
+}
+<div class="field"><label for="${extraField.quantity(n)}">Quantity</label>${countInput(extraField.quantity(n), v.quantity, `Quantity of item ${n + 1}`, problems)}</div>
+<div class="field"><label for="${extraField.unitCost(n)}">Unit cost (${currency}) <span class="hint">(empty: the supplier's price)</span></label>
+<input type="text" inputmode="decimal" id="${extraField.unitCost(n)}" name="${extraField.unitCost(n)}" value="${v.unitCost}"${cost.attrs}>${cost.message}</div>
+<div class="field"><label for="${extraField.destination(n)}">Into</label>${destinationSelect(extraField.destination(n), v.destination, `Destination of item ${n + 1}`, locations, problems)}</div>
+</li>`;
+  };
+  return html`<fieldset class="extras"><legend>Items not on the order</legend>
+<p class="hint">Surplus the supplier sent of items this order does not list: they are added to the order as received lines.</p>
+<ol class="extras-list">${Array.from({ length: rows }, (_, n) => row(n))}</ol>
+${rows < MAX_EXTRAS ? html`<div class="actions"><button type="submit" name="_do" value="more" class="secondary">Another item</button></div>` : ""}
+</fieldset>`;
+}
+
+function previewSection(state: RenderState, order: Order, store: StoreInfo, locations: Map<number, string>) {
+  const { previews } = state;
+  if (!previews || previews.length === 0) return "";
   const byId = new Map(order.lines.map((l) => [l.id, l]));
-  const rows = preview.data.lines.map((l) => {
-    const line = l.line_id === null ? undefined : byId.get(l.line_id);
-    return html`<tr>
-<th scope="row">${line ? lineLabel(line) : "Unordered item"}</th>
+  const rows = previews.flatMap(({ receipt, preview }) => {
+    let extra = 0;
+    return preview.data.lines.map((l) => {
+      const line = l.line_id === null ? undefined : byId.get(l.line_id);
+      const name = line
+        ? lineLabel(line)
+        : `${receipt.extraRows[extra++]?.label ?? "Item"} (not on the order)`;
+      return html`<tr>
+<th scope="row">${name}</th>
 <td class="num" data-label="Good units">${l.quantity}</td>
 <td class="num" data-label="Surplus">${l.surplus_quantity}</td>
 <td class="num" data-label="Rejected">${l.rejected_quantity}</td>
@@ -150,8 +204,16 @@ function previewSection(
 <td class="num" data-label="Landed unit cost"><strong>${money(l.landed_unit_cost, store.currency, "rounded")}</strong></td>
 <td data-label="Into">${locations.get(l.location_id) ?? preview.data.location?.name ?? "–"}</td>
 </tr>`;
+    });
   });
-  const after = STATUS_WORDS[preview.purchase_order_status_after] ?? preview.purchase_order_status_after;
+  const several = previews.length > 1;
+  const status = several
+    ? statusAfter(
+        order,
+        previews.map((p) => p.receipt),
+      )
+    : previews[0].preview.purchase_order_status_after;
+  const after = STATUS_WORDS[status] ?? status;
   return html`<section aria-labelledby="preview-title" class="preview receive-preview" id="preview">
 <h2 id="preview-title">Before booking: landed costs</h2>
 ${state.notice ? html`<p class="flash flash-error" role="alert">${state.notice}</p>` : ""}
@@ -159,9 +221,10 @@ ${state.notice ? html`<p class="flash flash-error" role="alert">${state.notice}<
 <caption>What this delivery books</caption>
 <thead><tr><th scope="col">Item</th><th scope="col" class="num">Good units</th><th scope="col" class="num">Surplus</th><th scope="col" class="num">Rejected</th><th scope="col" class="num">Unit cost</th><th scope="col" class="num">Charges allocated</th><th scope="col" class="num">Landed unit cost</th><th scope="col">Into</th></tr></thead>
 <tbody>${rows}</tbody></table></div>
+${several ? html`<p>The units go into ${previews.length} locations: they are booked as ${previews.length} receipts, one per location.</p>` : ""}
 <p>After booking, ${order.number} is <strong>${after}</strong>. Good units go into stock at once; the platform is told in the background.</p>
 <input type="hidden" name="_previewed" value="${state.previewed ?? ""}">
-<div class="actions"><button type="submit" name="_do" value="book">Book this receipt</button></div>
+<div class="actions"><button type="submit" name="_do" value="book">${several ? `Book these ${previews.length} receipts` : "Book this receipt"}</button></div>
 </section>`;
 }
 
@@ -186,6 +249,7 @@ function renderReceive(
         )}</ul></div>`
       : "";
   const location = fieldState(problems, "location_id");
+  const receivedOn = fieldState(problems, "received_on");
   const scanned = state.scanned;
   const form = html`<form method="post" action="${base}/receive" class="receive" aria-label="Receive ${order.number}">
 ${csrfField(ctx.session)}
@@ -199,11 +263,12 @@ ${csrfField(ctx.session)}
 ${summary}
 <div class="table-wrap"><table class="cards receive-lines">
 <caption>Lines of ${order.number}</caption>
-<thead><tr><th scope="col">Item</th><th scope="col" class="num">Outstanding</th><th scope="col">Received</th><th scope="col">Surplus</th><th scope="col">Rejected</th><th scope="col">Reason</th><th scope="col">Unit cost (${order.currency})</th><th scope="col">Line's destination</th></tr></thead>
-<tbody>${order.lines.map((l) => lineRow(l, values, order.currency, locations, problems))}</tbody>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Outstanding</th><th scope="col">Received</th><th scope="col">Surplus</th><th scope="col">Rejected</th><th scope="col">Reason</th><th scope="col">Unit cost (${order.currency})</th><th scope="col">Lot and expiry</th><th scope="col">Into</th></tr></thead>
+<tbody>${order.lines.map((l) => lineRow(l, values, order.currency, locationList, problems))}</tbody>
 </table></div>
+${extrasSection(values, state, order.currency, locationList, problems)}
 <fieldset class="delivery"><legend>The delivery</legend>
-<div class="field"><label for="location_id">Receive into</label>
+<div class="field"><label for="location_id">Receive into <span class="hint">(the lines marked “The delivery's”)</span></label>
 <select id="location_id" name="location_id"${location.attrs}>${locationList.map(
     (l) =>
       html`<option value="${l.id}"${values.locationId === String(l.id) ? html` selected` : ""}>${l.name}</option>`,
@@ -212,7 +277,8 @@ ${summary}
       ? html`<option value="${values.locationId}" selected>${order.location?.name ?? "The order's location"}</option>`
       : ""
   }</select>${location.message}</div>
-<div class="field"><label><input type="checkbox" name="route_to_destinations" value="yes"${values.route ? html` checked` : ""}> Book each line with a destination of its own there</label></div>
+<div class="field"><label for="received_on">Received on <span class="hint">(empty: today)</span></label>
+<input type="date" id="received_on" name="received_on" value="${values.receivedOn}"${receivedOn.attrs}>${receivedOn.message}</div>
 <div class="field" role="group" aria-labelledby="disposition-label"><span id="disposition-label" class="label">Rejected units</span>
 <label><input type="radio" name="rejected_disposition" value="replace"${values.disposition === "replace" ? html` checked` : ""}> stay outstanding (the supplier replaces them)</label>
 <label><input type="radio" name="rejected_disposition" value="remove"${values.disposition === "remove" ? html` checked` : ""}> are cancelled from the order</label></div>
@@ -254,6 +320,41 @@ export async function receivePage(ctx: PageContext, rawOrderId: unknown) {
   return renderReceive(ctx, store, order, locations, emptyValues(order), { key: formKey() });
 }
 
+/** Each typed item not on the order read by the item picker (a call or three each, in parallel). */
+async function pickExtras(ctx: PageContext, values: ReceiveValues) {
+  const api = storeApi(ctx.request);
+  const picks = new Map<number, PickedItem>();
+  await Promise.all(
+    values.extras.map(async (extra, row) => {
+      if (extra.item.trim() === "" && extra.chosen === "") {
+        picks.set(row, {
+          kind: "none",
+          message: "is required: type a SKU, a barcode or words of the title.",
+        });
+        return;
+      }
+      picks.set(row, await pickItem(api, extra.item, extra.chosen));
+    }),
+  );
+  const resolved: ResolvedExtra[] = [];
+  const problems: FieldProblem[] = [];
+  for (const [row, picked] of [...picks].sort((a, b) => a[0] - b[0])) {
+    if (picked.kind === "item") {
+      resolved.push({ row, variantId: picked.variant.id, label: itemLabel(picked.variant) });
+      // The form keeps what names the item alone: its SKU or barcode, else the choice made.
+      const code = picked.variant.sku || picked.variant.barcode;
+      const extra = values.extras[row];
+      if (code) Object.assign(extra, { item: code, chosen: "" });
+      else extra.chosen = String(picked.variant.id);
+    } else
+      problems.push({
+        name: extraField.item(row),
+        message: `Item ${row + 1} ${picked.kind === "none" ? picked.message : "matches several items: choose one."}`,
+      });
+  }
+  return { picks, resolved, problems };
+}
+
 export async function receiveAction(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "receiving");
   const [store, order, locations] = await Promise.all([
@@ -272,11 +373,22 @@ export async function receiveAction(ctx: PageContext, rawOrderId: unknown) {
     const code = field(form, "scan");
     return show(code === "" ? {} : { scanned: applyScan(order, values, code) });
   }
-  const { body, bodyLines, problems } = receiptBody(order, values);
-  if (problems.length > 0) return show({ problems }, 422);
+  const picked = await pickExtras(ctx, values);
+  if (action === "more") return show({ picks: picked.picks });
+  const { receipts, problems } = plannedReceipts(order, values, picked.resolved);
+  problems.unshift(...picked.problems);
+  if (problems.length > 0) return show({ problems, picks: picked.picks }, 422);
+  if (receipts.length === 0)
+    return show(
+      {
+        problems: [{ name: "", message: "Enter at least one unit received or rejected." }],
+        picks: picked.picks,
+      },
+      422,
+    );
   const api = storeApi(ctx.request);
-  // A refused booking stored its refusal under the form's key: the corrected form is a new request.
-  const refused = (error: unknown, booking = false) => {
+  // A refused receipt stored its refusal under its key: the corrected form is a new request.
+  const refused = (error: unknown, receipt: PlannedReceipt, booking = false) => {
     if (error instanceof AdminError && error.status === 422 && error.details.length > 0)
       return renderReceive(
         ctx,
@@ -284,34 +396,67 @@ export async function receiveAction(ctx: PageContext, rawOrderId: unknown) {
         order,
         locations,
         values,
-        { key: booking ? formKey() : key, problems: apiProblems(error.details, bodyLines) },
+        {
+          key: booking ? formKey() : key,
+          problems: apiProblems(error.details, receipt),
+          picks: picked.picks,
+        },
         422,
       );
     throw error;
   };
-  const digest = bodyDigest(body);
+  const digest = bodyDigest(receipts);
   if (action === "book" && field(form, "_previewed") === digest) {
-    try {
-      await api.post(`/purchase_orders/${order.id}/receipts`, body, { idempotencyKey: key });
-    } catch (error) {
-      return refused(error, true);
+    let booked = 0;
+    for (const receipt of receipts) {
+      try {
+        await api.post(`/purchase_orders/${order.id}/receipts`, receipt.body, {
+          idempotencyKey: receiptKey(key, receipts, receipt),
+        });
+      } catch (error) {
+        if (booked === 0) return refused(error, receipt, true);
+        // Some receipts are booked: the form no longer matches the order, so it starts again from it.
+        if (!(error instanceof AdminError)) throw error;
+        ctx.session.flash.push({
+          kind: "error",
+          text: `${booked} of ${receipts.length} receipts were booked on ${order.number}; the one into ${locations.find((l) => String(l.id) === receipt.location)?.name ?? "the order's location"} was refused (${error.message}). Enter what it held again.`,
+        });
+        return redirectTo(ctx.reply, orderPath(store.id, order.id, "/receive"));
+      }
+      booked += 1;
     }
-    const good = body.lines.reduce((s, l) => s + l.quantity, 0);
+    const good = receipts.reduce(
+      (s, r) =>
+        s +
+        r.body.lines.reduce((n, l) => n + l.quantity, 0) +
+        (r.body.unordered ?? []).reduce((n, u) => n + u.quantity, 0),
+      0,
+    );
+    const into = `${good} ${good === 1 ? "unit" : "units"} into stock`;
     ctx.session.flash.push({
       kind: "ok",
-      text: `Receipt booked on ${order.number}: ${good} ${good === 1 ? "unit" : "units"} into stock.`,
+      text:
+        receipts.length === 1
+          ? `Receipt booked on ${order.number}: ${into}.`
+          : `${receipts.length} receipts booked on ${order.number}, one per location: ${into}.`,
     });
     return redirectTo(ctx.reply, `${orderPath(store.id, order.id)}#receipts`);
   }
-  let preview: Preview;
-  try {
-    preview = await api.post<Preview>(`/purchase_orders/${order.id}/receipts/preview`, body);
-  } catch (error) {
-    return refused(error);
+  const previews: { receipt: PlannedReceipt; preview: Preview }[] = [];
+  for (const receipt of receipts) {
+    try {
+      previews.push({
+        receipt,
+        preview: await api.post<Preview>(`/purchase_orders/${order.id}/receipts/preview`, receipt.body),
+      });
+    } catch (error) {
+      return refused(error, receipt);
+    }
   }
   return show({
-    preview,
+    previews,
     previewed: digest,
+    picks: picked.picks,
     ...(action === "book" && {
       notice: "The delivery changed since its preview: check the landed costs below and book again.",
     }),
