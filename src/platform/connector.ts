@@ -83,6 +83,11 @@ export interface InventoryAdjustResult {
   replayed: boolean;
   /** Every level the adjustment touched, as it stood right after the adjustment. */
   levels: PlatformInventoryLevel[];
+  /**
+   * Inventory items the platform no longer has (deleted there): their changes were left out of what
+   * was still to send, and the rest of the document went. Absent or empty: nothing left out.
+   */
+  skippedItems?: number[];
 }
 
 export interface PlatformConnector {

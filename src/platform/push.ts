@@ -4,9 +4,11 @@ import { adoptUnitCosts, changedUnitCosts, deletedInventoryItems } from "../doma
 import {
   hasUnpushedMovements,
   markMovementsPushed,
+  markMovementsSkipped,
   PUSH_JOB,
   refreshLevels,
   type SyncSubjectType,
+  skippedItemsOf,
   type UnpushedMovement,
   unpushedMovements,
   writeSyncState as writeRecordSyncState,
@@ -166,24 +168,37 @@ export async function pushMovements(
     movements.map((m) => m.inventory_item_id),
   );
   for (const [index, document] of documents.entries()) {
-    // Documents are cut and keyed from every movement, deleted items' too, so a retry keeps its keys.
-    const sendable = withoutItems(documentFor(document), gone);
-    // Costs are not keyed (setting one is idempotent by itself), so leaving out the unchanged ones
-    // differs between retries without harm.
+    // Every change goes, deleted items' too: what a call sends must not depend on when the mirror
+    // learnt of a deletion, or a retry would send a key with another input than its first attempt.
+    // The connector leaves out what the platform no longer has (skippedItems). Costs are not keyed
+    // (setting one is idempotent by itself), so leaving out unchanged ones and deleted items' differs
+    // between retries without harm.
+    const whole = documentFor(document);
     const adjustment = {
-      ...sendable,
-      itemCosts: await changedUnitCosts(ctx.db, storeId, sendable.itemCosts),
+      ...whole,
+      itemCosts: await changedUnitCosts(
+        ctx.db,
+        storeId,
+        whole.itemCosts.filter((c) => !gone.has(c.inventoryItemId)),
+      ),
     };
     const result: InventoryAdjustResult =
       adjustment.changes.length === 0 && adjustment.itemCosts.length === 0
         ? { replayed: false, levels: [] }
         : await connector.adjustInventory(adjustment);
     const ids = document.map((m) => m.id);
+    const skipped = new Set(result.skippedItems ?? []);
     await hooks.afterPush?.(ids);
     await ctx.db.transaction().execute(async (trx) => {
       const acked = await markMovementsPushed(trx, storeId, ids, ctx.clock.now());
       // Another worker holding the same job (its lease ran out) acknowledged the document first.
       if (acked > 0) {
+        await markMovementsSkipped(
+          trx,
+          storeId,
+          document.filter((m) => skipped.has(m.inventory_item_id)).map((m) => m.id),
+          ctx.clock.now(),
+        );
         await adoptUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
         await refreshLevels(
           ctx,
@@ -205,21 +220,6 @@ export async function pushMovements(
   }
 }
 
-/**
- * A document without the changes and costs of items the platform deleted (docs/decisions.md,
- * "Deleted products and variants"): there is nothing left there to move, and one such line must not
- * make the platform refuse the whole document (a receipt's other lines with it). Their movements are
- * acknowledged with the rest: the ledger keeps them, the order and the receipt stand.
- */
-function withoutItems(adjustment: InventoryAdjustment, gone: ReadonlySet<number>): InventoryAdjustment {
-  if (gone.size === 0) return adjustment;
-  return {
-    ...adjustment,
-    changes: adjustment.changes.filter((c) => !gone.has(c.inventoryItemId)),
-    itemCosts: adjustment.itemCosts.filter((c) => !gone.has(c.inventoryItemId)),
-  };
-}
-
 /** Records where the push left the record, now. */
 function writeSyncState(
   ctx: AppContext,
@@ -231,7 +231,22 @@ function writeSyncState(
   return writeRecordSyncState(db, subject, state, error, ctx.clock.now());
 }
 
-/** After the job's last document: synced when nothing of the record is left unacknowledged. */
+/** Items a skipped-changes message names before "and more". */
+const SKIPPED_ITEMS_NAMED = 5;
+
+/** platform_sync.error of a record some of whose changes the platform could not take. */
+export function skippedMessage(items: readonly number[]): string {
+  const named = items.slice(0, SKIPPED_ITEMS_NAMED).join(", ");
+  const more = items.length > SKIPPED_ITEMS_NAMED ? " and more" : "";
+  const which = items.length === 1 ? `inventory item ${named}` : `inventory items ${named}${more}`;
+  return `The platform no longer has ${which} (deleted there): those changes were not pushed. Every other change of this record reached the platform.`;
+}
+
+/**
+ * After the job's last document: synced when nothing of the record is left unacknowledged; failed,
+ * naming the items, when some of its changes were left out because the platform deleted their item
+ * (docs/decisions.md, "Deleted products and variants").
+ */
 async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<void> {
   const subject = {
     storeId: payload.store_id,
@@ -239,7 +254,18 @@ async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<vo
     subjectId: payload.subject_id,
   };
   const left = await hasUnpushedMovements(db, payload.store_id, payload.subject_type, payload.subject_id);
-  if (!left) return writeSyncState(ctx, db, subject, "synced", null);
+  if (!left) {
+    // Acknowledged whole, but some changes never reached the platform: it no longer has their item.
+    const skipped = await skippedItemsOf(
+      db,
+      payload.store_id,
+      payload.subject_type,
+      payload.subject_id,
+      SKIPPED_ITEMS_NAMED + 1,
+    );
+    if (skipped.length > 0) return writeSyncState(ctx, db, subject, "failed", skippedMessage(skipped));
+    return writeSyncState(ctx, db, subject, "synced", null);
+  }
   // A failed push job still holding movements of this record: its error is the record's.
   const failed = await ctx.jobs.lastFailedJobAbout(db, PUSH_JOB, payload.store_id, {
     type: payload.subject_type,

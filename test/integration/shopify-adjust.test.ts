@@ -251,9 +251,10 @@ describe("a receipt's document", () => {
 
   it("a userErrors refusal is permanent with Shopify's message", async () => {
     const generations = new InMemoryAttemptGenerations();
-    const unknown = { ...document, changes: [{ ...document.changes[0], inventoryItemId: 987654321 }] };
+    // An item Shopify has (nodes answers it): INVALID_INVENTORY_ITEM stands as Shopify's refusal.
+    standin.refuseNextAdjust("INVALID_INVENTORY_ITEM", "The specified inventory item could not be found.");
     await assert.rejects(
-      adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, unknown),
+      adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document),
       (error: Error) =>
         error instanceof PlatformPermanentError &&
         error.message ===
@@ -268,6 +269,23 @@ describe("a receipt's document", () => {
           "Shopify refused inventoryAdjustQuantities (available): The specified reason is invalid. (INVALID_REASON)",
     );
     assert.equal(levelOf(s.shop, s.items[0], s.places[0]).available, 10);
+  });
+
+  it("an item Shopify does not have is left out, the rest sent under the next generation", async () => {
+    const generations = new InMemoryAttemptGenerations();
+    const before = levelOf(s.shop, s.items[0], s.places[0]).available;
+    const withUnknown = {
+      ...document,
+      changes: [
+        document.changes[0],
+        { ...document.changes[0], inventoryItemId: 987654321 },
+        ...document.changes.slice(1),
+      ],
+    };
+    const result = await adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, withUnknown);
+    assert.deepEqual(result.skippedItems, [987654321]);
+    assert.deepEqual([...generations.skipped], [[`${document.idempotencyKey} available`, [987654321]]]);
+    assert.equal(levelOf(s.shop, s.items[0], s.places[0]).available, before + document.changes[0].delta);
   });
 
   it("a cost in another currency than the shop's is refused, not converted", async () => {

@@ -17,6 +17,7 @@ import { searchMigration } from "./016_search.ts";
 import { shopifyInstalledAtMigration } from "./017_shopify_installed_at.ts";
 import { catalogDeletionsMigration } from "./018_catalog_deletions.ts";
 import { purchaseOrderCreatedSortMigration } from "./019_purchase_order_created_sort.ts";
+import { pushSkipsMigration } from "./021_push_skips.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   "017_shopify_installed_at": migrationOf(shopifyInstalledAtMigration),
   "018_catalog_deletions": migrationOf(catalogDeletionsMigration),
   "019_purchase_order_created_sort": migrationOf(purchaseOrderCreatedSortMigration),
+  "021_push_skips": migrationOf(pushSkipsMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

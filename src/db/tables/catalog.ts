@@ -103,6 +103,8 @@ export interface StockMovementsTable {
   reference: string | null;
   push_batch_id: number | null;
   pushed_at: Timestamp | null;
+  /** Acknowledged without reaching the platform: it no longer has the item (migration 021). */
+  push_skipped_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: GeneratedTimestamp;
 }
 

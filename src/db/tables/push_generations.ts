@@ -1,3 +1,4 @@
+import type { ColumnType } from "kysely";
 import type { GeneratedTimestamp } from "./foundation.ts";
 
 /** A pushed document's call whose idempotency key was burned: the generation its key now carries. */
@@ -9,6 +10,12 @@ export interface PlatformPushGenerationsTable {
   call: string;
   /** At least 1 (no row is generation 0). */
   generation: number;
+  /** Items this generation's input leaves out: Shopify no longer has them (migration 021). */
+  skipped_items: ColumnType<
+    Array<number | string>,
+    Array<number | string> | undefined,
+    Array<number | string>
+  >;
   updated_at: GeneratedTimestamp;
 }
 

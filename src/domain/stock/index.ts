@@ -17,10 +17,17 @@ export type { LevelDelta, LevelKey, LevelReport } from "./level-keys.ts";
 export { lockLevelsAt } from "./level-locks.ts";
 export { refreshLevels } from "./levels.ts";
 export { type LevelFilters, listLevels } from "./lists.ts";
-export { advancePushGeneration, pushGenerationsOf } from "./push-generations.ts";
+export {
+  advancePushGeneration,
+  type PushCallState,
+  pushCallStatesOf,
+  pushGenerationsOf,
+} from "./push-generations.ts";
 export {
   hasUnpushedMovements,
   markMovementsPushed,
+  markMovementsSkipped,
+  skippedItemsOf,
   type UnpushedMovement,
   unpushedMovements,
 } from "./pushes.ts";

@@ -63,6 +63,48 @@ export async function markMovementsPushed(
   return Number(acked.numUpdatedRows);
 }
 
+/**
+ * Marks acknowledged movements as never having reached the platform (it no longer has their item),
+ * in the acknowledging transaction.
+ */
+export async function markMovementsSkipped(
+  trx: Db,
+  storeId: number,
+  ids: readonly number[],
+  now: Date,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable("stock_movements")
+    .set({ push_skipped_at: now })
+    .where("store_id", "=", storeId)
+    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
+    .where("push_skipped_at", "is", null)
+    .execute();
+}
+
+/** The items (at most `limit`, by id) of the record's movements that never reached the platform. */
+export async function skippedItemsOf(
+  db: Db,
+  storeId: number,
+  subjectType: SyncSubjectType,
+  subjectId: number,
+  limit: number,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom("stock_movements")
+    .select("inventory_item_id")
+    .distinct()
+    .where("store_id", "=", storeId)
+    .where("subject_type", "=", subjectType)
+    .where("subject_id", "=", subjectId)
+    .where("push_skipped_at", "is not", null)
+    .orderBy("inventory_item_id")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.inventory_item_id));
+}
+
 /** Whether any movement of the record still waits for the platform's acknowledgement. */
 export async function hasUnpushedMovements(
   db: Db,

@@ -6,8 +6,10 @@ import {
 import { type AdjustCall, callIdempotencyKey, planAdjustCalls } from "./adjust-plan.ts";
 import { refuseOnUserErrors, type ShopifyClient } from "./client.ts";
 import type { AttemptGenerations } from "./generations.ts";
+import { fromGid } from "./gids.ts";
 import { setItemCosts } from "./item-costs.ts";
 import { readLevels } from "./levels.ts";
+import { missingRecords } from "./missing-records.ts";
 
 const ADJUST = `mutation AdjustQuantities($input: InventoryAdjustQuantitiesInput!, $key: String!) {
   inventoryAdjustQuantities(input: $input) @idempotent(key: $key) {
@@ -32,42 +34,82 @@ interface AdjustPayload {
  * of a document half sent before a crash repeats the sent calls under their keys (Shopify answers
  * them without moving stock again) and completes the rest. `replayed` stays false: Shopify does not
  * say whether a key's answer was a replay.
+ *
+ * Items Shopify no longer has (deleted there, even between a crashed attempt and its retry) are left
+ * out of what is still to send and answered as `skippedItems`: one deleted item must not stop the
+ * document's other changes, nor fail it forever.
  */
 export async function adjustShopifyInventory(
   client: ShopifyClient,
   options: { shopCurrency: string; generations: AttemptGenerations },
   adjustment: InventoryAdjustment,
 ): Promise<InventoryAdjustResult> {
+  const skipped = new Set<number>();
   for (const call of planAdjustCalls(adjustment))
-    await sendCall(client, options.generations, adjustment.idempotencyKey, call);
-  if (adjustment.itemCosts.length > 0) await setItemCosts(client, options.shopCurrency, adjustment.itemCosts);
+    for (const item of await sendCall(client, options.generations, adjustment.idempotencyKey, call))
+      skipped.add(item);
+  const costs = adjustment.itemCosts.filter((c) => !skipped.has(c.inventoryItemId));
+  if (costs.length > 0) await setItemCosts(client, options.shopCurrency, costs);
   const pairs = new Map<string, { inventoryItemId: number; locationId: number }>();
   for (const { inventoryItemId, locationId } of adjustment.changes)
-    pairs.set(`${inventoryItemId}:${locationId}`, { inventoryItemId, locationId });
-  return { replayed: false, levels: await readLevels(client, [...pairs.values()]) };
+    if (!skipped.has(inventoryItemId))
+      pairs.set(`${inventoryItemId}:${locationId}`, { inventoryItemId, locationId });
+  const levels = await readLevels(client, [...pairs.values()]);
+  if (skipped.size === 0) return { replayed: false, levels };
+  return { replayed: false, levels, skippedItems: [...skipped].sort((a, b) => a - b) };
 }
 
+/** The call's input without the changes of `items`. */
+function without(input: AdjustCall["input"], items: readonly number[]): AdjustCall["input"] {
+  if (items.length === 0) return input;
+  const left = new Set(items);
+  return {
+    ...input,
+    changes: input.changes.filter((c) => !left.has(fromGid(c.inventoryItemId, "InventoryItem"))),
+  };
+}
+
+/**
+ * Sends one call under its stored generation, with the input that generation fixes (the planned
+ * changes less the items it leaves out); answers the items left out. A refusal naming only unknown
+ * inventory items applied nothing (Shopify takes a call whole or not at all, and a key it applied
+ * before answers that result, not a refusal), so the items Shopify confirms gone are left out under
+ * the next generation, stored before it is sent.
+ */
 async function sendCall(
   client: ShopifyClient,
   generations: AttemptGenerations,
   documentKey: string,
   call: AdjustCall,
-): Promise<void> {
-  let generation = await generations.current(documentKey, call.call);
-  for (let newKeys = 0; ; newKeys++) {
+): Promise<readonly number[]> {
+  let { generation, skippedItems } = await generations.attempt(documentKey, call.call);
+  for (let newKeys = 0; ; ) {
+    const input = without(call.input, skippedItems);
+    if (input.changes.length === 0) return skippedItems;
     const key = callIdempotencyKey(documentKey, call.call, generation);
-    const answer = await client.graphql<AdjustPayload>(ADJUST, { input: call.input, key }, 10);
+    const answer = await client.graphql<AdjustPayload>(ADJUST, { input, key }, 10);
     const payload = answer.data.inventoryAdjustQuantities;
-    const burned = payload?.userErrors.some((e) => e.code === "IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED");
-    if (!burned) {
-      refuseOnUserErrors(`inventoryAdjustQuantities (${call.input.name})`, payload);
-      return;
+    const errors = payload?.userErrors ?? [];
+    if (errors.length === 0) return skippedItems;
+    if (errors.some((e) => e.code === "IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED")) {
+      if (newKeys >= NEW_KEYS_PER_ATTEMPT)
+        throw new PlatformTransientError(
+          `Shopify failed ${newKeys + 1} attempts of ${call.input.name} for ${documentKey}; the next try uses a new key`,
+        );
+      newKeys++;
+      // Stored before the call goes out under it: a crash from here on retries with this key.
+      generation = await generations.advance(documentKey, call.call);
+      continue;
     }
-    if (newKeys >= NEW_KEYS_PER_ATTEMPT)
-      throw new PlatformTransientError(
-        `Shopify failed ${newKeys + 1} attempts of ${call.input.name} for ${documentKey}; the next try uses a new key`,
-      );
-    // Stored before the call goes out under it: a crash from here on retries with this key.
-    generation = await generations.advance(documentKey, call.call);
+    if (errors.every((e) => e.code === "INVALID_INVENTORY_ITEM")) {
+      const items = input.changes.map((c) => fromGid(c.inventoryItemId, "InventoryItem"));
+      const gone = await missingRecords(client, "InventoryItem", items);
+      if (gone.size > 0) {
+        skippedItems = [...new Set([...skippedItems, ...gone])].sort((a, b) => a - b);
+        generation = await generations.advance(documentKey, call.call, skippedItems);
+        continue;
+      }
+    }
+    refuseOnUserErrors(`inventoryAdjustQuantities (${call.input.name})`, payload);
   }
 }

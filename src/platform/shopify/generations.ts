@@ -8,26 +8,50 @@
  * sent before the failed one keep their keys, so a retry of the document replays them instead of
  * moving their stock again.
  *
+ * A generation also fixes the call's input: the planned changes less the items it leaves out
+ * (`skippedItems`: Shopify refused the call because it no longer has them, so nothing of it applied,
+ * and the rest goes under the next generation). A retry thus sends each key with the input it was
+ * first sent with, whatever was deleted meanwhile.
+ *
  * Where it is kept is the push job's to decide (docs/decisions.md, "Shopify connector": a row per
- * advanced call beside the document's movements); absent means generation 0.
+ * advanced call beside the document's movements); absent means generation 0, nothing left out.
  */
+export interface CallAttempt {
+  generation: number;
+  skippedItems: readonly number[];
+}
+
 export interface AttemptGenerations {
   current(documentKey: string, call: string): Promise<number>;
-  /** Stores the call's next generation and answers it. */
-  advance(documentKey: string, call: string): Promise<number>;
+  /** The call's generation and the items it leaves out, read together. */
+  attempt(documentKey: string, call: string): Promise<CallAttempt>;
+  /**
+   * Stores the call's next generation and answers it; with `skippedItems`, the new generation leaves
+   * those out (else what the previous one left out).
+   */
+  advance(documentKey: string, call: string, skippedItems?: readonly number[]): Promise<number>;
 }
 
 /** Generations in memory: tests, and a process that retries documents only within itself. */
 export class InMemoryAttemptGenerations implements AttemptGenerations {
   readonly stored = new Map<string, number>();
+  readonly skipped = new Map<string, readonly number[]>();
 
   async current(documentKey: string, call: string): Promise<number> {
     return this.stored.get(`${documentKey} ${call}`) ?? 0;
   }
 
-  async advance(documentKey: string, call: string): Promise<number> {
+  async attempt(documentKey: string, call: string): Promise<CallAttempt> {
+    return {
+      generation: await this.current(documentKey, call),
+      skippedItems: this.skipped.get(`${documentKey} ${call}`) ?? [],
+    };
+  }
+
+  async advance(documentKey: string, call: string, skippedItems?: readonly number[]): Promise<number> {
     const next = (await this.current(documentKey, call)) + 1;
     this.stored.set(`${documentKey} ${call}`, next);
+    if (skippedItems !== undefined) this.skipped.set(`${documentKey} ${call}`, [...skippedItems]);
     return next;
   }
 }

@@ -1,6 +1,7 @@
 import { type InventoryAdjustment, PlatformPermanentError } from "../connector.ts";
 import { refuseOnUserErrors, type ShopifyClient } from "./client.ts";
 import { toGid } from "./gids.ts";
+import { missingRecords } from "./missing-records.ts";
 
 /** inventoryItemUpdate fields in one mutation: 10 points each. */
 const COSTS_PER_CALL = 20;
@@ -9,7 +10,7 @@ const COSTS_PER_CALL = 20;
  * Sets items' unit costs (a receipt's landed costs) with inventoryItemUpdate. Shopify keeps a cost in
  * the shop's currency, which is the store's: a cost in another currency is refused, not converted
  * (Stockroom pushes landed costs in the store's currency already). Setting a cost is idempotent by
- * itself; the last cost given for an item wins.
+ * itself; the last cost given for an item wins. An item Shopify no longer has is passed over.
  */
 export async function setItemCosts(
   client: ShopifyClient,
@@ -25,6 +26,7 @@ export async function setItemCosts(
     costs.set(cost.inventoryItemId, cost.unitCost);
   }
   const entries = [...costs];
+  const refused: Array<{ itemId: number; payload: { userErrors: Array<{ message: string }> } }> = [];
   for (let start = 0; start < entries.length; start += COSTS_PER_CALL) {
     const chunk = entries.slice(start, start + COSTS_PER_CALL);
     const declarations = chunk.map((_, i) => `$id${i}: ID!, $cost${i}: Decimal!`).join(", ");
@@ -46,7 +48,17 @@ export async function setItemCosts(
       chunk.length * 10,
     );
     chunk.forEach(([itemId], i) => {
-      refuseOnUserErrors(`inventoryItemUpdate of inventory item ${itemId}`, answer.data[`cost${i}`]);
+      const payload = answer.data[`cost${i}`];
+      if (payload && payload.userErrors.length > 0) refused.push({ itemId, payload });
     });
   }
+  if (refused.length === 0) return;
+  // An item deleted since its change went has no cost to set; any other refusal stands.
+  const gone = await missingRecords(
+    client,
+    "InventoryItem",
+    refused.map((r) => r.itemId),
+  );
+  for (const { itemId, payload } of refused)
+    if (!gone.has(itemId)) refuseOnUserErrors(`inventoryItemUpdate of inventory item ${itemId}`, payload);
 }

@@ -2,6 +2,7 @@ import { type PlatformInventoryLevel, PlatformPermanentError } from "../connecto
 import { type LevelNode, toLevel } from "./catalog-nodes.ts";
 import type { ShopifyClient } from "./client.ts";
 import { toGid } from "./gids.ts";
+import { missingRecords } from "./missing-records.ts";
 
 /**
  * Levels read in one query. Each costs 2 points (the level and its quantities) plus 1 per group it
@@ -27,7 +28,8 @@ interface Group {
 }
 
 /**
- * The levels of (item, location) pairs as Shopify has them now: how a push learns the levels after it
+ * The levels of (item, location) pairs as Shopify has them now (an item Shopify no longer has is left
+ * out): how a push learns the levels after it
  * (inventoryAdjustQuantities' quantityAfterChange is null in live answers). Only the touched levels are
  * read, under whichever parent makes fewer objects: a receipt's lines share a location, so its 50
  * levels are one `location` with 50 aliased `inventoryLevel(inventoryItemId:)` (101 points; each level
@@ -38,6 +40,7 @@ export async function readLevels(
   pairs: ReadonlyArray<Pair>,
 ): Promise<PlatformInventoryLevel[]> {
   const levels: PlatformInventoryLevel[] = [];
+  const missing: Pair[] = [];
   for (let start = 0; start < pairs.length; start += LEVELS_PER_READ) {
     const chunk = pairs.slice(start, start + LEVELS_PER_READ);
     const groups = groupPairs(chunk);
@@ -51,15 +54,29 @@ export async function readLevels(
     groups.forEach((group, g) => {
       group.pairs.forEach((pair, i) => {
         const node = answer.data[`g${g}`]?.[`l${i}`];
-        if (!node)
-          throw new PlatformPermanentError(
-            `Shopify has no level of inventory item ${pair.inventoryItemId} at location ${pair.locationId}`,
-          );
+        if (!node) {
+          missing.push(pair);
+          return;
+        }
         levels.push(
           toLevel({ ...node, item: { id: toGid("InventoryItem", pair.inventoryItemId) } }, pair.locationId),
         );
       });
     });
+  }
+  if (missing.length > 0) {
+    // An item deleted since its change went (its level went with it) is not reported; any other
+    // missing level is a refusal.
+    const gone = await missingRecords(
+      client,
+      "InventoryItem",
+      missing.map((p) => p.inventoryItemId),
+    );
+    const unexplained = missing.find((p) => !gone.has(p.inventoryItemId));
+    if (unexplained)
+      throw new PlatformPermanentError(
+        `Shopify has no level of inventory item ${unexplained.inventoryItemId} at location ${unexplained.locationId}`,
+      );
   }
   return levels;
 }

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/database.ts";
-import { advancePushGeneration, pushGenerationsOf } from "../../domain/stock/index.ts";
-import type { AttemptGenerations } from "./generations.ts";
+import { advancePushGeneration, pushCallStatesOf } from "../../domain/stock/index.ts";
+import type { AttemptGenerations, CallAttempt } from "./generations.ts";
 
 /**
  * Generations kept in the database (the stock module's platform_push_generations), so a burned key
@@ -14,12 +14,16 @@ export class StoredAttemptGenerations implements AttemptGenerations {
   ) {}
 
   async current(documentKey: string, call: string): Promise<number> {
-    // Read fresh for every call: another process may have advanced the document since.
-    const generations = await pushGenerationsOf(this.db, this.storeId, documentKey);
-    return generations.get(call) ?? 0;
+    return (await this.attempt(documentKey, call)).generation;
   }
 
-  advance(documentKey: string, call: string): Promise<number> {
-    return advancePushGeneration(this.db, this.storeId, documentKey, call);
+  async attempt(documentKey: string, call: string): Promise<CallAttempt> {
+    // Read fresh for every call: another process may have advanced the document since.
+    const states = await pushCallStatesOf(this.db, this.storeId, documentKey);
+    return states.get(call) ?? { generation: 0, skippedItems: [] };
+  }
+
+  advance(documentKey: string, call: string, skippedItems?: readonly number[]): Promise<number> {
+    return advancePushGeneration(this.db, this.storeId, documentKey, call, skippedItems);
   }
 }
