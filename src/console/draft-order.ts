@@ -22,6 +22,8 @@ export interface DraftLine {
   unitCost: string;
   /** The cost the API would give a blank cost when no tier applies (for the live preview only). */
   baseCost: string;
+  /** The line's discount in percent as typed; "" for none. */
+  discount: string;
   remove: boolean;
 }
 
@@ -39,6 +41,10 @@ export interface DraftState {
   expectedAt: string;
   reference: string;
   notes: string;
+  /** One of the store's tax rates by id, "" for no tax. */
+  taxRateId: string;
+  taxesIncluded: boolean;
+  chargesTaxable: boolean;
   lines: DraftLine[];
   charges: DraftCharge[];
   /** The picker's search. */
@@ -71,6 +77,7 @@ export interface OrderLine {
   sku: string | null;
   quantity: number;
   unit_cost: string;
+  discount_percent: number | null;
   line_total: string;
   warnings: { code: string; message: string }[];
 }
@@ -86,7 +93,13 @@ export interface Order {
   expected_at: string | null;
   reference: string | null;
   notes: string | null;
-  tax: { name: string | null; rate_percent: number; taxes_included: boolean; charges_taxable: boolean };
+  tax: {
+    rate_id: number | null;
+    name: string | null;
+    rate_percent: number;
+    taxes_included: boolean;
+    charges_taxable: boolean;
+  };
   totals: { currency: string; subtotal: string; charges: string; tax: string; total: string };
   lines: OrderLine[];
   charges: { kind: "shipping" | "other"; label: string | null; amount: string; currency: string }[];
@@ -115,6 +128,9 @@ export function emptyDraft(key: string): DraftState {
     expectedAt: "",
     reference: "",
     notes: "",
+    taxRateId: "",
+    taxesIncluded: false,
+    chargesTaxable: false,
     lines: [],
     charges: [],
     itemQ: "",
@@ -132,6 +148,9 @@ export function draftOfOrder(order: Order, terms: Map<number, CatalogRow>, key: 
     expectedAt: order.expected_at ?? "",
     reference: order.reference ?? "",
     notes: order.notes ?? "",
+    taxRateId: order.tax.rate_id === null ? "" : String(order.tax.rate_id),
+    taxesIncluded: order.tax.taxes_included,
+    chargesTaxable: order.tax.charges_taxable,
     lines: order.lines.map((l) => {
       const tier =
         l.inventory_item_id === null
@@ -146,6 +165,7 @@ export function draftOfOrder(order: Order, terms: Map<number, CatalogRow>, key: 
         quantity: String(l.quantity),
         unitCost: tier !== null && sameAmount(tier, l.unit_cost) ? "" : l.unit_cost,
         baseCost: l.unit_cost,
+        discount: l.discount_percent === null ? "" : String(l.discount_percent),
         remove: false,
       };
     }),
@@ -172,6 +192,7 @@ export function draftOfForm(form: FormBody): DraftState {
       quantity: field(form, `line_qty_${i}`),
       unitCost: field(form, `line_cost_${i}`),
       baseCost: field(form, `line_base_${i}`),
+      discount: field(form, `line_discount_${i}`),
       remove: field(form, `line_remove_${i}`) === "yes",
     });
   }
@@ -194,6 +215,9 @@ export function draftOfForm(form: FormBody): DraftState {
     expectedAt: field(form, "expected_at"),
     reference: field(form, "reference"),
     notes: field(form, "notes"),
+    taxRateId: field(form, "tax_rate_id"),
+    taxesIncluded: field(form, "taxes_included") === "yes",
+    chargesTaxable: field(form, "charges_taxable") === "yes",
     lines,
     charges,
     itemQ: field(form, "item_q"),
@@ -204,6 +228,9 @@ export function draftOfForm(form: FormBody): DraftState {
 /** A typed number as the API takes it: digits stay a string (the API reports what is wrong with it). */
 const asNumberish = (text: string): number | string => (/^\d{1,15}$/.test(text) ? Number(text) : text);
 const orNull = (text: string) => (text === "" ? null : text);
+/** A typed percent as the API takes it (a number); anything else as typed, for the API to name. */
+const percentOrText = (text: string): number | string | null =>
+  text === "" ? null : /^\d{1,3}(\.\d{1,4})?$/.test(text) ? Number(text) : text;
 
 /**
  * The API body of the draft (create, or a PATCH replacing lines and charges), and for each line sent
@@ -231,6 +258,7 @@ export function apiBody(
         ...(line.lineId !== null ? { id: line.lineId } : { variant_id: line.variantId }),
         quantity,
         ...(cost !== "" && { unit_cost: cost }),
+        discount_percent: percentOrText(line.discount),
       },
     ];
   });
@@ -243,6 +271,9 @@ export function apiBody(
       expected_at: orNull(draft.expectedAt),
       reference: orNull(draft.reference),
       notes: orNull(draft.notes),
+      tax_rate_id: draft.taxRateId === "" ? null : asNumberish(draft.taxRateId),
+      taxes_included: draft.taxesIncluded,
+      charges_taxable: draft.chargesTaxable,
       charges: draft.charges.map((c) => ({
         kind: c.kind,
         label: orNull(c.label),

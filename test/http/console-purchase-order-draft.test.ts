@@ -39,7 +39,7 @@ function formFields(html: string): Record<string, string> {
   }
   for (const m of form[0].matchAll(/<select [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
     out[m[1]] =
-      /<option value="([^"]*)" selected>/.exec(m[2])?.[1] ?? /<option value="([^"]*)"/.exec(m[2])?.[1] ?? "";
+      /<option value="([^"]*)" selected[ >]/.exec(m[2])?.[1] ?? /<option value="([^"]*)"/.exec(m[2])?.[1] ?? "";
   }
   for (const m of form[0].matchAll(/<textarea [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g))
     out[m[1]] = entities(m[2]);
@@ -277,6 +277,81 @@ describe("console draft purchase orders", () => {
     const late = await post(`${base()}/${order.id}/edit`, withTee.body, { reference: "R-3", _do: "save" });
     assert.equal(late.status, 303);
     assert.equal((await getOrder(store.api, order.id)).reference, "R-2");
+  });
+
+  test("the order's tax from the store's rates and a line discount: saved, refused on its field, kept on edit", async () => {
+    expectStatus(
+      await t.admin.put(`/admin/stores/${store.id}/tax_rates`, {
+        rates: [
+          { name: "VAT 20%", rate_percent: "20" },
+          { name: "Reduced 5%", rate_percent: "5" },
+        ],
+      }),
+      200,
+    );
+    const rates = (await t.admin.get(`/admin/stores/${store.id}/tax_rates`)).body.data as {
+      id: number;
+      name: string;
+    }[];
+    const vat = rates.find((r) => r.name === "VAT 20%") as { id: number };
+    const blank = await agent.get(`${base()}/new?supplier_id=${supplier.id}`);
+    assert.match(
+      blank.body,
+      new RegExp(
+        `<select id="po-tax" name="tax_rate_id">\\s*<option value="" data-rate="0">No tax</option><option value="${vat.id}" data-rate="20">VAT 20% \\(20%\\)</option>`,
+      ),
+    );
+    assert.match(blank.body, /data-tax-rate="0" data-taxes-included="false" data-charges-taxable="false"/);
+    const added = await post(`${base()}/new`, blank.body, { _do: `add:${bySku("CAP-BLACK").id}` });
+    const before = await orderCount();
+    const refused = await post(`${base()}/new`, added.body, {
+      tax_rate_id: String(vat.id),
+      charges_taxable: "yes",
+      line_qty_0: "10",
+      line_cost_0: "4.00",
+      line_discount_0: "150",
+      charge_amount_0: "10.00",
+      _do: "save",
+    });
+    assert.equal(refused.status, 422);
+    assert.match(text(refused.body), /Line 1 \(Canvas Cap – Black\) discount must be <= 100/);
+    assert.match(refused.body, /id="line-discount-0" name="line_discount_0" value="150" aria-invalid="true"/);
+    assert.match(refused.body, new RegExp(`<option value="${vat.id}" selected data-rate="20">`));
+    assert.match(refused.body, /data-tax-rate="20" data-taxes-included="false" data-charges-taxable="true"/);
+    assert.equal(await orderCount(), before);
+
+    const saved = await post(`${base()}/new`, refused.body, { line_discount_0: "12.5", _do: "save" });
+    assert.equal(saved.status, 303, saved.body);
+    const id = Number(/(\d+)$/.exec(saved.location as string)?.[1]);
+    const order = await getOrder(store.api, id);
+    assert.deepEqual(
+      [order.tax.rate_id, order.tax.rate_percent, order.tax.taxes_included, order.tax.charges_taxable],
+      [vat.id, 20, false, true],
+    );
+    // 10 × 4.00 less 12.5% = 35.00; tax 20% of 35.00 and of the 10.00 charge = 9.00.
+    assert.deepEqual(
+      [order.lines[0].discount_percent, order.lines[0].line_total, order.totals],
+      [12.5, "35.00", { currency: "USD", subtotal: "35.00", charges: "10.00", tax: "9.00", total: "54.00" }],
+    );
+
+    const edit = await agent.get(`${base()}/${id}/edit`);
+    const fields = formFields(edit.body);
+    assert.deepEqual(
+      [fields.tax_rate_id, fields.charges_taxable, fields.taxes_included, fields.line_discount_0],
+      [String(vat.id), "yes", undefined, "12.5"],
+    );
+    const untaxed = await post(`${base()}/${id}/edit`, edit.body, {
+      tax_rate_id: "",
+      line_discount_0: "",
+      charges_taxable: "",
+      _do: "save",
+    });
+    assert.equal(untaxed.status, 303, untaxed.body);
+    const after = await getOrder(store.api, id);
+    assert.deepEqual(
+      [after.tax.rate_id, after.lines[0].discount_percent, after.totals.tax, after.totals.total],
+      [null, null, "0.00", "50.00"],
+    );
   });
 
   test("a viewer sees no control to raise or edit an order, and forged posts change nothing", async () => {

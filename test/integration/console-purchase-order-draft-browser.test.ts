@@ -32,6 +32,12 @@ describe("draft order editor in a browser", { skip: browserSkip }, () => {
     store = await t.createStore({ name: "Harbour Hardware", seed: "demo", currency: "USD" });
     await t.drain();
     variants = await listVariants(store.api);
+    expectStatus(
+      await t.admin.put(`/admin/stores/${store.id}/tax_rates`, {
+        rates: [{ name: "VAT 20%", rate_percent: "20" }],
+      }),
+      200,
+    );
     const supplier = await createSupplier(store.api, { name: "Northwind Apparel Co", currency: "USD" });
     expectStatus(
       await store.api.put(`/v2/suppliers/${supplier.id}/catalog`, {
@@ -94,8 +100,26 @@ describe("draft order editor in a browser", { skip: browserSkip }, () => {
     await page.getByLabel("Amount", { exact: true }).fill("10.00");
     assert.equal(await page.locator("#total-subtotal").innerText(), "$104.00 USD");
     assert.equal(await page.locator("#total-charges").innerText(), "$10.00 USD");
-    assert.equal(await page.locator("#total-tax").innerText(), "on save");
-    assert.equal(await page.locator("#total-total").innerText(), "$114.00 USD before tax");
+    assert.equal(await page.locator("#total-tax").innerText(), "$0.00 USD");
+    assert.equal(await page.locator("#total-total").innerText(), "$114.00 USD");
+    // The tax picker, prices with or without tax, taxed charges and a line discount, all live.
+    await page.getByLabel("Tax", { exact: true }).selectOption({ label: "VAT 20% (20%)" });
+    assert.equal(await page.locator("#total-tax").innerText(), "$20.80 USD");
+    assert.equal(await page.locator("#total-total").innerText(), "$134.80 USD");
+    await page.getByLabel("Charges are taxed").check();
+    assert.equal(await page.locator("#total-tax").innerText(), "$22.80 USD");
+    await page.getByLabel("Discount in percent on Classic Tee – M (blank: none)").fill("12.5");
+    assert.equal(await page.locator("tr[data-line] output.line-total").first().innerText(), "$91.00 USD");
+    assert.equal(await page.locator("#total-tax").innerText(), "$20.20 USD");
+    await page.getByLabel("Prices include tax").check();
+    // Included: 91.00 × 20/120 = 15.17 and 10.00 × 20/120 = 1.67; the total is the amounts themselves.
+    assert.equal(await page.locator("#total-tax").innerText(), "$16.84 USD");
+    assert.equal(await page.locator("#total-total").innerText(), "$101.00 USD");
+    await checkPage(page, "new-taxed");
+    await page.getByLabel("Prices include tax").uncheck();
+    await page.getByLabel("Charges are taxed").uncheck();
+    await page.getByLabel("Discount in percent on Classic Tee – M (blank: none)").fill("");
+    await page.getByLabel("Tax", { exact: true }).selectOption({ label: "No tax" });
     await qty.fill("24");
     assert.equal(await page.locator("#line-warn-0").innerText(), "");
     assert.equal(await page.locator("tr[data-line] output.line-total").first().innerText(), "$180.00 USD");

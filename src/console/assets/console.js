@@ -145,9 +145,16 @@ document.addEventListener("input", (event) => {
     if (!totals) return;
     const currency = totals.dataset.currency;
     const minor = Number(totals.dataset.minor);
-    const rate = totals.dataset.taxRate === undefined ? null : parse(totals.dataset.taxRate);
-    const included = totals.dataset.taxesIncluded === "true";
-    const chargesTaxable = totals.dataset.chargesTaxable === "true";
+    // The tax picker and its two checkboxes when the form has them, else what the server drew.
+    const picked = form.querySelector("#po-tax")?.selectedOptions?.[0];
+    const rateText = picked ? picked.dataset.rate : totals.dataset.taxRate;
+    const rate = rateText === undefined ? null : parse(rateText);
+    const box = (id, drawn) => {
+      const field = form.querySelector(`#${id}`);
+      return field ? field.checked : drawn === "true";
+    };
+    const included = box("po-taxes-included", totals.dataset.taxesIncluded);
+    const chargesTaxable = box("po-charges-taxable", totals.dataset.chargesTaxable);
     const hundred = 100n * TEN ** BigInt(PLACES);
     const taxOn = (amount) =>
       rate === null || rate === 0n ? 0n : divRound(amount * rate, included ? hundred + rate : hundred);
@@ -167,12 +174,18 @@ document.addEventListener("input", (event) => {
       if (costField) costField.placeholder = tier ? tier.price : row.dataset.baseCost || "";
       const typed = costField?.value.trim() ?? "";
       const cost = parse(typed !== "" ? typed : tier ? tier.price : row.dataset.baseCost || "0");
-      if (quantity === null || cost === null) {
+      const discountText = row.querySelector("input.discount")?.value.trim() ?? "";
+      const discount = discountText === "" ? 0n : parse(discountText);
+      if (quantity === null || cost === null || discount === null || discount > hundred) {
         complete = false;
         if (output) output.textContent = "";
         continue;
       }
-      const total = toMinor(cost * BigInt(quantity), minor);
+      // The API's line total: quantity × cost × (100 − discount) / 100, rounded once to the currency.
+      const total = divRound(
+        cost * BigInt(quantity) * (hundred - discount),
+        hundred * TEN ** BigInt(PLACES - minor),
+      );
       if (output) output.textContent = removed ? "removed" : show(total, minor, currency);
       if (removed) continue;
       subtotal += total;

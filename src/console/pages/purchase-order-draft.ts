@@ -56,6 +56,12 @@ interface Page<T> {
   data: T[];
 }
 
+interface TaxRate {
+  id: number;
+  name: string;
+  rate_percent: string | number;
+}
+
 const ordersPath = (storeId: number, rest = "") => storePath(storeId, `/purchase_orders${rest}`);
 
 /** "New purchase order" for the list page, to those who may raise one. */
@@ -93,6 +99,16 @@ const HEADER_FIELDS: Record<string, [string, string]> = {
   expected_at: ["po-expected", "Expected on"],
   reference: ["po-reference", "Reference"],
   notes: ["po-notes", "Notes"],
+  tax_rate_id: ["po-tax", "Tax"],
+  taxes_included: ["po-taxes-included", "Prices include tax"],
+  charges_taxable: ["po-charges-taxable", "Charges are taxed"],
+};
+
+/** A line's fields the API may refuse, with the editor's id and the words for them. */
+const LINE_FIELDS: Record<string, [string, string]> = {
+  quantity: ["line-qty", "quantity"],
+  unit_cost: ["line-cost", "unit cost"],
+  discount_percent: ["line-discount", "discount"],
 };
 
 function problemsOf(error: AdminError, draft: DraftState, rowOfLine: number[]): Problems {
@@ -111,9 +127,8 @@ function problemsOf(error: AdminError, draft: DraftState, rowOfLine: number[]): 
     } else if (head === "lines" && index !== undefined && /^\d+$/.test(index)) {
       const row = rowOfLine[Number(index)] ?? 0;
       const line = draft.lines[row];
-      const what = rest === "unit_cost" ? "unit cost" : "quantity";
-      const id = rest === "unit_cost" ? `line-cost-${row}` : `line-qty-${row}`;
-      place(id, `Line ${row + 1} (${line?.label ?? "item"}) ${what}`, d.message);
+      const [prefix, what] = LINE_FIELDS[rest] ?? LINE_FIELDS.quantity;
+      place(`${prefix}-${row}`, `Line ${row + 1} (${line?.label ?? "item"}) ${what}`, d.message);
     } else if (head === "lines") {
       place(
         "item-q",
@@ -159,18 +174,22 @@ interface EditorData {
   terms: Map<number, CatalogRow>;
   found: Variant[];
   currency: string;
+  taxRates: TaxRate[];
 }
 
 /** Everything the editor shows besides the draft: a bounded number of API calls, none per line. */
-async function editorData(request: FastifyRequest, draft: DraftState): Promise<EditorData> {
+async function editorData(ctx: PageContext, draft: DraftState): Promise<EditorData> {
+  const { request } = ctx;
   const api = storeApi(request);
   const supplierId = /^\d{1,10}$/.test(draft.supplierId) ? Number(draft.supplierId) : null;
-  const [store, suppliers, locations, terms, found] = await Promise.all([
+  // The store's tax rates are settings (the admin API's), which every staff member of the store reads.
+  const [store, suppliers, locations, terms, found, taxRates] = await Promise.all([
     storeInfoOf(request),
     api.get<Page<Supplier>>("/suppliers?limit=250"),
     api.get<Page<Location>>("/locations?limit=250"),
     catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>()),
     draft.itemQ === "" ? Promise.resolve([]) : searchItems(api, draft.itemQ, 25),
+    ctx.admin.get<Page<TaxRate>>(`/admin/stores/${api.storeId}/tax_rates`).then((r) => r.data),
   ]);
   const supplier = suppliers.data.find((s) => s.id === supplierId);
   const currency = knownCurrency(draft.currency) || supplier?.currency || store.currency;
@@ -183,6 +202,7 @@ async function editorData(request: FastifyRequest, draft: DraftState): Promise<E
     terms,
     found: [...found].sort((a, b) => inCatalog(a) - inCatalog(b)),
     currency,
+    taxRates,
   };
 }
 
@@ -224,14 +244,16 @@ function linesSection(draft: DraftState, data: EditorData, problems: Problems | 
 ${errorUnder(problems, `line-qty-${i}`)}<p class="line-warning" id="line-warn-${i}" aria-live="polite">${warnings.join(" ")}</p></td>
 <td class="num" data-label="Unit cost"><label class="visually-hidden" for="line-cost-${i}">Unit cost of ${line.label} (blank: the supplier's price)</label>
 <input type="text" inputmode="decimal" class="cost" id="line-cost-${i}" name="line_cost_${i}" value="${line.unitCost}" placeholder="${tier ?? line.baseCost ?? ""}"${invalid(problems, `line-cost-${i}`)}>${errorUnder(problems, `line-cost-${i}`)}</td>
+<td class="num" data-label="Discount %"><label class="visually-hidden" for="line-discount-${i}">Discount in percent on ${line.label} (blank: none)</label>
+<input type="text" inputmode="decimal" class="discount" id="line-discount-${i}" name="line_discount_${i}" value="${line.discount}"${invalid(problems, `line-discount-${i}`)}>${errorUnder(problems, `line-discount-${i}`)}</td>
 <td class="num" data-label="Line total"><output class="line-total" for="line-qty-${i} line-cost-${i}"></output></td>
 <td><label><input type="checkbox" name="line_remove_${i}" value="yes"${line.remove ? html` checked` : ""}> Remove</label></td>
 </tr>`;
   });
   return html`<div class="table-wrap"><table class="draft-lines cards">
 <caption>Lines <span class="hint">(a blank unit cost takes the supplier's price for the quantity)</span></caption>
-<thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit cost (${currency})</th><th scope="col" class="num">Line total</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
-<tbody>${rows.length === 0 ? html`<tr><td colspan="5" class="empty">No lines yet: find items below and add them.</td></tr>` : rows}</tbody>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit cost (${currency})</th><th scope="col" class="num">Discount %</th><th scope="col" class="num">Line total</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
+<tbody>${rows.length === 0 ? html`<tr><td colspan="6" class="empty">No lines yet: find items below and add them.</td></tr>` : rows}</tbody>
 </table></div>
 <input type="hidden" name="line_count" value="${draft.lines.length}">`;
 }
@@ -274,16 +296,33 @@ ${rows.map(
 </fieldset>`;
 }
 
-function totalsSection(order: Order | null, currency: string): SafeHtml {
+/** The rate the draft's tax picker names, in percent ("0" for no tax or a rate no longer there). */
+function draftRatePercent(draft: DraftState, taxRates: TaxRate[]): string {
+  return String(taxRates.find((r) => String(r.id) === draft.taxRateId)?.rate_percent ?? "0");
+}
+
+/** The order's tax: one of the store's rates (or none), whether prices include it, whether charges bear it. */
+function taxFields(draft: DraftState, taxRates: TaxRate[], problems: Problems | null): SafeHtml {
+  const check = (id: string, name: string, on: boolean, label: string) =>
+    html`<div class="field check"><label><input type="checkbox" id="${id}" name="${name}" value="yes"${on ? html` checked` : ""}${invalid(problems, id)}> ${label}</label>${errorUnder(problems, id)}</div>`;
+  return html`<div class="field"><label for="po-tax">Tax</label>
+<select id="po-tax" name="tax_rate_id"${invalid(problems, "po-tax")}>
+<option value="" data-rate="0">No tax</option>${taxRates.map(
+    (r) =>
+      html`<option value="${r.id}"${draft.taxRateId === String(r.id) ? html` selected` : ""} data-rate="${String(r.rate_percent)}">${r.name} (${String(r.rate_percent)}%)</option>`,
+  )}
+</select>${errorUnder(problems, "po-tax")}</div>
+${check("po-taxes-included", "taxes_included", draft.taxesIncluded, "Prices include tax")}
+${check("po-charges-taxable", "charges_taxable", draft.chargesTaxable, "Charges are taxed")}`;
+}
+
+function totalsSection(order: Order | null, draft: DraftState, data: EditorData): SafeHtml {
+  const { currency } = data;
   const saved = order?.totals;
-  const tax = order?.tax;
   const shown = (amount: string | undefined) =>
     amount === undefined ? "on save" : (money(amount, currency) ?? "");
-  return html`<section class="totals" aria-labelledby="totals-title" data-currency="${currency}" data-minor="${minorUnits(currency)}"${
-    tax
-      ? html` data-tax-rate="${String(tax.rate_percent)}" data-taxes-included="${String(tax.taxes_included)}" data-charges-taxable="${String(tax.charges_taxable)}"`
-      : ""
-  }>
+  // The draft's own tax choice (the picker's), so the preview follows the form rather than the saved order.
+  return html`<section class="totals" aria-labelledby="totals-title" data-currency="${currency}" data-minor="${minorUnits(currency)}" data-tax-rate="${draftRatePercent(draft, data.taxRates)}" data-taxes-included="${String(draft.taxesIncluded)}" data-charges-taxable="${String(draft.chargesTaxable)}">
 <h2 id="totals-title">Totals</h2>
 <p class="hint">${
     saved
@@ -293,7 +332,7 @@ function totalsSection(order: Order | null, currency: string): SafeHtml {
 <dl class="pairs">
 <div><dt>Subtotal</dt><dd><output id="total-subtotal">${shown(saved?.subtotal)}</output></dd></div>
 <div><dt>Charges</dt><dd><output id="total-charges">${shown(saved?.charges)}</output></dd></div>
-<div><dt>${tax ? `Tax ${tax.rate_percent}%${tax.taxes_included ? " (included)" : ""}` : "Tax"}</dt><dd><output id="total-tax">${shown(saved?.tax)}</output></dd></div>
+<div><dt>Tax</dt><dd><output id="total-tax">${shown(saved?.tax)}</output></dd></div>
 <div><dt>Total</dt><dd><strong><output id="total-total">${shown(saved?.total)}</output></strong></dd></div>
 </dl></section>`;
 }
@@ -306,7 +345,7 @@ function editorBody(
   order: Order | null,
   problems: Problems | null,
 ): SafeHtml {
-  const { suppliers, locations, store, currency } = data;
+  const { suppliers, locations, store, currency, taxRates } = data;
   const selected = (a: string, b: number) => (a === String(b) ? html` selected` : "");
   const summary = problems
     ? html`<div class="flash flash-error" role="alert" tabindex="-1" id="form-errors"><p>${problems.message}</p><ul>${problems.summary.map(
@@ -332,12 +371,13 @@ ${text("po-currency", "currency", "Currency (blank: the supplier's)", draft.curr
 ${text("po-rate", "exchange_rate", `Exchange rate to ${store.currency} (blank: the store's rates)`, draft.exchangeRate, html` inputmode="decimal"`)}
 <div class="field"><label for="po-expected">Expected on</label><input type="date" id="po-expected" name="expected_at" value="${draft.expectedAt}"${invalid(problems, "po-expected")}>${errorUnder(problems, "po-expected")}</div>
 ${text("po-reference", "reference", "Reference", draft.reference)}
+${taxFields(draft, taxRates, problems)}
 <div class="field wide"><label for="po-notes">Notes <span class="hint">(printed on the order)</span></label><textarea id="po-notes" name="notes" rows="2"${invalid(problems, "po-notes")}>${draft.notes}</textarea>${errorUnder(problems, "po-notes")}</div>
 </fieldset>
 ${linesSection(draft, data, problems)}
 ${pickerSection(draft, data, problems)}
 ${chargesSection(draft, currency, problems)}
-${totalsSection(order, currency)}
+${totalsSection(order, draft, data)}
 <div class="actions"><button type="submit" name="_do" value="save" class="primary">Save draft</button>
 <a href="${order ? ordersPath(store.id, `/${order.id}`) : ordersPath(store.id)}">Cancel</a></div>
 </form>`;
@@ -379,6 +419,7 @@ async function addLine(ctx: PageContext, draft: DraftState, variantText: string)
     quantity: String(startingQuantity(terms.get(variant.inventory_item_id))),
     unitCost: "",
     baseCost: variant.unit_cost ?? "",
+    discount: "",
     remove: false,
   });
   draft.itemQ = "";
@@ -431,7 +472,7 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     draft.lines = draft.lines.filter((l) => !l.remove);
     if (todo.startsWith("add:")) await addLine(ctx, draft, todo.slice(4));
   }
-  const data = await editorData(ctx.request, draft);
+  const data = await editorData(ctx, draft);
   return render(
     ctx,
     title,
@@ -446,7 +487,7 @@ export async function newDraftPage(ctx: PageContext) {
   const draft = emptyDraft(formKey());
   const supplier = queryOf(ctx.request).supplier_id ?? "";
   if (/^\d{1,10}$/.test(supplier)) draft.supplierId = supplier;
-  const data = await editorData(ctx.request, draft);
+  const data = await editorData(ctx, draft);
   return render(
     ctx,
     "New purchase order",
@@ -468,7 +509,7 @@ export async function editDraftPage(ctx: PageContext, rawOrderId: unknown) {
   }
   const terms = await catalogTerms(storeApi(ctx.request), order.supplier.id);
   const draft = draftOfOrder(order, terms, formKey());
-  const data = await editorData(ctx.request, draft);
+  const data = await editorData(ctx, draft);
   return render(
     ctx,
     `Edit ${order.number}`,
