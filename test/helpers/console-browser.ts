@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { ADMIN_TOKEN, startTestApp, type TestApp, type TestAppOptions, type TestStore } from "./app.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -68,4 +69,90 @@ export function pageChecker(folder: string) {
     }
     await page.setViewportSize({ width: 1280, height: 800 });
   };
+}
+
+/** A test app serving the console on loopback, one store in it, and Chromium on a page of it. */
+export interface BrowserConsole {
+  t: TestApp;
+  store: TestStore;
+  /** The service's address: http://127.0.0.1:<port>. */
+  base: string;
+  browser: Browser;
+  page: Page;
+  /** What the page fetched from anywhere but the service (a test asserts it stays empty). */
+  foreign: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * What the operator's browser tests share: a test app listening on a loopback port, a store ("Harbour
+ * Hardware" with the demo catalog unless told), its platform work drained, Chromium with a 1280 px page
+ * whose every request off the service is noted, signed in with the admin token on the store list.
+ */
+export async function startConsoleAsOperator(
+  options: { app?: TestAppOptions; store?: { name?: string; currency?: string } } = {},
+): Promise<BrowserConsole> {
+  const t = await startTestApp(options.app);
+  await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
+  const base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
+  const store = await t.createStore({ name: "Harbour Hardware", seed: "demo", ...options.store });
+  await t.drain();
+  const browser = await launchChromium();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  const foreign: string[] = [];
+  page.on("request", (r) => {
+    if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
+  });
+  await page.goto(`${base}/console/login`);
+  await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+  await page.getByRole("button", { name: "Sign in with the admin token" }).click();
+  await page.waitForURL(`${base}/console/stores`);
+  return {
+    t,
+    store,
+    base,
+    browser,
+    page,
+    foreign,
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
+}
+
+/**
+ * Tables that do not fit: at 1280 px a table (and every scrolling box around it) shows all its columns
+ * without clipping or a sideways scroll; at 390 px a table either fits the screen (as cards) or sits in
+ * a box of its own that scrolls sideways and itself fits the screen. Empty when every table fits.
+ */
+export async function misfitTables(page: Page, width: number): Promise<string[]> {
+  return page.evaluate((wide) => {
+    const pageWidth = document.documentElement.clientWidth;
+    const problems: string[] = [];
+    document.querySelectorAll("table").forEach((table, i) => {
+      const name = `table ${i + 1} (${(table.querySelector("caption")?.textContent ?? table.getAttribute("aria-label") ?? "").trim().slice(0, 40)})`;
+      const right = table.getBoundingClientRect().right;
+      let scroller: HTMLElement | null = table.parentElement;
+      while (scroller && scroller !== document.body && getComputedStyle(scroller).overflowX === "visible")
+        scroller = scroller.parentElement;
+      const scrolls = scroller !== null && scroller !== document.body;
+      if (wide) {
+        if (right > pageWidth + 1) problems.push(`${name} ends at ${Math.round(right)} px of ${pageWidth}`);
+        if (scrolls && scroller!.scrollWidth > scroller!.clientWidth + 1)
+          problems.push(
+            `${name} is clipped: ${scroller!.scrollWidth} px in a ${scroller!.clientWidth} px box`,
+          );
+        if (table.scrollWidth > table.clientWidth + 1)
+          problems.push(`${name} overflows itself: ${table.scrollWidth} px in ${table.clientWidth} px`);
+      } else if (right > pageWidth + 1) {
+        const style = scrolls ? getComputedStyle(scroller!).overflowX : "visible";
+        if (!scrolls || !["auto", "scroll"].includes(style))
+          problems.push(`${name} is cut at ${pageWidth} px (ends at ${Math.round(right)} px, no scroll box)`);
+        else if (scroller!.getBoundingClientRect().right > pageWidth + 1)
+          problems.push(`${name}'s scroll box is wider than the screen`);
+      }
+    });
+    return problems;
+  }, width >= 1280);
 }

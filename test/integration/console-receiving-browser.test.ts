@@ -8,40 +8,29 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import type { Page } from "playwright-core";
+import type { TestStore } from "../helpers/app.ts";
+import {
+  artifactsFolder,
+  type BrowserConsole,
+  browserSkip,
+  pageChecker,
+  startConsoleAsOperator,
+} from "../helpers/console-browser.ts";
 import { createOrderedOrder, createSupplier, getOrder, trackedVariants } from "../helpers/factories.ts";
 
 describe("receiving and payments in a browser", { skip: browserSkip }, () => {
-  let t: TestApp;
   let store: TestStore;
   let base: string;
-  let browser: Browser;
+  let session: BrowserConsole;
   let page: Page;
   const checkPage = pageChecker(artifactsFolder("console-receiving"));
-  const foreign: string[] = [];
+  let foreign: string[];
 
   before(async () => {
-    t = await startTestApp();
-    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
-    base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
-    store = await t.createStore({ name: "Harbour Hardware", seed: "demo" });
-    await t.drain();
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on("request", (r) => {
-      if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
-    });
-    await page.goto(`${base}/console/login`);
-    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
-    await page.getByRole("button", { name: "Sign in with the admin token" }).click();
-    await page.waitForURL(`${base}/console/stores`);
+    ({ store, base, page, foreign } = session = await startConsoleAsOperator());
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => session?.close());
 
   test("scan, reject, preview, book, void; record, delete and mark paid", async () => {
     const [a, b, extra] = (await trackedVariants(store.api)).filter((v) => v.sku && v.barcode);

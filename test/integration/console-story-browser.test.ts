@@ -17,8 +17,16 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import { allModules } from "../../src/modules/index.ts";
+import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import {
+  artifactsFolder,
+  browserSkip,
+  launchChromium,
+  misfitTables,
+  pageChecker,
+} from "../helpers/console-browser.ts";
 import {
   getOrder,
   listLocations,
@@ -31,42 +39,8 @@ import { joinStaff, mailsTo, staffLinkPath, subjectOf } from "../helpers/staff.t
 
 const PASSWORD = "a long enough password";
 const SUPPLIER_EMAIL = "orders@rosecity.test";
-
-/**
- * Tables that do not fit: at 1280 px a table (and every scrolling box around it) shows all its columns
- * without clipping or a sideways scroll; at 390 px a table either fits the screen (as cards) or sits in
- * a box of its own that scrolls sideways and itself fits the screen.
- */
-async function misfitTables(page: Page, width: number): Promise<string[]> {
-  return page.evaluate((wide) => {
-    const pageWidth = document.documentElement.clientWidth;
-    const problems: string[] = [];
-    document.querySelectorAll("table").forEach((table, i) => {
-      const name = `table ${i + 1} (${(table.querySelector("caption")?.textContent ?? table.getAttribute("aria-label") ?? "").trim().slice(0, 40)})`;
-      const right = table.getBoundingClientRect().right;
-      let scroller: HTMLElement | null = table.parentElement;
-      while (scroller && scroller !== document.body && getComputedStyle(scroller).overflowX === "visible")
-        scroller = scroller.parentElement;
-      const scrolls = scroller !== null && scroller !== document.body;
-      if (wide) {
-        if (right > pageWidth + 1) problems.push(`${name} ends at ${Math.round(right)} px of ${pageWidth}`);
-        if (scrolls && scroller!.scrollWidth > scroller!.clientWidth + 1)
-          problems.push(
-            `${name} is clipped: ${scroller!.scrollWidth} px in a ${scroller!.clientWidth} px box`,
-          );
-        if (table.scrollWidth > table.clientWidth + 1)
-          problems.push(`${name} overflows itself: ${table.scrollWidth} px in ${table.clientWidth} px`);
-      } else if (right > pageWidth + 1) {
-        const style = scrolls ? getComputedStyle(scroller!).overflowX : "visible";
-        if (!scrolls || !["auto", "scroll"].includes(style))
-          problems.push(`${name} is cut at ${pageWidth} px (ends at ${Math.round(right)} px, no scroll box)`);
-        else if (scroller!.getBoundingClientRect().right > pageWidth + 1)
-          problems.push(`${name}'s scroll box is wider than the screen`);
-      }
-    });
-    return problems;
-  }, width >= 1280);
-}
+/** The owner's webhook endpoint: its name resolves to loopback, where nothing listens on port 9. */
+const HOOK_URL = "https://hooks.harbour.test:9/stockroom";
 
 describe("the merchant's whole story in a browser", { skip: browserSkip }, () => {
   let t: TestApp;
@@ -144,7 +118,10 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
 
   before(async () => {
     smtp = await startSmtp();
-    t = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    const modules = allModules.map((m) =>
+      m.name === "webhooks" ? createWebhooksModule({ resolve: async () => ["127.0.0.1"] }) : m,
+    );
+    t = await startTestApp({ modules, env: { SMTP_URL: smtp.url } });
     await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
     base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
     store = await t.createStore({ name: "Harbour Hardware", seed: "demo" });
@@ -197,6 +174,79 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
     await pat.waitForURL(storeUrl());
     await pat.getByText("pat@example.com (purchasing)").waitFor();
     await look(pat, "purchasing-overview");
+    looksFine();
+  });
+
+  test("the owner sets up the store: numbering, tax and exchange rates, locations, a key, a webhook, the sync", async () => {
+    const owner = pages.owner;
+    assert.ok(owner, "the owner signed in in the step before");
+    await owner.goto(storeUrl("/settings"));
+    await owner.getByLabel("Purchase order prefix").fill("HH-");
+    await owner.getByLabel("Next purchase order number").fill("100");
+    await owner.getByRole("button", { name: "Save numbering" }).click();
+    await owner.getByText("Numbering saved.").waitFor();
+    await look(owner, "owner-settings-numbering");
+
+    const nav = owner.getByRole("navigation", { name: "Settings" });
+    await nav.getByRole("link", { name: "Tax rates" }).click();
+    await owner.getByLabel("Name, row 1").fill("Sales tax 8%");
+    await owner.getByLabel("Rate (%), row 1").fill("8");
+    await owner.getByRole("button", { name: "Save tax rates" }).click();
+    await owner.getByText("Tax rates saved.").waitFor();
+    await look(owner, "owner-settings-tax-rates");
+
+    await nav.getByRole("link", { name: "Exchange rates" }).click();
+    await owner.getByLabel("Currency, row 1", { exact: true }).fill("eur");
+    await owner.getByLabel("Rate to the store's currency, row 1").fill("1.08");
+    await owner.getByRole("button", { name: "Save exchange rates" }).click();
+    await owner.getByText("Exchange rates saved.").waitFor();
+    await look(owner, "owner-settings-exchange-rates");
+
+    await nav.getByRole("link", { name: "Locations" }).click();
+    await owner.getByRole("heading", { name: "Locations", level: 1 }).waitFor();
+    await look(owner, "owner-settings-locations");
+
+    await nav.getByRole("link", { name: "API keys" }).click();
+    await owner.getByLabel(/^Name/).fill("Accounting sync");
+    await owner.getByRole("checkbox", { name: /read/ }).first().check();
+    await owner.getByRole("button", { name: "Create key" }).click();
+    await owner.getByText("Key “Accounting sync” created.").waitFor();
+    const secret = await owner.getByLabel("Secret").inputValue();
+    assert.match(secret, /^sr2_[A-Za-z0-9]{40}$/);
+    await look(owner, "owner-settings-key-created");
+
+    await nav.getByRole("link", { name: "Webhooks" }).click();
+    await owner.getByLabel(/^URL/).fill(HOOK_URL);
+    await owner.getByRole("checkbox", { name: /All events/ }).check();
+    await owner.getByRole("button", { name: "Add endpoint" }).click();
+    await owner.getByText(`Endpoint ${HOOK_URL} added.`).waitFor();
+    await look(owner, "owner-settings-webhook-added");
+
+    await nav.getByRole("link", { name: "Platform sync" }).click();
+    await owner.getByRole("heading", { name: "Platform sync", level: 1 }).waitFor();
+    await look(owner, "owner-settings-sync");
+
+    // What the owner set is the store's now, and the history says the owner's console did it.
+    const record = (await t.admin.get(`/admin/stores/${store.id}`)).body.data;
+    assert.equal(record.numbering.purchase_order_prefix, "HH-");
+    assert.deepEqual(
+      (await t.admin.get(`/admin/stores/${store.id}/tax_rates`)).body.data.map(
+        (r: { name: string; rate_percent: string }) => [r.name, r.rate_percent],
+      ),
+      [["Sales tax 8%", 8]],
+    );
+    assert.deepEqual(
+      (await t.admin.get(`/admin/stores/${store.id}/exchange_rates`)).body.data.map(
+        (r: { currency: string }) => r.currency,
+      ),
+      ["EUR"],
+    );
+    const key = t.client(`Bearer ${secret}`);
+    assert.equal((await key.get("/v2/whoami")).body.key.name, "Accounting sync");
+    assert.deepEqual(
+      (await store.api.get("/v2/webhooks")).body.data.map((w: { url: string }) => w.url),
+      [HOOK_URL],
+    );
     looksFine();
   });
 
