@@ -16,7 +16,7 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { actionButton, csrfField, errorSummary, page, storePath, table } from "../layout.ts";
+import { csrfField, errorSummary, page, storePath, table } from "../layout.ts";
 import { queryString } from "../query-string.ts";
 import { settingsNav } from "../settings-nav.ts";
 
@@ -85,7 +85,7 @@ ${table(
         k.revoked_at
           ? html`<a href="${storePath(store.id, `/request_log${queryString({ key_id: k.id })}`)}">Requests</a>`
           : html`<a href="${storePath(store.id, `/request_log${queryString({ key_id: k.id })}`)}">Requests</a>
-${actionButton(ctx.session, storePath(store.id, `/keys/${k.id}/revoke`), `Revoke ${k.name}`)}`,
+<form method="post" action="${storePath(store.id, `/keys/${k.id}/revoke`)}" class="inline">${csrfField(ctx.session)}<button type="submit" aria-label="Revoke ${k.name}">Revoke</button></form>`,
     },
   ],
   keys,
