@@ -39,7 +39,9 @@ function formFields(html: string): Record<string, string> {
   }
   for (const m of form[0].matchAll(/<select [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
     out[m[1]] =
-      /<option value="([^"]*)" selected[ >]/.exec(m[2])?.[1] ?? /<option value="([^"]*)"/.exec(m[2])?.[1] ?? "";
+      /<option value="([^"]*)" selected[ >]/.exec(m[2])?.[1] ??
+      /<option value="([^"]*)"/.exec(m[2])?.[1] ??
+      "";
   }
   for (const m of form[0].matchAll(/<textarea [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g))
     out[m[1]] = entities(m[2]);
