@@ -78,6 +78,16 @@ const shopLevelKeys = (shop: ShopState, without: readonly number[] = []) =>
     .map((l) => `${l.itemId}@${l.locationId}`)
     .sort();
 
+/** The store's item.* events, oldest first. */
+const itemEvents = (storeId: number) =>
+  t.runtime.ctx.db
+    .selectFrom("events")
+    .select(["name", "subject_id"])
+    .where("store_id", "=", storeId)
+    .where("name", "like", "item.%")
+    .orderBy("seq")
+    .execute();
+
 describe("deleted in Shopify", () => {
   test("products/delete: the product is archived, its variants leave the lists; a repeat changes nothing", async () => {
     const { shop, storeId, api } = await attached();
@@ -194,7 +204,7 @@ describe("deleted in Shopify", () => {
   });
 
   test("an open order with a line on a deleted variant is received; its other line reaches Shopify, the receipt fails naming the deleted item", async () => {
-    const { shop, domain, api } = await attached();
+    const { shop, domain, storeId, api } = await attached();
     const supplierId = (await createSupplier(api)).id;
     const location = [...shop.locations.keys()][0];
     const [doomed, kept] = [...shop.products.values()].map((p) => shop.variantsByProduct.get(p.id)![0]);
@@ -207,8 +217,17 @@ describe("deleted in Shopify", () => {
       ],
     });
     await t.drain();
+    // Both items would cross their max stock with this delivery: only the one still in Shopify alerts.
+    const maxStock = (v: typeof kept) => ({
+      inventory_item_id: v.inventoryItemId,
+      location_id: location,
+      max_stock: shop.level(v.inventoryItemId, location)!.quantities.available + 1,
+    });
+    const rules = { low_stock_threshold: null, items: [maxStock(doomed), maxStock(kept)] };
+    expectStatus(await t.admin.put(`/admin/stores/${storeId}/alert_rules`, rules), 200);
     standin.deleteProduct(shop, doomed.productId);
     await settle();
+    const eventsBefore = await itemEvents(storeId);
 
     const since = standin.adjustCalls(domain).length;
     const keptBefore = shop.level(kept.inventoryItemId, location)!.quantities.available;
@@ -241,6 +260,12 @@ describe("deleted in Shopify", () => {
       applied.map((c) => JSON.stringify(c.input).includes(`InventoryItem/${doomed.inventoryItemId}`)),
       [false, false],
       "available and incoming went without the deleted item",
+    );
+    const alerts = (await itemEvents(storeId)).slice(eventsBefore.length);
+    assert.deepEqual(
+      alerts.map((e) => [e.name, e.subject_id]),
+      [["item.overstock", kept.inventoryItemId]],
+      "the deleted item raises no alert",
     );
 
     // The order keeps the deleted item's line and what was received (below); its levels are no longer listed.

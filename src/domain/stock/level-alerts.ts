@@ -63,8 +63,9 @@ export async function emitCrossings(
   );
   for (const f of fired) {
     const variant = variantByItem.get(f.change.key.inventoryItemId);
-    // An item the mirror does not know, or one the platform does not track, raises no alert.
-    if (!variant?.inventory_tracked) continue;
+    // An item the mirror does not know, one the platform does not track, or one the platform deleted
+    // (its levels are no longer listed; a receipt on an open order can still move them) raises no alert.
+    if (!variant?.inventory_tracked || variant.deleted_at !== null) continue;
     await emit(ctx, trx, {
       storeId,
       name: f.event,
