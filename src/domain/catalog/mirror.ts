@@ -38,7 +38,8 @@ const PRODUCT_COLUMNS = [
   "image_url",
   "platform_updated_at",
 ] as const;
-const VARIANT_COLUMNS = [
+/** The variant columns the platform's feed writes (every other column is Stockroom's own). */
+export const VARIANT_COLUMNS = [
   "product_id",
   "inventory_item_id",
   "title",

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { hotQuery } from "../../db/prepared.ts";
 import { AppError, notFound } from "../errors.ts";
+import { VARIANT_COLUMNS } from "./mirror.ts";
 import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
 
 /**
@@ -62,30 +63,7 @@ export async function variantsOfProducts(
 const variantById = hotQuery("stockroom_variant_by_id", (db: Db) =>
   db
     .selectFrom("variants")
-    .select([
-      "store_id",
-      "id",
-      "product_id",
-      "inventory_item_id",
-      "title",
-      "product_title",
-      "sku",
-      "barcode",
-      "position",
-      "price",
-      "compare_at_price",
-      "unit_cost",
-      "unit_cost_currency",
-      "weight_grams",
-      "inventory_tracked",
-      "inventory_policy",
-      "taxable",
-      "image_url",
-      "platform_updated_at",
-      "created_at",
-      "updated_at",
-      "deleted_at",
-    ])
+    .select(["store_id", "id", ...VARIANT_COLUMNS, "created_at", "updated_at", "deleted_at"])
     .where("store_id", "=", 0)
     .where("id", "=", 0),
 );
