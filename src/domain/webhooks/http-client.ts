@@ -152,7 +152,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       const body = await readAtMost(response.body, maxResponseBytes);
       return done(...judge(response.statusCode, body, maxResponseBytes));
     } catch (err) {
-      return done(false, controller.signal.aborted ? "timeout" : describeError(err));
+      return done(false, controller.signal.aborted || isIdleTimeout(err) ? "timeout" : describeError(err));
     } finally {
       clearTimeout(timer);
     }
@@ -204,6 +204,15 @@ function outgoingHeaders(headers: Readonly<Record<string, string>>): Record<stri
   }
   out["content-type"] = "application/json";
   return out;
+}
+
+/**
+ * undici's own idle timers (headers, body) are set to the same limit as the abort timer, and its
+ * coarse timers can fire first under load: the receiver still took too long, so it is a timeout too.
+ */
+function isIdleTimeout(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT";
 }
 
 function describeError(err: unknown): string {
