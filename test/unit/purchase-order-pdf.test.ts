@@ -2,11 +2,8 @@ import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
 import { describe, it } from "node:test";
 import { PDFParse } from "pdf-parse";
-import {
-  formatAmount,
-  formatMoney,
-  renderPurchaseOrderPdf,
-} from "../../src/domain/documents/purchase-order-pdf.ts";
+import { formatAmount, formatMoney } from "../../src/domain/documents/pdf-text.ts";
+import { renderPurchaseOrderPdf } from "../../src/domain/documents/purchase-order-pdf.ts";
 import type {
   PurchaseOrderDocument,
   PurchaseOrderLineView,

@@ -1,13 +1,20 @@
 import type PDFDocument from "pdfkit";
-import { formatAddressLines, shipToLines, splitLines } from "./address-format.ts";
+import { shipToLines, splitLines } from "./address-format.ts";
 import { FONT_BOLD, FONT_REGULAR, registerDocumentFonts } from "./fonts.ts";
 import { countLabel, taxLabel } from "./labels.ts";
-import type {
-  PurchaseOrderDocument,
-  PurchaseOrderLineView,
-  StoreView,
-  SupplierView,
-} from "./purchase-order-view.ts";
+import { type Cell, type Column, layoutColumns, PRICED_COLUMNS, RECEIVING_COLUMNS } from "./pdf-columns.ts";
+import {
+  formatAmount,
+  formatInteger,
+  formatMoney,
+  formatTimestampAsDate,
+  humanize,
+  oneLine,
+  parseTimestamp,
+  storeLines,
+  supplierLines,
+} from "./pdf-text.ts";
+import type { PurchaseOrderDocument, PurchaseOrderLineView } from "./purchase-order-view.ts";
 
 /**
  * Purchase order PDF: the priced order sent to the supplier, or (receivingCopy) the sheet the
@@ -83,55 +90,6 @@ function collect(pdf: Pdf): Promise<Buffer> {
     pdf.on("error", reject);
   });
 }
-
-/** One table column; `width` 0 takes whatever the fixed columns leave. */
-interface Column {
-  readonly label: string;
-  readonly width: number;
-  readonly align: "left" | "right";
-  readonly cell: (line: PurchaseOrderLineView, index: number) => Cell;
-}
-
-type Cell =
-  | { readonly kind: "text"; readonly text: string; readonly maxLines: number }
-  | { readonly kind: "item"; readonly line: PurchaseOrderLineView }
-  | { readonly kind: "box" };
-
-const text = (value: string, maxLines = 2): Cell => ({ kind: "text", text: value, maxLines });
-
-const COMMON_COLUMNS: readonly Column[] = [
-  { label: "#", width: 16, align: "right", cell: (line, i) => text(String(line.position ?? i + 1), 1) },
-  { label: "SKU", width: 68, align: "left", cell: (line) => text(line.sku ?? "") },
-  { label: "Supplier SKU", width: 68, align: "left", cell: (line) => text(line.supplier_sku ?? "") },
-  { label: "Item", width: 0, align: "left", cell: (line) => ({ kind: "item", line }) },
-];
-
-const PRICED_COLUMNS: readonly Column[] = [
-  ...COMMON_COLUMNS,
-  { label: "Qty", width: 34, align: "right", cell: (line) => text(formatInteger(line.quantity)) },
-  { label: "Unit cost", width: 70, align: "right", cell: (line) => text(formatAmount(line.unit_cost)) },
-  { label: "Disc.", width: 32, align: "right", cell: (line) => text(formatPercent(line.discount_percent)) },
-  { label: "Line total", width: 70, align: "right", cell: (line) => text(formatAmount(line.line_total)) },
-];
-
-// The receiving copy: counts only, and an empty box per line to write what was counted.
-const RECEIVING_COLUMNS: readonly Column[] = [
-  ...COMMON_COLUMNS,
-  { label: "Ordered", width: 42, align: "right", cell: (line) => text(formatInteger(line.quantity)) },
-  {
-    label: "Received",
-    width: 44,
-    align: "right",
-    cell: (line) => text(formatInteger(line.received_quantity)),
-  },
-  {
-    label: "Outstanding",
-    width: 58,
-    align: "right",
-    cell: (line) => text(formatInteger(line.outstanding_quantity)),
-  },
-  { label: "Counted", width: 60, align: "left", cell: () => ({ kind: "box" }) },
-];
 
 class Renderer {
   private readonly left: number;
@@ -547,109 +505,4 @@ class Renderer {
     this.apply({});
     this.pdf.text(notes, this.left, y, { width: this.width });
   }
-}
-
-function layoutColumns(columns: readonly Column[], left: number, width: number) {
-  const fixed = columns.reduce((sum, c) => sum + c.width, 0);
-  let x = left;
-  return columns.map((column) => {
-    const w = column.width || width - fixed;
-    const placed = { column, x, width: w };
-    x += w;
-    return placed;
-  });
-}
-
-// --- text building ---------------------------------------------------------------------------
-
-function storeLines(store: StoreView): string[] {
-  return [...(store.address_lines ?? []), store.email, store.phone, store.domain].filter(isPresent);
-}
-
-function supplierLines(supplier: SupplierView): string[] {
-  const company =
-    supplier.company_name && supplier.company_name !== supplier.name ? supplier.company_name : null;
-  const address = supplier.address ? formatAddressLines(supplier.address) : [];
-  return [
-    supplier.name,
-    company,
-    supplier.contact_name ? `Attn: ${supplier.contact_name}` : null,
-    ...address,
-    supplier.email,
-    supplier.phone,
-  ].filter(isPresent);
-}
-
-/** Collapses newlines and runs of spaces, which would otherwise break a table cell's layout. */
-function oneLine(value: string | null | undefined): string {
-  return (value ?? "").replace(/\s+/g, " ").trim();
-}
-
-function isPresent(value: string | null | undefined): value is string {
-  return typeof value === "string" && value.trim() !== "";
-}
-
-function humanize(value: string): string {
-  const words = value.replace(/_/g, " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-function parseTimestamp(value: string | undefined): Date | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** The calendar date (YYYY-MM-DD) of a timestamp in the store's zone; UTC when the zone is unknown. */
-function formatTimestampAsDate(value: string, timeZone: string): string {
-  const date = parseTimestamp(value);
-  if (!date) return value;
-  let format = dateFormats.get(timeZone);
-  if (!format) {
-    try {
-      // en-CA prints ISO-style YYYY-MM-DD.
-      format = new Intl.DateTimeFormat("en-CA", {
-        timeZone,
-        year: "numeric",
-        month: "2-digit",
-        day: "2-digit",
-      });
-    } catch {
-      return date.toISOString().slice(0, 10);
-    }
-    dateFormats.set(timeZone, format);
-  }
-  return format.format(date);
-}
-
-// --- numbers ---------------------------------------------------------------------------------
-
-/**
- * Groups the integer part of a decimal string ("1234567.50" → "1,234,567.50") without going
- * through a float, so 8-decimal unit costs and large totals print exactly as the API returns them.
- */
-export function formatAmount(amount: string): string {
-  const match = /^(-?)(\d+)(\.\d+)?$/.exec(amount.trim());
-  if (!match) return amount;
-  const [, sign, whole, fraction = ""] = match;
-  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${fraction}`;
-}
-
-/** "EUR 1,234.50": how the document prints an amount with its currency. */
-export function formatMoney(amount: string, currency: string): string {
-  return `${currency} ${formatAmount(amount)}`;
-}
-
-function formatInteger(value: number): string {
-  return formatAmount(String(value));
-}
-
-function formatNumber(value: number): string {
-  return String(Number(value.toFixed(4)));
-}
-
-function formatPercent(value: number | null): string {
-  return value ? `${formatNumber(value)}%` : "";
 }

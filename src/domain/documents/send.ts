@@ -16,7 +16,7 @@ import {
 } from "../purchase-orders/index.ts";
 import { findSupplier } from "../suppliers/index.ts";
 import { shipToLines } from "./address-format.ts";
-import { formatMoney } from "./purchase-order-pdf.ts";
+import { formatMoney } from "./pdf-text.ts";
 import { purchaseOrderPdf } from "./rendering.ts";
 
 export const SEND_EMAIL_JOB = "purchase_order.send_email";
