@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
@@ -12,6 +13,42 @@ export interface LevelChange {
   after: LevelQuantities;
 }
 
+/**
+ * The store's threshold, whether it has any item rule at all, and the rules of these items, in one
+ * statement: it runs in every stock-moving transaction (a receipt, an apply), where the three reads it
+ * replaces were three round trips. A store with neither a threshold nor a rule raises no item event,
+ * not even out_of_stock, which is why "any rule" is asked apart from "rules of these items".
+ */
+async function alertRulesFor(
+  trx: Db,
+  storeId: number,
+  itemIds: readonly number[],
+): Promise<{ lowStockThreshold: number | null; anyItemRule: boolean; itemRules: ItemRuleRow[] }> {
+  const { rows } = await sql<{
+    low_stock_threshold: number | null;
+    any_item_rule: boolean;
+    item_rules: Array<[number, number | null, number | null, number | null]> | null;
+  }>`select
+      (select low_stock_threshold from alert_settings where store_id = ${storeId}) as low_stock_threshold,
+      exists (select 1 from alert_item_rules where store_id = ${storeId}) as any_item_rule,
+      (select json_agg(json_build_array(inventory_item_id, location_id, reorder_point, max_stock))
+        from alert_item_rules
+        where store_id = ${storeId} and inventory_item_id = any(${[...itemIds]}::bigint[])) as item_rules`.execute(
+    trx,
+  );
+  const row = rows[0];
+  return {
+    lowStockThreshold: row.low_stock_threshold,
+    anyItemRule: row.any_item_rule,
+    itemRules: (row.item_rules ?? []).map(([inventory_item_id, location_id, reorder_point, max_stock]) => ({
+      inventory_item_id: Number(inventory_item_id),
+      location_id: location_id === null ? null : Number(location_id),
+      reorder_point,
+      max_stock,
+    })),
+  };
+}
+
 /** Item events for the crossings among `changes`, with the store's rules (none: nothing fires). */
 export async function emitCrossings(
   ctx: AppContext,
@@ -19,28 +56,9 @@ export async function emitCrossings(
   storeId: number,
   changes: LevelChange[],
 ): Promise<void> {
-  const settings = await trx
-    .selectFrom("alert_settings")
-    .select("low_stock_threshold")
-    .where("store_id", "=", storeId)
-    .executeTakeFirst();
-  const lowStockThreshold = settings?.low_stock_threshold ?? null;
-  const anyItemRule = await trx
-    .selectFrom("alert_item_rules")
-    .select("id")
-    .where("store_id", "=", storeId)
-    .limit(1)
-    .executeTakeFirst();
-  if (lowStockThreshold === null && !anyItemRule) return;
   const itemIds = [...new Set(changes.map((c) => c.key.inventoryItemId))];
-  const itemRules: ItemRuleRow[] = anyItemRule
-    ? await trx
-        .selectFrom("alert_item_rules")
-        .select(["inventory_item_id", "location_id", "reorder_point", "max_stock"])
-        .where("store_id", "=", storeId)
-        .where("inventory_item_id", "in", itemIds)
-        .execute()
-    : [];
+  const { lowStockThreshold, anyItemRule, itemRules } = await alertRulesFor(trx, storeId, itemIds);
+  if (lowStockThreshold === null && !anyItemRule) return;
   const fired: Array<{ change: LevelChange; event: string; threshold: number | null }> = [];
   for (const change of changes) {
     const rule = ruleForLevel(itemRules, change.key.inventoryItemId, change.key.locationId);
