@@ -2,7 +2,7 @@ import Big from "big.js";
 import type { Db } from "../../db/database.ts";
 import { locationNames } from "../catalog/index.ts";
 import { formatUnitCost, isKnownCurrency, UNIT_COST_PLACES } from "../money.ts";
-import { platformSyncOf, type SyncState } from "../stock/index.ts";
+import { JUST_RECORDED, NEVER_MOVED, platformSyncOf, type SyncState } from "../stock/index.ts";
 import { type AdjustmentLineRow, type AdjustmentRow, linesOf } from "./repository.ts";
 import { reasonLabel, type StockAdjustmentStatus } from "./transitions.ts";
 
@@ -148,15 +148,16 @@ export async function presentOne(db: Db, storeId: number, row: AdjustmentRow): P
   return view;
 }
 
-/** One adjustment whose lines the caller already holds (apply): no lines query. */
-export async function presentWithLines(
-  db: Db,
-  storeId: number,
+/**
+ * An adjustment just applied, from what the apply holds (no query): its lines, its location's name as
+ * read under the lock, and the platform_sync the ledger left (pending once it recorded movements;
+ * an adjustment is applied once, so before that it had none).
+ */
+export function presentApplied(
   row: AdjustmentRow,
   lines: readonly AdjustmentLineRow[],
-): Promise<StockAdjustmentView> {
-  const locationId = Number(row.location_id);
-  const names = await locationNames(db, storeId, [locationId]);
-  const syncs = await platformSyncOf(db, storeId, "stock_adjustment", [row.id]);
-  return presentAdjustment(row, lines, names.get(locationId), syncs.get(row.id)!);
+  locationName: string | null,
+  movedStock: boolean,
+): StockAdjustmentView {
+  return presentAdjustment(row, lines, locationName ?? undefined, movedStock ? JUST_RECORDED : NEVER_MOVED);
 }

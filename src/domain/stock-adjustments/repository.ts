@@ -34,6 +34,29 @@ export async function findAdjustment(
   return query.executeTakeFirst();
 }
 
+/**
+ * The adjustment locked for applying, with its location's current mirror name (null when the mirror
+ * has no such location) read in the same statement, so presenting the applied adjustment reads nothing
+ * more.
+ */
+export async function lockAdjustmentWithLocationName(
+  trx: Db,
+  storeId: number,
+  id: number,
+): Promise<(AdjustmentRow & { current_location_name: string | null }) | undefined> {
+  return trx
+    .selectFrom("stock_adjustments as sa")
+    .leftJoin("locations as loc", (j) =>
+      j.onRef("loc.id", "=", "sa.location_id").on("loc.store_id", "=", storeId),
+    )
+    .selectAll("sa")
+    .select("loc.name as current_location_name")
+    .where("sa.store_id", "=", storeId)
+    .where("sa.id", "=", id)
+    .forUpdate("sa")
+    .executeTakeFirst();
+}
+
 export async function insertAdjustment(trx: Db, values: AdjustmentInsert): Promise<AdjustmentRow> {
   return trx.insertInto("stock_adjustments").values(values).returningAll().executeTakeFirstOrThrow();
 }

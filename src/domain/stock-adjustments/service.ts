@@ -10,7 +10,7 @@ import {
 import { DetailCollector, notFound } from "../errors.ts";
 import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
-import { presentOne, presentWithLines, type StockAdjustmentView } from "./presenter.ts";
+import { presentApplied, presentOne, type StockAdjustmentView } from "./presenter.ts";
 import {
   type AdjustmentLineInsert,
   type AdjustmentRow,
@@ -19,6 +19,7 @@ import {
   firstUnusedAdjustmentNumber,
   insertAdjustment,
   linesOf,
+  lockAdjustmentWithLocationName,
   replaceLines,
   setLineQuantities,
   updateAdjustmentRow,
@@ -280,7 +281,8 @@ export async function applyAdjustment(
   storeId: number,
   id: number,
 ): Promise<StockAdjustmentView> {
-  const row = await lockedAdjustment(trx, storeId, id);
+  const row = await lockAdjustmentWithLocationName(trx, storeId, id);
+  if (!row) throw notFound("stock adjustment");
   const status = nextAdjustmentStatus(row.status, "apply");
   const locationId = Number(row.location_id);
   const lines = await linesOf(trx, storeId, [id]);
@@ -312,7 +314,7 @@ export async function applyAdjustment(
   });
   problems.throwIfAny();
   await setLineQuantities(trx, storeId, quantities);
-  await recordStockMovements(ctx, trx, {
+  const movementIds = await recordStockMovements(ctx, trx, {
     storeId,
     subjectType: SUBJECT,
     subjectId: id,
@@ -333,7 +335,7 @@ export async function applyAdjustment(
     quantity_before: quantities[index].before,
     quantity_after: quantities[index].after,
   }));
-  const view = await presentWithLines(trx, storeId, updated, appliedLines);
+  const view = presentApplied(updated, appliedLines, row.current_location_name, movementIds.length > 0);
   await emitAdjustment(ctx, trx, storeId, "stock_adjustment.applied", view);
   return view;
 }
