@@ -44,6 +44,7 @@ export { fetchLookups } from "./lookups.ts";
 export { onOrderQuantities } from "./on-order.ts";
 export type { OrderInput } from "./order-fields.ts";
 export { OVERDUE_TASK, overdueTask } from "./overdue.ts";
+export { loadOrderPartsAtOnce } from "./parts-at-once.ts";
 export { type PaymentStatus, paymentStatusOf, refreshPaymentStatus } from "./payment-status.ts";
 export {
   type LineRow,
@@ -73,8 +74,8 @@ export {
 } from "./queries.ts";
 export {
   addUnorderedLines,
+  bookReceipt,
   bookReceivedQuantities,
-  setStatusAfterReceiving,
   setStatusAfterVoid,
   settlePaymentChange,
 } from "./receiving.ts";

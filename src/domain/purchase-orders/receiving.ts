@@ -14,7 +14,7 @@ import type { PurchaseOrderStatus } from "./transitions.ts";
 /**
  * Adds a receipt's unordered entries as order lines, fully received at the cost given (no discount,
  * no notes). Answers the new lines' ids in the order of `drafts`. The order's totals are left to
- * `setStatusAfterReceiving`, once the quantities are booked.
+ * `bookReceipt`, once the quantities are booked.
  */
 export async function addUnorderedLines(
   trx: Db,
@@ -44,43 +44,50 @@ export async function addUnorderedLines(
   return drafts.map((l) => byPosition.get(l.position)!);
 }
 
-/** Sets the received and cancelled quantities of order lines, in one statement. */
-export async function bookReceivedQuantities(
-  trx: Db,
-  storeId: number,
-  changes: readonly { id: number; received: number; cancelled: number }[],
-  now: Date,
-): Promise<void> {
-  if (changes.length === 0) return;
-  await sql`update purchase_order_lines as l
+type QuantityChange = { id: number; received: number; cancelled: number };
+
+/** The UPDATE of order lines' received and cancelled quantities, one array per column. */
+function quantitiesUpdate(storeId: number, changes: readonly QuantityChange[], now: Date) {
+  return sql`update purchase_order_lines as l
     set received_quantity = v.received, cancelled_quantity = v.cancelled, updated_at = ${now}
     from (${unnestRows(changes, [
       ["id", "int", (c) => c.id],
       ["received", "int", (c) => c.received],
       ["cancelled", "int", (c) => c.cancelled],
     ])}) as v(id, received, cancelled)
-    where l.id = v.id and l.id = any(${changes.map((c) => c.id)}::int[]) and l.store_id = ${storeId}`.execute(
-    trx,
-  );
+    where l.id = v.id and l.id = any(${changes.map((c) => c.id)}::int[]) and l.store_id = ${storeId}`;
+}
+
+/** Sets the received and cancelled quantities of order lines, in one statement. */
+export async function bookReceivedQuantities(
+  trx: Db,
+  storeId: number,
+  changes: readonly QuantityChange[],
+  now: Date,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await quantitiesUpdate(storeId, changes, now).execute(trx);
 }
 
 /**
- * The order's status after a receipt (received_at set when it became received), and its totals again
- * when the receipt added lines.
+ * A receipt's booking on the order in one statement: the lines' quantities (as
+ * `bookReceivedQuantities`) in a data-modifying WITH, and the order's status (received_at set when it
+ * became received) in the statement itself; two tables, so neither part needs the other's rows. Then
+ * the totals again when the receipt added lines (they sum the booked lines, so a statement after).
  */
-export async function setStatusAfterReceiving(
+export async function bookReceipt(
   trx: Db,
   storeId: number,
   orderId: number,
+  changes: readonly QuantityChange[],
   after: { status: PurchaseOrderStatus; becameReceived: boolean; linesAdded: boolean },
   now: Date,
 ): Promise<void> {
-  await trx
-    .updateTable("purchase_orders")
-    .set({ status: after.status, ...(after.becameReceived && { received_at: now }), updated_at: now })
-    .where("store_id", "=", storeId)
-    .where("id", "=", orderId)
-    .execute();
+  const booked =
+    changes.length === 0 ? sql`` : sql`with booked as (${quantitiesUpdate(storeId, changes, now)}) `;
+  const receivedAt = after.becameReceived ? sql`, received_at = ${now}` : sql``;
+  await sql`${booked}update purchase_orders set status = ${after.status}${receivedAt}, updated_at = ${now}
+    where store_id = ${storeId} and id = ${orderId}`.execute(trx);
   if (after.linesAdded) await recomputeTotals(trx, storeId, orderId);
 }
 

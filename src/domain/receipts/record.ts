@@ -13,13 +13,12 @@ import {
   addHistory,
   addUnorderedLines,
   assertCan,
-  bookReceivedQuantities,
-  loadOrderParts,
+  bookReceipt,
+  loadOrderPartsAtOnce,
   loadPurchaseOrder,
   lockOrderRecord,
   type PresentedReceipt,
   type PurchaseOrder,
-  setStatusAfterReceiving,
 } from "../purchase-orders/index.ts";
 import { JUST_RECORDED, recordStockMovements } from "../stock/index.ts";
 import type { ComputedReceipt } from "./compute.ts";
@@ -37,9 +36,10 @@ export async function recordReceipt(
   const { ctx, trx, store } = call;
   const order = await lockOrderRecord(trx, store.id, orderId);
   assertCan("receipt", order.status);
-  // Everything the order shows, read once: the receipt is computed from it and the order presented
-  // from it afterwards with what this receipt changed, instead of read back.
-  const parts = await loadOrderParts(trx, store.id, [orderId]);
+  // Everything the order shows, read once, in one statement after the lock (so it sees what an earlier
+  // receipt booked): the receipt is computed from it and the order presented from it afterwards with
+  // what this receipt changed, instead of read back.
+  const parts = await loadOrderPartsAtOnce(trx, store.id, orderId);
   const prepared = await prepare(ctx, trx, store, order, parts, body);
   const { computed, newLines } = prepared;
   const now = ctx.clock.now();
@@ -57,20 +57,15 @@ export async function recordReceipt(
   const lineIds = await insertReceiptLines(trx, store.id, receiptId, lineWrites, now);
 
   const becameReceived = computed.statusAfter === "received" && order.status !== "received";
-  await bookReceivedQuantities(
+  await bookReceipt(
     trx,
     store.id,
+    orderId,
     computed.lineChanges.map((c) => ({
       id: c.lineId,
       received: c.receivedAfter,
       cancelled: c.cancelledAfter,
     })),
-    now,
-  );
-  await setStatusAfterReceiving(
-    trx,
-    store.id,
-    orderId,
     { status: computed.statusAfter, becameReceived, linesAdded: newLines.length > 0 },
     now,
   );
