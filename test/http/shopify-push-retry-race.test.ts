@@ -66,6 +66,24 @@ function breakOffAfterNextAdjust(): void {
   };
 }
 
+/**
+ * An ordered order of one line per variant (its quantity, one unit cost), its pushes drained; with
+ * the first variant's quantities in Shopify and the adjust calls made so far, before any receipt.
+ */
+async function orderOfTwo(variants: [Variant, Variant], counts: [number, number], unitCost: number) {
+  const order = await createOrderedOrder(api, {
+    supplier_id: supplierId,
+    location_id: location,
+    lines: variants.map((v, i) => ({ variant_id: v.id, quantity: counts[i], unit_cost: unitCost })),
+  });
+  await t.drain();
+  return {
+    order,
+    before: quantities(variants[0].inventoryItemId),
+    since: standin.adjustCalls(domain).length,
+  };
+}
+
 async function syncOf(path: string) {
   const res = await api.get(path);
   expectStatus(res, 200);
@@ -88,17 +106,7 @@ describe("a variant deleted between a broken-off push and its retry", () => {
 
   test("the retry completes the document once, leaving the deleted item out; the receipt fails naming it", async () => {
     [kept, doomed] = [...shop.products.values()].map((p) => shop.variantsByProduct.get(p.id)![0]);
-    const order = await createOrderedOrder(api, {
-      supplier_id: supplierId,
-      location_id: location,
-      lines: [
-        { variant_id: kept.id, quantity: 4, unit_cost: 7.5 },
-        { variant_id: doomed.id, quantity: 6, unit_cost: 7.5 },
-      ],
-    });
-    await t.drain();
-    const before = quantities(kept.inventoryItemId);
-    const since = standin.adjustCalls(domain).length;
+    const { order, before, since } = await orderOfTwo([kept, doomed], [4, 6], 7.5);
 
     // available (both items) applies, then the incoming call meets a 503.
     breakOffAfterNextAdjust();
@@ -174,17 +182,7 @@ describe("a variant deleted between a broken-off push and its retry", () => {
 
   test("a push that broke off after Shopify took every call is answered from its keys, not failed", async () => {
     const [, , third, fourth] = [...shop.products.values()].map((p) => shop.variantsByProduct.get(p.id)![0]);
-    const order = await createOrderedOrder(api, {
-      supplier_id: supplierId,
-      location_id: location,
-      lines: [
-        { variant_id: third.id, quantity: 2, unit_cost: 9 },
-        { variant_id: fourth.id, quantity: 3, unit_cost: 9 },
-      ],
-    });
-    await t.drain();
-    const before = quantities(third.inventoryItemId);
-    const since = standin.adjustCalls(domain).length;
+    const { order, before, since } = await orderOfTwo([third, fourth], [2, 3], 9);
     // Both calls apply; the costs (9, changed) meet a 503.
     const original = standin.levelsChanged.bind(standin);
     let applied = 0;
