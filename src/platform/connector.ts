@@ -88,6 +88,12 @@ export interface InventoryAdjustResult {
    * was still to send, and the rest of the document went. Absent or empty: nothing left out.
    */
   skippedItems?: number[];
+  /**
+   * Every inventory item the platform answered it no longer has while it took the document: the
+   * skipped ones, and any found gone while costs were set or levels read back (its changes went
+   * before it was deleted). The mirror marks their variants deleted. Absent or empty: none.
+   */
+  goneItems?: number[];
 }
 
 export interface PlatformConnector {

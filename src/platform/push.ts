@@ -1,6 +1,11 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import { adoptUnitCosts, changedUnitCosts, deletedInventoryItems } from "../domain/catalog/index.ts";
+import {
+  adoptUnitCosts,
+  changedUnitCosts,
+  deletedInventoryItems,
+  markItemsDeleted,
+} from "../domain/catalog/index.ts";
 import {
   hasUnpushedMovements,
   markMovementsPushed,
@@ -199,6 +204,9 @@ export async function pushMovements(
           document.filter((m) => skipped.has(m.inventory_item_id)).map((m) => m.id),
           ctx.clock.now(),
         );
+        // What the platform no longer has is deleted in the mirror now, as its deletion delivery
+        // would do (that delivery may be lost, and reconciliation may be minutes away).
+        await markItemsDeleted(trx, storeId, result.goneItems ?? result.skippedItems ?? [], ctx.clock.now());
         await adoptUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
         await refreshLevels(
           ctx,

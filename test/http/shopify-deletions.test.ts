@@ -288,4 +288,85 @@ describe("deleted in Shopify", () => {
       ],
     );
   });
+
+  test("a push that finds its variant gone (the deletion's delivery lost): the variant is marked deleted, so it leaves the lists and alerts; the receipt fails naming it, nothing is retried", async () => {
+    const { shop, domain, storeId, api } = await attached();
+    const supplierId = (await createSupplier(api)).id;
+    const location = [...shop.locations.keys()][0];
+    const product = [...shop.products.values()][0];
+    const [doomed, sibling] = shop.variantsByProduct.get(product.id)!;
+    const kept = shop.variantsByProduct.get([...shop.products.keys()][1])![0];
+    const order = await createOrderedOrder(api, {
+      supplier_id: supplierId,
+      location_id: location,
+      lines: [
+        { variant_id: doomed.id, quantity: 4, unit_cost: 3 },
+        { variant_id: kept.id, quantity: 6, unit_cost: 5 },
+      ],
+    });
+    await t.drain();
+    // The doomed item crosses its max stock with the second delivery, not the first.
+    const available = shop.level(doomed.inventoryItemId, location)!.quantities.available;
+    const rules = {
+      low_stock_threshold: null,
+      items: [{ inventory_item_id: doomed.inventoryItemId, location_id: location, max_stock: available + 3 }],
+    };
+    expectStatus(await t.admin.put(`/admin/stores/${storeId}/alert_rules`, rules), 200);
+    // The variant is deleted in Shopify and its products/update never arrives: the mirror still lists
+    // it. Every later delivery is held too (the pushes' inventory_levels/update would queue the
+    // catalog sync, whose read of the product would find the deletion): only the push can tell.
+    standin.webhooks.mode = "hold";
+    standin.deleteVariant(shop, doomed.id);
+    await t.drain();
+    assert.ok((await variantIds(api)).includes(doomed.id), "the mirror does not know yet");
+
+    const [doomedLine, keptLine] = order.lines as Array<{ id: number; quantity: number }>;
+    const receive = async (lines: Array<{ line_id: number; quantity: number }>) => {
+      const res = await api.post(
+        `/v2/purchase_orders/${order.id}/receipts`,
+        { lines },
+        idempotencyKey("receipt"),
+      );
+      expectStatus(res, 201);
+      await t.drain();
+      const shown = await api.get(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}`);
+      expectStatus(shown, 200);
+      return shown.body.data.platform_sync;
+    };
+    const first = await receive([
+      { line_id: doomedLine.id, quantity: 2 },
+      { line_id: keptLine.id, quantity: keptLine.quantity },
+    ]);
+    assert.deepEqual([first.state, first.error], ["failed", skippedMessage([doomed.inventoryItemId])]);
+
+    // The push told the mirror: the variant left the lists and its product's variants, its sibling stays.
+    const ids = await variantIds(api);
+    assert.deepEqual(ids, idsOf(shop));
+    assert.ok(!ids.includes(doomed.id) && ids.includes(sibling.id));
+    const row = (await products(api)).find((p) => p.id === product.id)!;
+    assert.deepEqual(
+      [row.status, row.variants_count, (row.variants as Row[]).map((v) => v.id)],
+      ["active", 1, [sibling.id]],
+    );
+    assert.deepEqual(await levelKeys(api, "/v2/stock_levels"), shopLevelKeys(shop));
+
+    // The rest of the deleted item's line arrives: its level moves past max stock, no alert.
+    const eventsBefore = (await itemEvents(storeId)).length;
+    const second = await receive([{ line_id: doomedLine.id, quantity: 2 }]);
+    assert.deepEqual([second.state, second.error], ["failed", skippedMessage([doomed.inventoryItemId])]);
+    assert.deepEqual((await itemEvents(storeId)).slice(eventsBefore), []);
+
+    standin.webhooks.mode = "auto";
+    const held = standin.webhooks.held.length;
+    assert.deepEqual(await standin.webhooks.release({ drop: [...Array(held).keys()] }), []);
+
+    // Ended, not retried: a later drain sends nothing, and no push job is left failed.
+    const calls = standin.adjustCalls(domain).length;
+    (t.clock as ManualClock).advance(3_600_000);
+    await t.drain();
+    assert.equal(standin.adjustCalls(domain).length, calls);
+    const admin = await t.admin.get(`/admin/stores/${storeId}/sync`);
+    expectStatus(admin, 200);
+    assert.deepEqual(admin.body.data.failed, []);
+  });
 });

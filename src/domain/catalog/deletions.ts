@@ -62,6 +62,30 @@ export async function markDeleted(
 }
 
 /**
+ * The variants of inventory items the platform answered it no longer has (a push found them gone):
+ * marked as a deletion delivery would mark them, so they leave the lists and alerts even when that
+ * delivery was lost. A platform deletes a variant's inventory item with it, and with the product's
+ * last variant the product too; the product is left to the catalog sync and reconciliation, which
+ * read it.
+ */
+export async function markItemsDeleted(
+  trx: Db,
+  storeId: number,
+  inventoryItemIds: readonly number[],
+  now: Date,
+): Promise<void> {
+  for (const ids of chunks([...new Set(inventoryItemIds)])) {
+    await trx
+      .updateTable("variants")
+      .set({ deleted_at: now, updated_at: now })
+      .where("store_id", "=", storeId)
+      .where("inventory_item_id", "in", ids)
+      .where("deleted_at", "is", null)
+      .execute();
+  }
+}
+
+/**
  * Variants of the given products that are missing from their complete lists as the platform now
  * has them: those were deleted. `variantSets` maps a product id to every variant id it has.
  */

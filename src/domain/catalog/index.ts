@@ -8,6 +8,7 @@ export {
   deletedInventoryItems,
   liveCatalogIds,
   markDeleted,
+  markItemsDeleted,
 } from "./deletions.ts";
 export type {
   CatalogFeed,

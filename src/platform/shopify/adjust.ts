@@ -37,7 +37,9 @@ interface AdjustPayload {
  *
  * Items Shopify no longer has (deleted there, even between a crashed attempt and its retry) are left
  * out of what is still to send and answered as `skippedItems`: one deleted item must not stop the
- * document's other changes, nor fail it forever.
+ * document's other changes, nor fail it forever. Those, and items found gone while costs were set or
+ * levels read back, are answered as `goneItems` (the mirror learns of the deletion from the push,
+ * whether or not its webhook ever arrives).
  */
 export async function adjustShopifyInventory(
   client: ShopifyClient,
@@ -49,14 +51,17 @@ export async function adjustShopifyInventory(
     for (const item of await sendCall(client, options.generations, adjustment.idempotencyKey, call))
       skipped.add(item);
   const costs = adjustment.itemCosts.filter((c) => !skipped.has(c.inventoryItemId));
-  if (costs.length > 0) await setItemCosts(client, options.shopCurrency, costs);
+  const gone = new Set(skipped);
+  if (costs.length > 0) await setItemCosts(client, options.shopCurrency, costs, gone);
   const pairs = new Map<string, { inventoryItemId: number; locationId: number }>();
   for (const { inventoryItemId, locationId } of adjustment.changes)
     if (!skipped.has(inventoryItemId))
       pairs.set(`${inventoryItemId}:${locationId}`, { inventoryItemId, locationId });
-  const levels = await readLevels(client, [...pairs.values()]);
-  if (skipped.size === 0) return { replayed: false, levels };
-  return { replayed: false, levels, skippedItems: [...skipped].sort((a, b) => a - b) };
+  const levels = await readLevels(client, [...pairs.values()], gone);
+  const result: InventoryAdjustResult = { replayed: false, levels };
+  if (skipped.size > 0) result.skippedItems = [...skipped].sort((a, b) => a - b);
+  if (gone.size > 0) result.goneItems = [...gone].sort((a, b) => a - b);
+  return result;
 }
 
 /** The call's input without the changes of `items`. */

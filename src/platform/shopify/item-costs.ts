@@ -16,6 +16,8 @@ export async function setItemCosts(
   client: ShopifyClient,
   shopCurrency: string,
   itemCosts: InventoryAdjustment["itemCosts"],
+  /** Given: the items found gone are added to it. */
+  goneItems?: Set<number>,
 ): Promise<void> {
   const costs = new Map<number, string>();
   for (const cost of itemCosts) {
@@ -61,4 +63,5 @@ export async function setItemCosts(
   );
   for (const { itemId, payload } of refused)
     if (!gone.has(itemId)) refuseOnUserErrors(`inventoryItemUpdate of inventory item ${itemId}`, payload);
+  for (const item of gone) goneItems?.add(item);
 }

@@ -38,6 +38,8 @@ interface Group {
 export async function readLevels(
   client: ShopifyClient,
   pairs: ReadonlyArray<Pair>,
+  /** Given: the items found gone are added to it. */
+  gone?: Set<number>,
 ): Promise<PlatformInventoryLevel[]> {
   const levels: PlatformInventoryLevel[] = [];
   const missing: Pair[] = [];
@@ -67,16 +69,17 @@ export async function readLevels(
   if (missing.length > 0) {
     // An item deleted since its change went (its level went with it) is not reported; any other
     // missing level is a refusal.
-    const gone = await missingRecords(
+    const missingItems = await missingRecords(
       client,
       "InventoryItem",
       missing.map((p) => p.inventoryItemId),
     );
-    const unexplained = missing.find((p) => !gone.has(p.inventoryItemId));
+    const unexplained = missing.find((p) => !missingItems.has(p.inventoryItemId));
     if (unexplained)
       throw new PlatformPermanentError(
         `Shopify has no level of inventory item ${unexplained.inventoryItemId} at location ${unexplained.locationId}`,
       );
+    for (const item of missingItems) gone?.add(item);
   }
   return levels;
 }
