@@ -354,6 +354,50 @@ describe("reconciliation", () => {
     assert.equal((await mirrorLevel(api, level.itemId, level.locationId)).available, start - 4);
   });
 
+  test("a pass that died while its bulk operation ran: the next pass cancels it (one of the shop's five slots)", async () => {
+    const { shop, domain, storeId } = await attached();
+    const runs = () =>
+      standin.requests.filter((r) => r.shop === domain && r.query.includes("bulkOperationRunQuery")).length;
+    const cancels = () =>
+      standin.requests
+        .filter((r) => r.shop === domain && r.query.includes("bulkOperationCancel"))
+        .map((r) => r.variables.id);
+    const before = runs();
+    // The pass's bulk query runs until told to end, and the pass dies on the first poll (Shopify
+    // answers 503) with its own cancel refused too: as a killed worker, it leaves the query running.
+    standin.bulk.setDuration(null);
+    const run = standin.bulk.run.bind(standin.bulk);
+    standin.bulk.run = (s, query) => {
+      standin.bulk.run = run;
+      const started = run(s, query);
+      void standin.startOutage("5xx", 2);
+      return started;
+    };
+    try {
+      await assert.rejects(reconcileShop(t.runtime.ctx, storeId), /Shopify answered 503/);
+    } finally {
+      standin.bulk.setDuration(20);
+    }
+    assert.equal(runs(), before + 1);
+    assert.equal(standin.runningBulkOperations(domain), 1);
+    const [orphan] = [...standin.bulk.operations.values()].filter(
+      (o) => o.shop === shop && o.status === "RUNNING",
+    );
+
+    // The next pass cancels it, then runs and reads its own.
+    assert.deepEqual(await reconcileShop(t.runtime.ctx, storeId), { checked: shop.levels.size, repaired: 0 });
+    assert.deepEqual(cancels(), [`gid://shopify/BulkOperation/${orphan.id}`]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(orphan.status, "CANCELED");
+    assert.equal(runs(), before + 2);
+    assert.equal(standin.runningBulkOperations(domain), 0);
+
+    // A pass after a completed one finds nothing to cancel.
+    await reconcileShop(t.runtime.ctx, storeId);
+    assert.equal(cancels().length, 1);
+    await t.drain();
+  });
+
   test("a pass that fails (Shopify answers 503) is shown in the sync view", async () => {
     const { storeId } = await attached();
     clock.advance(15 * MINUTE);

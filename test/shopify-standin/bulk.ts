@@ -3,6 +3,8 @@
 // run at a time per shop (API 2026-01 and later), and the result is JSONL: one line per node, a nested
 // connection's nodes on lines of their own with `__parentId`. It completes after `durationMs` (null: only
 // when the test calls completeAll), then `bulk_operations/finish` goes to the shop's subscribers.
+// bulkOperationCancel stops a running one (CANCELING, then CANCELED a moment later, as Shopify's
+// cancelation is not immediate); a canceling operation no longer counts against the five.
 import {
   executeSync,
   type FieldNode,
@@ -25,7 +27,7 @@ export interface BulkOperation {
   id: number;
   shop: ShopState;
   query: string;
-  status: "RUNNING" | "COMPLETED" | "FAILED";
+  status: "RUNNING" | "COMPLETED" | "FAILED" | "CANCELING" | "CANCELED";
   createdAt: Date;
   completedAt: Date | null;
   lines: string[];
@@ -36,6 +38,7 @@ export interface BulkOperation {
 export interface BulkHost {
   origin(): string;
   now(): Date;
+  /** How long the next operations run (null: until completeAll); a test may change it between runs. */
   durationMs: number | null;
   /** "children-first" writes the JSONL backwards: every child line before its parent. */
   order: "parents-first" | "children-first";
@@ -52,9 +55,18 @@ export class BulkRunner {
 
   constructor(private readonly host: BulkHost) {}
 
+  /** How long the operations started from now on run (null: until completeAll). */
+  setDuration(ms: number | null): void {
+    this.host.durationMs = ms;
+  }
+
+  /** How many of the shop's bulk operations run now (Shopify lets five run at a time). */
+  runningCount(shop: ShopState): number {
+    return [...this.operations.values()].filter((o) => o.shop === shop && o.status === "RUNNING").length;
+  }
+
   run(shop: ShopState, query: string) {
-    const running = [...this.operations.values()].filter((o) => o.shop === shop && o.status === "RUNNING");
-    if (running.length >= MAX_RUNNING) {
+    if (this.runningCount(shop) >= MAX_RUNNING) {
       return userError(
         `A maximum of ${MAX_RUNNING} bulk queries can run at the same time per shop.`,
         "LIMIT_REACHED",
@@ -99,6 +111,33 @@ export class BulkRunner {
     op.status = "COMPLETED";
     op.completedAt = this.host.now();
     this.host.finished(op);
+  }
+
+  cancel(shop: ShopState, id: number) {
+    const op = this.operations.get(id);
+    if (!op || op.shop !== shop)
+      return {
+        bulkOperation: null,
+        userErrors: [{ field: ["id"], message: "Bulk operation does not exist" }],
+      };
+    if (op.status !== "RUNNING")
+      return {
+        bulkOperation: this.view(op),
+        userErrors: [
+          {
+            field: null,
+            message: `A bulk operation cannot be canceled when it is ${op.status.toLowerCase()}`,
+          },
+        ],
+      };
+    clearTimeout(op.timer);
+    op.status = "CANCELING";
+    const canceling = this.view(op);
+    setImmediate(() => {
+      op.status = "CANCELED";
+      op.completedAt = this.host.now();
+    });
+    return { bulkOperation: canceling, userErrors: [] };
   }
 
   completeAll(): void {

@@ -157,6 +157,12 @@ export class ShopifyStandin implements MutationHost {
     if (refused) await new Promise<void>((resolve) => this.server.listen(this.port, "127.0.0.1", resolve));
   }
 
+  /** How many bulk operations run for the shop now (a sixth is refused with LIMIT_REACHED). */
+  runningBulkOperations(domain: string): number {
+    const shop = this.shops.get(domain);
+    return shop ? this.bulk.runningCount(shop) : 0;
+  }
+
   completeBulkOperations(): void {
     this.bulk.completeAll();
   }

@@ -82,5 +82,12 @@ export function mutationRoot(shop: ShopState, views: Views, bulk: BulkRunner, ho
     },
 
     bulkOperationRunQuery: (args: { query: string }) => bulk.run(shop, args.query),
+
+    bulkOperationCancel: (args: { id: string }) => {
+      const id = parseGid(args.id, "BulkOperation");
+      return id === null
+        ? { bulkOperation: null, userErrors: [{ field: ["id"], message: "Bulk operation does not exist" }] }
+        : bulk.cancel(shop, id);
+    },
   };
 }

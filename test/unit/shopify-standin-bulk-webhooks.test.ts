@@ -129,6 +129,32 @@ describe("Shopify stand-in: bulk operations", () => {
       { field: ["query"], code: "INVALID", message: "Field 'titel' doesn't exist on type 'Product'" },
     ]);
   });
+
+  it("counts the shop's running queries; a canceled one frees its slot", async () => {
+    standin.completeBulkOperations();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (await gql(doc.BULK_RUN, { query: doc.BULK_LEVELS })).data.bulkOperationRunQuery.bulkOperation.id,
+      );
+    assert.equal(standin.runningBulkOperations("bulk.myshopify.com"), 5);
+    const cancel = `mutation Cancel($id: ID!) { bulkOperationCancel(id: $id) { bulkOperation { id status } userErrors { field message } } }`;
+    const canceled = await gql(cancel, { id: ids[0] });
+    assert.deepEqual(canceled.data.bulkOperationCancel, {
+      bulkOperation: { id: ids[0], status: "CANCELING" },
+      userErrors: [],
+    });
+    assert.equal(standin.runningBulkOperations("bulk.myshopify.com"), 4);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await gql(doc.BULK_BY_ID, { id: ids[0] })).data.node.status, "CANCELED");
+    const sixth = await gql(doc.BULK_RUN, { query: doc.BULK_LEVELS });
+    assert.deepEqual(sixth.data.bulkOperationRunQuery.userErrors, []);
+    assert.deepEqual((await gql(cancel, { id: ids[0] })).data.bulkOperationCancel.userErrors, [
+      { field: null, message: "A bulk operation cannot be canceled when it is canceled" },
+    ]);
+    standin.completeBulkOperations();
+    assert.equal(standin.runningBulkOperations("bulk.myshopify.com"), 0);
+  });
 });
 
 describe("Shopify stand-in: webhooks", () => {

@@ -12,6 +12,8 @@ export interface ShopifyReconciliationsTable {
   /** Why the last pass failed, if it failed after the last success (null once one succeeds). */
   last_error: string | null;
   failed_at: Timestamp | null;
+  /** The GID of the bulk operation a pass started and has not seen end (the next pass cancels it). */
+  bulk_operation_id: string | null;
 }
 
 export interface ShopifyInboundTables {

@@ -12,6 +12,10 @@ const POLL = `query BulkOperation($id: ID!) {
   bulkOperation(id: $id) { id status errorCode url objectCount createdAt }
 }`;
 
+const CANCEL = `mutation CancelBulkOperation($id: ID!) {
+  bulkOperationCancel(id: $id) { bulkOperation { id status } userErrors { field message } }
+}`;
+
 export interface BulkOperationState {
   id: string;
   status: string;
@@ -49,12 +53,36 @@ export async function awaitBulkOperation(
   wait: (polls: number) => Promise<void>,
 ): Promise<BulkOperationState> {
   for (let polls = 1; ; polls++) {
-    const answer = await client.graphql<{ bulkOperation: BulkOperationState | null }>(POLL, { id }, 1);
-    const operation = answer.data.bulkOperation;
+    const operation = await readBulkOperation(client, id);
     if (!operation) throw new PlatformTransientError(`Shopify no longer knows bulk operation ${id}`);
-    if (operation.status !== "CREATED" && operation.status !== "RUNNING") return operation;
+    if (!isRunning(operation)) return operation;
     await wait(polls);
   }
+}
+
+async function readBulkOperation(client: ShopifyClient, id: string): Promise<BulkOperationState | null> {
+  const answer = await client.graphql<{ bulkOperation: BulkOperationState | null }>(POLL, { id }, 1);
+  return answer.data.bulkOperation;
+}
+
+const isRunning = (operation: Pick<BulkOperationState, "status">) =>
+  operation.status === "CREATED" || operation.status === "RUNNING";
+
+/**
+ * Cancels a bulk operation this app started if it still runs: one whose reader died would otherwise
+ * hold one of the shop's five slots until it ends by itself. Answers whether it was running. A
+ * refusal means it ended between the two requests, which is what was wanted.
+ */
+export async function cancelIfRunning(client: ShopifyClient, id: string): Promise<boolean> {
+  const operation = await readBulkOperation(client, id);
+  if (!operation || !isRunning(operation)) return false;
+  await client.graphql(CANCEL, { id }, 10);
+  return true;
+}
+
+/** cancelIfRunning when a reader fails: its own failure is what the caller reports, not this. */
+export async function cancelQuietly(client: ShopifyClient, id: string): Promise<void> {
+  await cancelIfRunning(client, id).catch(() => false);
 }
 
 /** A bulk operation that did not complete: transient, the next try starts another. */

@@ -21,6 +21,8 @@ export async function recordReconciliation(
     levels_repaired: pass.repaired,
     last_error: null,
     failed_at: null,
+    // The pass read its operation to the end: nothing of it is left running.
+    bulk_operation_id: null,
   };
   await db
     .insertInto("shopify_reconciliations")
@@ -28,6 +30,25 @@ export async function recordReconciliation(
     .onConflict((oc) => oc.column("store_id").doUpdateSet(row))
     .execute();
   await markReconciled(db, storeId, pass.at);
+}
+
+/** The bulk operation a pass just started: kept until a pass completes, so a dead pass's is found. */
+export async function rememberBulkOperation(db: Db, storeId: number, operationId: string): Promise<void> {
+  await db
+    .insertInto("shopify_reconciliations")
+    .values({ store_id: storeId, bulk_operation_id: operationId })
+    .onConflict((oc) => oc.column("store_id").doUpdateSet({ bulk_operation_id: operationId }))
+    .execute();
+}
+
+/** The bulk operation of the last pass that did not complete (it may still run), or null. */
+export async function unfinishedBulkOperation(db: Db, storeId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom("shopify_reconciliations")
+    .select("bulk_operation_id")
+    .where("store_id", "=", storeId)
+    .executeTakeFirst();
+  return row?.bulk_operation_id ?? null;
 }
 
 /** A pass failed (Shopify unreachable, token refused): kept until a pass succeeds. */

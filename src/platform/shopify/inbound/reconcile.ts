@@ -5,12 +5,18 @@ import { repairLevelDrift } from "../../../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
 import { PlatformPermanentError } from "../../connector.ts";
 import { requestCatalogSync } from "../../sync-request.ts";
+import { cancelIfRunning } from "../bulk-operation.ts";
 import { bulkWaitFor } from "../bulk-wait.ts";
 import { shopifyDispatcherOf } from "../http.ts";
 import { shopifyClientFor } from "../shop-client.ts";
 import { findShopByStore } from "../shops.ts";
 import { RECONCILE_JOB } from "./job-types.ts";
-import { recordReconciliation, recordReconciliationFailure } from "./reconcile-state.ts";
+import {
+  recordReconciliation,
+  recordReconciliationFailure,
+  rememberBulkOperation,
+  unfinishedBulkOperation,
+} from "./reconcile-state.ts";
 import { readShopLevels } from "./shop-levels.ts";
 import { readRemovals } from "./shop-removals.ts";
 
@@ -30,6 +36,9 @@ export interface ReconcileResult {
  * mirror's, the drift adopted batch by batch as the result streams in; the mirror's live
  * products and variants that Shopify no longer has are marked deleted; and the catalog's
  * incremental read is asked for (it finds whatever changed after its watermark, webhook or not).
+ * A pass that died while its bulk operation ran (worker killed, job failed) left it running in the
+ * shop, holding one of Shopify's five bulk slots: the next pass cancels it before starting its own
+ * (its result would be older than a new one, and adopting it would need its start time to be safe).
  * Answers null when the shop is not connected (importing: nothing to compare yet; disconnected: the
  * token no longer reads).
  */
@@ -38,9 +47,12 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
   if (shop?.status !== "connected") return null;
   const client = shopifyClientFor(ctx, shop);
   const result: ReconcileResult = { checked: 0, repaired: 0 };
+  const unfinished = await unfinishedBulkOperation(ctx.db, storeId);
+  if (unfinished !== null) await cancelIfRunning(client, unfinished);
   const deps = {
     dispatcher: shopifyDispatcherOf(ctx),
     pollWait: bulkWaitFor({ db: ctx.db, clock: ctx.clock, shop: shop.shop, sleep }),
+    started: (operationId: string) => rememberBulkOperation(ctx.db, storeId, operationId),
   };
   await readShopLevels(client, deps, LEVELS_PER_BATCH, async (levels) => {
     const repair = await repairLevelDrift(ctx, storeId, levels);

@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { PlatformInventoryLevel } from "../../connector.ts";
-import { awaitBulkOperation, incomplete, startBulkQuery } from "../bulk-operation.ts";
+import { awaitBulkOperation, cancelQuietly, incomplete, startBulkQuery } from "../bulk-operation.ts";
 import { LEVEL_FIELDS, type LevelNode, toLevel } from "../catalog-nodes.ts";
 import type { ShopifyClient } from "../client.ts";
 import { fromGid } from "../gids.ts";
@@ -29,12 +29,16 @@ export interface ShopLevelsDeps {
   dispatcher: Dispatcher;
   /** Between two polls of the running bulk operation (bulk-wait.ts: cut short by bulk_operations/finish). */
   pollWait: (polls: number) => Promise<void>;
+  /** Told the operation's GID as soon as it started (the pass keeps it, so a later pass can cancel it). */
+  started: (operationId: string) => Promise<void>;
 }
 
 /**
  * Reads the shop's levels through a bulk operation and hands them to `take` in batches of `batch`
  * as the JSONL streams in (never the whole shop in memory). A level line names its location in
- * `__parentId`; location lines are skipped. An operation that does not complete is transient.
+ * `__parentId`; location lines are skipped. An operation that does not complete is transient; a
+ * failure while it runs cancels it (best effort: a worker killed meanwhile cancels nothing, which is
+ * why `started` is told its id).
  */
 export async function readShopLevels(
   client: ShopifyClient,
@@ -42,22 +46,25 @@ export async function readShopLevels(
   batch: number,
   take: (levels: PlatformInventoryLevel[]) => Promise<void>,
 ): Promise<void> {
-  const operation = await awaitBulkOperation(
-    client,
-    await startBulkQuery(client, RECONCILE_LEVELS_QUERY),
-    deps.pollWait,
-  );
-  if (operation.status !== "COMPLETED") throw incomplete(operation);
-  if (operation.url === null) return; // no lines: no location has a level
-  let pending: PlatformInventoryLevel[] = [];
-  for await (const line of jsonlLines(deps.dispatcher, operation.url, RESULT_TIMEOUT_MS)) {
-    const parent = typeof line.__parentId === "string" ? line.__parentId : "";
-    if (!parent.startsWith("gid://shopify/Location/") || !("quantities" in line)) continue;
-    pending.push(toLevel(line as unknown as LevelNode, fromGid(parent, "Location")));
-    if (pending.length >= batch) {
-      await take(pending);
-      pending = [];
+  const id = await startBulkQuery(client, RECONCILE_LEVELS_QUERY);
+  try {
+    await deps.started(id);
+    const operation = await awaitBulkOperation(client, id, deps.pollWait);
+    if (operation.status !== "COMPLETED") throw incomplete(operation);
+    if (operation.url === null) return; // no lines: no location has a level
+    let pending: PlatformInventoryLevel[] = [];
+    for await (const line of jsonlLines(deps.dispatcher, operation.url, RESULT_TIMEOUT_MS)) {
+      const parent = typeof line.__parentId === "string" ? line.__parentId : "";
+      if (!parent.startsWith("gid://shopify/Location/") || !("quantities" in line)) continue;
+      pending.push(toLevel(line as unknown as LevelNode, fromGid(parent, "Location")));
+      if (pending.length >= batch) {
+        await take(pending);
+        pending = [];
+      }
     }
+    if (pending.length > 0) await take(pending);
+  } catch (error) {
+    await cancelQuietly(client, id);
+    throw error;
   }
-  if (pending.length > 0) await take(pending);
 }
