@@ -171,3 +171,93 @@ describe("the change feed after the import", () => {
     assert.equal(connector.platform, "shopify");
   });
 });
+
+describe("an incremental read past Shopify's paging cutoff", () => {
+  // Shopify stops paging at 25,000 objects; this shop (and the connector told so) stops at 20.
+  const CUTOFF = 20;
+  let bulkShop: ShopState;
+  let bulkConnector: ShopifyConnector;
+  let watermark: string;
+  const domain = "bulk-edit.myshopify.com";
+  const bulkRuns = () =>
+    standin.requests
+      .filter((r) => r.shop === domain && r.query.includes("bulkOperationRunQuery"))
+      .map((r) => String(r.variables.query).replace(/\s+/g, " "));
+
+  before(async () => {
+    const added = standin.addShop(domain, { currency: "USD" });
+    bulkShop = added.shop;
+    bulkShop.seed({ products: 10, variantsPerProduct: 3, locations: 1 });
+    bulkShop.pagingLimit = CUTOFF;
+    bulkConnector = new ShopifyConnector({
+      client: new ShopifyClient({
+        shop: domain,
+        accessToken: added.accessToken,
+        settings: shopifyEndpointSettings({ SHOPIFY_ADMIN_ORIGIN: standin.origin }),
+        budget: new InProcessCostBudget(now),
+        dispatcher: agent,
+        sleep: async (ms) => {
+          clock += ms;
+        },
+      }),
+      shopCurrency: "USD",
+      generations: new InMemoryAttemptGenerations(),
+      dispatcher: agent,
+      timeoutMs: 10_000,
+      pollWait: async () => {
+        standin.completeBulkOperations();
+      },
+      pagingLimit: CUTOFF,
+    });
+    clock += 5 * 60_000;
+    const imported = await bulkConnector.listChanges(null, 5000);
+    assert.equal(imported.variants.length, 30);
+    watermark = imported.watermark;
+    clock += 10 * 60_000;
+  });
+
+  it("pages while the changes stay below the cutoff", async () => {
+    const runs = bulkRuns().length;
+    const [variant] = bulkShop.variants.values();
+    standin.editVariant(bulkShop, variant.id, { sku: "ONE-EDIT" });
+    const changes = await bulkConnector.listChanges(watermark, 5000);
+    assert.deepEqual(
+      changes.variants.map((v) => [v.id, v.sku]),
+      [[variant.id, "ONE-EDIT"]],
+    );
+    assert.equal(bulkRuns().length, runs, "no bulk operation for a small read");
+  });
+
+  it("reads every change of a bulk edit through a bulk operation, none silently left out", async () => {
+    clock += 10 * 60_000;
+    const editedAt = new Date(clock).toISOString();
+    const runs = bulkRuns().length;
+    const location = [...bulkShop.locations.keys()][0];
+    // The merchant bulk-edits every variant's price and every level's available count.
+    for (const variant of bulkShop.variants.values()) {
+      standin.editVariant(bulkShop, variant.id, { price: "24.00" });
+      standin.setQuantity(bulkShop, variant.inventoryItemId, location, "available", 33);
+    }
+    const changes = await bulkConnector.listChanges(watermark, 5000);
+    assert.equal(changes.hasMore, false);
+    assert.deepEqual(
+      changes.variants.map((v) => [v.id, v.price]),
+      [...bulkShop.variants.keys()].sort((a, b) => a - b).map((id) => [id, "24.00"]),
+    );
+    assert.deepEqual(
+      changes.levels.map((l) => [l.inventoryItemId, l.available]),
+      [...bulkShop.items.keys()].sort((a, b) => a - b).map((id) => [id, 33]),
+    );
+    assert.equal(changes.products.length, 10, "the products stay below the cutoff and are paged");
+    const started = bulkRuns().slice(runs);
+    assert.equal(started.length, 2);
+    assert.match(started[0], /^\{ productVariants\(query: "updated_at:>'[^']+'"\) \{ edges \{ node \{ id /);
+    assert.match(
+      started[1],
+      /^\{ locations\(includeInactive: true\) \{ edges \{ node \{ id inventoryLevels\(query: /,
+    );
+    assert.equal(standin.bulk.runningCount(bulkShop), 0);
+    const next = JSON.parse(changes.watermark).since;
+    assert.deepEqual([next.variants, next.levels], [editedAt, editedAt]);
+  });
+});

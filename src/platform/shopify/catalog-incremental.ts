@@ -1,5 +1,6 @@
 import type { CatalogChanges, PlatformItemCost, PlatformVariant } from "../connector.ts";
-import type { IncrementalWatermark } from "./catalog-import.ts";
+import { bulkQueryLines } from "./bulk-read.ts";
+import type { ImportDeps, IncrementalWatermark } from "./catalog-import.ts";
 // The catalog's node vocabulary (selections, node shapes, their mapping), shared with the import.
 import * as catalog from "./catalog-nodes.ts";
 import type { ShopifyClient } from "./client.ts";
@@ -44,7 +45,54 @@ interface ConnectionRead {
   first: number;
 }
 
-async function readAll<T>(client: ShopifyClient, read: ConnectionRead): Promise<T[]> {
+/**
+ * Shopify's cutoff for paginated reads (shopify.dev, "API limits": pagination stops at 25,000
+ * objects). Past it a read does not say so reliably (the stand-in, like the worst case, answers
+ * hasNextPage false), so a read never asks for a page that would reach it: it switches to a bulk
+ * operation instead.
+ */
+export const PAGING_LIMIT = 25_000;
+
+/** What an incremental read needs besides the client: bulk operations for reads past the cutoff. */
+export interface ChangesDeps extends ImportDeps {
+  /** PAGING_LIMIT in production; smaller in tests, as the stand-in's shop is told. */
+  pagingLimit: number;
+}
+
+interface Reader {
+  client: ShopifyClient;
+  deps: ChangesDeps;
+}
+
+/**
+ * A root connection's rows: paged while the rows stay under the cutoff, else (a bulk edit of
+ * 40,000 variants) every row again through one bulk query with the same search. Pages read before
+ * the switch are dropped: the bulk result has them too.
+ */
+async function readAll<T>(reader: Reader, read: ConnectionRead): Promise<T[]> {
+  const paged = await readPages<T>(reader, read);
+  if (paged !== null) return paged;
+  const args = [read.query === null ? "" : `query: ${JSON.stringify(read.query)}`, read.args ?? ""]
+    .filter((a) => a !== "")
+    .join(", ");
+  const lines = await bulkQueryLines(
+    reader.client,
+    reader.deps,
+    `{ ${read.field}${args ? `(${args})` : ""} { edges { node { ${read.selection} } } } }`,
+  );
+  return lines as unknown as T[];
+}
+
+/**
+ * The next page's size: `size`, or less so that the rows read stay below the cutoff (a page ending
+ * below it tells the truth about hasNextPage); 0 when no row is left below it.
+ */
+function pageBelowCutoff(reader: Reader, read: number, size: number): number {
+  return Math.max(0, Math.min(size, reader.deps.pagingLimit - 1 - read));
+}
+
+/** Every page of the connection, or null when reading on would reach Shopify's cutoff. */
+async function readPages<T>(reader: Reader, read: ConnectionRead): Promise<T[] | null> {
   const args = [read.query === null ? "" : ", query: $query", read.args ? `, ${read.args}` : ""].join("");
   const document = `query Changes($first: Int!, $after: String${read.query === null ? "" : ", $query: String!"}) {
   page: ${read.field}(first: $first, after: $after${args}) { nodes { ${read.selection} } pageInfo { hasNextPage endCursor } }
@@ -52,11 +100,13 @@ async function readAll<T>(client: ShopifyClient, read: ConnectionRead): Promise<
   const rows: T[] = [];
   let after: string | null = null;
   do {
-    const variables = { first: read.first, after, ...(read.query === null ? {} : { query: read.query }) };
-    const answer: { data: { page: Page<T> } } = await client.graphql<{ page: Page<T> }>(
+    const first = pageBelowCutoff(reader, rows.length, read.first);
+    if (first === 0) return null;
+    const variables = { first, after, ...(read.query === null ? {} : { query: read.query }) };
+    const answer: { data: { page: Page<T> } } = await reader.client.graphql<{ page: Page<T> }>(
       document,
       variables,
-      2 + read.first * read.nodeCost,
+      2 + first * read.nodeCost,
     );
     rows.push(...answer.data.page.nodes);
     after = answer.data.page.pageInfo.hasNextPage ? answer.data.page.pageInfo.endCursor : null;
@@ -72,11 +122,13 @@ const newest = (since: string, rows: ReadonlyArray<{ updatedAt: string }>) =>
 
 export async function readCatalogChanges(
   client: ShopifyClient,
+  deps: ChangesDeps,
   watermark: IncrementalWatermark,
 ): Promise<CatalogChanges> {
+  const reader: Reader = { client, deps };
   const { since } = watermark;
   const search = (key: keyof Since) => searchAfter(since[key]);
-  const locations = await readAll<catalog.LocationNode>(client, {
+  const locations = await readAll<catalog.LocationNode>(reader, {
     field: "locations",
     args: "includeInactive: true",
     selection: catalog.LOCATION_FIELDS,
@@ -84,7 +136,7 @@ export async function readCatalogChanges(
     nodeCost: 3,
     first: 250,
   });
-  const products = await readAll<catalog.ProductNode>(client, {
+  const products = await readAll<catalog.ProductNode>(reader, {
     field: "products",
     args: "sortKey: UPDATED_AT",
     selection: catalog.PRODUCT_FIELDS,
@@ -93,7 +145,7 @@ export async function readCatalogChanges(
     nodeCost: 5,
     first: 150,
   });
-  const changedVariants = await readAll<ChangedVariant>(client, {
+  const changedVariants = await readAll<ChangedVariant>(reader, {
     field: "productVariants",
     selection: `${catalog.VARIANT_FIELDS} product { id }`,
     query: search("variants"),
@@ -101,7 +153,7 @@ export async function readCatalogChanges(
     nodeCost: 7,
     first: 125,
   });
-  const items = await readAll<ItemNode>(client, {
+  const items = await readAll<ItemNode>(reader, {
     field: "inventoryItems",
     selection: "id updatedAt unitCost { amount currencyCode } variant { id }",
     query: search("inventoryItems"),
@@ -112,7 +164,7 @@ export async function readCatalogChanges(
   // item's updatedAt, not the variant's, so the variants search above does not find it. The variants
   // of changed items are read again by id.
   const variants = [...changedVariants, ...(await variantsOfItems(client, items, changedVariants))];
-  const levels = await readLevelChanges(client, since.levels);
+  const levels = await readLevelChanges(reader, since.levels);
 
   const next: IncrementalWatermark = {
     since: {
@@ -173,9 +225,13 @@ async function variantsOfItems(
   return read;
 }
 
-/** Changed levels of every location (Shopify filters levels by updated_at under a location). */
-async function readLevelChanges(client: ShopifyClient, since: string) {
-  const all = await readAll<{ id: string }>(client, {
+/**
+ * Changed levels of every location (Shopify filters levels by updated_at under a location), paged
+ * location by location; when one location's changes would page past the cutoff, all of them are read
+ * again as one bulk query over every location (its level lines name their location in __parentId).
+ */
+async function readLevelChanges(reader: Reader, since: string): Promise<catalog.LocatedLevelNode[]> {
+  const all = await readAll<{ id: string }>(reader, {
     field: "locations",
     args: "includeInactive: true",
     selection: "id",
@@ -183,30 +239,51 @@ async function readLevelChanges(client: ShopifyClient, since: string) {
     nodeCost: 1,
     first: 250,
   });
+  const query = searchAfter(since);
   const changed: catalog.LocatedLevelNode[] = [];
   for (const location of all) {
-    const nodes = await readLevelsOf(client, location.id, searchAfter(since));
+    const nodes = await readLevelsOf(reader, location.id, query);
+    if (nodes === null) return bulkLevelChanges(reader, query);
     const locationId = fromGid(location.id, "Location");
     for (const node of nodes) changed.push({ node, locationId });
   }
   return changed;
 }
 
+async function bulkLevelChanges(reader: Reader, query: string): Promise<catalog.LocatedLevelNode[]> {
+  const lines = await bulkQueryLines(
+    reader.client,
+    reader.deps,
+    `{ locations(includeInactive: true) { edges { node { id
+    inventoryLevels(query: ${JSON.stringify(query)}) { edges { node { ${catalog.LEVEL_FIELDS} } } } } } } }`,
+  );
+  const changed: catalog.LocatedLevelNode[] = [];
+  for (const line of lines) {
+    const parent = typeof line.__parentId === "string" ? line.__parentId : "";
+    if (parent.startsWith("gid://shopify/Location/") && "quantities" in line)
+      changed.push({ node: line as unknown as catalog.LevelNode, locationId: fromGid(parent, "Location") });
+  }
+  return changed;
+}
+
+/** One location's changed levels, or null when they would page past the cutoff. */
 async function readLevelsOf(
-  client: ShopifyClient,
+  reader: Reader,
   locationId: string,
   query: string,
-): Promise<catalog.LevelNode[]> {
+): Promise<catalog.LevelNode[] | null> {
   const rows: catalog.LevelNode[] = [];
   let after: string | null = null;
   do {
+    const first = pageBelowCutoff(reader, rows.length, LEVELS_PER_PAGE);
+    if (first === 0) return null;
     const answer: { data: { location: { inventoryLevels: Page<catalog.LevelNode> } | null } } =
-      await client.graphql(
-        `query LevelChanges($id: ID!, $query: String!, $after: String) {
-  location(id: $id) { inventoryLevels(first: 200, after: $after, query: $query) { nodes { ${catalog.LEVEL_FIELDS} } pageInfo { hasNextPage endCursor } } }
+      await reader.client.graphql(
+        `query LevelChanges($id: ID!, $query: String!, $first: Int!, $after: String) {
+  location(id: $id) { inventoryLevels(first: $first, after: $after, query: $query) { nodes { ${catalog.LEVEL_FIELDS} } pageInfo { hasNextPage endCursor } } }
 }`,
-        { id: locationId, query, after },
-        3 + 200 * 3,
+        { id: locationId, query, first, after },
+        3 + first * 3,
       );
     const page = answer.data.location?.inventoryLevels;
     if (!page) break; // the location went away between the two reads
@@ -215,6 +292,8 @@ async function readLevelsOf(
   } while (after !== null);
   return rows;
 }
+
+const LEVELS_PER_PAGE = 200;
 
 /** The variant ids of some products as Shopify has them now. */
 interface VariantLists {

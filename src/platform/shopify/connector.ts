@@ -11,7 +11,7 @@ import {
   type IncrementalWatermark,
   importCatalogBatch,
 } from "./catalog-import.ts";
-import { readCatalogChanges } from "./catalog-incremental.ts";
+import { PAGING_LIMIT, readCatalogChanges } from "./catalog-incremental.ts";
 import type { ShopifyClient } from "./client.ts";
 import type { AttemptGenerations } from "./generations.ts";
 
@@ -20,6 +20,8 @@ export interface ShopifyConnectorOptions extends ImportDeps {
   /** The shop's currency, which is the store's: item costs are pushed in it. */
   shopCurrency: string;
   generations: AttemptGenerations;
+  /** Shopify's paging cutoff (PAGING_LIMIT unless a test's stand-in shop is given a smaller one). */
+  pagingLimit?: number;
 }
 
 /**
@@ -35,7 +37,12 @@ export class ShopifyConnector implements PlatformConnector {
   async listChanges(watermark: string | null, limit: number): Promise<CatalogChanges> {
     const parsed =
       watermark === null ? null : (JSON.parse(watermark) as ImportWatermark | IncrementalWatermark);
-    if (parsed !== null && "since" in parsed) return readCatalogChanges(this.options.client, parsed);
+    if (parsed !== null && "since" in parsed)
+      return readCatalogChanges(
+        this.options.client,
+        { ...this.options, pagingLimit: this.options.pagingLimit ?? PAGING_LIMIT },
+        parsed,
+      );
     return importCatalogBatch(this.options.client, this.options, parsed, limit);
   }
 
