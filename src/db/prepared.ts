@@ -54,6 +54,27 @@ export function hotQuery<Params extends unknown[], Q extends Compilable>(
 }
 
 /**
+ * A hot query written as SQL text (placeholders `$1`… in the order `params` gives them), for a
+ * statement Kysely's builder cannot say compactly. `priority: false` keeps it off the embedded
+ * database's priority lane: that lane is for the one-row lookups every request starts with, and a
+ * statement that aggregates an order's parts should wait its turn like the reads it replaces.
+ */
+export function hotSql<Params extends unknown[], Row>(
+  name: string,
+  text: string,
+  options: { priority: boolean } = { priority: true },
+): HotQuery<Params, Row> {
+  namesBySql.set(text, name);
+  return {
+    async run(db, ...params) {
+      const target = options.priority ? (priorityLanes.get(db) ?? db) : db;
+      const result = await target.executeQuery<Row>(CompiledQuery.raw(text, params));
+      return result.rows;
+    },
+  };
+}
+
+/**
  * Handles on the embedded database's one connection outside a transaction (database.ts marks them).
  * There a long statement holds every store's queries (PGlite is one session): big reads are sent in
  * chunks so other stores' statements go in between. Absent on PostgreSQL (the pool serves others

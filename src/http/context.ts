@@ -48,8 +48,11 @@ declare module "fastify" {
      * may call it without the route's scope.
      */
     receiving?: true;
-    /** Line-heavy: a store's such requests run one at a time (plugins/store-turns.ts). */
-    storeTurn?: boolean;
+    /**
+     * Line-heavy: a store's such requests run one at a time (plugins/store-turns.ts); `in-handler`: the
+     * handler takes the turn (takeStoreTurn) once it finds the request heavy.
+     */
+    storeTurn?: boolean | "in-handler";
   }
   interface FastifyRequest {
     principal: Principal | null;

@@ -2,11 +2,13 @@
  * Which requests take their store's turn (src/http/plugins/store-turns.ts, issue 18 item 2): while
  * store A's turn is held, A's line-heavy requests (an order's page, the order, its history, its PATCH)
  * wait for it and answer once it is given back; A's light requests and other stores' requests do not
- * wait. The history was the one order route outside the turns: a lines PATCH's history row names every
+ * wait. One order is line-heavy only when it is big: a small one (at most SMALL_ORDER_LINES lines) is
+ * read in one statement without the turn (issue 22 item 2), a big one in the turn. The history was the one order route outside the turns: a lines PATCH's history row names every
  * line it added, removed or updated, so a page of them is as heavy as the order.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { SMALL_ORDER_LINES } from "../../src/domain/purchase-orders/index.ts";
 import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { createDraftOrder, createSupplier } from "../helpers/factories.ts";
 
@@ -38,6 +40,7 @@ describe("store turns by route", () => {
   let b: TestStore;
   let orderA: number;
   let orderB: number;
+  const bigOrder = new Map<TestStore, number>();
   before(async () => {
     t = await startTestApp();
     a = await t.createStore();
@@ -48,6 +51,8 @@ describe("store turns by route", () => {
       const order = await createDraftOrder(store.api, { supplier_id: supplier.id, lines: [line] });
       if (store === a) orderA = order.id;
       else orderB = order.id;
+      const lines = Array.from({ length: SMALL_ORDER_LINES + 1 }, (_, i) => ({ ...line, sku: `L-${i}` }));
+      bigOrder.set(store, (await createDraftOrder(store.api, { supplier_id: supplier.id, lines })).id);
     }
     // A lines PATCH: the history row that names the lines.
     const patched = await a.api.patch(`/v2/purchase_orders/${orderA}`, {
@@ -59,7 +64,7 @@ describe("store turns by route", () => {
 
   const heavy: Array<[string, (s: TestStore, id: number) => Promise<HttpResult>]> = [
     ["GET /purchase_orders", (s) => s.api.get("/v2/purchase_orders?limit=250")],
-    ["GET /purchase_orders/:id", (s, id) => s.api.get(`/v2/purchase_orders/${id}`)],
+    ["GET /purchase_orders/:id (a big order)", (s) => s.api.get(`/v2/purchase_orders/${bigOrder.get(s)}`)],
     ["GET /purchase_orders/:id/history", (s, id) => s.api.get(`/v2/purchase_orders/${id}/history`)],
     ["PATCH /purchase_orders/:id", (s, id) => s.api.patch(`/v2/purchase_orders/${id}`, { notes: "n" })],
   ];
@@ -91,4 +96,19 @@ describe("store turns by route", () => {
       }
     });
   }
+
+  test("GET /purchase_orders/:id of a small order does not wait for its store's turn", async () => {
+    const turns = t.runtime.app.storeTurns;
+    const giveBack = await turns.take(a.id);
+    try {
+      const read = track(a.api.get(`/v2/purchase_orders/${orderA}`));
+      await until(() => read.answered, "the small order answered while its store's turn was held");
+      const res = await read.result;
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.data.lines.length, 2);
+      assert.equal(turns.heldBy(a.id), 1);
+    } finally {
+      giveBack();
+    }
+  });
 });

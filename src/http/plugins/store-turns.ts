@@ -13,6 +13,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
  * refused by them never waits, and a concurrent retry of a write still answers 409 at once), and given
  * back when the response has been sent, or the connection closed. Per process, in memory: the rate
  * limits already bound how many may wait.
+ *
+ * A route whose weight shows only once it has looked (`config.storeTurn: "in-handler"`: one order,
+ * which is small most of the time) takes the turn from its handler with `takeStoreTurn` when it finds
+ * the request heavy; a light one then never waits behind its store's heavy ones (issue 22 item 2).
  */
 export const TURNS_PER_STORE = 1;
 
@@ -64,6 +68,8 @@ export class StoreTurns {
 declare module "fastify" {
   interface FastifyRequest {
     giveBackStoreTurn?: () => void;
+    /** Set on `storeTurn: "in-handler"` routes: waits for the store's turn (takeStoreTurn). */
+    storeTurnTaker?: () => Promise<void>;
   }
   interface FastifyInstance {
     /** The service's store turns (app.ts), for tests that check which routes take them. */
@@ -89,9 +95,15 @@ export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns(
     reply.raw.once("close", giveBack);
   };
 
+  // The handler decides: it is given the means, and the turn is given back as for the others.
+  const offerTurn = async (request: FastifyRequest, reply: FastifyReply) => {
+    request.storeTurnTaker = () => takeTurn(request, reply);
+  };
+
   app.addHook("onRoute", (route) => {
-    if (!route.config?.storeTurn) return;
-    route.preHandler = [...hookList(route.preHandler), takeTurn];
+    const mode = route.config?.storeTurn;
+    if (!mode) return;
+    route.preHandler = [...hookList(route.preHandler), mode === "in-handler" ? offerTurn : takeTurn];
   });
   app.addHook("onResponse", (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     request.giveBackStoreTurn?.();
@@ -103,4 +115,15 @@ export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns(
 function hookList<T>(hooks: T | T[] | undefined): T[] {
   if (hooks === undefined) return [];
   return Array.isArray(hooks) ? hooks : [hooks];
+}
+
+/**
+ * Waits for the request's store turn from the handler of a `storeTurn: "in-handler"` route (once the
+ * handler knows the request is line-heavy); given back when the response is sent, as for the others.
+ */
+export async function takeStoreTurn(request: FastifyRequest): Promise<void> {
+  const take = request.storeTurnTaker;
+  if (!take) throw new Error('takeStoreTurn on a route without storeTurn: "in-handler"');
+  request.storeTurnTaker = undefined;
+  await take();
 }

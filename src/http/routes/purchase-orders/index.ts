@@ -13,6 +13,7 @@ import {
   listHistory,
   listPurchaseOrders,
   loadPurchaseOrder,
+  loadSmallPurchaseOrder,
   markInTransit,
   markOrdered,
   ORDER_SORTS,
@@ -23,6 +24,7 @@ import {
   updatePurchaseOrder,
 } from "../../../domain/purchase-orders/index.ts";
 import { principalOf } from "../../plugins/auth.ts";
+import { takeStoreTurn } from "../../plugins/store-turns.ts";
 import {
   commonErrorResponses,
   DataOf,
@@ -141,7 +143,9 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
   app.get(
     "/purchase_orders/:id",
     {
-      config: heavyRead,
+      // A small order (most of them) is one statement and as light as a supplier's read; a big one
+      // is read the full way in its store's turn.
+      config: { scope: "read", storeTurn: "in-handler" },
       schema: {
         tags,
         summary: "One purchase order with lines, charges, receipts and payments",
@@ -151,6 +155,9 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     },
     async (request) => {
       const { store } = principalOf(request);
+      const small = await loadSmallPurchaseOrder(ctx.db, store.id, request.params.id);
+      if (small) return { data: small };
+      await takeStoreTurn(request);
       return { data: await loadPurchaseOrder(ctx.db, store.id, request.params.id) };
     },
   );

@@ -1,0 +1,321 @@
+/**
+ * `GET /v2/purchase_orders/{id}` of a small order in one statement (issue 22 item 2). The full read
+ * (loading.ts) is the order's row, then five statements for its parts: seven round trips and seven
+ * statements planned per request, where a single-record read should cost about what the key lookup
+ * costs. Here the order row comes with its parts as JSON arrays, one row per part row, written from
+ * the column lists below; it is a named prepared statement on each PostgreSQL connection.
+ *
+ * Only for a small order (at most SMALL_ORDER_LINES lines and SMALL_ORDER_RECEIPT_LINES receipt lines):
+ * the statement then answers `small: false` with no parts, and the caller reads the order the full
+ * way, in its store's turn and (embedded database) in chunks, so a 500-line order never holds the one
+ * connection for a whole statement.
+ *
+ * Values come back exactly as the driver gives them on the full read: every string column is sent as
+ * its text (`numeric` keeps its scale, a date its `YYYY-MM-DD`), a timestamp becomes a Date again,
+ * numbers, booleans and JSON columns pass as they are. Which kind a column is follows from its type
+ * in src/db/tables, so a column added there and not here fails the type check.
+ */
+import type { Db } from "../../db/database.ts";
+import { hotSql } from "../../db/prepared.ts";
+import { notFound } from "../errors.ts";
+import type { SyncState } from "../stock/index.ts";
+import { assembleOrders, type OrderParts, type ReceiptRecord, syncKey } from "./loading.ts";
+import type {
+  ChargeRow,
+  LineRow,
+  OrderRecord,
+  OrderRow,
+  PaymentRow,
+  PurchaseOrder,
+  ReceiptLineRow,
+} from "./presenter.ts";
+
+/** Up to this many lines an order is read in one statement (the bench's small order has 3). */
+export const SMALL_ORDER_LINES = 50;
+/** And up to this many receipt lines (many small deliveries of a small order). */
+export const SMALL_ORDER_RECEIPT_LINES = 200;
+
+type KindOf<T> = [T] extends [Date | null] ? "timestamp" : [T] extends [string | null] ? "text" : "plain";
+
+/** Every column of a row with how it crosses JSON; the kind is forced by the column's type. */
+type Spec<Row> = { readonly [K in keyof Row]-?: KindOf<Row[K]> };
+
+const ORDER: Spec<OrderRow> = {
+  id: "plain",
+  store_id: "plain",
+  sequential_id: "plain",
+  number: "text",
+  status: "text",
+  type: "text",
+  return_reason: "text",
+  return_source_po_id: "plain",
+  archived: "plain",
+  archived_at: "timestamp",
+  source: "text",
+  supplier_id: "plain",
+  currency: "text",
+  exchange_rate: "text",
+  exchange_rate_base_currency: "text",
+  exchange_rate_date: "text",
+  exchange_rate_source: "text",
+  reference: "text",
+  customer_order_number: "text",
+  supplier_order_number: "text",
+  invoice_number: "text",
+  account_number: "text",
+  notes: "text",
+  expected_at: "text",
+  payment_due_on: "text",
+  payment_status: "text",
+  paid_at: "timestamp",
+  location_id: "plain",
+  updates_stock: "plain",
+  ships_to_customer: "plain",
+  ship_to_override: "text",
+  bill_to_override: "text",
+  tax_rate_id: "plain",
+  tax_rate_name: "text",
+  tax_rate_percent: "text",
+  taxes_included: "plain",
+  charges_taxable: "plain",
+  subtotal: "text",
+  charges_total: "text",
+  tax_total: "text",
+  total: "text",
+  sent_at: "timestamp",
+  ordered_at: "timestamp",
+  in_transit_at: "timestamp",
+  received_at: "timestamp",
+  closed_at: "timestamp",
+  last_overdue_on: "text",
+  created_at: "timestamp",
+  updated_at: "timestamp",
+};
+
+const LINE: Spec<LineRow> = {
+  id: "plain",
+  store_id: "plain",
+  purchase_order_id: "plain",
+  position: "plain",
+  product_title: "text",
+  variant_title: "text",
+  sku: "text",
+  supplier_sku: "text",
+  barcode: "text",
+  pack_code: "text",
+  inventory_item_id: "plain",
+  variant_id: "plain",
+  product_id: "plain",
+  location_id: "plain",
+  quantity: "plain",
+  cancelled_quantity: "plain",
+  received_quantity: "plain",
+  unit_cost: "text",
+  discount_percent: "text",
+  line_total: "text",
+  tax_amount: "text",
+  taxable: "plain",
+  tax_rate_id: "plain",
+  tax_rate_percent: "text",
+  weight_grams: "plain",
+  supplier_note: "text",
+  internal_note: "text",
+  warnings: "plain",
+  created_at: "timestamp",
+  updated_at: "timestamp",
+};
+
+const CHARGE: Spec<ChargeRow> = {
+  id: "plain",
+  store_id: "plain",
+  purchase_order_id: "plain",
+  position: "plain",
+  kind: "text",
+  label: "text",
+  amount: "text",
+  currency: "text",
+  amount_in_order_currency: "text",
+  rate_to_order_currency: "text",
+  tax_amount: "text",
+  billed_by_supplier: "plain",
+  allocation_method: "text",
+  custom_split: "plain",
+  created_at: "timestamp",
+  updated_at: "timestamp",
+};
+
+const RECEIPT: Spec<ReceiptRecord> = {
+  id: "plain",
+  store_id: "plain",
+  purchase_order_id: "plain",
+  received_at: "timestamp",
+  voided_at: "timestamp",
+  source: "text",
+  location_id: "plain",
+  route_to_destinations: "plain",
+  invoice_reference: "text",
+  invoice_date: "text",
+  invoice_total: "text",
+  exchange_rate: "text",
+  rejected_disposition: "text",
+  note: "text",
+  created_at: "timestamp",
+  updated_at: "timestamp",
+  location_name: "text",
+};
+
+const RECEIPT_LINE: Spec<ReceiptLineRow> = {
+  id: "plain",
+  receipt_id: "plain",
+  line_id: "plain",
+  quantity: "plain",
+  surplus_quantity: "plain",
+  rejected_quantity: "plain",
+  unit_cost: "text",
+  landed_unit_cost: "text",
+  allocated_charge_amount: "text",
+  unordered: "plain",
+};
+
+const PAYMENT: Spec<PaymentRow> = {
+  id: "plain",
+  store_id: "plain",
+  purchase_order_id: "plain",
+  amount: "text",
+  currency: "text",
+  paid_on: "text",
+  method: "text",
+  reference: "text",
+  note: "text",
+  created_at: "timestamp",
+};
+
+interface SyncRow {
+  subject_type: string;
+  subject_id: number;
+  state: SyncState["state"];
+  attempted_at: Date | null;
+  error: string | null;
+}
+
+const SYNC: Spec<SyncRow> = {
+  subject_type: "text",
+  subject_id: "plain",
+  state: "text",
+  attempted_at: "timestamp",
+  error: "text",
+};
+
+/** A column as SQL: `alias."name"`, as text for a text kind (the exact text the driver would give). */
+function column(alias: string, name: string, kind: string): string {
+  return kind === "text" ? `${alias}."${name}"::text` : `${alias}."${name}"`;
+}
+
+/** `json_build_array` of a row's columns in the spec's order; `columns` names some otherwise. */
+function jsonRow<Row>(spec: Spec<Row>, alias: string, columns: Partial<Record<keyof Row, string>> = {}) {
+  const parts = Object.entries(spec).map(
+    ([name, kind]) => columns[name as keyof Row] ?? column(alias, name, kind as string),
+  );
+  return `json_build_array(${parts.join(", ")})`;
+}
+
+/** The row of `values` (a json_build_array of jsonRow(spec)); timestamps become Dates again. */
+function rowDecoder<Row>(spec: Spec<Row>): (values: unknown[]) => Row {
+  const names = Object.keys(spec);
+  const isTime = names.map((name) => spec[name as keyof Row] === "timestamp");
+  return (values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) {
+      const value = values[i];
+      row[names[i]] = isTime[i] && value !== null ? new Date(value as string) : value;
+    }
+    return row as Row;
+  };
+}
+
+const sameOrder = (alias: string) => `${alias}.store_id = po.store_id and ${alias}.purchase_order_id = po.id`;
+
+/** A part as a JSON array of rows, only for a small order (CASE runs the subquery only then). */
+const part = (select: string) => `case when size.small then coalesce((${select}), '[]'::json) end`;
+
+const ORDER_BY_ID_SQL = `select ${Object.keys(ORDER)
+  .map((name) => `po."${name}"`)
+  .join(", ")},
+  s.name as supplier_name, loc.name as location_name, loc.address as location_address, size.small,
+  ${part(`select json_agg(${jsonRow(LINE, "l")} order by l.position, l.id)
+    from purchase_order_lines l where ${sameOrder("l")}`)} as lines,
+  ${part(`select json_agg(${jsonRow(CHARGE, "c")} order by c.position, c.id)
+    from purchase_order_charges c where ${sameOrder("c")}`)} as charges,
+  ${part(`select json_agg(${jsonRow(RECEIPT, "r", { location_name: "rloc.name::text" })} order by r.created_at, r.id)
+    from receipts r left join locations rloc on rloc.id = r.location_id and rloc.store_id = r.store_id
+    where ${sameOrder("r")}`)} as receipts,
+  ${part(`select json_agg(${jsonRow(RECEIPT_LINE, "rl")} order by rl.id)
+    from receipt_lines rl join receipts r on r.id = rl.receipt_id where ${sameOrder("r")}`)} as receipt_lines,
+  ${part(`select json_agg(${jsonRow(PAYMENT, "p")} order by p.created_at, p.id)
+    from payments p where ${sameOrder("p")}`)} as payments,
+  ${part(`select json_agg(${jsonRow(SYNC, "ps")}) from platform_sync_states ps
+    where ps.store_id = po.store_id and (
+      (ps.subject_type = 'purchase_order' and ps.subject_id = po.id)
+      or (ps.subject_type = 'receipt' and ps.subject_id in (select r.id from receipts r where ${sameOrder("r")})))`)} as sync
+from purchase_orders po
+left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
+left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
+cross join lateral (select
+  (select count(*) from (select 1 from purchase_order_lines l where ${sameOrder("l")}
+    limit ${SMALL_ORDER_LINES + 1}) counted) <= ${SMALL_ORDER_LINES}
+  and (select count(*) from (select 1 from receipt_lines rl join receipts r on r.id = rl.receipt_id
+    where ${sameOrder("r")} limit ${SMALL_ORDER_RECEIPT_LINES + 1}) counted) <= ${SMALL_ORDER_RECEIPT_LINES}
+  as small) size
+where po.store_id = $1 and po.id = $2`;
+
+type Parts = "lines" | "charges" | "receipts" | "receipt_lines" | "payments" | "sync";
+
+type OrderByIdRow = OrderRecord & { small: boolean } & { [K in Parts]: unknown[][] | null };
+
+const orderById = hotSql<[number, number], OrderByIdRow>("stockroom_order_by_id", ORDER_BY_ID_SQL, {
+  priority: false,
+});
+
+const decode = {
+  line: rowDecoder(LINE),
+  charge: rowDecoder(CHARGE),
+  receipt: rowDecoder(RECEIPT),
+  receiptLine: rowDecoder(RECEIPT_LINE),
+  payment: rowDecoder(PAYMENT),
+  sync: rowDecoder(SYNC),
+};
+
+/**
+ * The order as GET shows it, read in one statement when it is small; null when it is not (read it
+ * with loadPurchaseOrder). 404 `not_found` when the store has no such order.
+ */
+export async function loadSmallPurchaseOrder(
+  db: Db,
+  storeId: number,
+  id: number,
+): Promise<PurchaseOrder | null> {
+  const [row] = await orderById.run(db, storeId, id);
+  if (!row) throw notFound("purchase order");
+  const { small, lines, charges, receipts, receipt_lines, payments, sync, ...order } = row;
+  if (!small) return null;
+  const syncStates = new Map<string, SyncState>();
+  for (const values of sync ?? []) {
+    const s = decode.sync(values);
+    syncStates.set(syncKey(s.subject_type, s.subject_id), {
+      state: s.state,
+      attempted_at: s.attempted_at?.toISOString() ?? null,
+      error: s.error,
+    });
+  }
+  const parts: OrderParts = {
+    lines: (lines ?? []).map(decode.line),
+    charges: (charges ?? []).map(decode.charge),
+    receipts: (receipts ?? []).map(decode.receipt),
+    receiptLines: (receipt_lines ?? []).map(decode.receiptLine),
+    payments: (payments ?? []).map(decode.payment),
+    sync: syncStates,
+  };
+  const presented = assembleOrders([order as OrderRecord], parts).get(id);
+  if (!presented) throw notFound("purchase order");
+  return presented;
+}

@@ -1,0 +1,158 @@
+/**
+ * `GET /v2/purchase_orders/{id}` reads a small order in one statement (its parts as JSON arrays,
+ * src/domain/purchase-orders/one-statement-read.ts, issue 22 item 2) and a big one the full way. Both
+ * must answer what the full read answers, field by field: a PATCH without fields and the admin API's
+ * GET present the order through the full read. The order here has every part: lines with a discount,
+ * a tax rate, 8-decimal costs (one with more digits than a float keeps) and notes, a charge in another currency, a receipt with a lot and one
+ * voided, a payment, and the platform_sync of the order and its receipts.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import {
+  createOrderedOrder,
+  createSupplier,
+  idempotencyKey,
+  listLocations,
+  trackedVariants,
+} from "../helpers/factories.ts";
+
+const line = (n: number, extra: Record<string, unknown> = {}) => ({
+  product_title: `Part ${n}`,
+  sku: `P-${n}`,
+  quantity: 10,
+  unit_cost: "2.50",
+  ...extra,
+});
+
+describe("GET of one purchase order, small in one statement and big the full way", () => {
+  let t: TestApp;
+  let store: TestStore;
+  let other: TestStore;
+  let small: { id: number };
+  let big: { id: number };
+
+  /** The order as the full read presents it, twice over (PATCH without fields, the admin GET). */
+  async function fullReads(id: number) {
+    const patched = await store.api.patch(`/v2/purchase_orders/${id}`, {});
+    expectStatus(patched, 200);
+    const admin = await t.admin.get(`/admin/stores/${store.id}/purchase_orders/${id}`);
+    expectStatus(admin, 200);
+    return [patched.body.data, admin.body.data];
+  }
+
+  before(async () => {
+    t = await startTestApp();
+    store = await t.createStore({ seed: "demo" });
+    other = await t.createStore();
+    await t.drain();
+    const supplier = await createSupplier(store.api);
+    expectStatus(
+      await t.admin.put(`/admin/stores/${store.id}/tax_rates`, {
+        rates: [{ name: "VAT", rate_percent: "20" }],
+      }),
+      200,
+    );
+    const [vat] = (await t.admin.get(`/admin/stores/${store.id}/tax_rates`)).body.data;
+    expectStatus(
+      await t.admin.put(`/admin/stores/${store.id}/exchange_rates`, {
+        rates: [{ currency: "EUR", rate_to_base: "1.08" }],
+      }),
+      200,
+    );
+    const [location] = await listLocations(store.api);
+    const [first, second] = await trackedVariants(store.api);
+    small = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      tax_rate_id: vat.id,
+      notes: "Deliver to the back door",
+      expected_at: "2030-02-03",
+      lines: [
+        {
+          variant_id: first.id,
+          quantity: 10,
+          unit_cost: "2.50",
+          discount_percent: 12.5,
+          supplier_note: "blue",
+        },
+        line(2, { unit_cost: "0.12345678", taxable: false }),
+        { variant_id: second.id, quantity: 4, unit_cost: "7.00" },
+        // More digits than a float keeps: read as a number it would come back rounded.
+        line(4, { quantity: 1, unit_cost: "999999999.12345678" }),
+      ],
+      charges: [
+        { label: "Freight", amount: "5.50", currency: "USD" },
+        { label: "Duty", amount: "3.10", currency: "EUR" },
+      ],
+    });
+    const order = (await store.api.get(`/v2/purchase_orders/${small.id}`)).body.data;
+    const kept = await store.api.post(
+      `/v2/purchase_orders/${small.id}/receipts`,
+      {
+        location_id: location.id,
+        invoice_reference: "INV-1",
+        invoice_total: "40.00",
+        invoice_date: "2030-02-04",
+        lines: [
+          { line_id: order.lines[0].id, quantity: 3, lot_number: "L-7", lot_expiry: "2031-05-01" },
+          { line_id: order.lines[2].id, quantity: 4 },
+        ],
+      },
+      idempotencyKey("small-read"),
+    );
+    expectStatus(kept, 201);
+    const voided = await store.api.post(
+      `/v2/purchase_orders/${small.id}/receipts`,
+      { lines: [{ line_id: order.lines[1].id, quantity: 1 }] },
+      idempotencyKey("small-read"),
+    );
+    expectStatus(voided, 201);
+    expectStatus(
+      await store.api.post(
+        `/v2/purchase_orders/${small.id}/receipts/${voided.body.data.id}/void`,
+        {},
+        idempotencyKey("small-read"),
+      ),
+      200,
+    );
+    expectStatus(await store.api.post(`/v2/purchase_orders/${small.id}/payments`, { amount: "12.34" }), 201);
+    await t.drain();
+    big = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: Array.from({ length: 51 }, (_, i) => line(i + 1)),
+    });
+  });
+  after(() => t.close());
+
+  test("a small order with every part answers as the full read presents it", async () => {
+    const res = await store.api.get(`/v2/purchase_orders/${small.id}`);
+    expectStatus(res, 200);
+    const got = res.body.data;
+    assert.equal(got.lines.length, 4);
+    assert.equal(got.lines[3].unit_cost, "999999999.12345678");
+    assert.equal(got.charges.length, 2);
+    assert.equal(got.receipts.length, 2);
+    assert.equal(got.payments.length, 1);
+    assert.ok(got.receipts.some((r: { voided_at: string | null }) => r.voided_at !== null));
+    for (const full of await fullReads(small.id)) assert.deepEqual(got, full);
+  });
+
+  test("a 51-line order answers as the full read presents it", async () => {
+    const res = await store.api.get(`/v2/purchase_orders/${big.id}`);
+    expectStatus(res, 200);
+    assert.equal(res.body.data.lines.length, 51);
+    for (const full of await fullReads(big.id)) assert.deepEqual(res.body.data, full);
+  });
+
+  test("another store's order, or none, is 404 not_found", async () => {
+    for (const res of [
+      await other.api.get(`/v2/purchase_orders/${small.id}`),
+      await other.api.get(`/v2/purchase_orders/${big.id}`),
+      await store.api.get("/v2/purchase_orders/999999999"),
+    ]) {
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error.code, "not_found");
+    }
+  });
+});
