@@ -238,6 +238,7 @@ const sameOrder = (alias: string) => `${alias}.store_id = po.store_id and ${alia
 /** A part as a JSON array of rows, only for a small order (CASE runs the subquery only then). */
 const part = (select: string) => `case when size.small then coalesce((${select}), '[]'::json) end`;
 
+
 const ORDER_BY_ID_SQL = `select ${Object.keys(ORDER)
   .map((name) => `po."${name}"`)
   .join(", ")},
@@ -260,12 +261,13 @@ const ORDER_BY_ID_SQL = `select ${Object.keys(ORDER)
 from purchase_orders po
 left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
 left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
+-- offset 0 keeps the size check one subquery: pulled up, PostgreSQL copied both counts into every part
 cross join lateral (select
   (select count(*) from (select 1 from purchase_order_lines l where ${sameOrder("l")}
     limit ${SMALL_ORDER_LINES + 1}) counted) <= ${SMALL_ORDER_LINES}
   and (select count(*) from (select 1 from receipt_lines rl join receipts r on r.id = rl.receipt_id
     where ${sameOrder("r")} limit ${SMALL_ORDER_RECEIPT_LINES + 1}) counted) <= ${SMALL_ORDER_RECEIPT_LINES}
-  as small) size
+  as small offset 0) size
 where po.store_id = $1 and po.id = $2`;
 
 type Parts = "lines" | "charges" | "receipts" | "receipt_lines" | "payments" | "sync";
