@@ -238,7 +238,6 @@ const sameOrder = (alias: string) => `${alias}.store_id = po.store_id and ${alia
 /** A part as a JSON array of rows, only for a small order (CASE runs the subquery only then). */
 const part = (select: string) => `case when size.small then coalesce((${select}), '[]'::json) end`;
 
-
 const ORDER_BY_ID_SQL = `select ${Object.keys(ORDER)
   .map((name) => `po."${name}"`)
   .join(", ")},
