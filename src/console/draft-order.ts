@@ -34,7 +34,12 @@ export interface DraftCharge {
 }
 
 export interface DraftState {
+  /** The supplier's id once the name typed is resolved (supplier-filter.ts); "" before. */
   supplierId: string;
+  /** The supplier's name as typed (or as resolved). */
+  supplierText: string;
+  /** A supplier chosen among those the text matched. */
+  supplierChoice: string;
   locationId: string;
   currency: string;
   exchangeRate: string;
@@ -122,6 +127,8 @@ export function lineLabel(product: string | null, variant: string | null): strin
 export function emptyDraft(key: string): DraftState {
   return {
     supplierId: "",
+    supplierText: "",
+    supplierChoice: "",
     locationId: "",
     currency: "",
     exchangeRate: "",
@@ -142,6 +149,8 @@ export function emptyDraft(key: string): DraftState {
 export function draftOfOrder(order: Order, terms: Map<number, CatalogRow>, key: string): DraftState {
   return {
     supplierId: String(order.supplier.id),
+    supplierText: order.supplier.name,
+    supplierChoice: "",
     locationId: String(order.location.id),
     currency: order.currency,
     exchangeRate: order.exchange_rate.source === "manual" ? String(order.exchange_rate.rate) : "",
@@ -209,6 +218,8 @@ export function draftOfForm(form: FormBody): DraftState {
   }
   return {
     supplierId: field(form, "supplier_id"),
+    supplierText: field(form, "supplier"),
+    supplierChoice: field(form, "supplier_choice"),
     locationId: field(form, "location_id"),
     currency: field(form, "currency").toUpperCase(),
     exchangeRate: field(form, "exchange_rate"),

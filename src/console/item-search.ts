@@ -51,21 +51,55 @@ export function searchable(query: string): string | null {
   return /[\p{L}\p{N}]/u.test(q) ? q : null;
 }
 
+/** The variants of these inventory items (GET /v2/variants?inventory_item_id=…, 250 a call). */
+export async function variantsOfItems(
+  api: StoreApi,
+  itemIds: readonly number[],
+  query: string | null = null,
+): Promise<Variant[]> {
+  const chunks: number[][] = [];
+  for (let i = 0; i < itemIds.length; i += PAGE_SIZE) chunks.push(itemIds.slice(i, i + PAGE_SIZE));
+  const pages = await Promise.all(
+    chunks.map((ids) =>
+      api.get<Page<Variant>>(
+        `/variants?${new URLSearchParams({
+          inventory_item_id: ids.join(","),
+          limit: String(PAGE_SIZE),
+          ...(query !== null && { q: query }),
+        })}`,
+      ),
+    ),
+  );
+  return pages.flatMap((p) => p.data);
+}
+
 /**
  * Variants matching `query`: an exact SKU or barcode first (a scan), then those having every typed word
- * as the start of one of theirs. Three API calls whatever the catalog's size.
+ * as the start of one of theirs. With `preferred` (a supplier's catalog: inventory item ids), the
+ * matching items among them come first, however many other items match: searched among those items
+ * too, not only sorted within the first page. Three API calls whatever the catalog's size, and one per
+ * 250 preferred items.
  */
-export async function searchItems(api: StoreApi, query: string, limit = 25): Promise<Variant[]> {
+export async function searchItems(
+  api: StoreApi,
+  query: string,
+  limit = 25,
+  preferred: ReadonlySet<number> = new Set(),
+): Promise<Variant[]> {
   const q = searchable(query);
   if (q === null) return [];
   const text = encodeURIComponent(q);
-  const [bySku, byBarcode, byWords] = await Promise.all([
+  const [bySku, byBarcode, byWords, amongPreferred] = await Promise.all([
     api.get<Page<Variant>>(`/variants?sku=${text}`),
     api.get<Page<Variant>>(`/variants?barcode=${text}`),
     api.get<Page<Variant>>(`/variants?q=${text}&limit=${limit}`),
+    preferred.size === 0 ? Promise.resolve([]) : variantsOfItems(api, [...preferred], q),
   ]);
   const seen = new Set<number>();
-  return [...bySku.data, ...byBarcode.data, ...byWords.data]
-    .filter((v) => !seen.has(v.id) && seen.add(v.id))
-    .slice(0, limit);
+  const found = [...bySku.data, ...byBarcode.data, ...amongPreferred, ...byWords.data].filter(
+    (v) => !seen.has(v.id) && seen.add(v.id),
+  );
+  // Stable: a scanned code stays first within its group.
+  const group = (v: Variant) => (preferred.has(v.inventory_item_id) ? 0 : 1);
+  return found.sort((a, b) => group(a) - group(b)).slice(0, limit);
 }

@@ -38,9 +38,25 @@ export interface Location {
   name: string;
 }
 
-/** The store's visible locations (a store has a handful; one page of 250). */
+/** Pages of locations read at most: a platform's location limit is far below 20 × 250. */
+const LOCATION_PAGES = 20;
+
+/**
+ * The store's visible locations, every one of them (a store has a handful: one call; a select that
+ * offered only the first page left the others out of every filter and form).
+ */
 export async function locationsOf(api: StoreApi): Promise<Location[]> {
-  return (await api.get<Page<Location>>("/locations?limit=250")).data;
+  const out: Location[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < LOCATION_PAGES; page++) {
+    const res: Page<Location> = await api.get(
+      `/locations?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
+    out.push(...res.data);
+    if (!res.has_more || !res.next_cursor) break;
+    cursor = res.next_cursor;
+  }
+  return out;
 }
 
 /** "Mug – Blue": the product and, unless the platform's placeholder, the variant. */

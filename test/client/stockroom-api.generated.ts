@@ -77,7 +77,7 @@ export interface paths {
         };
         /**
          * List variants (oldest update first)
-         * @description Variants, filtered by `product_id`, exact `sku` or exact `barcode`. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
+         * @description Variants, filtered by `product_id`, exact `sku`, exact `barcode`, `inventory_item_id` (up to 250, comma-separated) or the `q` search. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
          *
          *     **Scope:** `read`.
          */
@@ -3476,6 +3476,8 @@ export interface operations {
                 product_id?: number;
                 sku?: string;
                 barcode?: string;
+                /** @description One inventory item id, or up to 250 separated by commas. */
+                inventory_item_id?: string;
                 /** @description Search: variants having every word typed as the start of a word of their product title, variant title, SKU or barcode, in any case (`blu shirt`, `abc-12`, `0123`); punctuation separates words, and a SKU or barcode also matches typed without it (`abc123`). The order and paging stay those of the list. No letter or digit: 400 `invalid_filter`. */
                 q?: string;
             };

@@ -240,6 +240,19 @@ describe("catalog mirror", () => {
       byProduct.map((v) => v.sku),
       ["TEE-S", "TEE-M", "TEE-L", "TEE-XL"],
     );
+    const items = [shell.inventory_item_id, tee.inventory_item_id, tee.inventory_item_id];
+    const byItems = await store.api.get(`/v2/variants?inventory_item_id=${items.join(",")}`);
+    assert.equal(byItems.status, 200);
+    assert.deepEqual(byItems.body.data.map((v: any) => v.sku).sort(), ["SHELL-S", "TEE-S"]);
+    const byItemsAndWords = await store.api.get(`/v2/variants?inventory_item_id=${items.join(",")}&q=tee`);
+    assert.deepEqual(
+      byItemsAndWords.body.data.map((v: any) => v.sku),
+      ["TEE-S"],
+    );
+    for (const bad of ["abc", "1,,2", "0", Array.from({ length: 251 }, (_, i) => i + 1).join(",")]) {
+      const refused = await store.api.get(`/v2/variants?inventory_item_id=${bad}`);
+      assert.equal(refused.status, 422, bad);
+    }
     const one = await store.api.get(`/v2/variants/${tee.id}`);
     assert.deepEqual(one.body, { data: tee });
     const badProduct = await store.api.get("/v2/variants?product_id=abc");

@@ -11,7 +11,15 @@ import { after, before, describe, test } from "node:test";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { ConsoleAgent, hiddenValue, pageText as text } from "../helpers/console-agent.ts";
-import { createSupplier, getOrder, listLocations, listVariants, type Variant } from "../helpers/factories.ts";
+import {
+  createSupplier,
+  FIXTURE_VARIANT_OFFSET,
+  getOrder,
+  insertFixtureVariants,
+  listLocations,
+  listVariants,
+  type Variant,
+} from "../helpers/factories.ts";
 import { allPages } from "../helpers/paging.ts";
 import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 import { joinStaff } from "../helpers/staff.ts";
@@ -102,7 +110,8 @@ describe("console draft purchase orders", () => {
     assert.match(list.body, new RegExp(`href="${base()}/new"`));
     const blank = await agent.get(`${base()}/new?supplier_id=${supplier.id}`);
     assert.equal(blank.status, 200);
-    assert.match(blank.body, new RegExp(`<option value="${supplier.id}" selected>Pack &amp; Co</option>`));
+    assert.match(blank.body, /id="po-supplier" name="supplier" value="Pack &amp; Co" required/);
+    assert.equal(formFields(blank.body).supplier_id, String(supplier.id));
     assert.match(text(blank.body), /No lines yet/);
 
     const found = await post(`${base()}/new`, blank.body, { item_q: "tee", _do: "search" });
@@ -354,6 +363,118 @@ describe("console draft purchase orders", () => {
       [after.tax.rate_id, after.lines[0].discount_percent, after.totals.tax, after.totals.total],
       [null, null, "0.00", "50.00"],
     );
+  });
+
+  /** The picker's items in a page: each one's text as read, in order. */
+  const pickerItems = (body: string) =>
+    [
+      ...(/<ul class="picker-results"[\s\S]*?<\/ul>/.exec(body)?.[0] ?? "").matchAll(/<li>([\s\S]*?)<\/li>/g),
+    ].map((m) => text(m[1]).trim());
+
+  test("nothing typed: the picker lists the supplier's catalog items first with their tier prices, then the rest", async () => {
+    // 30 more items, all "Fixture product": the last one is past the first 25 any search of them pages.
+    const items = Array.from({ length: 30 }, (_, i) => 700_001 + i);
+    await insertFixtureVariants(t, store.id, items);
+    const second = await createSupplier(store.api, { name: "Second Source", currency: "USD" });
+    expectStatus(
+      await store.api.put(`/v2/suppliers/${second.id}/catalog`, {
+        rows: [
+          { inventory_item_id: 700_030, min_order_qty: 5, tiers: [{ min_qty: 1, price: "2.25" }] },
+          { variant_id: bySku("CAP-BLACK").id, tiers: [{ min_qty: 1, price: "4.00" }] },
+        ],
+      }),
+      200,
+    );
+    const blank = await agent.get(`${base()}/new?supplier_id=${second.id}`);
+    assert.equal(blank.status, 200);
+    const listed = pickerItems(blank.body);
+    assert.equal(listed.length, 25);
+    assert.deepEqual(listed.slice(0, 2), [
+      ["Add Canvas Cap – Black CAP-BLACK", bySku("CAP-BLACK").barcode, "From this supplier · 1+ at $4.00 USD"]
+        .filter(Boolean)
+        .join(" "),
+      "Add Fixture product – Variant 700030 SKU-700030 From this supplier · minimum 5 · 1+ at $2.25 USD",
+    ]);
+    assert.ok(
+      listed.slice(2).every((item) => !item.includes("From this supplier")),
+      "then the store's other items",
+    );
+    assert.equal(new Set(listed).size, 25, "each item once");
+    assert.match(blank.body, /<ul class="picker-results" aria-label="Items to add">/);
+    // An item added from the list starts at the supplier's minimum.
+    const added = await post(`${base()}/new`, blank.body, { _do: `add:${700_030 + FIXTURE_VARIANT_OFFSET}` });
+    assert.equal(formFields(added.body).line_qty_0, "5");
+
+    // No supplier yet: the store's items, none of them the supplier's.
+    const none = pickerItems((await agent.get(`${base()}/new`)).body);
+    assert.equal(none.length, 25);
+    assert.ok(none.every((item) => !item.includes("From this supplier")));
+
+    // Typed: the supplier's matching item first, though 30 items match and it is not in the API's first 25.
+    const firstPage = await store.api.get("/v2/variants?q=fixture&limit=25");
+    assert.ok(!firstPage.body.data.some((v: any) => v.inventory_item_id === 700_030));
+    const found = pickerItems(
+      (await post(`${base()}/new`, blank.body, { item_q: "fixture", _do: "search" })).body,
+    );
+    assert.equal(found.length, 25);
+    assert.equal(
+      found[0],
+      "Add Fixture product – Variant 700030 SKU-700030 From this supplier · minimum 5 · 1+ at $2.25 USD",
+    );
+    assert.ok(
+      found.slice(1).every((item) => item.startsWith("Add Fixture product") && !item.includes("From this")),
+    );
+  });
+
+  test("the supplier is typed by name: several offered to choose from, none refused on save, a new name on edit", async () => {
+    const hand = await createSupplier(store.api, { name: "Second Hand Goods", currency: "USD" });
+    const blank = await agent.get(`${base()}/new`);
+    assert.equal(formFields(blank.body).supplier_id, "");
+    const several = await post(`${base()}/new`, blank.body, { supplier: "second", _do: "search" });
+    assert.equal(several.status, 200);
+    assert.equal((text(several.body).match(/matches several suppliers/g) ?? []).length, 1);
+    assert.match(
+      text(several.body),
+      /Supplier “second” matches several suppliers: choose one\. Which supplier did you mean\? Second Hand Goods Second Source/,
+    );
+    assert.match(
+      several.body,
+      /id="po-supplier" name="supplier" value="second" required maxlength="200" autocomplete="off" placeholder="Type the supplier's name" aria-invalid="true"/,
+    );
+    const chosen = await post(`${base()}/new`, several.body, {
+      supplier_choice: String(hand.id),
+      _do: "search",
+    });
+    assert.match(chosen.body, /id="po-supplier" name="supplier" value="Second Hand Goods" required/);
+    assert.equal(formFields(chosen.body).supplier_id, String(hand.id));
+    assert.doesNotMatch(chosen.body, /field-error/);
+
+    const added = await post(`${base()}/new`, chosen.body, { _do: `add:${bySku("TEE-S").id}` });
+    const before = await orderCount();
+    const refused = await post(`${base()}/new`, added.body, { supplier: "nobody", _do: "save" });
+    assert.equal(refused.status, 422);
+    assert.match(
+      text(refused.body),
+      /Nothing was saved\. Please correct: Supplier “nobody” matches no supplier's name\./,
+    );
+    assert.equal(
+      (text(refused.body).match(/matches no supplier's name/g) ?? []).length,
+      2,
+      "summary and field",
+    );
+    assert.equal(formFields(refused.body).supplier_id, "");
+    assert.equal(await orderCount(), before);
+    const saved = await post(`${base()}/new`, refused.body, { supplier: "second hand goods", _do: "save" });
+    assert.equal(saved.status, 303, saved.body);
+    const id = Number(/(\d+)$/.exec(saved.location as string)?.[1]);
+    assert.equal((await getOrder(store.api, id)).supplier.id, hand.id);
+
+    // On edit, the name shown is kept as it is, and another name typed changes the supplier.
+    const edit = await agent.get(`${base()}/${id}/edit`);
+    assert.equal(formFields(edit.body).supplier, "Second Hand Goods");
+    const moved = await post(`${base()}/${id}/edit`, edit.body, { supplier: "PACK & CO", _do: "save" });
+    assert.equal(moved.status, 303, moved.body);
+    assert.equal((await getOrder(store.api, id)).supplier.id, supplier.id);
   });
 
   test("a viewer sees no control to raise or edit an order, and forged posts change nothing", async () => {

@@ -126,7 +126,7 @@ describe("console purchase order list", () => {
     const kept = await agent.get(
       `${list}?supplier_id=${south.id}&type=return&archived=all&sort=-updated_at&q=x`,
     );
-    assert.match(kept.body, new RegExp(`<option value="${south.id}" selected>South &lt;Forge&gt;</option>`));
+    assert.match(kept.body, /id="po-supplier" name="supplier" value="South &lt;Forge&gt;"/);
     assert.match(kept.body, /<option value="return" selected>Returns<\/option>/);
     assert.match(kept.body, /<option value="all" selected>Both<\/option>/);
     assert.match(kept.body, /<option value="-updated_at" selected>Recently changed<\/option>/);
@@ -159,6 +159,78 @@ describe("console purchase order list", () => {
     const cursor = await agent.get(`${list}?cursor=forged`);
     assert.equal(cursor.status, 422);
     assert.match(text(cursor.body), /That page link no longer matches the filters\./);
+  });
+
+  test("the supplier filter reaches every supplier of 260: typed in full, by words, several offered, none said", async () => {
+    const bulk: any[] = [];
+    for (let i = 1; i <= 260; i++) bulk.push(await createSupplier(store.api, { name: `Bulk supplier ${i}` }));
+    // The last supplier made is past the first 250 of every supplier list the API pages.
+    const last = bulk[259];
+    const lastOrders = [];
+    for (let i = 0; i < 2; i++) {
+      clock.advance(60_000);
+      lastOrders.push(
+        await createDraftOrder(store.api, { supplier_id: last.id, lines: [customLine(1, "4.00")] }),
+      );
+    }
+    const byName = await agent.get(`${list}?supplier=bulk+SUPPLIER+260&sort=created_at`);
+    assert.equal(byName.status, 200);
+    assert.deepEqual(
+      numbersOn(byName.body),
+      lastOrders.map((o) => o.number),
+    );
+    assert.match(byName.body, /id="po-supplier" name="supplier" value="Bulk supplier 260"/);
+    assert.doesNotMatch(byName.body, /field-error/);
+    // The page's links name the supplier by id; a link shows the name in the field.
+    const byId = await agent.get(`${list}?supplier_id=${last.id}&sort=created_at`);
+    assert.deepEqual(
+      numbersOn(byId.body),
+      lastOrders.map((o) => o.number),
+    );
+    assert.match(byId.body, /id="po-supplier" name="supplier" value="Bulk supplier 260"/);
+    // A name typed in full is that supplier, though another name starts with it.
+    const exact = await agent.get(`${list}?supplier=Bulk+supplier+26`);
+    assert.equal(exact.status, 200);
+    assert.match(exact.body, /id="po-supplier" name="supplier" value="Bulk supplier 26"/);
+    assert.deepEqual(numbersOn(exact.body), []);
+    assert.match(text(exact.body), /No purchase orders match\./);
+    // Words of several names: the first ten by name offered as links, no orders until one is chosen.
+    const several = await agent.get(`${list}?supplier=bulk&status=draft`);
+    assert.equal(several.status, 200);
+    assert.deepEqual(numbersOn(several.body), []);
+    assert.match(
+      several.body,
+      /id="po-supplier" name="supplier" value="bulk" placeholder="Any supplier" maxlength="200" autocomplete="off" aria-invalid="true" aria-describedby="po-supplier-error">/,
+    );
+    assert.equal((text(several.body).match(/matches several suppliers/g) ?? []).length, 1);
+    const offered = [...several.body.matchAll(/<li><a href="([^"]+)">(Bulk supplier \d+)<\/a><\/li>/g)];
+    assert.deepEqual(
+      offered.map((m) => m[2]),
+      bulk
+        .map((b) => b.name)
+        .sort((a, b) => a.localeCompare(b))
+        .slice(0, 10),
+    );
+    assert.match(text(several.body), /More suppliers match: type more of the name\./);
+    const chosen = offered.find((m) => m[2] === "Bulk supplier 260");
+    assert.equal(chosen, undefined, "260 sorts after the first ten");
+    const first = offered[0][1].replace(/&amp;/g, "&");
+    assert.equal(first, `${list}?status=draft&supplier_id=${bulk[0].id}&sort=-created_at`);
+    // None: said once, on the field, and nothing listed.
+    const none = await agent.get(`${list}?supplier=nobody+by+that+name`);
+    assert.equal(none.status, 422);
+    assert.deepEqual(numbersOn(none.body), []);
+    assert.equal(
+      (text(none.body).match(/Supplier “nobody by that name” matches no supplier's name\./g) ?? []).length,
+      1,
+    );
+    assert.match(
+      none.body,
+      /value="nobody by that name" placeholder="Any supplier" maxlength="200" autocomplete="off" aria-invalid="true"/,
+    );
+    const gone = await agent.get(`${list}?supplier_id=999999`);
+    assert.equal(gone.status, 422);
+    assert.match(text(gone.body), /Supplier is not a supplier of this store: type its name\./);
   });
 
   test("a viewer reads the list; another store's staff get a 404", async () => {

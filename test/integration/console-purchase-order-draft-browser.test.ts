@@ -75,7 +75,7 @@ describe("draft order editor in a browser", { skip: browserSkip }, () => {
   test("raise an order with the picker, live warnings and totals, a refused field, then edit it", async () => {
     await page.goto(`${base}/console/stores/${store.id}/purchase_orders`);
     await page.getByRole("link", { name: "New purchase order" }).click();
-    await page.getByLabel("Supplier", { exact: true }).selectOption({ label: "Northwind Apparel Co" });
+    await page.getByLabel("Supplier", { exact: true }).fill("Northwind Apparel Co");
     await checkPage(page, "new-empty");
 
     await page.getByLabel("Find by title, SKU or barcode").fill("classic tee");

@@ -91,7 +91,7 @@ describe("purchase order pages in a browser", { skip: browserSkip }, () => {
     assert.deepEqual(await rowsOf(), [orders[1].number]);
     await checkPage(page, "orders-search");
     await page.getByLabel("Number or reference").fill("");
-    await page.getByLabel("Supplier").selectOption({ label: "Acme Parts & Tools" });
+    await page.getByLabel("Supplier").fill("Acme Parts & Tools");
     await page.getByLabel("Sort").selectOption({ label: "Oldest first" });
     await page.getByRole("button", { name: "Find" }).click();
     await page.waitForURL(/sort=created_at/);

@@ -26,10 +26,18 @@ import {
   startingQuantity,
   tierPrice,
 } from "../draft-order.ts";
-import { searchItems, type Variant } from "../item-search.ts";
+import { searchItems, type Variant, variantsOfItems } from "../item-search.ts";
 import { csrfField, page, storePath } from "../layout.ts";
-import { storeApi } from "../store-api.ts";
+import { type Location, locationsOf } from "../stock-levels.ts";
+import { type StoreApi, storeApi } from "../store-api.ts";
 import { formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
+import {
+  pickSupplier,
+  type SupplierFilter,
+  supplierFieldValue,
+  supplierPickField,
+  supplierProblem,
+} from "../supplier-filter.ts";
 import type { RouteAdder } from "./suppliers.ts";
 
 /**
@@ -40,17 +48,6 @@ import type { RouteAdder } from "./suppliers.ts";
  * API call (create, or PATCH of a draft); the API's totals and warnings are the truth, shown on the
  * order's page where it is marked ordered.
  */
-
-interface Supplier {
-  id: number;
-  name: string;
-  currency: string | null;
-}
-
-interface Location {
-  id: number;
-  name: string;
-}
 
 interface Page<T> {
   data: T[];
@@ -169,38 +166,89 @@ const knownCurrency = (code: string) => (/^[A-Z]{3}$/.test(code) && minorUnits(c
 
 interface EditorData {
   store: StoreInfo;
-  suppliers: Supplier[];
+  supplier: SupplierFilter;
   locations: Location[];
   terms: Map<number, CatalogRow>;
   found: Variant[];
+  /** With nothing typed, how many of the supplier's catalog items the picker could not show. */
+  moreInCatalog: number;
   currency: string;
   taxRates: TaxRate[];
 }
 
+/** The picker's list: this many items, found or (nothing typed) browsed. */
+const PICKER_ROWS = 25;
+
+/**
+ * With nothing typed, the picker lists the supplier's catalog items (by name, up to PICKER_ROWS) with
+ * their terms and tier prices, then the store's other items to fill the list: what this supplier sells
+ * is what an order to it is mostly made of. Two API calls (the catalog's variants by item, a page of
+ * the store's variants).
+ */
+async function browseItems(api: StoreApi, terms: Map<number, CatalogRow>): Promise<Variant[]> {
+  const catalogIds = [...terms.keys()].slice(0, PICKER_ROWS);
+  const [inCatalog, others] = await Promise.all([
+    catalogIds.length === 0 ? Promise.resolve([]) : variantsOfItems(api, catalogIds),
+    catalogIds.length >= PICKER_ROWS
+      ? Promise.resolve({ data: [] as Variant[] })
+      : api.get<Page<Variant>>(`/variants?limit=${PICKER_ROWS + catalogIds.length}`),
+  ]);
+  const byName = (a: Variant, b: Variant) =>
+    lineLabel(a.product_title, a.title).localeCompare(lineLabel(b.product_title, b.title));
+  const rest = others.data.filter((v) => !terms.has(v.inventory_item_id));
+  return [...inCatalog.sort(byName), ...rest].slice(0, PICKER_ROWS);
+}
+
+/**
+ * The supplier the form names (a choice among offered ones, the one it held, or the name typed): the
+ * draft then holds its id and name, or keeps the text as typed with no id.
+ */
+async function settleSupplier(ctx: PageContext, draft: DraftState): Promise<SupplierFilter> {
+  const picked = await pickSupplier(
+    storeApi(ctx.request),
+    draft.supplierText,
+    draft.supplierId,
+    draft.supplierChoice,
+  );
+  draft.supplierId = picked.kind === "supplier" ? String(picked.supplier.id) : "";
+  draft.supplierText = supplierFieldValue(picked);
+  draft.supplierChoice = "";
+  return picked;
+}
+
 /** Everything the editor shows besides the draft: a bounded number of API calls, none per line. */
-async function editorData(ctx: PageContext, draft: DraftState): Promise<EditorData> {
+async function editorData(
+  ctx: PageContext,
+  draft: DraftState,
+  supplier: SupplierFilter,
+): Promise<EditorData> {
   const { request } = ctx;
   const api = storeApi(request);
-  const supplierId = /^\d{1,10}$/.test(draft.supplierId) ? Number(draft.supplierId) : null;
+  const supplierId = supplier.kind === "supplier" ? supplier.supplier.id : null;
   // The store's tax rates are settings (the admin API's), which every staff member of the store reads.
-  const [store, suppliers, locations, terms, found, taxRates] = await Promise.all([
+  const [store, locations, terms, taxRates] = await Promise.all([
     storeInfoOf(request),
-    api.get<Page<Supplier>>("/suppliers?limit=250"),
-    api.get<Page<Location>>("/locations?limit=250"),
+    locationsOf(api),
     catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>()),
-    draft.itemQ === "" ? Promise.resolve([]) : searchItems(api, draft.itemQ, 25),
     ctx.admin.get<Page<TaxRate>>(`/admin/stores/${api.storeId}/tax_rates`).then((r) => r.data),
   ]);
-  const supplier = suppliers.data.find((s) => s.id === supplierId);
-  const currency = knownCurrency(draft.currency) || supplier?.currency || store.currency;
-  // The supplier's catalog items first: what this supplier sells, at its prices.
-  const inCatalog = (v: Variant) => (terms.has(v.inventory_item_id) ? 0 : 1);
+  // The supplier's catalog items first, typed or not: what this supplier sells, at its prices.
+  const found =
+    draft.itemQ === ""
+      ? await browseItems(api, terms)
+      : await searchItems(api, draft.itemQ, PICKER_ROWS, new Set(terms.keys()));
+  const shownFromCatalog = found.filter((v) => terms.has(v.inventory_item_id)).length;
+  const currency =
+    knownCurrency(draft.currency) ||
+    (supplier.kind === "supplier" ? supplier.supplier.currency : null) ||
+    store.currency;
   return {
     store,
-    suppliers: [...suppliers.data].sort((a, b) => a.name.localeCompare(b.name)),
-    locations: locations.data,
+    supplier,
+    locations,
     terms,
-    found: [...found].sort((a, b) => inCatalog(a) - inCatalog(b)),
+    found,
+    moreInCatalog: draft.itemQ === "" ? Math.max(0, terms.size - shownFromCatalog) : 0,
     currency,
     taxRates,
   };
@@ -259,19 +307,25 @@ ${errorUnder(problems, `line-qty-${i}`)}<p class="line-warning" id="line-warn-${
 }
 
 function pickerSection(draft: DraftState, data: EditorData, problems: Problems | null): SafeHtml {
-  const { terms, currency, found } = data;
+  const { terms, currency, found, moreInCatalog } = data;
   const results =
-    draft.itemQ === ""
-      ? ""
-      : found.length === 0
-        ? html`<p role="status">No item matches “${draft.itemQ}”.</p>`
-        : html`<ul class="picker-results" aria-label="Items found">${found.map((v) => {
+    found.length === 0
+      ? draft.itemQ === ""
+        ? html`<p role="status">This store has no items yet.</p>`
+        : html`<p role="status">No item matches “${draft.itemQ}”.</p>`
+      : html`<ul class="picker-results" aria-label="${draft.itemQ === "" ? "Items to add" : "Items found"}">${found.map(
+          (v) => {
             const row = terms.get(v.inventory_item_id);
             const about = [row ? "From this supplier" : null, termsText(row), tiersText(row, currency)]
               .filter(Boolean)
               .join(" · ");
             return html`<li><button type="submit" name="_do" value="add:${v.id}" class="add">Add</button> <span class="item-name">${lineLabel(v.product_title, v.title)}</span>${v.sku ? html` <span class="muted">${v.sku}</span>` : ""}${v.barcode ? html` <span class="muted">${v.barcode}</span>` : ""}${about ? html`<br><span class="hint">${about}</span>` : ""}</li>`;
-          })}</ul>`;
+          },
+        )}</ul>${
+          moreInCatalog > 0
+            ? html`<p class="hint">${moreInCatalog} more of this supplier's items: type a title, SKU or barcode to find them.</p>`
+            : ""
+        }`;
   return html`<fieldset class="picker"><legend>Add items</legend>
 <div class="field"><label for="item-q">Find by title, SKU or barcode</label>
 <div class="row"><input type="search" id="item-q" name="item_q" value="${draft.itemQ}"${invalid(problems, "item-q")}>
@@ -345,7 +399,7 @@ function editorBody(
   order: Order | null,
   problems: Problems | null,
 ): SafeHtml {
-  const { suppliers, locations, store, currency, taxRates } = data;
+  const { locations, store, currency, taxRates } = data;
   const selected = (a: string, b: number) => (a === String(b) ? html` selected` : "");
   const summary = problems
     ? html`<div class="flash flash-error" role="alert" tabindex="-1" id="form-errors"><p>${problems.message}</p><ul>${problems.summary.map(
@@ -359,10 +413,12 @@ function editorBody(
 ${csrfField(ctx.session)}
 <input type="hidden" name="_key" value="${draft.key}">
 <fieldset class="grid-2"><legend>Order</legend>
-<div class="field"><label for="po-supplier">Supplier</label>
-<select id="po-supplier" name="supplier_id" required${invalid(problems, "po-supplier")}>
-<option value="">Choose a supplier</option>${suppliers.map((s) => html`<option value="${s.id}"${selected(draft.supplierId, s.id)}>${s.name}</option>`)}
-</select>${errorUnder(problems, "po-supplier")}</div>
+${supplierPickField({
+  id: "po-supplier",
+  label: "Supplier",
+  filter: data.supplier,
+  error: problems?.byField.get("po-supplier") ?? null,
+})}
 <div class="field"><label for="po-location">Ships to</label>
 <select id="po-location" name="location_id"${invalid(problems, "po-location")}>
 <option value="">The store's default location</option>${locations.map((l) => html`<option value="${l.id}"${selected(draft.locationId, l.id)}>${l.name}</option>`)}
@@ -436,12 +492,22 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     ? ordersPath(storeApi(ctx.request).storeId, `/${order.id}/edit`)
     : ordersPath(storeApi(ctx.request).storeId, "/new");
   const title = order ? `Edit ${order.number}` : "New purchase order";
+  const supplier = await settleSupplier(ctx, draft);
   let problems: Problems | null = null;
-  if (todo === "save") {
+  const supplierUnsettled = supplierProblem(supplier);
+  if (todo === "save" && supplierUnsettled !== null) {
+    // A name that is no supplier, or several, is not sent: a PATCH without it would keep the old one.
+    const text = `Supplier ${supplierUnsettled}`;
+    problems = {
+      message: "Nothing was saved. Please correct:",
+      byField: new Map([["po-supplier", text]]),
+      summary: [{ id: "po-supplier", text }],
+    };
+  } else if (todo === "save") {
     const api = storeApi(ctx.request);
     let keptLinePrice: Parameters<typeof apiBody>[1];
     if (order) {
-      const supplierId = /^\d{1,10}$/.test(draft.supplierId) ? Number(draft.supplierId) : order.supplier.id;
+      const supplierId = supplier.kind === "supplier" ? supplier.supplier.id : order.supplier.id;
       const terms = await catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>());
       const currency = knownCurrency(draft.currency) || order.currency;
       keptLinePrice = (line, quantity) =>
@@ -472,7 +538,7 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     draft.lines = draft.lines.filter((l) => !l.remove);
     if (todo.startsWith("add:")) await addLine(ctx, draft, todo.slice(4));
   }
-  const data = await editorData(ctx, draft);
+  const data = await editorData(ctx, draft, supplier);
   return render(
     ctx,
     title,
@@ -485,9 +551,8 @@ async function editorAction(ctx: PageContext, order: Order | null) {
 export async function newDraftPage(ctx: PageContext) {
   requirePermission(ctx.request, "purchase_orders");
   const draft = emptyDraft(formKey());
-  const supplier = queryOf(ctx.request).supplier_id ?? "";
-  if (/^\d{1,10}$/.test(supplier)) draft.supplierId = supplier;
-  const data = await editorData(ctx, draft);
+  draft.supplierId = (queryOf(ctx.request).supplier_id ?? "").trim();
+  const data = await editorData(ctx, draft, await settleSupplier(ctx, draft));
   return render(
     ctx,
     "New purchase order",
@@ -509,7 +574,7 @@ export async function editDraftPage(ctx: PageContext, rawOrderId: unknown) {
   }
   const terms = await catalogTerms(storeApi(ctx.request), order.supplier.id);
   const draft = draftOfOrder(order, terms, formKey());
-  const data = await editorData(ctx, draft);
+  const data = await editorData(ctx, draft, await settleSupplier(ctx, draft));
   return render(
     ctx,
     `Edit ${order.number}`,

@@ -4,8 +4,15 @@ import { type PageContext, queryOf, sendPage, takeFlash } from "../context.ts";
 import { notAvailable, page, storePath, table } from "../layout.ts";
 import { ORDER_STATUSES, type Order, ordersPath, paymentWords, statusWords } from "../purchase-order-data.ts";
 import { queryString } from "../query-string.ts";
+import { locationsOf } from "../stock-levels.ts";
 import { storeApi } from "../store-api.ts";
 import { money, storeInfoOf } from "../store-pages.ts";
+import {
+  resolveSupplier,
+  type SupplierFilter,
+  supplierChoices,
+  supplierFilterField,
+} from "../supplier-filter.ts";
 import { purchaseOrderPage, purchaseOrderPdf } from "./purchase-order.ts";
 import { purchaseOrderActionRoutes } from "./purchase-order-actions.ts";
 import { newOrderLink } from "./purchase-order-draft.ts";
@@ -14,9 +21,11 @@ import type { RouteAdder } from "./suppliers.ts";
 
 /**
  * The store's purchase orders (issue 20 item 3): filters (status, supplier, location, type, archived),
- * a search by number or reference, newest first unless sorted otherwise, keyset pages of 50. One page
- * is four API calls whatever it shows: the store, the orders, and the suppliers and locations the
- * filters offer.
+ * a search by number or reference, newest first unless sorted otherwise, keyset pages of 50. The
+ * supplier is named by typing (supplier-filter.ts: a store may have hundreds), the location chosen from
+ * the store's locations. One page is three API calls whatever it shows (the store, the orders, the
+ * locations, side by side), and one more when the filter names a supplier (by id, or a search by name,
+ * then the orders).
  */
 
 interface Page<T> {
@@ -26,8 +35,6 @@ interface Page<T> {
 }
 
 const PAGE_SIZE = 50;
-/** The filters offer this many suppliers and locations (the API's largest page): one call each. */
-const CHOICES = 250;
 
 const SORTS = [
   ["-created_at", "Newest first"],
@@ -48,6 +55,7 @@ const FILTER_LABELS: Record<string, string> = {
   q: "Search",
   status: "Status",
   supplier_id: "Supplier",
+  supplier: "Supplier",
   location_id: "Ships to",
   type: "Type",
   archived: "Archived",
@@ -73,13 +81,22 @@ function refusal(error: AdminError) {
 }
 
 export async function purchaseOrdersPage(ctx: PageContext) {
-  const store = await storeInfoOf(ctx.request);
   const api = storeApi(ctx.request);
+  // The store (its name and currency, for the layout) is read beside the orders, not before them.
+  const storeRead = storeInfoOf(ctx.request);
+  storeRead.catch(() => {}); // awaited below; a failure is thrown there, not reported as unhandled first
   const flash = takeFlash(ctx.session);
-  const render = (body: ReturnType<typeof html>, status = 200) =>
+  const render = async (body: ReturnType<typeof html>, status = 200) =>
     sendPage(
       ctx.reply,
-      page({ title: "Purchase orders", session: ctx.session, store, tab: "purchase_orders", body, flash }),
+      page({
+        title: "Purchase orders",
+        session: ctx.session,
+        store: await storeRead,
+        tab: "purchase_orders",
+        body,
+        flash,
+      }),
       status,
     );
   if (!api.has("GET", "/purchase_orders")) return render(notAvailable("The purchase order viewer"));
@@ -87,35 +104,59 @@ export async function purchaseOrdersPage(ctx: PageContext) {
   const filters = {
     q: (q.q ?? "").trim(),
     status: q.status ?? "",
-    supplier_id: q.supplier_id ?? "",
     location_id: q.location_id ?? "",
     type: q.type ?? "",
     archived: q.archived ?? "",
     sort: q.sort || "-created_at",
   };
-  let rows: Order[] = [];
-  let next: string | null = null;
-  let problem: ReturnType<typeof html> | "" = "";
-  const [listed, suppliers, locations] = await Promise.all([
+  const listOrders = (supplierId: string) =>
     api
-      .get<Page<Order>>(`/purchase_orders${queryString({ ...filters, limit: PAGE_SIZE, cursor: q.cursor })}`)
+      .get<Page<Order>>(
+        `/purchase_orders${queryString({ ...filters, supplier_id: supplierId, limit: PAGE_SIZE, cursor: q.cursor })}`,
+      )
       .catch((error: unknown) => {
         if (error instanceof AdminError && (error.status === 400 || error.status === 422)) return error;
         throw error;
-      }),
-    api.get<Page<{ id: number; name: string; archived: boolean }>>(
-      `/suppliers${queryString({ archived: "all", limit: CHOICES })}`,
-    ),
-    api.get<Page<{ id: number; name: string }>>(`/locations${queryString({ limit: CHOICES })}`),
-  ]);
+      });
+  // The form sends the supplier typed (resolved by name, then the orders read); a link names it by id
+  // (the orders read at once, beside the supplier's name for the field).
+  const typed = (q.supplier ?? "").trim();
+  const idText = typed === "" ? (q.supplier_id ?? "").trim() : "";
+  let supplier: SupplierFilter;
+  let listed: Page<Order> | AdminError | null;
+  const locationsRead = locationsOf(api);
+  if (typed === "") {
+    [supplier, listed] = await Promise.all([
+      resolveSupplier(api, "", idText),
+      idText === "" || /^[1-9]\d{0,9}$/.test(idText) ? listOrders(idText) : null,
+    ]);
+  } else {
+    supplier = await resolveSupplier(api, typed, "");
+    listed = supplier.kind === "supplier" ? await listOrders(String(supplier.supplier.id)) : null;
+  }
+  const locations = await locationsRead;
+  let rows: Order[] = [];
+  let next: string | null = null;
+  let problem: ReturnType<typeof html> | "" = "";
+  const unresolved = supplier.kind === "none" || supplier.kind === "choose";
+  if (unresolved) listed = null;
   if (listed instanceof AdminError) problem = refusal(listed);
-  else {
+  else if (listed) {
     rows = listed.data;
     next = listed.has_more ? listed.next_cursor : null;
   }
-  const here = ordersPath(store.id);
-  const supplierChoices = [...suppliers.data].sort((a, b) => a.name.localeCompare(b.name));
-  const body = html`${newOrderLink(ctx.request, store.id)}
+  const here = ordersPath(api.storeId);
+  // What the page's links carry: the supplier by id once it is known.
+  const linked = {
+    q: filters.q,
+    status: filters.status,
+    supplier_id: supplier.kind === "supplier" ? supplier.supplier.id : "",
+    location_id: filters.location_id,
+    type: filters.type,
+    archived: filters.archived,
+    sort: filters.sort,
+  };
+  const body = html`${newOrderLink(ctx.request, api.storeId)}
 <form method="get" action="${here}" class="filters" role="search" aria-label="Find purchase orders">
 <div class="field"><label for="po-q">Number or reference</label>
 <input type="search" id="po-q" name="q" value="${filters.q}" maxlength="100" placeholder="PO-0034"></div>
@@ -123,13 +164,9 @@ export async function purchaseOrdersPage(ctx: PageContext) {
 <select id="po-status" name="status">${STATUS_CHOICES.map(
     ([value, label]) => html`<option value="${value}"${selected(filters.status === value)}>${label}</option>`,
   )}</select></div>
-<div class="field"><label for="po-supplier">Supplier</label>
-<select id="po-supplier" name="supplier_id"><option value="">Any</option>${supplierChoices.map(
-    (s) =>
-      html`<option value="${s.id}"${selected(filters.supplier_id === String(s.id))}>${s.name}${s.archived ? " (archived)" : ""}</option>`,
-  )}</select></div>
+${supplierFilterField({ id: "po-supplier", name: "supplier", label: "Supplier", filter: supplier })}
 <div class="field"><label for="po-location">Ships to</label>
-<select id="po-location" name="location_id"><option value="">Any</option>${locations.data.map(
+<select id="po-location" name="location_id"><option value="">Any</option>${locations.map(
     (l) => html`<option value="${l.id}"${selected(filters.location_id === String(l.id))}>${l.name}</option>`,
   )}</select></div>
 <div class="field"><label for="po-type">Type</label>
@@ -150,6 +187,7 @@ export async function purchaseOrdersPage(ctx: PageContext) {
   )}</select></div>
 <div><button type="submit">Find</button></div>
 </form>
+${supplierChoices(supplier, (s) => `${here}${queryString({ ...linked, supplier_id: s.id })}`)}
 ${problem}
 ${table(
   "Purchase orders",
@@ -162,7 +200,7 @@ ${table(
     {
       header: "Supplier",
       cell: (o) =>
-        html`<a href="${storePath(store.id, `/suppliers/${o.supplier.id}`)}">${o.supplier.name}</a>`,
+        html`<a href="${storePath(api.storeId, `/suppliers/${o.supplier.id}`)}">${o.supplier.name}</a>`,
     },
     { header: "Status", cell: (o) => statusWords(o.status) },
     { header: "Total", cell: (o) => money(o.totals.total, o.currency), numeric: true },
@@ -173,13 +211,13 @@ ${table(
     { header: "Created", cell: (o) => o.created_at.slice(0, 10) },
   ],
   rows,
-  problem ? "No orders shown." : "No purchase orders match.",
+  problem || unresolved ? "No orders shown." : "No purchase orders match.",
 )}
 <nav class="pager" aria-label="Pages">
-${q.cursor ? html`<a href="${here}${queryString(filters)}">First page</a>` : ""}
-${next ? html`<a href="${here}${queryString({ ...filters, cursor: next })}" rel="next">Next page</a>` : ""}
+${q.cursor ? html`<a href="${here}${queryString(linked)}">First page</a>` : ""}
+${next ? html`<a href="${here}${queryString({ ...linked, cursor: next })}" rel="next">Next page</a>` : ""}
 </nav>`;
-  return render(body, problem ? 422 : 200);
+  return render(body, problem || supplier.kind === "none" ? 422 : 200);
 }
 
 /** Every purchase order page and action, under /console/stores/:id/purchase_orders. */

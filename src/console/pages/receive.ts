@@ -23,6 +23,7 @@ import {
   receiptKey,
   statusAfter,
 } from "../receive-form.ts";
+import { type Location, locationsOf } from "../stock-levels.ts";
 import { storeApi } from "../store-api.ts";
 import { formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { idempotencyKeyOf } from "../supplier-form.ts";
@@ -39,11 +40,6 @@ import { idempotencyKeyOf } from "../supplier-form.ts";
  * several locations is one receipt per location, each under a key derived from the form's. Booking
  * needs a preview of exactly what is booked: a form changed after its preview is previewed again.
  */
-
-interface Location {
-  id: number;
-  name: string;
-}
 
 interface PreviewLine {
   line_id: number | null;
@@ -83,10 +79,6 @@ const STATUS_WORDS: Record<string, string> = {
   received: "received",
   closed: "closed",
 };
-
-async function locationsOf(ctx: PageContext): Promise<Location[]> {
-  return (await storeApi(ctx.request).get<{ data: Location[] }>("/locations?limit=250")).data;
-}
 
 function problemFor(problems: readonly FieldProblem[], name: string): FieldProblem | undefined {
   return problems.find((p) => p.name === name);
@@ -315,7 +307,7 @@ export async function receivePage(ctx: PageContext, rawOrderId: unknown) {
   const [store, order, locations] = await Promise.all([
     storeInfoOf(ctx.request),
     loadOrder(ctx.request, rawOrderId),
-    locationsOf(ctx),
+    locationsOf(storeApi(ctx.request)),
   ]);
   return renderReceive(ctx, store, order, locations, emptyValues(order), { key: formKey() });
 }
@@ -360,7 +352,7 @@ export async function receiveAction(ctx: PageContext, rawOrderId: unknown) {
   const [store, order, locations] = await Promise.all([
     storeInfoOf(ctx.request),
     loadOrder(ctx.request, rawOrderId),
-    locationsOf(ctx),
+    locationsOf(storeApi(ctx.request)),
   ]);
   const form = formOf(ctx.request);
   const values = postedValues(order, form);

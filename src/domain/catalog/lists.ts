@@ -47,6 +47,8 @@ export interface VariantFilters {
   barcode?: string;
   /** Words of product title, variant title, SKU or barcode, each a prefix (db/text-search.ts). */
   q?: string;
+  /** The variants of these inventory items (one each: the variants_item index). */
+  inventory_item_ids?: number[];
 }
 
 export function listVariants(
@@ -56,7 +58,7 @@ export function listVariants(
   filters: VariantFilters,
   paging: PageRequest,
 ): Promise<Page<VariantRow>> {
-  const { product_id, sku, barcode, q } = filters;
+  const { product_id, sku, barcode, q, inventory_item_ids } = filters;
   // A deleted variant leaves the list (it is still read by id: orders and history point at it).
   let query = db
     .selectFrom("variants as v")
@@ -66,6 +68,7 @@ export function listVariants(
   if (product_id !== undefined) query = query.where("v.product_id", "=", product_id);
   if (sku !== undefined) query = query.where("v.sku", "=", sku);
   if (barcode !== undefined) query = query.where("v.barcode", "=", barcode);
+  if (inventory_item_ids !== undefined) query = query.where("v.inventory_item_id", "in", inventory_item_ids);
   // The expression of the variants_search index (migration 016), word for word, so the index serves it.
   if (q !== undefined) {
     query = query.where(
@@ -79,7 +82,15 @@ export function listVariants(
       timeColumn: "v.updated_at",
       idColumn: "v.id",
       direction: "asc",
-      binding: { list: "variants", store: storeId, product_id, sku, barcode, q },
+      binding: {
+        list: "variants",
+        store: storeId,
+        product_id,
+        sku,
+        barcode,
+        q,
+        inventory_item_id: inventory_item_ids?.join(","),
+      },
     },
     ctx.cursorSecret,
     (row) => ({ time: row.updated_at, id: row.id }),

@@ -27,6 +27,7 @@ import {
   PlatformIdParam,
   Timestamp,
 } from "../schemas/common.ts";
+import { InventoryItemIdList, itemIdsOf } from "../schemas/item-id-list.ts";
 
 // ---- Shapes (contract "Catalog mirror shapes") ----
 
@@ -211,6 +212,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
             product_id: Type.Optional(PlatformId),
             sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
             barcode: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+            inventory_item_id: Type.Optional(InventoryItemIdList),
             q: Type.Optional(
               Type.String({
                 minLength: 1,
@@ -231,7 +233,14 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
     async (request) => {
       const { store } = principalOf(request);
       const { product_id, sku, barcode, q } = request.query;
-      const page = await listVariants(ctx, ctx.db, store.id, { product_id, sku, barcode, q }, request.query);
+      const inventory_item_ids = itemIdsOf(request.query.inventory_item_id);
+      const page = await listVariants(
+        ctx,
+        ctx.db,
+        store.id,
+        { product_id, sku, barcode, q, inventory_item_ids },
+        request.query,
+      );
       return { ...page, data: page.data.map((v) => presentVariant(v, store.currency)) };
     },
   );

@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { AppError } from "../../domain/errors.ts";
 import { onOrderQuantities } from "../../domain/purchase-orders/index.ts";
 import { listStockLevels, type StockLevelRow } from "../../domain/stock/index.ts";
 import { type PrimarySupplier, primarySuppliersOf } from "../../domain/suppliers/index.ts";
@@ -15,6 +14,7 @@ import {
   PlatformId,
   Timestamp,
 } from "../schemas/common.ts";
+import { InventoryItemIdList, itemIdsOf } from "../schemas/item-id-list.ts";
 
 /**
  * Beyond the contract: stock levels for people (the merchant console's stock and low-stock pages, or
@@ -121,15 +121,6 @@ function present(row: StockLevelRow, onOrder: Map<string, number>, suppliers: Ma
   };
 }
 
-/** The ids of `inventory_item_id=1,2,3` (each within 1..2^53-1, else 400 invalid_filter). */
-function itemIdsOf(text: string | undefined): number[] | undefined {
-  if (text === undefined) return undefined;
-  const ids = [...new Set(text.split(",").map(Number))];
-  if (!ids.every(Number.isSafeInteger))
-    throw new AppError("invalid_filter", "Each inventory_item_id must be at most 2^53-1.");
-  return ids;
-}
-
 export async function stockLevelRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
@@ -148,12 +139,7 @@ export async function stockLevelRoutes(instance: FastifyInstance): Promise<void>
             ...PagingQuery,
             q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             location_id: Type.Optional(PlatformId),
-            inventory_item_id: Type.Optional(
-              Type.String({
-                pattern: "^[1-9][0-9]{0,15}(,[1-9][0-9]{0,15}){0,249}$",
-                description: "One inventory item id, or up to 250 separated by commas.",
-              }),
-            ),
+            inventory_item_id: Type.Optional(InventoryItemIdList),
             low_stock: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },
