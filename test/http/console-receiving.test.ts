@@ -460,6 +460,47 @@ describe("console receiving and payments", () => {
     assert.doesNotMatch(page, /Void delivery 1…/);
   });
 
+  test("voiding a delivery that brought an item not on the order says so, and the order's total drops back", async () => {
+    const { order, lineA } = await orderedOrder();
+    const booked = await store.api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      {
+        lines: [{ line_id: lineA.id, quantity: 1 }],
+        unordered: [{ product_title: "Sample pack", quantity: 2, unit_cost: "1.50" }],
+      },
+      { "idempotency-key": `unordered-void-${order.id}` },
+    );
+    assert.equal(booked.status, 201);
+    assert.equal(booked.body.purchase_order.totals.total, "47.00");
+    const receiptId = booked.body.data.id;
+    const question = await agent.get(orderPath(order.id, `/receipts/${receiptId}/void`));
+    assert.match(
+      text(question.body),
+      /Its 3 units go back out of stock\. What was ordered becomes outstanding again; Sample pack, which was not on the order, leaves the order's total\./,
+    );
+    const voided = await agent.post(orderPath(order.id, `/receipts/${receiptId}/void`), {
+      _csrf: hiddenValue(question.body, "_csrf"),
+      confirm: "yes",
+    });
+    assert.equal(voided.status, 303);
+    const after = await getOrder(store.api, order.id);
+    assert.deepEqual(
+      [after.totals.total, after.lines.map((l: any) => [l.quantity, l.received_quantity, l.line_total])],
+      [
+        "44.00",
+        [
+          [3, 0, "30.00"],
+          [2, 0, "9.00"],
+          [0, 0, "0.00"],
+        ],
+      ],
+    );
+    const page = text((await agent.get(orderPath(order.id))).body);
+    assert.match(page, /Total \$44\.00 USD/);
+    assert.match(page, /Balance due \$44\.00 USD/);
+    assert.doesNotMatch(page, /\$47\.00/);
+  });
+
   test("payments: status and balance due, one payment per form, delete and mark unpaid ask first", async () => {
     const { order } = await orderedOrder();
     // 3 × $10.00 + 2 × $4.50 + $5.00 shipping.

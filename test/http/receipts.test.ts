@@ -1134,40 +1134,77 @@ describe("void", () => {
     });
   });
 
-  test("voiding a receipt that added unordered lines cancels them and restores the removed rejects", async () => {
+  test("voiding a receipt that added unordered lines takes them back to nothing and out of the totals, and restores the removed rejects", async () => {
     const [a, extra] = [freshVariant(), freshVariant()];
     const order = await newOrder({ lines: [{ variant_id: a.id, quantity: 5, unit_cost: 2 }] });
     const res = await receive(order.id, {
       rejected_disposition: "remove",
       lines: [{ line_id: order.lines[0].id, quantity: 2, rejected: [{ quantity: 1, reason: "bent" }] }],
-      unordered: [{ variant_id: extra.id, quantity: 2 }],
+      unordered: [{ variant_id: extra.id, quantity: 2, unit_cost: 3 }],
     });
     expectStatus(res, 201);
-    assert.deepEqual(
-      res.body.purchase_order.lines.map((l: Record<string, number>) => [
-        l.quantity,
-        l.received_quantity,
-        l.cancelled_quantity,
-      ]),
-      [
-        [5, 2, 1],
-        [2, 2, 0],
-      ],
-    );
-    const voided = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}/void`);
-    expectStatus(voided, 200);
-    assert.equal(voided.body.purchase_order.status, "ordered");
-    assert.deepEqual(
-      voided.body.purchase_order.lines.map((l: Record<string, number>) => [
+    const shape = (po: { lines: Record<string, unknown>[]; totals: Record<string, unknown> }) => ({
+      lines: po.lines.map((l) => [
         l.quantity,
         l.received_quantity,
         l.cancelled_quantity,
         l.outstanding_quantity,
+        l.line_total,
       ]),
-      [
-        [5, 0, 0, 5],
-        [2, 0, 2, 0],
+      totals: [po.totals.subtotal, po.totals.total],
+    });
+    assert.deepEqual(shape(res.body.purchase_order), {
+      lines: [
+        [5, 2, 1, 2, "10.00"],
+        [2, 2, 0, 0, "6.00"],
       ],
+      totals: ["16.00", "16.00"],
+    });
+    const voided = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}/void`);
+    expectStatus(voided, 200);
+    assert.equal(voided.body.purchase_order.status, "ordered");
+    // Nothing of the extra item was ordered or is received any more: the line stays (the voided
+    // receipt names it) at nothing, and the order costs what it cost before the delivery.
+    assert.deepEqual(shape(voided.body.purchase_order), {
+      lines: [
+        [5, 0, 0, 5, "10.00"],
+        [0, 0, 0, 0, "0.00"],
+      ],
+      totals: ["10.00", "10.00"],
+    });
+    assert.deepEqual(voided.body.purchase_order, await getOrder(order.id));
+    const updated = (await eventsOf("purchase_order", order.id)).filter(
+      (e) => e.name === "purchase_order.updated",
+    );
+    assert.deepEqual(updated.at(-1)?.data, voided.body.purchase_order);
+    // A copy of the order orders what was ordered, not the item the voided delivery brought.
+    const copy = await store.api.post(`/v2/purchase_orders/${order.id}/duplicate`);
+    expectStatus(copy, 201);
+    assert.deepEqual(
+      copy.body.data.lines.map((l: { variant_id: number; quantity: number }) => [l.variant_id, l.quantity]),
+      [[a.id, 5]],
+    );
+  });
+
+  test("a paid order whose total an unordered line raised is paid again once that receipt is voided", async () => {
+    const a = freshVariant();
+    const order = await newOrder({ lines: [{ variant_id: a.id, quantity: 4, unit_cost: 2.5 }] });
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/mark_paid`), 200);
+    tick();
+    const res = await receive(order.id, {
+      lines: [{ line_id: order.lines[0].id, quantity: 4 }],
+      unordered: [{ product_title: "Bonus", quantity: 1, unit_cost: 5 }],
+    });
+    expectStatus(res, 201);
+    assert.deepEqual(
+      [res.body.purchase_order.totals.total, res.body.purchase_order.payment_status],
+      ["15.00", "partial"],
+    );
+    const voided = await store.api.post(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}/void`);
+    expectStatus(voided, 200);
+    assert.deepEqual(
+      [voided.body.purchase_order.totals.total, voided.body.purchase_order.payment_status],
+      ["10.00", "paid"],
     );
   });
 });

@@ -82,6 +82,21 @@ async function receiptOf(ctx: PageContext, rawOrderId: unknown, rawReceiptId: un
   return { order, receipt: order.receipts[index], number: index + 1 };
 }
 
+/**
+ * The order lines a receipt added (items not on the order), from its `receipt_recorded` history entry:
+ * the Receipt's own shape does not say. Voiding takes those lines back to nothing.
+ */
+async function linesAddedBy(ctx: PageContext, orderId: number, receiptId: number): Promise<Set<number>> {
+  const history = await storeApi(ctx.request).get<{
+    data: {
+      type: string;
+      data: { receipt_id?: number; lines?: { line_id: number; unordered?: boolean }[] };
+    }[];
+  }>(`/purchase_orders/${orderId}/history?limit=250`);
+  const entry = history.data.find((h) => h.type === "receipt_recorded" && h.data.receipt_id === receiptId);
+  return new Set((entry?.data.lines ?? []).filter((l) => l.unordered).map((l) => l.line_id));
+}
+
 /** Void asks first, saying what goes back out of stock; the question is a page, so it works without script. */
 export async function voidReceiptPage(ctx: PageContext, rawOrderId: unknown, rawReceiptId: unknown) {
   requirePermission(ctx.request, "receiving");
@@ -91,13 +106,19 @@ export async function voidReceiptPage(ctx: PageContext, rawOrderId: unknown, raw
   ]);
   const base = orderPath(store.id, order.id);
   const good = receipt.lines.reduce((s, l) => s + l.quantity, 0);
+  const added = receipt.voided_at ? new Set<number>() : await linesAddedBy(ctx, order.id, receipt.id);
+  const addedNames = order.lines.filter((l) => added.has(l.id)).map((l) => lineLabel(l));
+  const consequence =
+    addedNames.length === 0
+      ? `Its ${units(good)} go back out of stock and become outstanding on the order again.`
+      : `Its ${units(good)} go back out of stock. What was ordered becomes outstanding again; ${addedNames.join(", ")}, which ${addedNames.length === 1 ? "was" : "were"} not on the order, ${addedNames.length === 1 ? "leaves" : "leave"} the order's total.`;
   const body = receipt.voided_at
     ? html`<p role="status">Delivery ${number} of ${order.number} is already voided.</p><p><a href="${base}#receipts">Back to ${order.number}</a></p>`
     : confirmStep({
         session: ctx.session,
         action: `${base}/receipts/${receipt.id}/void`,
         question: html`Void delivery ${number} of ${order.number}, received ${timeHtml(receipt.received_at)} into ${receipt.location?.name ?? "its location"}?`,
-        consequence: `Its ${units(good)} go back out of stock and become outstanding on the order again. The receipt stays in the order's record as voided.`,
+        consequence: `${consequence} The receipt stays in the order's record as voided.`,
         inputs: html`<ul aria-label="What delivery ${number} brought">${receiptContents(order, receipt).map((c) => html`<li>${c}</li>`)}</ul>
 <div class="field"><label for="void-note">Why <span class="hint">(optional, kept in the history)</span></label>
 <input type="text" id="void-note" name="note" maxlength="5000"></div>`,

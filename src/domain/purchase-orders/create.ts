@@ -60,10 +60,13 @@ export async function duplicateOrder(
   ]);
   const today = localDate(now, store.timezone);
   const fields = await duplicateFields(trx, source, today);
-  const copied = lines.map((l) => {
-    const { id: _id, created_at: _c, ...rest } = lineDraftOf(l);
-    return { ...rest, received_quantity: 0, cancelled_quantity: 0 };
-  });
+  // A line a voided receipt took back to nothing (an unordered item) was never ordered: not copied.
+  const copied = lines
+    .filter((l) => l.quantity > 0)
+    .map((l) => {
+      const { id: _id, created_at: _c, ...rest } = lineDraftOf(l);
+      return { ...rest, received_quantity: 0, cancelled_quantity: 0 };
+    });
   const lineDrafts = sameValue(fields.exchange_rate, source.exchange_rate)
     ? copied
     : await convertAgain(trx, store, source.supplier_id, fields, today, copied);

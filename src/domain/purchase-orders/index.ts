@@ -79,6 +79,7 @@ export {
   bookReceivedQuantities,
   setStatusAfterVoid,
   settlePaymentChange,
+  withdrawUnorderedQuantities,
 } from "./receiving.ts";
 export {
   findOrderRow,

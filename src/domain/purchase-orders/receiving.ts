@@ -91,6 +91,31 @@ export async function bookReceipt(
   if (after.linesAdded) await recomputeTotals(trx, storeId, orderId);
 }
 
+/**
+ * A voided receipt's unordered lines: nothing was ordered of them, so their quantity goes back by
+ * what the receipt brought (to zero unless a later receipt booked more on them) and their cost leaves
+ * the order's totals, which are computed again (payment status included).
+ */
+export async function withdrawUnorderedQuantities(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+  changes: readonly { id: number; quantity: number }[],
+  now: Date,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await sql`update purchase_order_lines as l
+    set quantity = v.quantity, updated_at = ${now}
+    from (${unnestRows(changes, [
+      ["id", "int", (c) => c.id],
+      ["quantity", "int", (c) => c.quantity],
+    ])}) as v(id, quantity)
+    where l.id = v.id and l.id = any(${changes.map((c) => c.id)}::int[]) and l.store_id = ${storeId}`.execute(
+    trx,
+  );
+  await recomputeTotals(trx, storeId, orderId);
+}
+
 /** The order's status after a receipt was voided: received_at goes unless the order is still received. */
 export async function setStatusAfterVoid(
   trx: Db,

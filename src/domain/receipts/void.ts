@@ -1,7 +1,8 @@
 /**
  * Voiding a receipt: under the order's lock, the order lines lose what the receipt booked (a line the
- * receipt added is cancelled instead of left expecting units never ordered), the order's status
- * follows, the stock movements are taken back, and the order is read back and announced.
+ * receipt added, never ordered, loses the quantity it brought too, so it expects nothing and costs
+ * nothing: docs/decisions.md, "Receipts and payments"), the order's status and totals follow, the
+ * stock movements are taken back, and the order is read back and announced.
  */
 import { emit } from "../../events/outbox.ts";
 import { invalidTransition, notFound } from "../errors.ts";
@@ -18,6 +19,7 @@ import {
   type PresentedReceipt,
   type PurchaseOrder,
   setStatusAfterVoid,
+  withdrawUnorderedQuantities,
 } from "../purchase-orders/index.ts";
 import { recordStockMovements } from "../stock/index.ts";
 import { RECEIPT_REASON, receiptReference, voidMovements } from "./movements.ts";
@@ -58,6 +60,15 @@ export async function voidReceipt(
           l.cancelled_quantity !== lines[i].cancelled_quantity,
       )
       .map((l) => ({ id: l.id, received: l.received_quantity, cancelled: l.cancelled_quantity })),
+    now,
+  );
+  await withdrawUnorderedQuantities(
+    trx,
+    store.id,
+    orderId,
+    linesAfter
+      .filter((l, i) => l.quantity !== lines[i].quantity)
+      .map((l) => ({ id: l.id, quantity: l.quantity })),
     now,
   );
   await setStatusAfterVoid(trx, store.id, orderId, statusAfter, now);
@@ -102,7 +113,10 @@ export async function voidReceipt(
   return { receipt: presentedReceipt, order: presented };
 }
 
-/** The order lines as they are without the receipt's lines, in the same order. */
+/**
+ * The order lines as they are without the receipt's lines, in the same order. A line the receipt added
+ * (unordered) loses its units from the ordered quantity as well as the received one.
+ */
 function linesWithout(
   lines: readonly LineRow[],
   receiptLines: readonly { line_id: number; quantity: number; cancelled_added: number; unordered: boolean }[],
@@ -113,7 +127,7 @@ function linesWithout(
     if (!l) continue;
     l.received_quantity = Math.max(0, l.received_quantity - rl.quantity);
     l.cancelled_quantity = Math.max(0, l.cancelled_quantity - rl.cancelled_added);
-    if (rl.unordered) l.cancelled_quantity = Math.min(l.quantity, l.cancelled_quantity + rl.quantity);
+    if (rl.unordered) l.quantity = Math.max(0, l.quantity - rl.quantity);
   }
   return lines.map((l) => after.get(l.id)!);
 }
