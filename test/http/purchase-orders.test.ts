@@ -897,6 +897,37 @@ describe("PATCH /v2/purchase_orders/{id}", () => {
     });
   });
 
+  test("header fields alone (ships_to_customer, reference, bill_to_override) change only themselves", async () => {
+    const order = await create({
+      lines: [{ variant_id: variants[0].id, quantity: 12 }, customLine(3, 1)],
+      charges: [{ amount: 10, label: "Freight" }],
+    });
+    clock.advance(1000);
+    const res = await store.api.patch(`/v2/purchase_orders/${order.id}`, {
+      ships_to_customer: true,
+      reference: "H-1",
+      bill_to_override: "Bill here",
+    });
+    expectStatus(res, 200);
+    const pick = ({ ships_to_customer, reference, bill_to_override, updated_at, ...rest }: any) => ({
+      header: [ships_to_customer, reference, bill_to_override, updated_at],
+      rest,
+    });
+    const [was, now] = [pick(order), pick(res.body.data)];
+    assert.deepEqual(now.header, [true, "H-1", "Bill here", clock.now().toISOString()]);
+    assert.deepEqual(now.rest, was.rest, "lines, charges and totals as they were");
+    const h = await historyOf(order.id);
+    assert.deepEqual(h[0].data, {
+      changes: {
+        reference: [null, "H-1"],
+        bill_to_override: [null, "Bill here"],
+        ships_to_customer: [false, true],
+      },
+    });
+    const events = await eventsOf(order.id);
+    assert.deepEqual([events.at(-1)?.name, events.at(-1)?.data], ["purchase_order.updated", res.body.data]);
+  });
+
   describe("open orders: notes, references, dates, charges and unreceived lines only", () => {
     const orderedOrder = async () => {
       const order = await create({ lines: [{ variant_id: variants[0].id, quantity: 12 }, customLine(3, 1)] });

@@ -10,7 +10,7 @@ import { chargeDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
 import { loadPurchaseOrder } from "./loading.ts";
 import { checkComputedMoney } from "./money-bounds.ts";
-import type { OrderInput } from "./order-fields.ts";
+import { type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
 import { diffOrder, sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
@@ -30,25 +30,28 @@ import { computeMoney } from "./totals.ts";
 import { isOpen, patchRefusal, refusedPatchField, statusAfterCancel } from "./transitions.ts";
 
 /**
- * Fields that touch neither the order's money, its lines, its charges nor its incoming stock. A PATCH
- * of only these leaves the lines unread and unpriced: re-resolving and re-pricing a 500-line order to
- * change its notes was most of such a PATCH's time, inside its transaction, and on the embedded
- * database every other store's query waited for that transaction (issue 18 item 2).
+ * Plain fields a PATCH may give that touch the order's money (its totals and tax) or its incoming
+ * stock (a return, or an order that does not update stock, has none); every other plain field is
+ * header only.
+ */
+const MONEY_OR_STOCK_FIELDS: ReadonlySet<string> = new Set<(typeof PLAIN_FIELDS)[number]>([
+  "taxes_included",
+  "charges_taxable",
+  "type",
+  "updates_stock",
+]);
+
+/**
+ * Fields that touch neither the order's money, its lines, its charges nor its incoming stock: the
+ * order's number and the plain fields but MONEY_OR_STOCK_FIELDS. A PATCH of only these leaves the
+ * lines unread and unpriced: re-resolving and re-pricing a 500-line order to change its notes was most
+ * of such a PATCH's time, inside its transaction, and on the embedded database every other store's
+ * query waited for that transaction (issue 18 item 2). Derived, so a plain field added later is
+ * header only unless it is named above.
  */
 const HEADER_ONLY_FIELDS: ReadonlySet<string> = new Set([
   "number",
-  "reference",
-  "customer_order_number",
-  "supplier_order_number",
-  "invoice_number",
-  "account_number",
-  "notes",
-  "expected_at",
-  "payment_due_on",
-  "ship_to_override",
-  "bill_to_override",
-  "return_reason",
-  "return_source_po_id",
+  ...PLAIN_FIELDS.filter((field) => !MONEY_OR_STOCK_FIELDS.has(field)),
 ]);
 
 export async function updatePurchaseOrder(
