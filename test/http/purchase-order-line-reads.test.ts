@@ -3,12 +3,20 @@
  * database reads outside a transaction go in chunks of 100 lines (src/domain/purchase-orders/
  * loading.ts, issue 18 item 2), keyed on order, position and id. Two orders of 250 and 150 lines, the
  * first with its lines reversed by a PATCH (positions then run against ids), read one at a time and as
- * a page: every line once, in position order.
+ * a page: every line once, in position order. A receipt that commits between two chunks of a read
+ * (receipts do not take the store's turn) does not give the read lines from two moments.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-import { createDraftOrder, createSupplier } from "../helpers/factories.ts";
+import type { CompiledQuery } from "kysely";
+import { readsInChunks } from "../../src/db/prepared.ts";
+import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import {
+  createDraftOrder,
+  createOrderedOrder,
+  createSupplier,
+  idempotencyKey,
+} from "../helpers/factories.ts";
 
 const linesOf = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({
@@ -70,5 +78,75 @@ describe("an order's lines read back", () => {
     assert.deepEqual([...byId.keys()].sort(), [reversed.id, plain.id].sort());
     assert.deepEqual(byId.get(reversed.id), reversed.skus);
     assert.deepEqual(byId.get(plain.id), plain.skus);
+  });
+});
+
+describe("a receipt committed between two chunks of an order's read", () => {
+  let t: TestApp;
+  let store: TestStore;
+  before(async () => {
+    t = await startTestApp();
+    store = await t.createStore();
+  });
+  after(() => t.close());
+
+  test("the order's lines are all from before it or all from after it", async () => {
+    const supplier = await createSupplier(store.api);
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: linesOf("Q", 250).map((l) => ({ ...l, quantity: 5 })),
+    });
+    const receipt = { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) };
+
+    // The receipt is sent (and answered) right after the first chunk of the order's lines was read,
+    // before the second is asked for: on the embedded database nothing else holds its connection then.
+    const { db } = t.runtime.ctx;
+    const executor = db.getExecutor();
+    const execute = executor.executeQuery.bind(executor);
+    const mid: { receipt?: Promise<HttpResult> } = {};
+    executor.executeQuery = (async (query: CompiledQuery) => {
+      const result = await execute(query);
+      if (!mid.receipt && /from "purchase_order_lines"/.test(query.sql) && /limit \$\d+$/.test(query.sql)) {
+        mid.receipt = store.api.post(
+          `/v2/purchase_orders/${order.id}/receipts`,
+          receipt,
+          idempotencyKey("mid"),
+        );
+        await mid.receipt;
+      }
+      return result;
+    }) as typeof executor.executeQuery;
+    let res: HttpResult;
+    try {
+      res = await store.api.get(`/v2/purchase_orders/${order.id}`);
+    } finally {
+      delete (executor as Partial<typeof executor>).executeQuery;
+    }
+    assert.equal(res.status, 200);
+    // Only the embedded database reads in chunks; on PostgreSQL one statement reads the lines.
+    assert.equal(mid.receipt !== undefined, readsInChunks(db), "a receipt was sent between two chunks");
+    if (mid.receipt) assert.equal((await mid.receipt).status, 201);
+    else
+      assert.equal(
+        (await store.api.post(`/v2/purchase_orders/${order.id}/receipts`, receipt, idempotencyKey("after")))
+          .status,
+        201,
+      );
+
+    const counts = (res.body.data.lines as Array<{ received_quantity: number }>).map(
+      (l) => l.received_quantity,
+    );
+    assert.equal(counts.length, 250);
+    assert.deepEqual(
+      [...new Set(counts)],
+      readsInChunks(db) ? [1] : [0],
+      "every line received once (read after the receipt) or none (before)",
+    );
+    // And the order read afterwards shows the receipt on every line.
+    const again = await store.api.get(`/v2/purchase_orders/${order.id}`);
+    assert.deepEqual(
+      [...new Set(again.body.data.lines.map((l: { received_quantity: number }) => l.received_quantity))],
+      [1],
+    );
   });
 });

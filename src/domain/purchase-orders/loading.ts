@@ -71,26 +71,64 @@ function lineRowsQuery(db: Db, storeId: number, ids: readonly number[]) {
  * The embedded database's one connection: a page of orders' 1,500 lines read in one statement held
  * every store's queries for it (tens of milliseconds, hundreds on a busy machine; issue 18 item 2).
  * In chunks of LINE_CHUNK in the same order (keyset on order, position, id), other statements go in
- * between. Outside a transaction only (readsInChunks), as the single statement's lines were not in
- * one snapshot with the order's other parts either; a store's line writes take its turn meanwhile.
+ * between. Outside a transaction only (readsInChunks); a store's line writes take its turn meanwhile,
+ * but a receipt or its void does not, and may commit between two chunks.
  */
 const LINE_CHUNK = 100;
 
+/**
+ * Chunked reads that saw an order change under them before the lines are read in one statement.
+ * Every write of an order's lines updates its order row in the same transaction (a receipt sets its
+ * status, a PATCH or a move its updated_at), so the row's version (`xmin`, the transaction that last
+ * wrote it) read beside each chunk's lines says which moment they are from.
+ */
+const CHUNKED_TRIES = 3;
+
 async function lineRowsInChunks(db: Db, storeId: number, ids: readonly number[]): Promise<LineRow[]> {
+  for (let attempt = 0; attempt < CHUNKED_TRIES; attempt++) {
+    const rows = await oneMomentInChunks(db, storeId, ids);
+    if (rows) return rows;
+  }
+  return (await lineRowsQuery(db, storeId, ids).execute()) as LineRow[];
+}
+
+/**
+ * The lines of `ids` in chunks, or null when an order's lines came from two moments: a chunk saw
+ * another version of an order than an earlier chunk did (a receipt committed between them). An order
+ * whose lines all lie in one chunk is from one moment whatever happens after.
+ */
+async function oneMomentInChunks(db: Db, storeId: number, ids: readonly number[]): Promise<LineRow[] | null> {
   const rows: LineRow[] = [];
+  const versions = new Map<number, string>();
   for (;;) {
     const last = rows.at(-1);
-    const after = lineRowsQuery(db, storeId, ids).where((eb) =>
-      last
-        ? eb(
-            eb.refTuple("purchase_order_id", "position", "id"),
-            ">",
-            eb.tuple(last.purchase_order_id, last.position, last.id),
-          )
-        : eb.lit(true),
-    );
-    const chunk = (await after.limit(LINE_CHUNK).execute()) as LineRow[];
-    rows.push(...chunk);
+    const chunk = await db
+      .selectFrom("purchase_order_lines as l")
+      .innerJoin("purchase_orders as po", "po.id", "l.purchase_order_id")
+      .selectAll("l")
+      .select(sql<string>`po.xmin::text`.as("order_version"))
+      .where("l.store_id", "=", storeId)
+      .where("l.purchase_order_id", "in", [...ids])
+      .where((eb) =>
+        last
+          ? eb(
+              eb.refTuple("l.purchase_order_id", "l.position", "l.id"),
+              ">",
+              eb.tuple(last.purchase_order_id, last.position, last.id),
+            )
+          : eb.lit(true),
+      )
+      .orderBy("l.purchase_order_id")
+      .orderBy("l.position")
+      .orderBy("l.id")
+      .limit(LINE_CHUNK)
+      .execute();
+    for (const { order_version, ...line } of chunk) {
+      const seen = versions.get(line.purchase_order_id);
+      if (seen === undefined) versions.set(line.purchase_order_id, order_version);
+      else if (seen !== order_version) return null;
+      rows.push(line as LineRow);
+    }
     if (chunk.length < LINE_CHUNK) return rows;
   }
 }
