@@ -4,7 +4,9 @@
  * loading.ts, issue 18 item 2), keyed on order, position and id. Two orders of 250 and 150 lines, the
  * first with its lines reversed by a PATCH (positions then run against ids), read one at a time and as
  * a page: every line once, in position order. A receipt that commits between two chunks of a read
- * (receipts do not take the store's turn) does not give the read lines from two moments.
+ * (receipts do not take the store's turn) does not give the read lines from two moments, nor one
+ * that commits between a header-only PATCH's read of the order (before its transaction) and its
+ * transaction a PATCH answer and event without it.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -15,6 +17,7 @@ import {
   createDraftOrder,
   createOrderedOrder,
   createSupplier,
+  eventsOf,
   idempotencyKey,
 } from "../helpers/factories.ts";
 
@@ -148,5 +151,61 @@ describe("a receipt committed between two chunks of an order's read", () => {
       [...new Set(again.body.data.lines.map((l: { received_quantity: number }) => l.received_quantity))],
       [1],
     );
+  });
+});
+
+describe("a receipt committed between a header-only PATCH's read of the order and its transaction", () => {
+  let t: TestApp;
+  let store: TestStore;
+  before(async () => {
+    t = await startTestApp();
+    store = await t.createStore();
+  });
+  after(() => t.close());
+
+  test("the answer and the event show the order with the receipt", async () => {
+    const supplier = await createSupplier(store.api);
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: linesOf("H", 150).map((l) => ({ ...l, quantity: 5 })),
+    });
+    const receipt = { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) };
+
+    // The PATCH has read the order (outside a transaction) when its transaction is asked for: the
+    // receipt is sent and answered then, before that transaction starts.
+    const { db } = t.runtime.ctx;
+    const transaction = db.transaction.bind(db);
+    const mid: { receipt?: Promise<HttpResult> } = {};
+    db.transaction = (() => {
+      const builder = transaction();
+      if (mid.receipt) return builder;
+      mid.receipt = store.api.post(`/v2/purchase_orders/${order.id}/receipts`, receipt, idempotencyKey("rh"));
+      const execute: typeof builder.execute = async (work) => {
+        await mid.receipt;
+        return builder.execute(work);
+      };
+      return Object.assign(Object.create(builder), { execute });
+    }) as typeof db.transaction;
+    let res: HttpResult;
+    try {
+      res = await store.api.patch(`/v2/purchase_orders/${order.id}`, { notes: "after the receipt" });
+    } finally {
+      delete (db as Partial<typeof db>).transaction;
+    }
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((await mid.receipt)?.status, 201);
+    const data = res.body.data;
+    assert.deepEqual(
+      [
+        data.notes,
+        data.status,
+        data.receipts.length,
+        [...new Set(data.lines.map((l: { received_quantity: number }) => l.received_quantity))],
+      ],
+      ["after the receipt", "partial", 1, [1]],
+    );
+    const events = await eventsOf(t, { type: "purchase_order", id: order.id });
+    assert.deepEqual([events.at(-1)?.name, events.at(-1)?.data], ["purchase_order.updated", data]);
+    assert.deepEqual((await store.api.get(`/v2/purchase_orders/${order.id}`)).body.data, data);
   });
 });

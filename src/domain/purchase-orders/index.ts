@@ -105,4 +105,4 @@ export {
   statusAfterCancel,
   TRANSITIONS,
 } from "./transitions.ts";
-export { updatePurchaseOrder } from "./update.ts";
+export { readAheadForPatch, updatePurchaseOrder } from "./update.ts";

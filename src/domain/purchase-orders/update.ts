@@ -8,7 +8,13 @@ import { DetailCollector } from "../errors.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { chargeDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
-import { loadPurchaseOrder } from "./loading.ts";
+import {
+  loadPurchaseOrder,
+  orderVersion,
+  type PartsReadAhead,
+  presentFromReadAhead,
+  readPartsAhead,
+} from "./loading.ts";
 import { checkComputedMoney } from "./money-bounds.ts";
 import { type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
@@ -54,6 +60,27 @@ const HEADER_ONLY_FIELDS: ReadonlySet<string> = new Set([
   ...PLAIN_FIELDS.filter((field) => !MONEY_OR_STOCK_FIELDS.has(field)),
 ]);
 
+/** Fields given (not undefined) in a PATCH body. */
+const givenFields = (input: OrderInput) =>
+  Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
+
+const isHeaderOnly = (given: readonly string[]) =>
+  given.length > 0 && given.every((field) => HEADER_ONLY_FIELDS.has(field));
+
+/**
+ * What a header-only PATCH reads before its transaction (`db` outside one): the order's parts, which
+ * it presents for its event and answer if its row is still at their version when locked (see
+ * PartsReadAhead). Undefined for any other PATCH, or an order that is not the store's.
+ */
+export async function readAheadForPatch(
+  db: Db,
+  storeId: number,
+  id: number,
+  input: OrderInput,
+): Promise<PartsReadAhead | undefined> {
+  return isHeaderOnly(givenFields(input)) ? readPartsAhead(db, storeId, id) : undefined;
+}
+
 export async function updatePurchaseOrder(
   ctx: AppContext,
   trx: Db,
@@ -61,16 +88,17 @@ export async function updatePurchaseOrder(
   actor: Actor,
   id: number,
   input: OrderInput,
+  ahead?: PartsReadAhead,
 ): Promise<PurchaseOrder> {
   const call: OrderCall = { ctx, trx, store, actor };
   const order = await lockPurchaseOrder(trx, store.id, id);
-  const given = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
+  const given = givenFields(input);
   const refused = refusedPatchField(order.status, given);
   if (refused) throw patchRefusal(order.status, refused);
   if (given.length === 0) return loadPurchaseOrder(trx, store.id, id);
 
   const now = ctx.clock.now();
-  if (given.every((field) => HEADER_ONLY_FIELDS.has(field))) return updateHeader(call, order, input, now);
+  if (isHeaderOnly(given)) return updateHeader(call, order, input, now, ahead);
   const [lines, charges] = await Promise.all([
     orderLines(trx, store.id, id),
     orderCharges(trx, store.id, id),
@@ -145,16 +173,29 @@ export async function updatePurchaseOrder(
  * A PATCH of header fields only (HEADER_ONLY_FIELDS): the fields are resolved and checked as any
  * PATCH's are, against the order without its lines (none given, the currency and rate unchanged, so
  * none would be repriced), and the stored money, lines, charges and incoming stock stay as they are.
+ * The order is presented from the read-ahead when its row is still at the read-ahead's version.
  */
-async function updateHeader(call: OrderCall, order: OrderRow, input: OrderInput, now: Date) {
+async function updateHeader(
+  call: OrderCall,
+  order: OrderRow,
+  input: OrderInput,
+  now: Date,
+  ahead: PartsReadAhead | undefined,
+) {
   const { trx, store } = call;
+  const current =
+    ahead && (await orderVersion(trx, store.id, order.id)) === ahead.version ? ahead : undefined;
+  const present = () =>
+    current
+      ? presentFromReadAhead(trx, store.id, order.id, current)
+      : loadPurchaseOrder(trx, store.id, order.id);
   const { fields } = await resolveOrderInput(call, input, { order, lines: [], charges: [] });
   const diff = diffOrder(
     { order, lines: [], charges: [] },
     { fields, lines: [], charges: [], total: order.total },
     { lines: false, charges: false },
   );
-  if (Object.keys(diff.changes).length === 0) return loadPurchaseOrder(trx, store.id, order.id);
+  if (Object.keys(diff.changes).length === 0) return present();
   const { number, ...rest } = fields;
   await setOrder(trx, store.id, order.id, {
     ...rest,
@@ -165,7 +206,7 @@ async function updateHeader(call: OrderCall, order: OrderRow, input: OrderInput,
     throw error;
   });
   await recordHistory(call, order.id, "updated", { changes: diff.changes }, now);
-  const presented = await loadPurchaseOrder(trx, store.id, order.id);
+  const presented = await present();
   await emitOrder(call, "purchase_order.updated", presented);
   return presented;
 }

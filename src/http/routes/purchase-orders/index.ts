@@ -19,6 +19,7 @@ import {
   ORDER_SORTS,
   type OrderSort,
   parseStatusFilter,
+  readAheadForPatch,
   reopenOrder,
   unarchiveOrder,
   updatePurchaseOrder,
@@ -176,9 +177,12 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     },
     async (request, reply) => {
       const { store, actor } = callerOf(request);
+      const { id } = request.params;
+      // A header-only PATCH reads the order before its transaction, not inside it (update.ts).
+      const ahead = await readAheadForPatch(ctx.db, store.id, id, request.body);
       return sendWrite(request, reply, async (trx) => ({
         status: 200,
-        body: { data: await updatePurchaseOrder(ctx, trx, store, actor, request.params.id, request.body) },
+        body: { data: await updatePurchaseOrder(ctx, trx, store, actor, id, request.body, ahead) },
       }));
     },
   );
