@@ -25,7 +25,7 @@ import type { ComputedReceipt } from "./compute.ts";
 import { receiptMovements, receiptReference } from "./movements.ts";
 import { type Prepared, prepare } from "./prepare.ts";
 import { presentAfterReceipt, storedReceiptLines } from "./presented.ts";
-import { insertReceipt, insertReceiptLines, type ReceiptLineWrite } from "./repository.ts";
+import { insertReceiptWithLines, type ReceiptLineWrite } from "./repository.ts";
 import type { ReceiptBody, ReceiptCall } from "./types.ts";
 
 export async function recordReceipt(
@@ -47,14 +47,13 @@ export async function recordReceipt(
   // Unordered entries become order lines, fully received.
   const newLineIds = await addUnorderedLines(trx, store.id, orderId, newLines, now);
   const receiptValues = receiptRow(store.id, orderId, prepared, body, now);
-  const receiptId = await insertReceipt(trx, receiptValues);
   const bodyLines = body.lines ?? [];
   const lineWrites: ReceiptLineWrite[] = computed.lines.map((l) => ({
     line: l,
     lineId: l.lineId ?? newLineIds[l.source.index],
     entry: l.source.kind === "line" ? bodyLines[l.source.index] : undefined,
   }));
-  const lineIds = await insertReceiptLines(trx, store.id, receiptId, lineWrites, now);
+  const { receiptId, lineIds } = await insertReceiptWithLines(trx, receiptValues, lineWrites, now);
 
   const becameReceived = computed.statusAfter === "received" && order.status !== "received";
   await bookReceipt(

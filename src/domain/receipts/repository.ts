@@ -3,7 +3,7 @@
  * receipt makes of what other modules keep (a location's name, the movements a receipt recorded).
  */
 import { type Insertable, sql } from "kysely";
-import { insertRows } from "../../db/bulk.ts";
+import { type BulkColumn, type ColumnName, columnList, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import type { ReceiptsTable } from "../../db/tables/receipts_payments.ts";
 import type { ComputedReceiptLine } from "./compute.ts";
@@ -21,46 +21,54 @@ export interface ReceiptLineWrite {
   entry: ReceiptLineBody | undefined;
 }
 
-/** Writes a receipt's lines in one statement (one array per column); answers their ids in order. */
-export async function insertReceiptLines(
-  trx: Db,
+/** receipt_lines' columns but receipt_id, one array each in the bulk insert. */
+function lineColumns(
   storeId: number,
-  receiptId: number,
-  rows: readonly ReceiptLineWrite[],
   now: Date,
-): Promise<number[]> {
-  const { rows: ids } = await insertRows<ReceiptLineWrite, { id: number }>(
-    "receipt_lines",
-    rows,
-    [
-      ["store_id", "int", () => storeId],
-      ["receipt_id", "int", () => receiptId],
-      ["line_id", "int", (r) => r.lineId],
-      ["location_id", "bigint", (r) => r.line.locationId],
-      ["quantity", "int", (r) => r.line.quantity],
-      ["surplus_quantity", "int", (r) => r.line.surplusQuantity],
-      ["rejected_quantity", "int", (r) => r.line.rejectedQuantity],
-      ["rejected", "jsonb", (r) => JSON.stringify(r.line.rejected)],
-      [
-        "outstanding_before",
-        "int",
-        (r) => (r.line.source.kind === "unordered" ? 0 : r.line.outstandingBefore),
-      ],
-      ["cancelled_added", "int", (r) => r.line.cancelledAdded],
-      ["unordered", "boolean", (r) => r.line.source.kind === "unordered"],
-      ["unit_cost", "numeric", (r) => r.line.unitCost.toString()],
-      ["landed_unit_cost", "numeric", (r) => r.line.landedUnitCost.toString()],
-      ["allocated_charge_amount", "numeric", (r) => r.line.allocatedChargeAmount.toString()],
-      ["bin_location", "text", (r) => r.entry?.bin_location ?? null],
-      ["lot_number", "text", (r) => r.entry?.lot_number ?? null],
-      ["lot_expiry", "date", (r) => r.entry?.lot_expiry ?? null],
-      ["lot_manufactured", "date", (r) => r.entry?.lot_manufactured ?? null],
-      ["lot_id", "int", (r) => r.entry?.lot_id ?? null],
-      ["created_at", "timestamptz", () => now],
-    ],
-    sql`returning id`,
-  ).execute(trx);
-  return ids.map((r) => r.id);
+): ReadonlyArray<BulkColumn<ReceiptLineWrite, ColumnName<"receipt_lines">>> {
+  return [
+    ["store_id", "int", () => storeId],
+    ["line_id", "int", (r) => r.lineId],
+    ["location_id", "bigint", (r) => r.line.locationId],
+    ["quantity", "int", (r) => r.line.quantity],
+    ["surplus_quantity", "int", (r) => r.line.surplusQuantity],
+    ["rejected_quantity", "int", (r) => r.line.rejectedQuantity],
+    ["rejected", "jsonb", (r) => JSON.stringify(r.line.rejected)],
+    ["outstanding_before", "int", (r) => (r.line.source.kind === "unordered" ? 0 : r.line.outstandingBefore)],
+    ["cancelled_added", "int", (r) => r.line.cancelledAdded],
+    ["unordered", "boolean", (r) => r.line.source.kind === "unordered"],
+    ["unit_cost", "numeric", (r) => r.line.unitCost.toString()],
+    ["landed_unit_cost", "numeric", (r) => r.line.landedUnitCost.toString()],
+    ["allocated_charge_amount", "numeric", (r) => r.line.allocatedChargeAmount.toString()],
+    ["bin_location", "text", (r) => r.entry?.bin_location ?? null],
+    ["lot_number", "text", (r) => r.entry?.lot_number ?? null],
+    ["lot_expiry", "date", (r) => r.entry?.lot_expiry ?? null],
+    ["lot_manufactured", "date", (r) => r.entry?.lot_manufactured ?? null],
+    ["lot_id", "int", (r) => r.entry?.lot_id ?? null],
+    ["created_at", "timestamptz", () => now],
+  ];
+}
+
+/**
+ * Writes the receipt and its lines in one statement (the receipt in a data-modifying WITH, the lines
+ * from one array per column, in the order given); answers the receipt's id and its lines' ids in order.
+ */
+export async function insertReceiptWithLines(
+  trx: Db,
+  values: Insertable<ReceiptsTable>,
+  lines: readonly ReceiptLineWrite[],
+  now: Date,
+): Promise<{ receiptId: number; lineIds: number[] }> {
+  if (lines.length === 0) return { receiptId: await insertReceipt(trx, values), lineIds: [] };
+  const names = Object.keys(values) as Array<keyof typeof values>;
+  const columns = lineColumns(values.store_id, now);
+  const { rows } = await sql<{ id: number; receipt_id: number }>`with r as (
+      insert into receipts (${sql.join(names.map((n) => sql.ref(n)))})
+      values (${sql.join(names.map((n) => values[n]))}) returning id)
+    insert into receipt_lines (receipt_id, ${columnList(columns)})
+    select r.id, u.* from r cross join (${unnestRows(lines, columns)}) as u
+    returning id, receipt_id`.execute(trx);
+  return { receiptId: rows[0].receipt_id, lineIds: rows.map((r) => r.id) };
 }
 
 export function findReceipt(trx: Db, storeId: number, orderId: number, receiptId: number) {
