@@ -108,18 +108,34 @@ export async function linesOf(
     .execute();
 }
 
-/** Writes quantity_before / quantity_after of many lines in one UPDATE … FROM unnest(three arrays). */
-export async function setLineQuantities(
-  trx: Db,
-  storeId: number,
-  rows: ReadonlyArray<{ id: number; before: number; after: number }>,
-): Promise<void> {
-  if (rows.length === 0) return;
-  await sql`update stock_adjustment_lines as l
+type LineQuantities = { id: number; before: number; after: number };
+
+/** The UPDATE of many lines' quantity_before / quantity_after, from three arrays (unnest). */
+function lineQuantitiesUpdate(storeId: number, rows: readonly LineQuantities[]) {
+  return sql`update stock_adjustment_lines as l
     set quantity_before = v.quantity_before, quantity_after = v.quantity_after
     from unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.before)}::integer[],
       ${rows.map((r) => r.after)}::integer[]) as v(id, quantity_before, quantity_after)
-    where l.store_id = ${storeId} and l.id = v.id`.execute(trx);
+    where l.store_id = ${storeId} and l.id = v.id`;
+}
+
+/**
+ * An apply's writes to its own rows in one statement: the lines' quantities in a data-modifying WITH
+ * and the adjustment's status and times in the statement, which answers the row as updated.
+ */
+export async function markApplied(
+  trx: Db,
+  storeId: number,
+  id: number,
+  quantities: readonly LineQuantities[],
+  set: { status: StockAdjustmentStatus; applied_at: Date; updated_at: Date },
+): Promise<AdjustmentRow> {
+  const lines =
+    quantities.length === 0 ? sql`` : sql`with q as (${lineQuantitiesUpdate(storeId, quantities)}) `;
+  const { rows } = await sql<AdjustmentRow>`${lines}update stock_adjustments
+    set status = ${set.status}, applied_at = ${set.applied_at}, updated_at = ${set.updated_at}
+    where store_id = ${storeId} and id = ${id} returning *`.execute(trx);
+  return rows[0];
 }
 
 export function adjustmentListQuery(

@@ -20,8 +20,8 @@ import {
   insertAdjustment,
   linesOf,
   lockAdjustmentWithLocationName,
+  markApplied,
   replaceLines,
-  setLineQuantities,
   updateAdjustmentRow,
 } from "./repository.ts";
 import { type AdjustmentReason, nextAdjustmentStatus } from "./transitions.ts";
@@ -313,7 +313,6 @@ export async function applyAdjustment(
     return { id: Number(line.id), before, after };
   });
   problems.throwIfAny();
-  await setLineQuantities(trx, storeId, quantities);
   const movementIds = await recordStockMovements(ctx, trx, {
     storeId,
     subjectType: SUBJECT,
@@ -328,7 +327,11 @@ export async function applyAdjustment(
     })),
   });
   const now = ctx.clock.now();
-  const updated = await updateAdjustmentRow(trx, storeId, id, { status, applied_at: now, updated_at: now });
+  const updated = await markApplied(trx, storeId, id, quantities, {
+    status,
+    applied_at: now,
+    updated_at: now,
+  });
   // The lines as now stored, without reading them back.
   const appliedLines = lines.map((line, index) => ({
     ...line,
