@@ -42,10 +42,13 @@ export {
 } from "./loading.ts";
 export { fetchLookups } from "./lookups.ts";
 export { onOrderQuantities } from "./on-order.ts";
-export { loadSmallPurchaseOrder, SMALL_ORDER_LINES } from "./one-statement-read.ts";
+export {
+  loadOrderPartsInOneStatement,
+  loadSmallPurchaseOrder,
+  SMALL_ORDER_LINES,
+} from "./one-statement-read.ts";
 export type { OrderInput } from "./order-fields.ts";
 export { OVERDUE_TASK, overdueTask } from "./overdue.ts";
-export { loadOrderPartsAtOnce } from "./parts-at-once.ts";
 export { type PaymentStatus, paymentStatusOf, refreshPaymentStatus } from "./payment-status.ts";
 export {
   type LineRow,

@@ -238,25 +238,32 @@ const sameOrder = (alias: string) => `${alias}.store_id = po.store_id and ${alia
 /** A part as a JSON array of rows, only for a small order (CASE runs the subquery only then). */
 const part = (select: string) => `case when size.small then coalesce((${select}), '[]'::json) end`;
 
+/** A part as a JSON array of rows, whatever the order's size. */
+const wholePart = (select: string) => `coalesce((${select}), '[]'::json)`;
+
+/** The six parts of the order `po` as columns, each select wrapped by `wrap`. */
+const partColumns = (wrap: (select: string) => string) => `
+  ${wrap(`select json_agg(${jsonRow(LINE, "l")} order by l.position, l.id)
+    from purchase_order_lines l where ${sameOrder("l")}`)} as lines,
+  ${wrap(`select json_agg(${jsonRow(CHARGE, "c")} order by c.position, c.id)
+    from purchase_order_charges c where ${sameOrder("c")}`)} as charges,
+  ${wrap(`select json_agg(${jsonRow(RECEIPT, "r", { location_name: "rloc.name::text" })} order by r.created_at, r.id)
+    from receipts r left join locations rloc on rloc.id = r.location_id and rloc.store_id = r.store_id
+    where ${sameOrder("r")}`)} as receipts,
+  ${wrap(`select json_agg(${jsonRow(RECEIPT_LINE, "rl")} order by rl.id)
+    from receipt_lines rl join receipts r on r.id = rl.receipt_id where ${sameOrder("r")}`)} as receipt_lines,
+  ${wrap(`select json_agg(${jsonRow(PAYMENT, "p")} order by p.created_at, p.id)
+    from payments p where ${sameOrder("p")}`)} as payments,
+  ${wrap(`select json_agg(${jsonRow(SYNC, "ps")}) from platform_sync_states ps
+    where ps.store_id = po.store_id and (
+      (ps.subject_type = 'purchase_order' and ps.subject_id = po.id)
+      or (ps.subject_type = 'receipt' and ps.subject_id in (select r.id from receipts r where ${sameOrder("r")})))`)} as sync`;
+
 const ORDER_BY_ID_SQL = `select ${Object.keys(ORDER)
   .map((name) => `po."${name}"`)
   .join(", ")},
   s.name as supplier_name, loc.name as location_name, loc.address as location_address, size.small,
-  ${part(`select json_agg(${jsonRow(LINE, "l")} order by l.position, l.id)
-    from purchase_order_lines l where ${sameOrder("l")}`)} as lines,
-  ${part(`select json_agg(${jsonRow(CHARGE, "c")} order by c.position, c.id)
-    from purchase_order_charges c where ${sameOrder("c")}`)} as charges,
-  ${part(`select json_agg(${jsonRow(RECEIPT, "r", { location_name: "rloc.name::text" })} order by r.created_at, r.id)
-    from receipts r left join locations rloc on rloc.id = r.location_id and rloc.store_id = r.store_id
-    where ${sameOrder("r")}`)} as receipts,
-  ${part(`select json_agg(${jsonRow(RECEIPT_LINE, "rl")} order by rl.id)
-    from receipt_lines rl join receipts r on r.id = rl.receipt_id where ${sameOrder("r")}`)} as receipt_lines,
-  ${part(`select json_agg(${jsonRow(PAYMENT, "p")} order by p.created_at, p.id)
-    from payments p where ${sameOrder("p")}`)} as payments,
-  ${part(`select json_agg(${jsonRow(SYNC, "ps")}) from platform_sync_states ps
-    where ps.store_id = po.store_id and (
-      (ps.subject_type = 'purchase_order' and ps.subject_id = po.id)
-      or (ps.subject_type = 'receipt' and ps.subject_id in (select r.id from receipts r where ${sameOrder("r")})))`)} as sync
+  ${partColumns(part)}
 from purchase_orders po
 left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
 left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
@@ -271,7 +278,9 @@ where po.store_id = $1 and po.id = $2`;
 
 type Parts = "lines" | "charges" | "receipts" | "receipt_lines" | "payments" | "sync";
 
-type OrderByIdRow = OrderRecord & { small: boolean } & { [K in Parts]: unknown[][] | null };
+type PartsRow = { [K in Parts]: unknown[][] | null };
+
+type OrderByIdRow = OrderRecord & { small: boolean } & PartsRow;
 
 const orderById = hotSql<[number, number], OrderByIdRow>("stockroom_order_by_id", ORDER_BY_ID_SQL, {
   priority: false,
@@ -299,8 +308,16 @@ export async function loadSmallPurchaseOrder(
   if (!row) throw notFound("purchase order");
   const { small, lines, charges, receipts, receipt_lines, payments, sync, ...order } = row;
   if (!small) return null;
+  const parts = partsOf({ lines, charges, receipts, receipt_lines, payments, sync });
+  const presented = assembleOrders([order as OrderRecord], parts).get(id);
+  if (!presented) throw notFound("purchase order");
+  return presented;
+}
+
+/** The parts' rows as the full read gives them (OrderParts), from their JSON arrays. */
+function partsOf(row: PartsRow): OrderParts {
   const syncStates = new Map<string, SyncState>();
-  for (const values of sync ?? []) {
+  for (const values of row.sync ?? []) {
     const s = decode.sync(values);
     syncStates.set(syncKey(s.subject_type, s.subject_id), {
       state: s.state,
@@ -308,15 +325,34 @@ export async function loadSmallPurchaseOrder(
       error: s.error,
     });
   }
-  const parts: OrderParts = {
-    lines: (lines ?? []).map(decode.line),
-    charges: (charges ?? []).map(decode.charge),
-    receipts: (receipts ?? []).map(decode.receipt),
-    receiptLines: (receipt_lines ?? []).map(decode.receiptLine),
-    payments: (payments ?? []).map(decode.payment),
+  return {
+    lines: (row.lines ?? []).map(decode.line),
+    charges: (row.charges ?? []).map(decode.charge),
+    receipts: (row.receipts ?? []).map(decode.receipt),
+    receiptLines: (row.receipt_lines ?? []).map(decode.receiptLine),
+    payments: (row.payments ?? []).map(decode.payment),
     sync: syncStates,
   };
-  const presented = assembleOrders([order as OrderRecord], parts).get(id);
-  if (!presented) throw notFound("purchase order");
-  return presented;
+}
+
+const orderParts = hotSql<[number, number], PartsRow>(
+  "stockroom_order_parts",
+  `select ${partColumns(wholePart)} from purchase_orders po where po.store_id = $1 and po.id = $2`,
+  { priority: false },
+);
+
+/**
+ * Every part of one order (as `loadOrderParts` reads them in six statements) in one prepared statement,
+ * whatever the order's size: for a receipt, which reads the order it books once its row is locked (so
+ * in a statement after the lock, which sees what an earlier receipt on the order committed), inside its
+ * transaction.
+ */
+export async function loadOrderPartsInOneStatement(
+  trx: Db,
+  storeId: number,
+  orderId: number,
+): Promise<OrderParts> {
+  const [row] = await orderParts.run(trx, storeId, orderId);
+  if (!row) throw notFound("purchase order");
+  return partsOf(row);
 }

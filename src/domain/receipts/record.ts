@@ -14,7 +14,7 @@ import {
   addUnorderedLines,
   assertCan,
   bookReceipt,
-  loadOrderPartsAtOnce,
+  loadOrderPartsInOneStatement,
   loadPurchaseOrder,
   lockOrderRecord,
   type PresentedReceipt,
@@ -39,7 +39,7 @@ export async function recordReceipt(
   // Everything the order shows, read once, in one statement after the lock (so it sees what an earlier
   // receipt booked): the receipt is computed from it and the order presented from it afterwards with
   // what this receipt changed, instead of read back.
-  const parts = await loadOrderPartsAtOnce(trx, store.id, orderId);
+  const parts = await loadOrderPartsInOneStatement(trx, store.id, orderId);
   const prepared = await prepare(ctx, trx, store, order, parts, body);
   const { computed, newLines } = prepared;
   const now = ctx.clock.now();
