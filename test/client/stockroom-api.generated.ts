@@ -403,7 +403,7 @@ export interface paths {
         };
         /**
          * List purchase orders, oldest update first unless sorted otherwise
-         * @description Order summaries: each order with its lines and charges, without receipts and payments (GET one order for those). Oldest update first unless `sort` says otherwise (`updated_at`, `-updated_at`, `created_at`, `-created_at`: newest first; ties by id); `q` finds text, in any case, in the number, the reference or the supplier's order number; filtered by `status` (comma-separated; an unknown status is 400 `invalid_filter`), `supplier_id`, `location_id`, `type` (`purchase` or `return`); archived orders are left out unless `archived` is `true` (only archived) or `all`. Paged by `limit` (1 to 250, default 50) and `cursor`; a cursor is valid only with the filters that gave it. A page also ends before its rows' lines pass 5,000: then `has_more` is true and `next_cursor` set whatever `limit` asked, so follow the cursor rather than counting rows.
+         * @description Order summaries: each order with its lines and charges, without receipts and payments (GET one order for those). Oldest update first unless `sort` says otherwise (`updated_at`, `-updated_at`, `created_at`, `-created_at`: newest first; ties by id); `q` finds text, in any case, in the number, the reference or the supplier's order number; filtered by `status` (comma-separated; an unknown status is 400 `invalid_filter`), `supplier_id`, `location_id`, `type` (`purchase` or `return`); archived orders are left out unless `archived` is `true` (only archived) or `all`; `lines=false` leaves each order's `lines` empty (not read) for a list that shows orders only. Paged by `limit` (1 to 250, default 50) and `cursor`; a cursor is valid only with the filters that gave it. A page also ends before its rows' lines pass 5,000: then `has_more` is true and `next_cursor` set whatever `limit` asked, so follow the cursor rather than counting rows.
          *
          *     **Scope:** `read`.
          */
@@ -6392,6 +6392,8 @@ export interface operations {
                 supplier_id?: number;
                 /** @description A platform id (for Shopify, the numeric tail of the GID): an integer up to 2^53-1. */
                 location_id?: number;
+                /** @description false: each order's `lines` is empty, not read (a list that shows the orders, not their lines); the page then holds `limit` orders whatever their lines. Default true. */
+                lines?: boolean;
                 type?: "purchase" | "return";
                 /** @description true: archived only; all: both; left out (or false): archived orders are left out. */
                 archived?: "true" | "false" | "all";

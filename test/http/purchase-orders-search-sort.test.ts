@@ -1,7 +1,8 @@
 /**
  * GET /v2/purchase_orders: `q` finds an order by its number, reference or the supplier's order number
  * (any case, wildcards taken literally), `sort` orders by creation or update either way, and a cursor is
- * bound to its sort and search. Another store's orders never appear.
+ * bound to its sort and search. Another store's orders never appear. `lines=false` leaves each order's
+ * lines out and nothing else.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -116,5 +117,20 @@ describe("GET /v2/purchase_orders with q and sort", () => {
     const longQ = await store.api.get(`/v2/purchase_orders?q=${"x".repeat(101)}`);
     assert.equal(longQ.status, 422);
     assert.equal(longQ.body.error.details[0].field, "q");
+  });
+
+  test("lines=false: every order as without it but its lines empty; pages follow the same orders", async () => {
+    const full = await store.api.get("/v2/purchase_orders?sort=created_at&limit=3");
+    const bare = await store.api.get("/v2/purchase_orders?sort=created_at&limit=3&lines=false");
+    assert.equal(bare.status, 200, JSON.stringify(bare.body));
+    assert.ok(full.body.data.every((o: any) => o.lines.length === 1));
+    assert.deepEqual(
+      bare.body.data,
+      full.body.data.map((o: any) => ({ ...o, lines: [] })),
+    );
+    assert.equal(bare.body.has_more, true);
+    assert.deepEqual(await walk("sort=created_at&lines=false", 2), await walk("sort=created_at", 2));
+    const refused = await store.api.get("/v2/purchase_orders?lines=none");
+    assert.equal(refused.status, 422);
   });
 });

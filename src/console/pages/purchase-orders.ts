@@ -112,7 +112,8 @@ export async function purchaseOrdersPage(ctx: PageContext) {
   const listOrders = (supplierId: string) =>
     api
       .get<Page<Order>>(
-        `/purchase_orders${queryString({ ...filters, supplier_id: supplierId, limit: PAGE_SIZE, cursor: q.cursor })}`,
+        // The list shows no lines: the API leaves them out (docs/performance.md, "Console list pages").
+        `/purchase_orders${queryString({ ...filters, supplier_id: supplierId, limit: PAGE_SIZE, cursor: q.cursor, lines: "false" })}`,
       )
       .catch((error: unknown) => {
         if (error instanceof AdminError && (error.status === 400 || error.status === 422)) return error;

@@ -133,12 +133,17 @@ async function oneMomentInChunks(db: Db, storeId: number, ids: readonly number[]
   }
 }
 
-/** The lines and charges of the orders `ids`, each in order and position order (two queries). */
-function lineAndChargeRows(db: Db, storeId: number, ids: readonly number[]) {
+/**
+ * The lines and charges of the orders `ids`, each in order and position order (two queries; one when
+ * the lines are not wanted).
+ */
+function lineAndChargeRows(db: Db, storeId: number, ids: readonly number[], withLines = true) {
   return Promise.all([
-    readsInChunks(db)
-      ? lineRowsInChunks(db, storeId, ids)
-      : (lineRowsQuery(db, storeId, ids).execute() as Promise<LineRow[]>),
+    !withLines
+      ? Promise.resolve([] as LineRow[])
+      : readsInChunks(db)
+        ? lineRowsInChunks(db, storeId, ids)
+        : (lineRowsQuery(db, storeId, ids).execute() as Promise<LineRow[]>),
     db
       .selectFrom("purchase_order_charges")
       .selectAll()
@@ -151,24 +156,28 @@ function lineAndChargeRows(db: Db, storeId: number, ids: readonly number[]) {
   ]);
 }
 
-async function linesAndCharges(db: Db, storeId: number, ids: readonly number[]) {
-  const [lines, charges] = await lineAndChargeRows(db, storeId, ids);
+async function linesAndCharges(db: Db, storeId: number, ids: readonly number[], withLines: boolean) {
+  const [lines, charges] = await lineAndChargeRows(db, storeId, ids, withLines);
   return {
     lines: groupBy(lines, (l) => l.purchase_order_id),
     charges: groupBy(charges, (c) => c.purchase_order_id),
   };
 }
 
-/** List rows: presents many already-loaded order records with lines, charges and sync (3 queries). */
+/**
+ * List rows: presents many already-loaded order records with lines, charges and sync (3 queries), or
+ * without their lines (`lines: []`, 2 queries).
+ */
 export async function presentSummaries(
   db: Db,
   storeId: number,
   orders: readonly OrderRecord[],
+  withLines = true,
 ): Promise<PurchaseOrderSummary[]> {
   if (orders.length === 0) return [];
   const ids = orders.map((o) => o.id);
   const [{ lines, charges }, sync] = await Promise.all([
-    linesAndCharges(db, storeId, ids),
+    linesAndCharges(db, storeId, ids, withLines),
     platformSyncOf(db, storeId, "purchase_order", ids),
   ]);
   // A page holds up to LINES_PER_PAGE lines: presented an order or so at a time, the loop let in between.

@@ -81,6 +81,12 @@ export const PurchaseOrderListQuery = Type.Object(
     ),
     supplier_id: Type.Optional(Id),
     location_id: Type.Optional(PlatformId),
+    lines: Type.Optional(
+      Type.Boolean({
+        description:
+          "false: each order's `lines` is empty, not read (a list that shows the orders, not their lines); the page then holds `limit` orders whatever their lines. Default true.",
+      }),
+    ),
     type: Type.Optional(Type.Unsafe<"purchase" | "return">({ type: "string", enum: ["purchase", "return"] })),
     archived: Type.Optional(
       Type.Unsafe<"true" | "false" | "all">({
