@@ -548,7 +548,16 @@ describe("console receiving and payments", () => {
 
     const paymentId = afterOne.payments[0].id;
     const question = await agent.get(orderPath(order.id, `/payments/${paymentId}/delete`));
-    assert.match(text(question.body), /Delete the payment of \$10\.50 USD made on 2026-01-15/);
+    assert.match(
+      text(question.body),
+      /Delete the payment of \$10\.50 USD made on 2026-01-15 \(bank transfer, INV-7\) from PO-\d+\? The balance due grows by \$10\.50 USD/,
+    );
+    // The console's one confirm step: its question heads the section, its button repeats the action.
+    assert.match(question.body, /<section class="confirm" aria-labelledby="confirm-question">/);
+    assert.match(
+      question.body,
+      /<button type="submit" class="danger">Delete the payment<\/button><\/form>\s*<a href="[^"]*#payments">Keep it<\/a>/,
+    );
     const csrf = hiddenValue(question.body, "_csrf");
     assert.equal(
       (await agent.post(orderPath(order.id, `/payments/${paymentId}/delete`), { _csrf: csrf })).status,
@@ -579,10 +588,12 @@ describe("console receiving and payments", () => {
     assert.match(page2, /Balance due \$0\.00 USD/);
     assert.doesNotMatch(page2, /Mark paid \(/);
 
+    const unpaidQuestion = (await agent.get(orderPath(order.id, "/mark_unpaid"))).body;
     assert.match(
-      text((await agent.get(orderPath(order.id, "/mark_unpaid"))).body),
+      text(unpaidQuestion),
       /Mark PO-\d+ unpaid\? Its payment of \$44\.00 USD in all is deleted\./,
     );
+    assert.match(unpaidQuestion, /<section class="confirm" aria-labelledby="confirm-question">/);
     assert.equal((await agent.post(orderPath(order.id, "/mark_unpaid"), { _csrf: csrf })).status, 200);
     assert.equal((await getOrder(store.api, order.id)).payment_status, "paid", "unconfirmed: kept");
     assert.equal(

@@ -2,6 +2,7 @@ import Big from "big.js";
 import { html, type SafeHtml } from "../../html/template.ts";
 import { can, requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
+import { confirmed, confirmStep } from "../confirm.ts";
 import { field, formOf, idOf, type PageContext, PageNotFound, redirectTo, sendPage } from "../context.ts";
 import { csrfField, dl, page, storePath } from "../layout.ts";
 import { loadOrder, type Order } from "../purchase-order-data.ts";
@@ -13,7 +14,8 @@ import { idempotencyKeyOf } from "../supplier-form.ts";
  * An order's payments (issue 20 item 5): the payment status, what is paid and the balance due in the
  * store's money format; record a payment (its form carries an Idempotency-Key, so a double click
  * records one), delete one, mark paid (one payment for the balance) and mark unpaid (every payment
- * deleted). Deleting asks first, on a page of its own, so it works without script.
+ * deleted). Deleting and marking unpaid ask first with the console's confirm step (`confirm.ts`), on a
+ * page of their own, so they work without script.
  */
 
 const orderPath = (storeId: number, orderId: number, rest = "") =>
@@ -184,20 +186,37 @@ ${paymentForm(ctx, store.id, order, values, error)}
   return redirectTo(ctx.reply, `${orderPath(store.id, order.id)}#payments`);
 }
 
-export async function deletePaymentAction(ctx: PageContext, rawOrderId: unknown, rawPaymentId: unknown) {
-  requirePermission(ctx.request, "purchase_orders");
+/** The order and the payment a delete names; 404 when the order has no such payment. */
+async function paymentOf(ctx: PageContext, rawOrderId: unknown, rawPaymentId: unknown) {
   const [store, order] = await Promise.all([storeInfoOf(ctx.request), loadOrder(ctx.request, rawOrderId)]);
   const paymentId = idOf(rawPaymentId);
   const payment = (order.payments ?? []).find((p) => p.id === paymentId);
   if (!payment) throw new PageNotFound("This order has no such payment.");
+  return { store, order, payment, shown: money(payment.amount, payment.currency) };
+}
+
+/** Deleting a payment asks first (the balance due grows); the question is a page, so it works without script. */
+export async function deletePaymentPage(ctx: PageContext, rawOrderId: unknown, rawPaymentId: unknown) {
+  requirePermission(ctx.request, "purchase_orders");
+  const { store, order, payment, shown } = await paymentOf(ctx, rawOrderId, rawPaymentId);
   const base = orderPath(store.id, order.id);
-  const shown = money(payment.amount, payment.currency);
-  if (ctx.request.method !== "POST" || field(formOf(ctx.request), "confirm") !== "yes") {
-    const body = html`<p>Delete the payment of <strong>${shown}</strong> made on ${payment.paid_on} (${payment.method}${payment.reference ? `, ${payment.reference}` : ""}) from ${order.number}? The balance due grows by that amount.</p>
-<form method="post" action="${base}/payments/${payment.id}/delete" class="inline">${csrfField(ctx.session)}<input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">Delete the payment</button></form>
-<a href="${base}#payments">Keep it</a>`;
-    return render(ctx, store, "Delete this payment?", body);
-  }
+  const body = confirmStep({
+    session: ctx.session,
+    action: `${base}/payments/${payment.id}/delete`,
+    question: html`Delete the payment of ${shown} made on ${payment.paid_on} (${payment.method}${payment.reference ? `, ${payment.reference}` : ""}) from ${order.number}?`,
+    consequence: `The balance due grows by ${shown}; the deletion stays in the order's history.`,
+    button: "Delete the payment",
+    cancelHref: `${base}#payments`,
+    cancel: "Keep it",
+  });
+  return render(ctx, store, "Delete this payment?", body);
+}
+
+export async function deletePaymentAction(ctx: PageContext, rawOrderId: unknown, rawPaymentId: unknown) {
+  requirePermission(ctx.request, "purchase_orders");
+  if (!confirmed(formOf(ctx.request))) return deletePaymentPage(ctx, rawOrderId, rawPaymentId);
+  const { store, order, payment, shown } = await paymentOf(ctx, rawOrderId, rawPaymentId);
+  const base = orderPath(store.id, order.id);
   await storeApi(ctx.request).delete(`/purchase_orders/${order.id}/payments/${payment.id}`);
   ctx.session.flash.push({ kind: "ok", text: `Payment of ${shown} deleted from ${order.number}.` });
   return redirectTo(ctx.reply, `${base}#payments`);
@@ -216,18 +235,30 @@ export async function markPaidAction(ctx: PageContext, rawOrderId: unknown) {
   return redirectTo(ctx.reply, `${orderPath(store.id, order.id)}#payments`);
 }
 
-export async function markUnpaidAction(ctx: PageContext, rawOrderId: unknown) {
+/** Marking unpaid deletes every payment, so it asks first, on a page of its own. */
+export async function markUnpaidPage(ctx: PageContext, rawOrderId: unknown) {
   requirePermission(ctx.request, "purchase_orders");
   const [store, order] = await Promise.all([storeInfoOf(ctx.request), loadOrder(ctx.request, rawOrderId)]);
   const base = orderPath(store.id, order.id);
-  if (ctx.request.method !== "POST" || field(formOf(ctx.request), "confirm") !== "yes") {
-    const count = (order.payments ?? []).length;
-    const { paid } = balanceOf(order);
-    const body = html`<p>Mark ${order.number} unpaid? Its ${count === 1 ? "payment" : `${count} payments`} of ${money(paid, order.currency)} in all ${count === 1 ? "is" : "are"} deleted.</p>
-<form method="post" action="${base}/mark_unpaid" class="inline">${csrfField(ctx.session)}<input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">Mark unpaid</button></form>
-<a href="${base}#payments">Keep the payments</a>`;
-    return render(ctx, store, `Mark ${order.number} unpaid?`, body);
-  }
+  const count = (order.payments ?? []).length;
+  const { paid } = balanceOf(order);
+  const body = confirmStep({
+    session: ctx.session,
+    action: `${base}/mark_unpaid`,
+    question: `Mark ${order.number} unpaid?`,
+    consequence: `Its ${count === 1 ? "payment" : `${count} payments`} of ${money(paid, order.currency)} in all ${count === 1 ? "is" : "are"} deleted.`,
+    button: "Mark unpaid",
+    cancelHref: `${base}#payments`,
+    cancel: "Keep the payments",
+  });
+  return render(ctx, store, "Mark unpaid?", body);
+}
+
+export async function markUnpaidAction(ctx: PageContext, rawOrderId: unknown) {
+  requirePermission(ctx.request, "purchase_orders");
+  if (!confirmed(formOf(ctx.request))) return markUnpaidPage(ctx, rawOrderId);
+  const [store, order] = await Promise.all([storeInfoOf(ctx.request), loadOrder(ctx.request, rawOrderId)]);
+  const base = orderPath(store.id, order.id);
   await storeApi(ctx.request).post(`/purchase_orders/${order.id}/mark_unpaid`, {});
   ctx.session.flash.push({ kind: "ok", text: `${order.number} is marked unpaid.` });
   return redirectTo(ctx.reply, `${base}#payments`);

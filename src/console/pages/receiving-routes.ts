@@ -1,4 +1,11 @@
-import { addPaymentAction, deletePaymentAction, markPaidAction, markUnpaidAction } from "./payments.ts";
+import {
+  addPaymentAction,
+  deletePaymentAction,
+  deletePaymentPage,
+  markPaidAction,
+  markUnpaidAction,
+  markUnpaidPage,
+} from "./payments.ts";
 import { voidReceiptAction, voidReceiptPage } from "./receipts.ts";
 import { receiveAction, receivePage } from "./receive.ts";
 import type { RouteAdder } from "./suppliers.ts";
@@ -15,9 +22,9 @@ export function receivingRoutes(get: RouteAdder, post: RouteAdder): void {
   get(`${order}/receipts/:receipt_id/void`, (c, p) => voidReceiptPage(c, p.po_id, p.receipt_id));
   post(`${order}/receipts/:receipt_id/void`, (c, p) => voidReceiptAction(c, p.po_id, p.receipt_id));
   post(`${order}/payments`, (c, p) => addPaymentAction(c, p.po_id));
-  get(`${order}/payments/:payment_id/delete`, (c, p) => deletePaymentAction(c, p.po_id, p.payment_id));
+  get(`${order}/payments/:payment_id/delete`, (c, p) => deletePaymentPage(c, p.po_id, p.payment_id));
   post(`${order}/payments/:payment_id/delete`, (c, p) => deletePaymentAction(c, p.po_id, p.payment_id));
   post(`${order}/mark_paid`, (c, p) => markPaidAction(c, p.po_id));
-  get(`${order}/mark_unpaid`, (c, p) => markUnpaidAction(c, p.po_id));
+  get(`${order}/mark_unpaid`, (c, p) => markUnpaidPage(c, p.po_id));
   post(`${order}/mark_unpaid`, (c, p) => markUnpaidAction(c, p.po_id));
 }
