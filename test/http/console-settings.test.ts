@@ -71,7 +71,11 @@ describe("console settings", () => {
     }
     const general = text((await owner.get(path("/settings"))).body);
     assert.match(general, /Currency USD/);
-    assert.match(general, /Platform Simulated platform/);
+    // One platform summary: the General page, the store's overview and the sync page say the same.
+    const platform = /Platform Simulated platform: a stand-in shop inside Stockroom, for trying it out\./;
+    assert.match(general, platform);
+    assert.match(text((await owner.get(path())).body), platform);
+    assert.match(text((await owner.get(path("/sync"))).body), platform);
     assert.match(general, /API access is on\./);
     assert.match(general, /More settings Tax rates the rates orders offer/);
   });

@@ -1,8 +1,9 @@
 import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
-import { idOf, loadStore, type PageContext, redirectTo, type StoreSummary } from "../context.ts";
+import { idOf, loadStore, type PageContext, redirectTo } from "../context.ts";
 import { actionButton, dl, notAvailable, storePath, table } from "../layout.ts";
-import { sendSettingsPage, shopifySection } from "./settings.ts";
+import { platformSummary } from "../platform-summary.ts";
+import { sendSettingsPage } from "./settings.ts";
 
 /**
  * The platform's sync queue (settings): records by sync state, the catalog mirror, the level
@@ -31,13 +32,6 @@ interface SyncStatus {
   } | null;
 }
 
-/** Which platform the store runs on and, for a Shopify shop, where it stands. */
-function platformState(store: StoreSummary) {
-  if (store.shopify) return shopifySection(store.shopify);
-  return html`<h2 id="platform">Platform</h2>
-<p>${store.platform === "simulated" ? "The simulated platform: a stand-in shop inside Stockroom, for trying it out. Stock moves reach it through the same queue a real shop's would." : store.platform}</p>`;
-}
-
 export async function syncPage(ctx: PageContext, rawId: unknown) {
   const store = await loadStore(ctx, rawId);
   const path = `/admin/stores/${store.id}/sync`;
@@ -46,7 +40,7 @@ export async function syncPage(ctx: PageContext, rawId: unknown) {
   const status = (await ctx.admin.get<{ data: SyncStatus }>(path)).data;
   const canRetry = ctx.admin.has("POST", `${path}/1/retry`);
   const countRows = Object.entries(status.counts).map(([state, n]) => ({ state, n }));
-  const body = html`${platformState(store)}
+  const body = html`${platformSummary(store)}
 <div class="grid-2">
 ${table(
   "Records by sync state",

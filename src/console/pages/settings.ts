@@ -8,12 +8,12 @@ import {
   loadStore,
   type PageContext,
   redirectTo,
-  type ShopifyState,
   type StoreSummary,
   sendPage,
   takeFlash,
 } from "../context.ts";
 import { csrfField, dl, page, storePath } from "../layout.ts";
+import { platformSummary } from "../platform-summary.ts";
 import { type SettingsSection, settingsIndex, settingsNav } from "../settings-nav.ts";
 import { fieldError, formErrors, invalidAttrs } from "../store-pages.ts";
 
@@ -23,28 +23,6 @@ import { fieldError, formErrors, invalidAttrs } from "../store-pages.ts";
  * platform it runs on, and the other settings pages. The store's record is the admin API's (the
  * public API has no store settings); the owner reaches only their own store's routes there.
  */
-
-/** A Shopify store's shop: where its import stands, when it last heard from Shopify, why it is disconnected. */
-export function shopifySection(shop: ShopifyState): SafeHtml {
-  const status =
-    shop.status === "disconnected"
-      ? html`<span class="state-off">Disconnected</span>${shop.disconnected_reason ? `: ${shop.disconnected_reason}` : ""}`
-      : shop.status === "importing"
-        ? html`<span class="state-off">Importing</span> the shop's catalog`
-        : html`<span class="state-on">Connected</span>`;
-  return html`<h2 id="shopify">Shopify</h2>
-${shop.status === "disconnected" ? html`<p class="notice" role="status">Stock changes wait until the shop is reconnected (a new access token, or installing the app again); the catalog stays readable.</p>` : ""}
-${dl([
-  ["Shop", shop.shop],
-  ["Status", status],
-  ["Import error", shop.import_error],
-  ["Imported", shop.imported_at],
-  ["Last webhook", shop.last_webhook_at],
-  ["Last reconciliation", shop.last_reconciled_at],
-  ["API version", shop.api_version],
-  ["Scopes", shop.scopes],
-])}`;
-}
 
 /** A page of the settings area: the Settings tab, its navigation, then the page. */
 export function sendSettingsPage(
@@ -165,19 +143,13 @@ async function renderGeneral(
   error: AdminError | null,
 ) {
   const store = await loadStore(ctx, rawId);
-  const platform = store.shopify
-    ? "Shopify"
-    : store.platform === "simulated"
-      ? "Simulated platform (a stand-in shop for trying Stockroom)"
-      : store.platform;
   const body = html`${dl([
     ["Name", store.name],
     ["Currency", store.currency],
     ["Time zone", store.timezone],
     ["Owner email", store.owner_email],
-    ["Platform", platform],
   ])}
-${store.shopify ? shopifySection(store.shopify) : ""}
+${platformSummary(store)}
 ${apiAccessSection(ctx, store)}
 ${numberingForm(ctx, store, values ?? numberingValuesOf(store), error)}
 <h2 id="more-settings">More settings</h2>

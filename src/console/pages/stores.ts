@@ -7,13 +7,13 @@ import {
   loadStore,
   type PageContext,
   redirectTo,
-  type ShopifyState,
   type StoreSummary,
   sendPage,
   takeFlash,
 } from "../context.ts";
 import { csrfField, dl, errorSummary, page, storePath, table } from "../layout.ts";
-import { apiAccessSection, shopifySection } from "./settings.ts";
+import { platformName, platformSummary } from "../platform-summary.ts";
+import { apiAccessSection } from "./settings.ts";
 
 interface StoreForm {
   name: string;
@@ -29,12 +29,6 @@ function invalid(error: AdminError | null, name: string): SafeHtml | string {
     ? html` aria-invalid="true"`
     : "";
 }
-
-const STATUS_WORDS: Record<ShopifyState["status"], string> = {
-  importing: "importing",
-  connected: "connected",
-  disconnected: "disconnected",
-};
 
 function createStoreForm(ctx: PageContext, values: StoreForm, error: AdminError | null): SafeHtml {
   return html`<h2 id="create-store">Create a store</h2>
@@ -72,7 +66,7 @@ async function renderStores(ctx: PageContext, values: StoreForm, error: AdminErr
       { header: "Time zone", cell: (s) => s.timezone },
       {
         header: "Platform",
-        cell: (s) => (s.shopify ? `Shopify, ${STATUS_WORDS[s.shopify.status]}` : s.platform),
+        cell: (s) => platformName(s),
       },
       {
         header: "API access",
@@ -142,11 +136,10 @@ ${dl([
   ["Currency", store.currency],
   ["Time zone", store.timezone],
   ["Owner email", store.owner_email],
-  ["Platform", store.platform],
   ["Created", store.created_at],
   ["Updated", store.updated_at],
 ])}
-${store.shopify ? shopifySection(store.shopify) : ""}
+${platformSummary(store)}
 <h2>Numbering</h2>
 ${dl([
   ["Purchase order prefix", String(store.numbering.purchase_order_prefix)],
