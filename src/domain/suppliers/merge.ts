@@ -12,7 +12,13 @@ import {
   updateSupplierRow,
   updateSuppliers,
 } from "./repository.ts";
-import { ADDRESS_FIELDS, MONEY_FIELDS, type SupplierChanges, toColumns } from "./supplier-input.ts";
+import {
+  ADDRESS_FIELDS,
+  CONTACT_FIELDS,
+  MONEY_FIELDS,
+  type SupplierChanges,
+  toColumns,
+} from "./supplier-input.ts";
 
 /** The suppliers of a merge, locked and checked: the surviving target and the sources in request order. */
 export interface MergeParties {
@@ -21,20 +27,7 @@ export interface MergeParties {
 }
 
 /** Target fields filled from the first source that has them (address as one unit, see below). */
-const FILLABLE_FIELDS = [
-  "company_name",
-  "type",
-  "contact_name",
-  "phone",
-  "account_number",
-  "payment_terms",
-  "notes",
-  "bill_to_address",
-  "email",
-  "currency",
-  "lead_time_days",
-  "default_updates_stock",
-] as const;
+const FILLABLE_FIELDS = [...CONTACT_FIELDS, "currency", "lead_time_days", "default_updates_stock"] as const;
 
 /**
  * Null fields of the target filled from the sources, in `source_ids` order. The address moves as a

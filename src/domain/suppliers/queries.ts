@@ -10,6 +10,13 @@ import { notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { presentCatalogRow, type SupplierCatalogRowView, type SupplierRow } from "./presenter.ts";
 import { catalogListQuery, supplierListQuery } from "./repository.ts";
+import {
+  ADDRESS_FIELDS,
+  BOOLEAN_FIELDS,
+  CONTACT_FIELDS,
+  LIST_FIELDS,
+  MONEY_FIELDS,
+} from "./supplier-input.ts";
 
 export type ArchivedFilter = "active" | "archived" | "all";
 
@@ -47,7 +54,8 @@ export async function listSuppliers(
  * statement on each PostgreSQL connection, so the server neither parses nor plans it per request
  * (issue 22: a single-record read costs the server what the key lookup costs). Columns by name, not
  * `*`: a migration adding a column leaves the prepared statement valid (docs/decisions.md); a column
- * missing here fails the type check of getSupplier's return.
+ * missing here fails the type check of getSupplier's return. SupplierInput's columns come from its
+ * lists, the rest are the service's own.
  */
 const supplierById = hotQuery("stockroom_supplier_by_id", (db: Db) =>
   db
@@ -56,36 +64,15 @@ const supplierById = hotQuery("stockroom_supplier_by_id", (db: Db) =>
       "id",
       "store_id",
       "name",
-      "company_name",
-      "type",
-      "contact_name",
-      "phone",
-      "account_number",
-      "payment_terms",
-      "notes",
-      "bill_to_address",
-      "email",
-      "email_cc",
+      ...CONTACT_FIELDS,
+      ...ADDRESS_FIELDS,
+      ...LIST_FIELDS,
       "currency",
       "location_account_numbers",
       "lead_time_days",
-      "min_order_value",
-      "free_freight_threshold",
-      "taxable",
-      "ships_direct",
-      "auto_restock",
-      "exclude_from_reorder",
+      ...MONEY_FIELDS,
+      ...BOOLEAN_FIELDS,
       "default_updates_stock",
-      "address_line1",
-      "address_line2",
-      "city",
-      "province",
-      "zip",
-      "country",
-      "match_vendors",
-      "match_tags",
-      "match_exclude_tags",
-      "dropship_tags",
       "archived",
       "archived_at",
       "merged_into_id",

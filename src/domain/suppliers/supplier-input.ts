@@ -42,7 +42,11 @@ export interface SupplierInput {
   dropship_tags?: string[] | null;
 }
 
-const TEXT_FIELDS = [
+// SupplierInput's columns by kind, one list each, shared by reading input (below), a merge's fill
+// (`merge.ts`) and `GET /v2/suppliers/{id}`'s prepared select (`queries.ts`).
+
+/** Contact and account text (everything textual but the name and the address). */
+export const CONTACT_FIELDS = [
   "company_name",
   "type",
   "contact_name",
@@ -52,22 +56,7 @@ const TEXT_FIELDS = [
   "notes",
   "bill_to_address",
   "email",
-  "address_line1",
-  "address_line2",
-  "city",
-  "province",
-  "zip",
-  "country",
 ] as const;
-const LIST_FIELDS = [
-  "email_cc",
-  "match_vendors",
-  "match_tags",
-  "match_exclude_tags",
-  "dropship_tags",
-] as const;
-const BOOLEAN_FIELDS = ["taxable", "ships_direct", "auto_restock", "exclude_from_reorder"] as const;
-export const MONEY_FIELDS = ["min_order_value", "free_freight_threshold"] as const;
 export const ADDRESS_FIELDS = [
   "address_line1",
   "address_line2",
@@ -76,6 +65,16 @@ export const ADDRESS_FIELDS = [
   "zip",
   "country",
 ] as const;
+const TEXT_FIELDS = [...CONTACT_FIELDS, ...ADDRESS_FIELDS] as const;
+export const LIST_FIELDS = [
+  "email_cc",
+  "match_vendors",
+  "match_tags",
+  "match_exclude_tags",
+  "dropship_tags",
+] as const;
+export const BOOLEAN_FIELDS = ["taxable", "ships_direct", "auto_restock", "exclude_from_reorder"] as const;
+export const MONEY_FIELDS = ["min_order_value", "free_freight_threshold"] as const;
 /** Supplier money columns are numeric(20, 8): at most 12 integer digits. */
 export const MONEY_LIMIT = new Big("1e12");
 
