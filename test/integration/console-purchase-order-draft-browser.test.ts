@@ -8,29 +8,33 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { ADMIN_TOKEN, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import type { Page } from "playwright-core";
+import type { TestApp, TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
-import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import {
+  artifactsFolder,
+  type BrowserConsole,
+  browserSkip,
+  pageChecker,
+  startConsoleAsOperator,
+} from "../helpers/console-browser.ts";
 import { createSupplier, getOrder, listVariants, type Variant } from "../helpers/factories.ts";
 
 describe("draft order editor in a browser", { skip: browserSkip }, () => {
   let t: TestApp;
   let store: TestStore;
   let base: string;
-  let browser: Browser;
+  let session: BrowserConsole;
   let page: Page;
+  let foreign: string[];
   let variants: Variant[];
   const checkPage = pageChecker(artifactsFolder("console-purchase-order-draft"));
-  const foreign: string[] = [];
   const bySku = (sku: string) => variants.find((v) => v.sku === sku) as Variant;
 
   before(async () => {
-    t = await startTestApp();
-    await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
-    base = `http://127.0.0.1:${(t.runtime.app.server.address() as { port: number }).port}`;
-    store = await t.createStore({ name: "Harbour Hardware", seed: "demo", currency: "USD" });
-    await t.drain();
+    ({ t, store, base, page, foreign } = session = await startConsoleAsOperator({
+      store: { currency: "USD" },
+    }));
     variants = await listVariants(store.api);
     expectStatus(
       await t.admin.put(`/admin/stores/${store.id}/tax_rates`, {
@@ -57,20 +61,8 @@ describe("draft order editor in a browser", { skip: browserSkip }, () => {
       }),
       200,
     );
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on("request", (r) => {
-      if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
-    });
-    await page.goto(`${base}/console/login`);
-    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
-    await page.getByRole("button", { name: "Sign in with the admin token" }).click();
-    await page.waitForURL(`${base}/console/stores`);
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => session?.close());
 
   test("raise an order with the picker, live warnings and totals, a refused field, then edit it", async () => {
     await page.goto(`${base}/console/stores/${store.id}/purchase_orders`);
