@@ -24,8 +24,16 @@ export interface DraftLine {
   baseCost: string;
   /** The line's discount in percent as typed; "" for none. */
   discount: string;
+  /**
+   * The line's tax: "" takes the order's, NOT_TAXED is no tax on this line, else one of the store's
+   * rates by id (the API's `taxable` and `tax_rate_id` of a line, as one choice).
+   */
+  tax: string;
   remove: boolean;
 }
+
+/** The line tax choice of a line that bears no tax (`taxable: false`). */
+export const NOT_TAXED = "none";
 
 export interface DraftCharge {
   kind: "shipping" | "other";
@@ -84,6 +92,10 @@ export interface OrderLine {
   unit_cost: string;
   discount_percent: number | null;
   line_total: string;
+  taxable: boolean;
+  /** The line's own rate; null takes the order's. */
+  tax_rate_id: number | null;
+  tax_rate_percent: number;
   warnings: { code: string; message: string }[];
 }
 
@@ -175,6 +187,7 @@ export function draftOfOrder(order: Order, terms: Map<number, CatalogRow>, key: 
         unitCost: tier !== null && sameAmount(tier, l.unit_cost) ? "" : l.unit_cost,
         baseCost: l.unit_cost,
         discount: l.discount_percent === null ? "" : String(l.discount_percent),
+        tax: !l.taxable ? NOT_TAXED : l.tax_rate_id === null ? "" : String(l.tax_rate_id),
         remove: false,
       };
     }),
@@ -202,6 +215,7 @@ export function draftOfForm(form: FormBody): DraftState {
       unitCost: field(form, `line_cost_${i}`),
       baseCost: field(form, `line_base_${i}`),
       discount: field(form, `line_discount_${i}`),
+      tax: field(form, `line_tax_${i}`),
       remove: field(form, `line_remove_${i}`) === "yes",
     });
   }
@@ -270,6 +284,8 @@ export function apiBody(
         quantity,
         ...(cost !== "" && { unit_cost: cost }),
         discount_percent: percentOrText(line.discount),
+        taxable: line.tax !== NOT_TAXED,
+        tax_rate_id: line.tax === "" || line.tax === NOT_TAXED ? null : asNumberish(line.tax),
       },
     ];
   });

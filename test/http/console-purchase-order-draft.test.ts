@@ -477,6 +477,73 @@ describe("console draft purchase orders", () => {
     assert.equal((await getOrder(store.api, id)).supplier.id, supplier.id);
   });
 
+  test("each line's tax (the order's, none, or a rate): saved as the API's taxable and tax_rate_id, refused on its field, kept on edit", async () => {
+    // The rates of the test before: VAT 20% and Reduced 5%.
+    const rates = (await t.admin.get(`/admin/stores/${store.id}/tax_rates`)).body.data as {
+      id: number;
+      name: string;
+    }[];
+    const vat = rates.find((r) => r.name === "VAT 20%") as { id: number };
+    const reduced = rates.find((r) => r.name === "Reduced 5%") as { id: number };
+    const blank = await agent.get(`${base()}/new?supplier_id=${supplier.id}`);
+    const one = await post(`${base()}/new`, blank.body, { _do: `add:${bySku("CAP-BLACK").id}` });
+    const two = await post(`${base()}/new`, one.body, { _do: `add:${bySku("TEE-M").id}` });
+    assert.match(
+      two.body,
+      new RegExp(
+        `<label class="visually-hidden" for="line-tax-1">Tax on Classic Tee – M</label>\\s*<select class="line-tax" id="line-tax-1" name="line_tax_1"><option value="" selected data-rate="order">Order(?:'|&#39;)s tax</option><option value="none" data-rate="0">Not taxed</option><option value="${vat.id}" data-rate="20">VAT 20% \\(20%\\)</option><option value="${reduced.id}" data-rate="5">Reduced 5% \\(5%\\)</option></select>`,
+      ),
+    );
+    assert.match(two.body, /<th scope="col">Tax<\/th>/);
+
+    // A rate that is not the store's (a forged form) is named on the line's tax and saves nothing.
+    const before = await orderCount();
+    const changes = {
+      tax_rate_id: String(vat.id),
+      line_qty_0: "10",
+      line_cost_0: "4.00",
+      line_tax_0: "none",
+      line_qty_1: "12",
+      line_tax_1: "999999",
+      _do: "save",
+    };
+    const refused = await post(`${base()}/new`, two.body, changes);
+    assert.equal(refused.status, 422);
+    assert.match(text(refused.body), /Line 2 \(Classic Tee – M\) tax is not a tax rate of this store/);
+    assert.match(refused.body, /id="line-tax-1" name="line_tax_1" aria-invalid="true"/);
+    assert.match(refused.body, /<option value="999999" selected data-rate="0">A removed rate<\/option>/);
+    assert.match(refused.body, /<option value="none" selected data-rate="0">Not taxed<\/option>/);
+    assert.equal(await orderCount(), before);
+
+    const saved = await post(`${base()}/new`, refused.body, { line_tax_1: String(reduced.id), _do: "save" });
+    assert.equal(saved.status, 303, saved.body);
+    const id = Number(/(\d+)$/.exec(saved.location as string)?.[1]);
+    const order = await getOrder(store.api, id);
+    // Caps: 10 × 4.00 = 40.00, not taxed; tees: 12 × 8.00 = 96.00 at 5% = 4.80.
+    assert.deepEqual(
+      [order.lines.map((l: any) => [l.sku, l.taxable, l.tax_rate_id, l.tax_rate_percent]), order.totals],
+      [
+        [
+          ["CAP-BLACK", false, null, 0],
+          ["TEE-M", true, reduced.id, 5],
+        ],
+        { currency: "USD", subtotal: "136.00", charges: "0.00", tax: "4.80", total: "140.80" },
+      ],
+    );
+
+    const edit = await agent.get(`${base()}/${id}/edit`);
+    const fields = formFields(edit.body);
+    assert.deepEqual([fields.line_tax_0, fields.line_tax_1], ["none", String(reduced.id)]);
+    const orderTaxed = await post(`${base()}/${id}/edit`, edit.body, { line_tax_0: "", _do: "save" });
+    assert.equal(orderTaxed.status, 303, orderTaxed.body);
+    const after = await getOrder(store.api, id);
+    // The caps take the order's 20% now: 8.00 more tax.
+    assert.deepEqual(
+      [after.lines[0].taxable, after.lines[0].tax_rate_id, after.totals.tax, after.totals.total],
+      [true, null, "12.80", "148.80"],
+    );
+  });
+
   test("a viewer sees no control to raise or edit an order, and forged posts change nothing", async () => {
     const created = await store.api.post("/v2/purchase_orders", {
       supplier_id: supplier.id,

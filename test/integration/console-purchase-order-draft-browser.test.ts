@@ -2,9 +2,10 @@
  * The draft order editor in Chromium (issue 20 item 3): the operator opens "New purchase order", picks
  * the supplier, finds items by title and by SKU (the supplier's item first, with its tiers), sees the
  * pack-size warning and the line and order totals change as a quantity and a shipping charge are typed,
- * has a zero quantity refused on its field, saves, lands on the draft's page, edits it (a line removed,
- * a quantity changed) and saves again. Every page runs axe-core and is screenshotted at 1280 and 390 px
- * into test-artifacts/console-purchase-order-draft/.
+ * and a line's own tax (none, a rate, the order's) change the totals live, has a zero quantity refused
+ * on its field, saves, lands on the draft's page, edits it (a line removed, a quantity changed, a line's
+ * own rate) and saves again. Every page runs axe-core and is screenshotted at 1280 and 390 px into
+ * test-artifacts/console-purchase-order-draft/.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -98,6 +99,17 @@ describe("draft order editor in a browser", { skip: browserSkip }, () => {
     await page.getByLabel("Tax", { exact: true }).selectOption({ label: "VAT 20% (20%)" });
     assert.equal(await page.locator("#total-tax").innerText(), "$20.80 USD");
     assert.equal(await page.locator("#total-total").innerText(), "$134.80 USD");
+    // A line's own tax: not taxed, a rate of its own, then the order's again.
+    const lineTax = page.getByLabel("Tax on Classic Tee – M");
+    await lineTax.selectOption({ label: "Not taxed" });
+    assert.equal(await page.locator("#total-tax").innerText(), "$0.00 USD");
+    assert.equal(await page.locator("#total-total").innerText(), "$114.00 USD");
+    await page.getByLabel("Tax", { exact: true }).selectOption({ label: "No tax" });
+    await lineTax.selectOption({ label: "VAT 20% (20%)" });
+    assert.equal(await page.locator("#total-tax").innerText(), "$20.80 USD");
+    await checkPage(page, "new-line-tax");
+    await page.getByLabel("Tax", { exact: true }).selectOption({ label: "VAT 20% (20%)" });
+    await lineTax.selectOption({ label: "Order's tax" });
     await page.getByLabel("Charges are taxed").check();
     assert.equal(await page.locator("#total-tax").innerText(), "$22.80 USD");
     await page.getByLabel("Discount in percent on Classic Tee – M (blank: none)").fill("12.5");
@@ -167,13 +179,17 @@ describe("draft order editor in a browser", { skip: browserSkip }, () => {
     await checkPage(page, "edit");
     await page.getByLabel("Quantity of Classic Tee – M").fill("24");
     await page.locator("tr[data-line]").nth(1).getByLabel("Remove").check();
+    // The order has no tax; the tees bear VAT of their own: 20% of 24 × 7.50.
+    await page.getByLabel("Tax on Classic Tee – M").selectOption({ label: "VAT 20% (20%)" });
+    assert.equal(await page.locator("#total-tax").innerText(), "$36.00 USD");
     await page.getByRole("button", { name: "Save draft" }).click();
     await page.getByText(`${saved.number} is saved as a draft.`).waitFor();
     const edited = await getOrder(store.api, orderId);
     assert.deepEqual(
-      edited.lines.map((l: any) => [l.sku, l.quantity, l.unit_cost]),
-      [["TEE-M", 24, "7.50"]],
+      edited.lines.map((l: any) => [l.sku, l.quantity, l.unit_cost, l.taxable, l.tax_rate_percent]),
+      [["TEE-M", 24, "7.50", true, 20]],
     );
+    assert.equal(edited.totals.tax, "36.00");
     assert.deepEqual(foreign, [], "the console fetched nothing from elsewhere");
   });
 });

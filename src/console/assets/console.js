@@ -94,7 +94,7 @@ document.addEventListener("input", (event) => {
 
 // The draft order editor: as the user types, each line's warnings (below the supplier's minimum, not a
 // whole number of packs), its line total, and the order's totals, with the API's rounding (half-up to
-// the currency, tax per line and per charge). A preview: saving has the API compute the order. Without
+// the currency, tax per line at the line's own choice (the order's tax, none, or a rate) and per charge). A preview: saving has the API compute the order. Without
 // script the server shows the same warnings after any round trip, and the saved totals.
 (() => {
   const PLACES = 8;
@@ -156,8 +156,14 @@ document.addEventListener("input", (event) => {
     const included = box("po-taxes-included", totals.dataset.taxesIncluded);
     const chargesTaxable = box("po-charges-taxable", totals.dataset.chargesTaxable);
     const hundred = 100n * TEN ** BigInt(PLACES);
-    const taxOn = (amount) =>
-      rate === null || rate === 0n ? 0n : divRound(amount * rate, included ? hundred + rate : hundred);
+    const taxAt = (amount, r) =>
+      r === null || r === 0n ? 0n : divRound(amount * r, included ? hundred + r : hundred);
+    // A line's rate: its own choice when the line has a tax picker, else the order's.
+    const lineRate = (row) => {
+      const chosen = row.querySelector("select.line-tax")?.selectedOptions?.[0];
+      if (!chosen || chosen.dataset.rate === "order") return rate;
+      return parse(chosen.dataset.rate);
+    };
     let subtotal = 0n;
     let charges = 0n;
     let tax = 0n;
@@ -189,7 +195,7 @@ document.addEventListener("input", (event) => {
       if (output) output.textContent = removed ? "removed" : show(total, minor, currency);
       if (removed) continue;
       subtotal += total;
-      tax += taxOn(total);
+      tax += taxAt(total, lineRate(row));
     }
     for (const field of form.querySelectorAll("input.charge-amount")) {
       if (field.value.trim() === "") continue;
@@ -200,7 +206,7 @@ document.addEventListener("input", (event) => {
       }
       const inMinor = toMinor(amount, minor);
       charges += inMinor;
-      if (chargesTaxable) tax += taxOn(inMinor);
+      if (chargesTaxable) tax += taxAt(inMinor, rate);
     }
     const put = (id, text) => {
       const out = document.getElementById(id);

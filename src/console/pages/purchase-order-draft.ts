@@ -21,6 +21,7 @@ import {
   draftOfOrder,
   emptyDraft,
   lineLabel,
+  NOT_TAXED,
   type Order,
   quantityWarnings,
   startingQuantity,
@@ -106,6 +107,8 @@ const LINE_FIELDS: Record<string, [string, string]> = {
   quantity: ["line-qty", "quantity"],
   unit_cost: ["line-cost", "unit cost"],
   discount_percent: ["line-discount", "discount"],
+  tax_rate_id: ["line-tax", "tax"],
+  taxable: ["line-tax", "tax"],
 };
 
 function problemsOf(error: AdminError, draft: DraftState, rowOfLine: number[]): Problems {
@@ -274,6 +277,26 @@ function termsText(row: CatalogRow | undefined): string | null {
   return parts.length > 0 ? parts.join(" · ") : null;
 }
 
+/**
+ * A line's tax as one choice: the order's tax, none, or one of the store's rates (a rate removed since
+ * the line was saved stays selectable by name, and the API says it is gone on save).
+ */
+function lineTaxSelect(
+  line: DraftState["lines"][number],
+  i: number,
+  taxRates: TaxRate[],
+  problems: Problems | null,
+): SafeHtml {
+  const id = `line-tax-${i}`;
+  const option = (value: string, rate: string, label: string) =>
+    html`<option value="${value}"${line.tax === value ? html` selected` : ""} data-rate="${rate}">${label}</option>`;
+  const known = line.tax === "" || line.tax === NOT_TAXED || taxRates.some((r) => String(r.id) === line.tax);
+  return html`<label class="visually-hidden" for="${id}">Tax on ${line.label}</label>
+<select class="line-tax" id="${id}" name="line_tax_${i}"${invalid(problems, id)}>${option("", "order", "Order's tax")}${option(NOT_TAXED, "0", "Not taxed")}${taxRates.map(
+    (r) => option(String(r.id), String(r.rate_percent), `${r.name} (${String(r.rate_percent)}%)`),
+  )}${known ? "" : option(line.tax, "0", "A removed rate")}</select>${errorUnder(problems, id)}`;
+}
+
 function linesSection(draft: DraftState, data: EditorData, problems: Problems | null): SafeHtml {
   const { terms, currency } = data;
   const rows = draft.lines.map((line, i) => {
@@ -294,14 +317,15 @@ ${errorUnder(problems, `line-qty-${i}`)}<p class="line-warning" id="line-warn-${
 <input type="text" inputmode="decimal" class="cost" id="line-cost-${i}" name="line_cost_${i}" value="${line.unitCost}" placeholder="${tier ?? line.baseCost ?? ""}"${invalid(problems, `line-cost-${i}`)}>${errorUnder(problems, `line-cost-${i}`)}</td>
 <td class="num" data-label="Discount %"><label class="visually-hidden" for="line-discount-${i}">Discount in percent on ${line.label} (blank: none)</label>
 <input type="text" inputmode="decimal" class="discount" id="line-discount-${i}" name="line_discount_${i}" value="${line.discount}"${invalid(problems, `line-discount-${i}`)}>${errorUnder(problems, `line-discount-${i}`)}</td>
+<td data-label="Tax">${lineTaxSelect(line, i, data.taxRates, problems)}</td>
 <td class="num" data-label="Line total"><output class="line-total" for="line-qty-${i} line-cost-${i}"></output></td>
 <td><label><input type="checkbox" name="line_remove_${i}" value="yes"${line.remove ? html` checked` : ""}> Remove</label></td>
 </tr>`;
   });
   return html`<div class="table-wrap"><table class="draft-lines cards">
 <caption>Lines <span class="hint">(a blank unit cost takes the supplier's price for the quantity)</span></caption>
-<thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit cost (${currency})</th><th scope="col" class="num">Discount %</th><th scope="col" class="num">Line total</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
-<tbody>${rows.length === 0 ? html`<tr><td colspan="6" class="empty">No lines yet: find items below and add them.</td></tr>` : rows}</tbody>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit cost (${currency})</th><th scope="col" class="num">Discount %</th><th scope="col">Tax</th><th scope="col" class="num">Line total</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
+<tbody>${rows.length === 0 ? html`<tr><td colspan="7" class="empty">No lines yet: find items below and add them.</td></tr>` : rows}</tbody>
 </table></div>
 <input type="hidden" name="line_count" value="${draft.lines.length}">`;
 }
@@ -476,6 +500,7 @@ async function addLine(ctx: PageContext, draft: DraftState, variantText: string)
     unitCost: "",
     baseCost: variant.unit_cost ?? "",
     discount: "",
+    tax: "",
     remove: false,
   });
   draft.itemQ = "";
