@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
 import { platformSyncOf } from "../../src/domain/stock/index.ts";
+import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import { RECONCILE_SCAN_TASK, reconcileShop } from "../../src/platform/shopify/inbound/index.ts";
 import type { Client, TestApp } from "../helpers/app.ts";
 import { expectError, expectStatus } from "../helpers/assertions.ts";
@@ -75,6 +76,27 @@ const tokens = new Map<string, string>();
 async function settle(): Promise<void> {
   await standin.webhooks.settled();
   await t.drain();
+}
+
+/**
+ * Runs `work`, whose bulk query runs until told to end, and which dies on the first poll (Shopify
+ * answers 503) with its own cancel refused too: as a killed worker, it leaves the query running.
+ */
+async function diesWhileItsBulkQueryRuns(work: () => Promise<unknown>): Promise<void> {
+  standin.bulk.setDuration(null);
+  const run = standin.bulk.run.bind(standin.bulk);
+  standin.bulk.run = (s, query) => {
+    standin.bulk.run = run;
+    const started = run(s, query);
+    void standin.startOutage("5xx", 2);
+    return started;
+  };
+  try {
+    await assert.rejects(work(), /Shopify answered 503/);
+  } finally {
+    standin.bulk.run = run;
+    standin.bulk.setDuration(20);
+  }
 }
 
 const firstLevel = (shop: ShopState) => [...shop.levels.values()][0];
@@ -363,21 +385,7 @@ describe("reconciliation", () => {
         .filter((r) => r.shop === domain && r.query.includes("bulkOperationCancel"))
         .map((r) => r.variables.id);
     const before = runs();
-    // The pass's bulk query runs until told to end, and the pass dies on the first poll (Shopify
-    // answers 503) with its own cancel refused too: as a killed worker, it leaves the query running.
-    standin.bulk.setDuration(null);
-    const run = standin.bulk.run.bind(standin.bulk);
-    standin.bulk.run = (s, query) => {
-      standin.bulk.run = run;
-      const started = run(s, query);
-      void standin.startOutage("5xx", 2);
-      return started;
-    };
-    try {
-      await assert.rejects(reconcileShop(t.runtime.ctx, storeId), /Shopify answered 503/);
-    } finally {
-      standin.bulk.setDuration(20);
-    }
+    await diesWhileItsBulkQueryRuns(() => reconcileShop(t.runtime.ctx, storeId));
     assert.equal(runs(), before + 1);
     assert.equal(standin.runningBulkOperations(domain), 1);
     const [orphan] = [...standin.bulk.operations.values()].filter(
@@ -412,6 +420,50 @@ describe("reconciliation", () => {
     assert.equal(sync.body.data.reconciliation.last_reconciled_at, null);
     assert.match(sync.body.data.reconciliation.last_error, /Shopify answered 503/);
     assert.equal(sync.body.data.reconciliation.failed_at, clock.now().toISOString());
+  });
+});
+
+describe("the catalog sync's bulk reads", () => {
+  test("an import that died while its bulk operation ran: the next sync cancels it (one of the shop's five slots)", async () => {
+    const { shop, domain, accessToken } = standinShop(standin, {
+      products: 3,
+      variantsPerProduct: 2,
+      locations: 2,
+    });
+    // Attached, its sync queued but not run: the test runs it.
+    const store = await attachByToken(t, domain, accessToken, { owner_email: "owner@example.com" });
+    tokens.set(domain, accessToken);
+    const runs = () =>
+      standin.requests.filter((r) => r.shop === domain && r.query.includes("bulkOperationRunQuery")).length;
+    const cancels = () =>
+      standin.requests
+        .filter((r) => r.shop === domain && r.query.includes("bulkOperationCancel"))
+        .map((r) => r.variables.id);
+    await diesWhileItsBulkQueryRuns(() => syncCatalog(t.runtime.ctx, store.id));
+    assert.equal(runs(), 1);
+    assert.equal(standin.runningBulkOperations(domain), 1);
+    const [orphan] = [...standin.bulk.operations.values()].filter(
+      (o) => o.shop === shop && o.status === "RUNNING",
+    );
+
+    // The next sync cancels it, then runs its own import to the end.
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.deepEqual(cancels(), [`gid://shopify/BulkOperation/${orphan.id}`]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(orphan.status, "CANCELED");
+    assert.equal(runs(), 2);
+    assert.equal(standin.runningBulkOperations(domain), 0);
+    const api = await storeApi(t, store.id);
+    assert.deepEqual(
+      (await listVariants(api)).map((v) => v.id).sort((a, b) => a - b),
+      [...shop.variants.keys()].sort((a, b) => a - b),
+    );
+
+    // The queued sync and later ones find nothing left to cancel.
+    await settle();
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.equal(cancels().length, 1);
+    assert.equal(standin.runningBulkOperations(domain), 0);
   });
 });
 

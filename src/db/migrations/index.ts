@@ -19,6 +19,7 @@ import { catalogDeletionsMigration } from "./018_catalog_deletions.ts";
 import { purchaseOrderCreatedSortMigration } from "./019_purchase_order_created_sort.ts";
 import { pushSkipsMigration } from "./021_push_skips.ts";
 import { reconcileBulkOperationMigration } from "./022_reconcile_bulk_operation.ts";
+import { syncBulkOperationMigration } from "./028_sync_bulk_operation.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "019_purchase_order_created_sort": migrationOf(purchaseOrderCreatedSortMigration),
   "021_push_skips": migrationOf(pushSkipsMigration),
   "022_reconcile_bulk_operation": migrationOf(reconcileBulkOperationMigration),
+  "028_sync_bulk_operation": migrationOf(syncBulkOperationMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

@@ -21,6 +21,8 @@ export interface ShopifyShopsTable {
   imported_at: Timestamp | null;
   last_webhook_at: Timestamp | null;
   last_reconciled_at: Timestamp | null;
+  /** The GID of the bulk operation the catalog sync started and has not seen end (the next bulk read cancels it). */
+  sync_bulk_operation_id: string | null;
   /** When the current installation began (attach, re-install, new token); refreshes keep it. */
   installed_at: GeneratedTimestamp;
   created_at: GeneratedTimestamp;

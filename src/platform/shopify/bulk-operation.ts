@@ -85,6 +85,53 @@ export async function cancelQuietly(client: ShopifyClient, id: string): Promise<
   await cancelIfRunning(client, id).catch(() => false);
 }
 
+/**
+ * Where a reader keeps the bulk operation it started and has not seen end (reconciliation: its
+ * shopify_reconciliations row; the catalog sync: its shop's row). A reader killed while its operation
+ * runs cancels nothing, so the next reader of the same kind finds it here and cancels it first.
+ */
+export interface BulkOperationKeeper {
+  /** The operation an earlier reader started and did not see end (it may still run), or null. */
+  unfinished(): Promise<string | null>;
+  /** Told the operation's GID as soon as Shopify answers with it. */
+  started(operationId: string): Promise<void>;
+  /** The operation ran to its end and was read: nothing of it is left running. */
+  ended(): Promise<void>;
+}
+
+/** A keeper that keeps nothing: a reader with no stored shop behind it (a test's connector). */
+export const KEEPS_NOTHING: BulkOperationKeeper = {
+  unfinished: async () => null,
+  started: async () => {},
+  ended: async () => {},
+};
+
+/**
+ * Starts a bulk query and hands its GID to `read`, which waits for it and reads it: an unfinished
+ * operation of an earlier reader is cancelled before (its result would be older than the new one's),
+ * the new one is kept from the moment Shopify answers, and a failure in `read` cancels it (best
+ * effort; a killed reader cancels nothing, which is what the keeper is for).
+ */
+export async function withKeptBulkQuery<T>(
+  client: ShopifyClient,
+  keeper: BulkOperationKeeper,
+  query: string,
+  read: (operationId: string) => Promise<T>,
+): Promise<T> {
+  const unfinished = await keeper.unfinished();
+  if (unfinished !== null) await cancelIfRunning(client, unfinished);
+  const id = await startBulkQuery(client, query);
+  try {
+    await keeper.started(id);
+    const result = await read(id);
+    await keeper.ended();
+    return result;
+  } catch (error) {
+    await cancelQuietly(client, id);
+    throw error;
+  }
+}
+
 /** A bulk operation that did not complete: transient, the next try starts another. */
 export function incomplete(operation: BulkOperationState): PlatformTransientError {
   return new PlatformTransientError(

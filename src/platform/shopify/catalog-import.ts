@@ -1,6 +1,13 @@
 import type { Dispatcher } from "undici";
 import { type CatalogChanges, PlatformTransientError } from "../connector.ts";
-import { awaitBulkOperation, type BulkOperationState, incomplete, startBulkQuery } from "./bulk-operation.ts";
+import {
+  awaitBulkOperation,
+  type BulkOperationKeeper,
+  type BulkOperationState,
+  incomplete,
+  KEEPS_NOTHING,
+  withKeptBulkQuery,
+} from "./bulk-operation.ts";
 import {
   LEVEL_FIELDS,
   type LevelNode,
@@ -52,6 +59,11 @@ export interface ImportDeps {
   timeoutMs: number;
   /** Between two polls of a running bulk operation (`polls`: how many were made). */
   pollWait: (polls: number) => Promise<void>;
+  /**
+   * Where the sync keeps the bulk operation it started and has not seen end (the shop's row), so one
+   * a killed sync left running is cancelled by the next bulk read; none (a test's connector) keeps nothing.
+   */
+  bulkOperations?: BulkOperationKeeper;
 }
 
 interface Lines {
@@ -142,13 +154,12 @@ async function completedOperation(
     const operation = await awaitBulkOperation(client, known, deps.pollWait);
     if (operation.status === "COMPLETED") return operation;
   }
-  const operation = await awaitBulkOperation(
-    client,
-    await startBulkQuery(client, IMPORT_QUERY),
-    deps.pollWait,
-  );
-  if (operation.status !== "COMPLETED") throw incomplete(operation);
-  return operation;
+  // Kept until it completed (then the watermark names it): a sync killed before cancels nothing.
+  return withKeptBulkQuery(client, deps.bulkOperations ?? KEEPS_NOTHING, IMPORT_QUERY, async (id) => {
+    const operation = await awaitBulkOperation(client, id, deps.pollWait);
+    if (operation.status !== "COMPLETED") throw incomplete(operation);
+    return operation;
+  });
 }
 
 /** A JSONL line to its list by its GID's type (a nested node names its parent in `__parentId`). */

@@ -21,7 +21,7 @@ import { ShopifyUnauthorizedError } from "./errors.ts";
 import { SHOPIFY_TIMEOUT_MS, shopifyDispatcherOf } from "./http.ts";
 import { syncSettledForShop } from "./import-status.ts";
 import { shopifyClientFor } from "./shop-client.ts";
-import { findShopByStore, type ShopifyShopRow } from "./shops.ts";
+import { findShopByStore, type ShopifyShopRow, syncBulkOperationKeeper } from "./shops.ts";
 import { StoredAttemptGenerations } from "./stored-generations.ts";
 import { subscribeJobHandler } from "./subscriptions.ts";
 
@@ -51,6 +51,7 @@ export async function connectShopify(ctx: AppContext, db: Db, storeId: number): 
     timeoutMs: SHOPIFY_TIMEOUT_MS,
     // Polls at 1 s, 2 s, 4 s … a minute apart, cut short by the shop's bulk_operations/finish delivery.
     pollWait: bulkWaitFor({ db: ctx.db, clock: ctx.clock, shop: row.shop, sleep }),
+    bulkOperations: syncBulkOperationKeeper(ctx.db, storeId),
   });
   return {
     platform: connector.platform,

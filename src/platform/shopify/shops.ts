@@ -9,6 +9,7 @@ import { type Selectable, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import type { ShopifyShopStatus, ShopifyShopsTable } from "../../db/tables/shopify.ts";
+import type { BulkOperationKeeper } from "./bulk-operation.ts";
 
 export type { ShopifyShopStatus } from "../../db/tables/shopify.ts";
 export type ShopifyShopRow = Selectable<ShopifyShopsTable>;
@@ -206,6 +207,33 @@ export async function markReconciled(db: Db, storeId: number, at: Date): Promise
     .set({ last_reconciled_at: at })
     .where("store_id", "=", storeId)
     .execute();
+}
+
+/**
+ * Where the catalog sync keeps the bulk operation it started and has not seen end
+ * (sync_bulk_operation_id), apart from reconciliation's: the two run side by side and must not
+ * cancel each other's.
+ */
+export function syncBulkOperationKeeper(db: Db, storeId: number): BulkOperationKeeper {
+  const keep = async (operationId: string | null) => {
+    await db
+      .updateTable("shopify_shops")
+      .set({ sync_bulk_operation_id: operationId })
+      .where("store_id", "=", storeId)
+      .execute();
+  };
+  return {
+    unfinished: async () => {
+      const row = await db
+        .selectFrom("shopify_shops")
+        .select("sync_bulk_operation_id")
+        .where("store_id", "=", storeId)
+        .executeTakeFirst();
+      return row?.sync_bulk_operation_id ?? null;
+    },
+    started: (operationId) => keep(operationId),
+    ended: () => keep(null),
+  };
 }
 
 /** The shop's tokens and webhook secret in the clear; throws if a value does not open. Never log them. */

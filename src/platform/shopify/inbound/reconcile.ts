@@ -5,7 +5,6 @@ import { repairLevelDrift } from "../../../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
 import { PlatformPermanentError } from "../../connector.ts";
 import { requestCatalogSync } from "../../sync-request.ts";
-import { cancelIfRunning } from "../bulk-operation.ts";
 import { bulkWaitFor } from "../bulk-wait.ts";
 import { shopifyDispatcherOf } from "../http.ts";
 import { shopifyClientFor } from "../shop-client.ts";
@@ -47,12 +46,15 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
   if (shop?.status !== "connected") return null;
   const client = shopifyClientFor(ctx, shop);
   const result: ReconcileResult = { checked: 0, repaired: 0 };
-  const unfinished = await unfinishedBulkOperation(ctx.db, storeId);
-  if (unfinished !== null) await cancelIfRunning(client, unfinished);
   const deps = {
     dispatcher: shopifyDispatcherOf(ctx),
     pollWait: bulkWaitFor({ db: ctx.db, clock: ctx.clock, shop: shop.shop, sleep }),
-    started: (operationId: string) => rememberBulkOperation(ctx.db, storeId, operationId),
+    bulkOperations: {
+      unfinished: () => unfinishedBulkOperation(ctx.db, storeId),
+      started: (operationId: string) => rememberBulkOperation(ctx.db, storeId, operationId),
+      // Cleared with the pass's record, once its removals and drift are written too.
+      ended: async () => {},
+    },
   };
   await readShopLevels(client, deps, LEVELS_PER_BATCH, async (levels) => {
     const repair = await repairLevelDrift(ctx, storeId, levels);

@@ -1,6 +1,11 @@
 import type { Dispatcher } from "undici";
 import type { PlatformInventoryLevel } from "../../connector.ts";
-import { awaitBulkOperation, cancelQuietly, incomplete, startBulkQuery } from "../bulk-operation.ts";
+import {
+  awaitBulkOperation,
+  type BulkOperationKeeper,
+  incomplete,
+  withKeptBulkQuery,
+} from "../bulk-operation.ts";
 import { LEVEL_FIELDS, type LevelNode, toLevel } from "../catalog-nodes.ts";
 import type { ShopifyClient } from "../client.ts";
 import { fromGid } from "../gids.ts";
@@ -29,8 +34,8 @@ export interface ShopLevelsDeps {
   dispatcher: Dispatcher;
   /** Between two polls of the running bulk operation (bulk-wait.ts: cut short by bulk_operations/finish). */
   pollWait: (polls: number) => Promise<void>;
-  /** Told the operation's GID as soon as it started (the pass keeps it, so a later pass can cancel it). */
-  started: (operationId: string) => Promise<void>;
+  /** Keeps the operation's GID from its start (the pass's row), so a later pass can cancel it. */
+  bulkOperations: BulkOperationKeeper;
 }
 
 /**
@@ -46,9 +51,7 @@ export async function readShopLevels(
   batch: number,
   take: (levels: PlatformInventoryLevel[]) => Promise<void>,
 ): Promise<void> {
-  const id = await startBulkQuery(client, RECONCILE_LEVELS_QUERY);
-  try {
-    await deps.started(id);
+  await withKeptBulkQuery(client, deps.bulkOperations, RECONCILE_LEVELS_QUERY, async (id) => {
     const operation = await awaitBulkOperation(client, id, deps.pollWait);
     if (operation.status !== "COMPLETED") throw incomplete(operation);
     if (operation.url === null) return; // no lines: no location has a level
@@ -63,8 +66,5 @@ export async function readShopLevels(
       }
     }
     if (pending.length > 0) await take(pending);
-  } catch (error) {
-    await cancelQuietly(client, id);
-    throw error;
-  }
+  });
 }
