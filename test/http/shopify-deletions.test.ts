@@ -369,4 +369,65 @@ describe("deleted in Shopify", () => {
     expectStatus(admin, 200);
     assert.deepEqual(admin.body.data.failed, []);
   });
+
+  test("a push that finds every variant of a product gone (the product's deletion delivery lost): the product is archived too, as products/delete would leave it", async () => {
+    const { shop, storeId, api } = await attached();
+    const supplierId = (await createSupplier(api)).id;
+    const location = [...shop.locations.keys()][0];
+    const [product, other] = [...shop.products.values()];
+    const [first, second] = shop.variantsByProduct.get(product.id)!;
+    const kept = shop.variantsByProduct.get(other.id)![0];
+    const order = await createOrderedOrder(api, {
+      supplier_id: supplierId,
+      location_id: location,
+      lines: [
+        { variant_id: first.id, quantity: 4, unit_cost: 3 },
+        { variant_id: second.id, quantity: 5, unit_cost: 3 },
+        { variant_id: kept.id, quantity: 6, unit_cost: 5 },
+      ],
+    });
+    await t.drain();
+    const before = (await products(api)).find((p) => p.id === product.id)!;
+    assert.deepEqual([before.status, before.variants_count], ["active", 2]);
+
+    // The product is deleted in Shopify and every delivery is held (then dropped): only the push can tell.
+    (t.clock as ManualClock).advance(60_000);
+    standin.webhooks.mode = "hold";
+    standin.deleteProduct(shop, product.id);
+    const res = await api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      {
+        lines: (order.lines as Array<{ id: number; quantity: number }>).map((l) => ({
+          line_id: l.id,
+          quantity: l.quantity,
+        })),
+      },
+      idempotencyKey("receipt"),
+    );
+    expectStatus(res, 201);
+    await t.drain();
+    const shown = await api.get(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}`);
+    expectStatus(shown, 200);
+    assert.equal(shown.body.data.platform_sync.state, "failed");
+
+    const after = (await products(api)).find((p) => p.id === product.id)!;
+    assert.deepEqual(
+      { status: after.status, variants_count: after.variants_count, variants: after.variants },
+      { status: "archived", variants_count: 0, variants: [] },
+    );
+    assert.ok(String(after.updated_at) > String(before.updated_at), "updated_at moves");
+    const archived = await api.get("/v2/products?status=archived");
+    expectStatus(archived, 200);
+    assert.deepEqual(
+      archived.body.data.map((p: Row) => p.id),
+      [product.id],
+    );
+    const otherRow = (await products(api)).find((p) => p.id === other.id)!;
+    assert.deepEqual([otherRow.status, otherRow.variants_count], ["active", 2]);
+    assert.deepEqual(await variantIds(api), idsOf(shop));
+
+    standin.webhooks.mode = "auto";
+    const held = standin.webhooks.held.length;
+    assert.deepEqual(await standin.webhooks.release({ drop: [...Array(held).keys()] }), []);
+  });
 });

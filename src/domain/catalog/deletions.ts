@@ -64,9 +64,10 @@ export async function markDeleted(
 /**
  * The variants of inventory items the platform answered it no longer has (a push found them gone):
  * marked as a deletion delivery would mark them, so they leave the lists and alerts even when that
- * delivery was lost. A platform deletes a variant's inventory item with it, and with the product's
- * last variant the product too; the product is left to the catalog sync and reconciliation, which
- * read it.
+ * delivery was lost. A platform deletes a variant's inventory item with it, and a product has at
+ * least one variant (Shopify refuses to delete the last one alone): a product none of whose variants
+ * is left was deleted whole, so it is marked as products/delete would mark it (archived, moved to the
+ * end of the lists) instead of staying listed, empty, until a sync or reconciliation reads it.
  */
 export async function markItemsDeleted(
   trx: Db,
@@ -75,12 +76,33 @@ export async function markItemsDeleted(
   now: Date,
 ): Promise<void> {
   for (const ids of chunks([...new Set(inventoryItemIds)])) {
-    await trx
+    const marked = await trx
       .updateTable("variants")
       .set({ deleted_at: now, updated_at: now })
       .where("store_id", "=", storeId)
       .where("inventory_item_id", "in", ids)
       .where("deleted_at", "is", null)
+      .returning("product_id")
+      .execute();
+    const productIds = [...new Set(marked.map((v) => Number(v.product_id)))];
+    if (productIds.length === 0) continue;
+    await trx
+      .updateTable("products")
+      .set({ deleted_at: now, status: "archived", updated_at: now })
+      .where("store_id", "=", storeId)
+      .where("id", "in", productIds)
+      .where("deleted_at", "is", null)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("variants as v")
+              .select("v.id")
+              .where("v.store_id", "=", storeId)
+              .whereRef("v.product_id", "=", "products.id")
+              .where("v.deleted_at", "is", null),
+          ),
+        ),
+      )
       .execute();
   }
 }
