@@ -371,7 +371,7 @@ describe("deleted in Shopify", () => {
   });
 
   test("a push that finds every variant of a product gone (the product's deletion delivery lost): the product is archived too, as products/delete would leave it", async () => {
-    const { shop, storeId, api } = await attached();
+    const { shop, api } = await attached();
     const supplierId = (await createSupplier(api)).id;
     const location = [...shop.locations.keys()][0];
     const [product, other] = [...shop.products.values()];
