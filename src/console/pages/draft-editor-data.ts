@@ -1,0 +1,128 @@
+import type { PageContext } from "../context.ts";
+import { type CatalogRow, catalogTerms, type DraftState, lineLabel } from "../draft-order.ts";
+import { searchItems, type Variant, variantsOfItems } from "../item-search.ts";
+import { type Location, locationsOf } from "../stock-levels.ts";
+import { type StoreApi, storeApi } from "../store-api.ts";
+import { type StoreInfo, storeInfoOf } from "../store-pages.ts";
+import { pickSupplier, type SupplierFilter, supplierFieldValue } from "../supplier-filter.ts";
+
+/**
+ * What the draft editor shows besides the draft itself: the supplier as typed and settled, the
+ * supplier's catalog terms, the picker's items, locations and tax rates, in a bounded number of API
+ * calls, none per line.
+ */
+
+export interface Page<T> {
+  data: T[];
+}
+
+export interface TaxRate {
+  id: number;
+  name: string;
+  rate_percent: string | number;
+}
+
+export interface EditorData {
+  store: StoreInfo;
+  supplier: SupplierFilter;
+  locations: Location[];
+  terms: Map<number, CatalogRow>;
+  found: Variant[];
+  /** With nothing typed, how many of the supplier's catalog items the picker could not show. */
+  moreInCatalog: number;
+  currency: string;
+  taxRates: TaxRate[];
+}
+
+/** The picker's list: this many items, found or (nothing typed) browsed. */
+const PICKER_ROWS = 25;
+
+/**
+ * With nothing typed, the picker lists the supplier's catalog items (by name, up to PICKER_ROWS) with
+ * their terms and tier prices, then the store's other items to fill the list: what this supplier sells
+ * is what an order to it is mostly made of. Two API calls (the catalog's variants by item, a page of
+ * the store's variants).
+ */
+async function browseItems(api: StoreApi, terms: Map<number, CatalogRow>): Promise<Variant[]> {
+  const catalogIds = [...terms.keys()].slice(0, PICKER_ROWS);
+  const [inCatalog, others] = await Promise.all([
+    catalogIds.length === 0 ? Promise.resolve([]) : variantsOfItems(api, catalogIds),
+    catalogIds.length >= PICKER_ROWS
+      ? Promise.resolve({ data: [] as Variant[] })
+      : api.get<Page<Variant>>(`/variants?limit=${PICKER_ROWS + catalogIds.length}`),
+  ]);
+  const byName = (a: Variant, b: Variant) =>
+    lineLabel(a.product_title, a.title).localeCompare(lineLabel(b.product_title, b.title));
+  const rest = others.data.filter((v) => !terms.has(v.inventory_item_id));
+  return [...inCatalog.sort(byName), ...rest].slice(0, PICKER_ROWS);
+}
+
+/**
+ * The supplier the form names (a choice among offered ones, the one it held, or the name typed): the
+ * draft then holds its id and name, or keeps the text as typed with no id.
+ */
+export async function settleSupplier(ctx: PageContext, draft: DraftState): Promise<SupplierFilter> {
+  const picked = await pickSupplier(
+    storeApi(ctx.request),
+    draft.supplierText,
+    draft.supplierId,
+    draft.supplierChoice,
+  );
+  draft.supplierId = picked.kind === "supplier" ? String(picked.supplier.id) : "";
+  draft.supplierText = supplierFieldValue(picked);
+  draft.supplierChoice = "";
+  return picked;
+}
+
+/** Everything the editor shows besides the draft: a bounded number of API calls, none per line. */
+export async function editorData(
+  ctx: PageContext,
+  draft: DraftState,
+  supplier: SupplierFilter,
+): Promise<EditorData> {
+  const { request } = ctx;
+  const api = storeApi(request);
+  const supplierId = supplier.kind === "supplier" ? supplier.supplier.id : null;
+  // The store's tax rates are settings (the admin API's), which every staff member of the store reads.
+  const [store, locations, terms, taxRates] = await Promise.all([
+    storeInfoOf(request),
+    locationsOf(api),
+    catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>()),
+    ctx.admin.get<Page<TaxRate>>(`/admin/stores/${api.storeId}/tax_rates`).then((r) => r.data),
+  ]);
+  // The supplier's catalog items first, typed or not: what this supplier sells, at its prices.
+  const found =
+    draft.itemQ === ""
+      ? await browseItems(api, terms)
+      : await searchItems(api, draft.itemQ, PICKER_ROWS, new Set(terms.keys()));
+  const shownFromCatalog = found.filter((v) => terms.has(v.inventory_item_id)).length;
+  const currency =
+    knownCurrency(draft.currency) ||
+    (supplier.kind === "supplier" ? supplier.supplier.currency : null) ||
+    store.currency;
+  return {
+    store,
+    supplier,
+    locations,
+    terms,
+    found,
+    moreInCatalog: draft.itemQ === "" ? Math.max(0, terms.size - shownFromCatalog) : 0,
+    currency,
+    taxRates,
+  };
+}
+
+/** Decimal places of a currency, as the API rounds to them. */
+export function minorUnits(currency: string): number {
+  try {
+    return (
+      new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ??
+      2
+    );
+  } catch {
+    return 2;
+  }
+}
+
+/** A currency code as typed, when it is one (a refused "US" must not break the page that says so). */
+export const knownCurrency = (code: string) => (/^[A-Z]{3}$/.test(code) && minorUnits(code) >= 0 ? code : "");
