@@ -141,6 +141,31 @@ describe("console suppliers", () => {
     assert.deepEqual(await allPages(store.api, "/v2/suppliers?archived=all"), before);
   });
 
+  test("a search pages through every match, however many suppliers the store has; punctuation alone is a hint", async () => {
+    // A store of its own: 51 more suppliers would push the other tests' suppliers off the first page.
+    const many = await t.createStore();
+    const manyBase = `/console/stores/${many.id}/suppliers`;
+    for (let i = 1; i <= 51; i++)
+      await createSupplier(many.api, { name: `Quince ${String(i).padStart(2, "0")}` });
+    await createSupplier(many.api, { name: "Medlar Goods" });
+    const names = (body: string) => [...text(body).matchAll(/Quince \d\d/g)].map((m) => m[0]);
+    const first = await agent.get(`${manyBase}?q=quince`);
+    assert.doesNotMatch(text(first.body), /Medlar/);
+    assert.equal(first.status, 200);
+    assert.equal(new Set(names(first.body)).size, 50);
+    const nextHref = /href="([^"]*)" rel="next"/.exec(first.body)?.[1]?.replaceAll("&amp;", "&");
+    assert.ok(nextHref?.includes("q=quince"), "the next page keeps the search");
+    const second = await agent.get(nextHref as string);
+    assert.equal(second.status, 200);
+    assert.equal(names(second.body).length, 1);
+    assert.ok(!names(first.body).includes(names(second.body)[0]));
+    assert.doesNotMatch(second.body, /rel="next"/);
+
+    const dots = await agent.get(`${manyBase}?q=${encodeURIComponent("...")}`);
+    assert.equal(dots.status, 200);
+    assert.match(text(dots.body), /Type a letter or a digit to search\./);
+  });
+
   test("search finds by name, company or email; the archived filter; archive and unarchive", async () => {
     const a = await createSupplier(store.api, { name: "Acorn Tools", email: "sales@acorn.test" });
     const b = await createSupplier(store.api, { name: "Birch Paper" });
