@@ -12,7 +12,7 @@ import {
   takeFlash,
 } from "../context.ts";
 import { itemField, type PickedItem, pickItem } from "../item-picker.ts";
-import { allVariants, itemLabel, type Variant } from "../item-search.ts";
+import { itemLabel, type Variant, variantsByItem } from "../item-search.ts";
 import { csrfField, notAvailable, page, storePath, table } from "../layout.ts";
 import { type Location, locationsOf } from "../stock-levels.ts";
 import { storeApi } from "../store-api.ts";
@@ -129,12 +129,14 @@ async function render(
     );
   if (!ctx.admin.has("GET", path)) return show(notAvailable("Alert rules"));
   const api = storeApi(ctx.request, store.id);
-  const [form, variants, locations] = await Promise.all([
+  const [form, locations] = await Promise.all([
     values ?? ctx.admin.get<{ data: AlertRules }>(path).then((r) => toForm(r.data)),
-    allVariants(api),
     locationsOf(api),
   ]);
-  const byItem = new Map(variants.map((v) => [v.inventory_item_id, v]));
+  const itemIds = form.items
+    .map((r) => Number(r.inventory_item_id))
+    .filter((id) => Number.isSafeInteger(id) && id > 0);
+  const byItem = await variantsByItem(api, itemIds);
   const locationName = (id: string) =>
     id === "" ? "Every location" : (locations.find((l) => String(l.id) === id)?.name ?? `Location ${id}`);
   const intro = html`<p class="muted">Item alerts (<code>item.low_stock</code>, <code>item.out_of_stock</code>, <code>item.reorder_point</code>, <code>item.overstock</code>) fire when stock crosses these lines, and the <a href="${storePath(store.id, "/stock/low")}">low stock</a> page lists the items at or below them.</p>`;

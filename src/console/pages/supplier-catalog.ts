@@ -20,7 +20,7 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { allVariants, itemLabel, searchItems, type Variant } from "../item-search.ts";
+import { allVariants, itemLabel, searchItems, type Variant, variantsByItem } from "../item-search.ts";
 import { actionButton, csrfField, page, table } from "../layout.ts";
 import { storeApi } from "../store-api.ts";
 import { money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
@@ -86,11 +86,11 @@ export async function catalogSection(
   importProblems: RowProblem[] = [],
   csvText = "",
 ): Promise<SafeHtml> {
-  const [rows, variants] = await Promise.all([
-    allCatalogRows(ctx, supplier.id),
-    allVariants(storeApi(ctx.request)),
-  ]);
-  const byItem = new Map(variants.map((v) => [v.inventory_item_id, v]));
+  const rows = await allCatalogRows(ctx, supplier.id);
+  const byItem = await variantsByItem(
+    storeApi(ctx.request),
+    rows.map((r) => r.inventory_item_id),
+  );
   const base = suppliersPath(store.id, `/${supplier.id}`);
   const q = (queryOf(ctx.request).item_q ?? "").trim();
   const found = writable && q !== "" ? await searchItems(storeApi(ctx.request), q) : [];
@@ -343,11 +343,11 @@ export async function removeCatalogRow(ctx: PageContext, rawSupplierId: unknown,
 
 export async function exportCatalogCsv(ctx: PageContext, rawSupplierId: unknown) {
   const supplier = await loadSupplier(ctx, rawSupplierId);
-  const [rows, variants] = await Promise.all([
-    allCatalogRows(ctx, supplier.id),
-    allVariants(storeApi(ctx.request)),
-  ]);
-  const byItem = new Map(variants.map((v) => [v.inventory_item_id, v]));
+  const rows = await allCatalogRows(ctx, supplier.id);
+  const byItem = await variantsByItem(
+    storeApi(ctx.request),
+    rows.map((r) => r.inventory_item_id),
+  );
   const lines = rows.map((r) => [
     byItem.get(r.inventory_item_id)?.sku ?? "",
     String(r.inventory_item_id),

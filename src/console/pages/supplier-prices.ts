@@ -12,7 +12,7 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { allVariants, itemLabel } from "../item-search.ts";
+import { itemLabel, variantsByItem } from "../item-search.ts";
 import { csrfField, dl, page } from "../layout.ts";
 import { storeApi } from "../store-api.ts";
 import { fieldError, formErrors, invalidAttrs, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
@@ -52,13 +52,13 @@ async function render(
   values: { tiers: string; effective_from: string },
   error: AdminError | null,
 ) {
-  const [rows, variants] = await Promise.all([
+  const [rows, byItem] = await Promise.all([
     allCatalogRows(ctx, supplier.id),
-    allVariants(storeApi(ctx.request)),
+    variantsByItem(storeApi(ctx.request), [itemId]),
   ]);
   const row = rows.find((r: CatalogRow) => r.inventory_item_id === itemId);
   if (!row) throw new PageNotFound(`${supplier.name}'s catalog has no such item.`);
-  const variant = variants.find((v) => v.inventory_item_id === itemId);
+  const variant = byItem.get(itemId);
   const label = variant ? itemLabel(variant) : `Item ${itemId}`;
   const base = suppliersPath(store.id, `/${supplier.id}`);
   const currency = supplier.currency ?? store.currency;
