@@ -263,7 +263,7 @@ export async function loadOrderParts(db: Db, storeId: number, ids: readonly numb
 }
 
 /** The platform_sync rows of the orders `ids` and of their receipts. */
-function syncRowsOf(db: Db, storeId: number, ids: readonly number[]) {
+export function syncRowsOf(db: Db, storeId: number, ids: readonly number[]) {
   return db
     .selectFrom("platform_sync_states")
     .select(["subject_type", "subject_id", "state", "attempted_at", "error"])
@@ -288,7 +288,7 @@ function syncRowsOf(db: Db, storeId: number, ids: readonly number[]) {
     .execute();
 }
 
-function syncMapOf(rows: Awaited<ReturnType<typeof syncRowsOf>>): Map<string, SyncState> {
+export function syncMapOf(rows: Awaited<ReturnType<typeof syncRowsOf>>): Map<string, SyncState> {
   const sync = new Map<string, SyncState>();
   for (const r of rows)
     sync.set(syncKey(r.subject_type, r.subject_id), {
@@ -385,64 +385,6 @@ export async function lockOrderRecord(trx: Db, storeId: number, id: number): Pro
   const row = await orderRecordQuery(trx, storeId).where("po.id", "=", id).forUpdate("po").executeTakeFirst();
   if (!row) throw notFound("purchase order");
   return row as OrderRecord;
-}
-
-/**
- * An order's parts read before a write's transaction, with the version of its row they are from.
- * Every write of an order's parts (lines, charges, receipts, payments) updates its row in the same
- * transaction, so a transaction that finds the row at `version` knows the parts are still these; a
- * write whose transaction would otherwise read a 500-line order (a header-only PATCH presenting it
- * for its event) reads it here instead, where on the embedded database other stores' statements go
- * in between its chunks, and holds the one connection that much shorter (issue 18 item 2).
- */
-export interface PartsReadAhead {
-  version: string;
-  parts: OrderParts;
-}
-
-/** The version of the order's row (`xmin`, the transaction that last wrote it); undefined if absent. */
-export async function orderVersion(db: Db, storeId: number, id: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom("purchase_orders")
-    .select(sql<string>`xmin::text`.as("version"))
-    .where("store_id", "=", storeId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-  return row?.version;
-}
-
-/**
- * The order's parts and the version read before them (so they are that version's or newer: a
- * transaction finding the row still at it knows nothing was written since); undefined if absent.
- */
-export async function readPartsAhead(
-  db: Db,
-  storeId: number,
-  id: number,
-): Promise<PartsReadAhead | undefined> {
-  const version = await orderVersion(db, storeId, id);
-  if (version === undefined) return undefined;
-  return { version, parts: await loadOrderParts(db, storeId, [id]) };
-}
-
-/**
- * The order as GET returns it, in a transaction that found its row at the read-ahead's version: its
- * row (with supplier and location names) and platform_sync read again, which its parts do not
- * follow, the rest from the read-ahead.
- */
-export async function presentFromReadAhead(
-  trx: Db,
-  storeId: number,
-  id: number,
-  ahead: PartsReadAhead,
-): Promise<PurchaseOrder> {
-  const [order, syncRows] = await Promise.all([
-    orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst(),
-    syncRowsOf(trx, storeId, [id]),
-  ]);
-  if (!order) throw notFound("purchase order");
-  const parts = { ...ahead.parts, sync: syncMapOf(syncRows) };
-  return assembleOrders([order as OrderRecord], parts).get(id) as PurchaseOrder;
 }
 
 /** One full PurchaseOrder as GET returns it; 404 not_found when absent from the store. */

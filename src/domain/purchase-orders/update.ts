@@ -8,19 +8,14 @@ import { DetailCollector } from "../errors.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { chargeDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
-import {
-  loadPurchaseOrder,
-  orderVersion,
-  type PartsReadAhead,
-  presentFromReadAhead,
-  readPartsAhead,
-} from "./loading.ts";
+import { loadPurchaseOrder } from "./loading.ts";
 import { checkComputedMoney } from "./money-bounds.ts";
 import { type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
 import { diffOrder, sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
 import type { OrderRow, PurchaseOrder } from "./presenter.ts";
+import { orderVersion, type PartsReadAhead, presentFromReadAhead, readPartsAhead } from "./read-ahead.ts";
 import {
   lockPurchaseOrder,
   orderCharges,

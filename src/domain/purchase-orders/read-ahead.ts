@@ -1,0 +1,75 @@
+/**
+ * A header-only PATCH's read-ahead (issue 18 item 2): the order's parts read before its transaction,
+ * with the row's version, so the transaction that finds the row still at that version presents the
+ * order from them instead of reading 500 lines while it holds the connection.
+ */
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import { notFound } from "../errors.ts";
+import {
+  assembleOrders,
+  loadOrderParts,
+  type OrderParts,
+  orderRecordQuery,
+  syncMapOf,
+  syncRowsOf,
+} from "./loading.ts";
+import type { OrderRecord, PurchaseOrder } from "./presenter.ts";
+
+/**
+ * An order's parts read before a write's transaction, with the version of its row they are from.
+ * Every write of an order's parts (lines, charges, receipts, payments) updates its row in the same
+ * transaction, so a transaction that finds the row at `version` knows the parts are still these; a
+ * write whose transaction would otherwise read a 500-line order (a header-only PATCH presenting it
+ * for its event) reads it here instead, where on the embedded database other stores' statements go
+ * in between its chunks, and holds the one connection that much shorter (issue 18 item 2).
+ */
+export interface PartsReadAhead {
+  version: string;
+  parts: OrderParts;
+}
+
+/** The version of the order's row (`xmin`, the transaction that last wrote it); undefined if absent. */
+export async function orderVersion(db: Db, storeId: number, id: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("purchase_orders")
+    .select(sql<string>`xmin::text`.as("version"))
+    .where("store_id", "=", storeId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row?.version;
+}
+
+/**
+ * The order's parts and the version read before them (so they are that version's or newer: a
+ * transaction finding the row still at it knows nothing was written since); undefined if absent.
+ */
+export async function readPartsAhead(
+  db: Db,
+  storeId: number,
+  id: number,
+): Promise<PartsReadAhead | undefined> {
+  const version = await orderVersion(db, storeId, id);
+  if (version === undefined) return undefined;
+  return { version, parts: await loadOrderParts(db, storeId, [id]) };
+}
+
+/**
+ * The order as GET returns it, in a transaction that found its row at the read-ahead's version: its
+ * row (with supplier and location names) and platform_sync read again, which its parts do not
+ * follow, the rest from the read-ahead.
+ */
+export async function presentFromReadAhead(
+  trx: Db,
+  storeId: number,
+  id: number,
+  ahead: PartsReadAhead,
+): Promise<PurchaseOrder> {
+  const [order, syncRows] = await Promise.all([
+    orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst(),
+    syncRowsOf(trx, storeId, [id]),
+  ]);
+  if (!order) throw notFound("purchase order");
+  const parts = { ...ahead.parts, sync: syncMapOf(syncRows) };
+  return assembleOrders([order as OrderRecord], parts).get(id) as PurchaseOrder;
+}
