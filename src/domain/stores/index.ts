@@ -3,6 +3,7 @@
  * API keys. The admin API, the console and the bootstrap import from here only.
  */
 
+export { authRowsVersion } from "./auth-rows.ts";
 export { eraseStore } from "./erase.ts";
 export { createKey, FULL_SCOPES, listKeys, revokeKey } from "./keys.ts";
 export { takePurchaseOrderNumbers, takeStockAdjustmentNumber } from "./numbering.ts";

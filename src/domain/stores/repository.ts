@@ -1,9 +1,13 @@
 import type { Insertable, Updateable } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { ApiKeysTable, StoresTable } from "../../db/tables/foundation.ts";
+import { authRowsWritten } from "./auth-rows.ts";
 import type { KeyRow, StoreRow } from "./presenter.ts";
 
-/** SQL for stores and their API keys. No rules here. */
+/**
+ * SQL for stores and their API keys. No rules here. Each write of what authentication reads is counted
+ * once it has run (auth-rows.ts), so the embedded database's authentication cache forgets it.
+ */
 
 export async function findStore(db: Db, id: number): Promise<StoreRow | undefined> {
   return db.selectFrom("stores").selectAll().where("id", "=", id).executeTakeFirst();
@@ -22,16 +26,27 @@ export async function isDomainTaken(db: Db, domain: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/** Runs a write of an authentication row and counts it, whether it succeeded or failed. */
+async function counted<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } finally {
+    authRowsWritten();
+  }
+}
+
 export async function insertStore(db: Db, values: Insertable<StoresTable>): Promise<StoreRow> {
-  return db.insertInto("stores").values(values).returningAll().executeTakeFirstOrThrow();
+  return counted(db.insertInto("stores").values(values).returningAll().executeTakeFirstOrThrow());
 }
 
 export async function updateStoreRow(db: Db, id: number, set: Updateable<StoresTable>): Promise<StoreRow> {
-  return db.updateTable("stores").set(set).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+  return counted(
+    db.updateTable("stores").set(set).where("id", "=", id).returningAll().executeTakeFirstOrThrow(),
+  );
 }
 
 export async function insertKey(db: Db, values: Insertable<ApiKeysTable>): Promise<KeyRow> {
-  return db.insertInto("api_keys").values(values).returningAll().executeTakeFirstOrThrow();
+  return counted(db.insertInto("api_keys").values(values).returningAll().executeTakeFirstOrThrow());
 }
 
 export async function keysOfStore(db: Db, storeId: number): Promise<KeyRow[]> {
@@ -45,18 +60,21 @@ export async function revokeKeyRow(
   keyId: number,
   now: Date,
 ): Promise<KeyRow | undefined> {
-  return db
-    .updateTable("api_keys")
-    .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
-    .where("id", "=", keyId)
-    .where("store_id", "=", storeId)
-    .returningAll()
-    .executeTakeFirst();
+  return counted(
+    db
+      .updateTable("api_keys")
+      .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
+      .where("id", "=", keyId)
+      .where("store_id", "=", storeId)
+      .returningAll()
+      .executeTakeFirst(),
+  );
 }
 
 /**
  * Records when keys were last used (the request log's buffered flush): a key's `last_used_at` only
- * moves forward, so flushes that land out of order never set it back.
+ * moves forward, so flushes that land out of order never set it back. Not counted (auth-rows.ts):
+ * authentication does not read it.
  */
 export async function recordKeysUsed(db: Db, lastUsed: ReadonlyMap<number, Date>): Promise<void> {
   for (const [keyId, at] of lastUsed) {

@@ -6,6 +6,7 @@ import { AppError } from "../../domain/errors.ts";
 import { keyHasScope } from "../../domain/scopes.ts";
 import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
 import { scopesOf } from "../../domain/staff/index.ts";
+import { authRowsVersion } from "../../domain/stores/index.ts";
 import {
   CONSOLE_VIA,
   type ConsoleActor,
@@ -13,6 +14,7 @@ import {
   isConsoleAuthorization,
 } from "../console-actors.ts";
 import type { AuthStore, Principal } from "../context.ts";
+import { AuthKeyCache } from "./auth-cache.ts";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);
 
@@ -82,20 +84,27 @@ async function consolePrincipal(ctx: AppContext, actor: ConsoleActor): Promise<P
   };
 }
 
+type KeyLookupRow = Awaited<ReturnType<typeof keyLookup.run>>[number];
+
 /**
- * One indexed lookup per request. No cache: a revoked key or a store whose API access was turned off
- * must be refused on the very next request, in every process.
+ * One indexed lookup per request. A revoked key or a store whose API access was turned off must be
+ * refused on the very next request, in every process: on PostgreSQL, which other processes write too,
+ * nothing is cached; on the embedded database, this process's alone, `cache` keeps looked-up keys
+ * until the next write to keys or stores (auth-cache.ts).
  */
 export async function authenticate(
   ctx: AppContext,
   authorization: string | undefined,
+  cache: AuthKeyCache<KeyLookupRow> | null = null,
 ): Promise<Principal & { apiAccess: boolean }> {
   if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized("The Authorization header must be `Bearer <key>`.");
   const token = match[1];
   if (!API_KEY_PATTERN.test(token)) throw unauthorized("The API key is malformed.");
-  const [row] = await keyLookup.run(ctx.db, hashSecret(token));
+  const hash = hashSecret(token);
+  const read = async () => (await keyLookup.run(ctx.db, hash))[0];
+  const row = cache ? await cache.lookup(hash, read) : await read();
   if (!row) throw unauthorized("The API key is not recognised.");
   if (row.revoked_at) throw unauthorized("The API key has been revoked.");
   if (row.expires_at && row.expires_at.getTime() <= ctx.clock.now().getTime()) {
@@ -117,7 +126,7 @@ export async function authenticate(
       id: row.key_id,
       name: row.key_name,
       prefix: row.prefix,
-      scopes: row.scopes,
+      scopes: [...row.scopes],
       expires_at: row.expires_at,
     },
   };
@@ -126,6 +135,7 @@ export async function authenticate(
 /** Registers authentication and scope checks for every route of the instance that declares a scope. */
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest("principal", null);
+  const cache = app.ctx.dbKind === "pglite" ? new AuthKeyCache<KeyLookupRow>(authRowsVersion) : null;
   app.addHook("onRequest", async (request: FastifyRequest) => {
     const config = request.routeOptions.config;
     const scope = config?.scope;
@@ -139,7 +149,7 @@ export function registerAuth(app: FastifyInstance): void {
       }
       return;
     }
-    const { apiAccess, ...principal } = await authenticate(app.ctx, request.headers.authorization);
+    const { apiAccess, ...principal } = await authenticate(app.ctx, request.headers.authorization, cache);
     // Known key from here on: even a refused request is logged against it.
     request.principal = principal;
     if (!apiAccess) {

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { AuthKeyCache } from "../../src/http/plugins/auth-cache.ts";
+
+/**
+ * The embedded database's authentication cache: a key's row is kept only while nothing authentication
+ * reads was written, and a row read across a write is not kept (a revocation that commits while a
+ * lookup is under way must bite on the next request).
+ */
+
+interface Row {
+  key_id: number;
+  revoked: boolean;
+}
+
+function harness(maxKeys?: number) {
+  let writes = 0;
+  const cache = new AuthKeyCache<Row>(() => writes, maxKeys);
+  const db = new Map<string, Row>();
+  let reads = 0;
+  const read = (hash: string) => async () => {
+    reads++;
+    const row = db.get(hash);
+    return row && { ...row };
+  };
+  return {
+    cache,
+    db,
+    reads: () => reads,
+    write: () => writes++,
+    lookup: (hash: string) => cache.lookup(hash, read(hash)),
+  };
+}
+
+describe("AuthKeyCache", () => {
+  test("a key read once is answered without reading again until something is written", async () => {
+    const h = harness();
+    h.db.set("a", { key_id: 1, revoked: false });
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: false });
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: false });
+    assert.equal(h.reads(), 1);
+    h.db.set("a", { key_id: 1, revoked: true });
+    h.write();
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: true });
+    assert.equal(h.reads(), 2);
+    assert.equal(h.cache.size, 1);
+  });
+
+  test("a row read while a write happened serves its request but is not kept", async () => {
+    const h = harness();
+    h.db.set("a", { key_id: 1, revoked: false });
+    let finishRead!: () => void;
+    const readUnderWay = h.cache.lookup("a", async () => {
+      const row = { key_id: 1, revoked: false };
+      await new Promise<void>((resolve) => {
+        finishRead = resolve;
+      });
+      return row;
+    });
+    // The revocation commits after the lookup read the row, before the lookup's request went on.
+    h.db.set("a", { key_id: 1, revoked: true });
+    h.write();
+    finishRead();
+    assert.deepEqual(await readUnderWay, { key_id: 1, revoked: false });
+    assert.equal(h.cache.size, 0);
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: true });
+  });
+
+  test("an unknown key is not kept: a key created after is found at once", async () => {
+    const h = harness();
+    assert.equal(await h.lookup("new"), undefined);
+    assert.equal(h.cache.size, 0);
+    h.db.set("new", { key_id: 2, revoked: false });
+    assert.deepEqual(await h.lookup("new"), { key_id: 2, revoked: false });
+  });
+
+  test("kept rows are frozen, and the oldest goes past the bound", async () => {
+    const h = harness(2);
+    for (const hash of ["a", "b", "c"]) h.db.set(hash, { key_id: hash.charCodeAt(0), revoked: false });
+    const a = await h.lookup("a");
+    assert.ok(Object.isFrozen(a));
+    await h.lookup("b");
+    await h.lookup("c");
+    assert.equal(h.cache.size, 2);
+    const before = h.reads();
+    await h.lookup("c");
+    await h.lookup("b");
+    assert.equal(h.reads(), before, "b and c kept");
+    await h.lookup("a");
+    assert.equal(h.reads(), before + 1, "a was the one that went");
+  });
+});
