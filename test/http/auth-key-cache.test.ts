@@ -60,7 +60,10 @@ describe("authentication of a key in use", () => {
     const renamed = await whoami();
     assert.equal(renamed.body.shop.name, "Alpha Two");
 
-    expectStatus(await t.admin.patch(`/admin/stores/${a.id}`, { rate_limits: { per_key_per_minute: 7 } }), 200);
+    expectStatus(
+      await t.admin.patch(`/admin/stores/${a.id}`, { rate_limits: { per_key_per_minute: 7 } }),
+      200,
+    );
     const limited = await whoami();
     expectStatus(limited, 200);
     assert.equal(limited.headers["ratelimit-limit"], "7");
