@@ -101,6 +101,18 @@ const YES = new Set(["yes", "y", "true", "1"]);
 const NO = new Set(["no", "n", "false", "0", ""]);
 
 /**
+ * The SKUs the file names its items by (rows without an inventory_item_id), for looking them up before
+ * the file is read; none when the file is refused whole (no header, too many rows).
+ */
+export function catalogCsvSkus(text: string): string[] {
+  const [head, ...body] = parseCsv(text);
+  if (!head || body.length > MAX_IMPORT_ROWS) return [];
+  const header = head.map((h) => h.trim().toLowerCase());
+  const cell = (cells: string[], name: string) => (cells[header.indexOf(name)] ?? "").trim();
+  return body.filter((cells) => cell(cells, "inventory_item_id") === "").map((cells) => cell(cells, "sku"));
+}
+
+/**
  * The file's rows as API input, or every problem found. `variantBySku` resolves the `sku` column (the
  * store's variants, exact match); a row may name its item by `inventory_item_id` instead.
  */

@@ -259,6 +259,38 @@ describe("catalog mirror", () => {
     assert.equal(badProduct.status, 422);
   });
 
+  test("GET /variants with sku repeated: the variants having any of the SKUs, paged, up to 250 SKUs", async () => {
+    const wanted = ["TEE-S", "SHELL-S", "TEE-XL", "NO-SUCH-SKU"];
+    const several = await store.api.get(`/v2/variants?${wanted.map((s) => `sku=${s}`).join("&")}`);
+    assert.equal(several.status, 200);
+    // The list's own order and shape, only those variants.
+    assert.deepEqual(several.body, {
+      data: variants.filter((v) => wanted.includes(v.sku)),
+      next_cursor: null,
+      has_more: false,
+    });
+    const tees = "sku=TEE-S&sku=TEE-M&sku=TEE-L";
+    const paged = await allPages(store.api, `/v2/variants?${tees}&limit=2`);
+    assert.deepEqual(paged.map((v) => v.sku).sort(), ["TEE-L", "TEE-M", "TEE-S"]);
+    // The cursor is bound to the SKUs it was given with.
+    const first = await store.api.get(`/v2/variants?${tees}&limit=2`);
+    const misuse = await store.api.get(
+      `/v2/variants?sku=TEE-S&limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    );
+    assert.equal(misuse.status, 400);
+    assert.equal(misuse.body.error.code, "invalid_cursor");
+    const atCap = Array.from({ length: 250 }, (_, i) => `sku=NONE-${i}`);
+    const capped = await store.api.get(`/v2/variants?${atCap.join("&")}&sku=TEE-S`);
+    assert.equal(capped.status, 422);
+    const cap = await store.api.get(`/v2/variants?${atCap.slice(1).join("&")}&sku=TEE-S`);
+    assert.deepEqual(
+      cap.body.data.map((v: any) => v.sku),
+      ["TEE-S"],
+    );
+    const empty = await store.api.get("/v2/variants?sku=TEE-S&sku=");
+    assert.equal(empty.status, 422);
+  });
+
   test("GET /variants in another currency formats with that currency", async () => {
     const res = await other.api.get("/v2/variants?sku=TEE-S");
     assert.equal(res.body.data[0].price, "24.00");

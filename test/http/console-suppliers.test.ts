@@ -6,9 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { apiCallsDuring } from "../helpers/api-calls.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { ConsoleAgent, hiddenValue, pageText as text } from "../helpers/console-agent.ts";
-import { createSupplier, listVariants, type Variant } from "../helpers/factories.ts";
+import { createSupplier, insertFixtureVariants, listVariants, type Variant } from "../helpers/factories.ts";
 import { allPages } from "../helpers/paging.ts";
 import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 import { joinStaff } from "../helpers/staff.ts";
@@ -269,6 +270,33 @@ describe("console suppliers", () => {
         `${two.sku},${two.inventory_item_id},"CSV-2, blue",12,case,24,no,1:3.00 48:2.75,`,
         "sku,inventory_item_id,supplier_sku,pack_size,pack_unit,min_order_qty,is_primary,tiers,effective_from",
       ].sort(),
+    );
+  });
+
+  test("a CSV import finds its SKUs however many variants the store has, in one call for the file", async () => {
+    // A store of its own with more variants than the 40 pages of 250 the import once read through:
+    // the last one in the API's order (the highest id of one insert) lay past them.
+    const big = await t.createStore();
+    const items = Array.from({ length: 10_050 }, (_, i) => i + 1);
+    for (let i = 0; i < items.length; i += 2_000)
+      await insertFixtureVariants(t, big.id, items.slice(i, i + 2_000));
+    const s = await createSupplier(big.api, { name: "Far Shelf Supplies" });
+    const csv = ["sku,supplier_sku,tiers", "SKU-10050,FAR-1,1:2.00", "SKU-7,NEAR-1,1:1.00"].join("\n");
+    const { result: imported, calls } = await apiCallsDuring(t, () =>
+      agent.post(`/console/stores/${big.id}/suppliers/${s.id}/catalog/import`, { _csrf: csrf, csv }),
+    );
+    assert.equal(imported.status, 303, imported.body);
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith("/v2/variants?")),
+      ["/v2/variants?sku=SKU-10050&sku=SKU-7&limit=250"],
+    );
+    const catalog = (await big.api.get(`/v2/suppliers/${s.id}/catalog`)).body.data;
+    assert.deepEqual(
+      catalog.map((r: any) => [r.inventory_item_id, r.supplier_sku]).sort(),
+      [
+        [10_050, "FAR-1"],
+        [7, "NEAR-1"],
+      ],
     );
   });
 

@@ -4,6 +4,7 @@ import { AdminError } from "../admin.ts";
 import {
   CATALOG_CSV_HEADER,
   type CatalogRowInput,
+  catalogCsvSkus,
   formatTiers,
   parseTiers,
   type RowProblem,
@@ -20,7 +21,7 @@ import {
   sendPage,
   takeFlash,
 } from "../context.ts";
-import { allVariants, itemLabel, searchItems, type Variant, variantsByItem } from "../item-search.ts";
+import { itemLabel, searchItems, type Variant, variantsByItem, variantsBySku } from "../item-search.ts";
 import { actionButton, csrfField, page, table } from "../layout.ts";
 import { storeApi } from "../store-api.ts";
 import { money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
@@ -247,9 +248,7 @@ export async function importCatalogCsv(ctx: PageContext, rawSupplierId: unknown)
   const store = await storeInfoOf(ctx.request);
   const supplier = await loadSupplier(ctx, rawSupplierId);
   const text = field(formOf(ctx.request), "csv");
-  const bySku = new Map<string, Variant>();
-  for (const v of await allVariants(storeApi(ctx.request)))
-    if (v.sku && !bySku.has(v.sku)) bySku.set(v.sku, v);
+  const bySku = await variantsBySku(storeApi(ctx.request), catalogCsvSkus(text));
   const { rows, problems } = readCatalogCsv(text, (sku) => bySku.get(sku));
   let refused = problems;
   if (refused.length === 0 && rows.length > 0) {

@@ -43,7 +43,8 @@ export async function listProducts(
 
 export interface VariantFilters {
   product_id?: number;
-  sku?: string;
+  /** One SKU, or several (`sku=A&sku=B`, up to 250): the variants having any of them, exactly. */
+  sku?: string | readonly string[];
   barcode?: string;
   /** Words of product title, variant title, SKU or barcode, each a prefix (db/text-search.ts). */
   q?: string;
@@ -66,7 +67,8 @@ export function listVariants(
     .where("v.store_id", "=", storeId)
     .where("v.deleted_at", "is", null);
   if (product_id !== undefined) query = query.where("v.product_id", "=", product_id);
-  if (sku !== undefined) query = query.where("v.sku", "=", sku);
+  if (typeof sku === "string") query = query.where("v.sku", "=", sku);
+  else if (sku !== undefined) query = query.where("v.sku", "in", [...sku]);
   if (barcode !== undefined) query = query.where("v.barcode", "=", barcode);
   if (inventory_item_ids !== undefined) query = query.where("v.inventory_item_id", "in", inventory_item_ids);
   // The expression of the variants_search index (migration 016), word for word, so the index serves it.

@@ -20,7 +20,7 @@ export const CATALOG_OPERATIONS: Record<string, OperationDoc> = {
   },
   "GET /v2/variants": {
     operationId: "listVariants",
-    description: `Variants, filtered by \`product_id\`, exact \`sku\`, exact \`barcode\`, \`inventory_item_id\` (up to 250, comma-separated) or the \`q\` search. ${PAGED}`,
+    description: `Variants, filtered by \`product_id\`, exact \`sku\` (repeat the parameter for up to 250 SKUs: \`sku=A&sku=B\`, variants having any of them; added by this service), exact \`barcode\`, \`inventory_item_id\` (up to 250, comma-separated) or the \`q\` search. ${PAGED}`,
   },
   "GET /v2/variants/{id}": {
     operationId: "getVariant",

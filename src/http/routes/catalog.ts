@@ -28,6 +28,7 @@ import {
   Timestamp,
 } from "../schemas/common.ts";
 import { InventoryItemIdList, itemIdsOf } from "../schemas/item-id-list.ts";
+import { SkuList } from "../schemas/sku-list.ts";
 
 // ---- Shapes (contract "Catalog mirror shapes") ----
 
@@ -210,7 +211,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
           {
             ...PagingQuery,
             product_id: Type.Optional(PlatformId),
-            sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+            sku: Type.Optional(SkuList),
             barcode: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
             inventory_item_id: Type.Optional(InventoryItemIdList),
             q: Type.Optional(
