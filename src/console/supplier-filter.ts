@@ -6,10 +6,11 @@ import type { StoreApi } from "./store-api.ts";
 /**
  * A supplier named by what the merchant types, for a filter that must reach every supplier of the
  * store (600 of them as well as 6): the name, or words of it, resolved on the server by the API's
- * supplier search (`GET /v2/suppliers?q=`), so the form is a plain text field that works without
- * script and the page never lists the store's suppliers. A link (a page of results, a choice) names
- * the supplier by id instead. The name typed in full is that supplier even when other names start
- * with it; one match is the supplier; several are offered as links; none is said in the user's words.
+ * supplier search (`GET /v2/suppliers?q=`) and its whole-name filter (`name=`), so the form is a plain
+ * text field that works without script and the page never lists the store's suppliers. A link (a page
+ * of results, a choice) names the supplier by id instead. The name typed in full is that supplier
+ * however many other names start with it; one match is the supplier; several are offered as links;
+ * none is said in the user's words.
  */
 
 export interface SupplierRef {
@@ -27,11 +28,10 @@ export type SupplierFilter =
 
 /** The choices offered when the text names several suppliers. */
 const CHOICES = 10;
-/**
- * One page of the API's search: the name typed in full is looked for among this many matches (more
- * matches than this for a whole name is a store where a longer name is needed anyway).
- */
+/** One page of the API's word search, whose matches are offered by name when the text is no whole name. */
 const SCAN = 250;
+/** The longest name a supplier has (SupplierInput's). */
+const MAX_NAME = 255;
 
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
@@ -61,12 +61,21 @@ export async function resolveSupplier(
   const q = searchable(typed);
   if (q === null)
     return { kind: "none", text: typed, message: "needs letters or digits of a supplier's name." };
-  const params = new URLSearchParams({ q, limit: String(SCAN), ...(archived !== "" && { archived }) });
-  const found = (await api.get<{ data: SupplierRef[]; has_more: boolean }>(`/suppliers?${params}`)).data;
-  const exact = found.filter((s) => sameName(s.name, typed));
+  const list = (params: Record<string, string>) =>
+    api
+      .get<{ data: SupplierRef[] }>(
+        `/suppliers?${new URLSearchParams({ ...params, ...(archived !== "" && { archived }) })}`,
+      )
+      .then((page) => page.data);
+  // The whole name by the API's exact filter, beside the word search: among a thousand suppliers whose
+  // names start with it, the one typed in full is still found.
+  const [exact, found] = await Promise.all([
+    typed.length <= MAX_NAME ? list({ name: typed, limit: String(CHOICES + 1) }) : Promise.resolve([]),
+    list({ q, limit: String(SCAN) }),
+  ]);
   if (exact.length === 1) return { kind: "supplier", supplier: exact[0] };
-  if (found.length === 1) return { kind: "supplier", supplier: found[0] };
-  if (found.length === 0)
+  if (exact.length === 0 && found.length === 1) return { kind: "supplier", supplier: found[0] };
+  if (exact.length === 0 && found.length === 0)
     return { kind: "none", text: typed, message: `“${typed}” matches no supplier's name.` };
   // Several: the same name twice (an archived duplicate) first, else every match, by name.
   const offered = (exact.length > 1 ? exact : found).sort((a, b) => a.name.localeCompare(b.name));

@@ -161,7 +161,7 @@ describe("console purchase order list", () => {
     assert.match(text(cursor.body), /That page link no longer matches the filters\./);
   });
 
-  test("the supplier filter reaches every supplier of 260: typed in full, by words, several offered, none said", async () => {
+  test("the supplier filter reaches every supplier of 260: typed in full (past 250 like names too), by words, several offered, none said", async () => {
     const bulk: any[] = [];
     for (let i = 1; i <= 260; i++) bulk.push(await createSupplier(store.api, { name: `Bulk supplier ${i}` }));
     // The last supplier made is past the first 250 of every supplier list the API pages.
@@ -231,6 +231,19 @@ describe("console purchase order list", () => {
     const gone = await agent.get(`${list}?supplier_id=999999`);
     assert.equal(gone.status, 422);
     assert.match(text(gone.body), /Supplier is not a supplier of this store: type its name\./);
+    // A whole name that begins 261 names, made after them all (so past the first 250 matches of the
+    // word search, in the API's order), is still that supplier.
+    const plain = await createSupplier(store.api, { name: "Bulk supplier" });
+    clock.advance(60_000);
+    const plainOrder = await createDraftOrder(store.api, {
+      supplier_id: plain.id,
+      lines: [customLine(1, "2.00")],
+    });
+    const whole = await agent.get(`${list}?supplier=BULK+supplier`);
+    assert.equal(whole.status, 200);
+    assert.deepEqual(numbersOn(whole.body), [plainOrder.number]);
+    assert.match(whole.body, /id="po-supplier" name="supplier" value="Bulk supplier"/);
+    assert.doesNotMatch(whole.body, /field-error|Which supplier did you mean/);
   });
 
   test("a viewer reads the list; another store's staff get a 404", async () => {

@@ -8,7 +8,8 @@ import { allPages } from "../helpers/paging.ts";
 /**
  * `q=` on GET /v2/variants and /v2/suppliers (the pickers' search): every typed word a prefix of one of
  * the record's words, any case, punctuation splitting words, codes also typed without it; paging and
- * the cursor's binding kept; a store sees only its own records.
+ * the cursor's binding kept; a store sees only its own records. And `name=` on /v2/suppliers, a
+ * supplier by its whole name.
  */
 
 describe("text search for pickers", () => {
@@ -146,5 +147,33 @@ describe("text search for pickers", () => {
       `/v2/suppliers?q=beta&limit=1&cursor=${encodeURIComponent(first.next_cursor)}`,
     );
     expectError(moved, 400, "invalid_cursor");
+  });
+
+  test("suppliers by their whole name: any case, the spaces around it ignored, no prefix; archived filter kept", async () => {
+    const quay = await createSupplier(store.api, { name: "Quay Tools" });
+    const north = await createSupplier(store.api, { name: "Quay Tools North" });
+    const again = await createSupplier(store.api, { name: "quay tools" });
+    expectStatus(await store.api.post(`/v2/suppliers/${again.id}/archive`, {}), 200);
+    await createSupplier(other.api, { name: "Quay Tools" });
+
+    const ids = (body: any) => body.data.map((s: any) => s.id);
+    assert.deepEqual(ids(await search(store, "/v2/suppliers?name=QUAY%20TOOLS")), [quay.id]);
+    assert.deepEqual(ids(await search(store, "/v2/suppliers?name=%20quay%20tools%20%20")), [quay.id]);
+    assert.deepEqual(ids(await search(store, "/v2/suppliers?name=quay%20tools&archived=all")), [
+      quay.id,
+      again.id,
+    ]);
+    assert.deepEqual(ids(await search(store, "/v2/suppliers?name=quay%20tools&archived=true")), [again.id]);
+    assert.deepEqual(ids(await search(store, "/v2/suppliers?name=Quay%20Tools%20North")), [north.id]);
+    assert.deepEqual(ids(await search(store, "/v2/suppliers?name=Quay")), []);
+    // The row is the list's, and the cursor is bound to the name.
+    const both = await search(store, "/v2/suppliers?name=quay%20tools&archived=all&limit=1");
+    assert.deepEqual(both.data[0], (await store.api.get(`/v2/suppliers/${quay.id}`)).body.data);
+    const moved = await store.api.get(
+      `/v2/suppliers?name=quay&archived=all&limit=1&cursor=${encodeURIComponent(both.next_cursor)}`,
+    );
+    expectError(moved, 400, "invalid_cursor");
+    expectError(await store.api.get("/v2/suppliers?name="), 422, "validation_failed");
+    expectError(await store.api.get(`/v2/suppliers?name=${"a".repeat(256)}`), 422, "validation_failed");
   });
 });

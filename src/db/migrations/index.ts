@@ -20,6 +20,7 @@ import { purchaseOrderCreatedSortMigration } from "./019_purchase_order_created_
 import { pushSkipsMigration } from "./021_push_skips.ts";
 import { reconcileBulkOperationMigration } from "./022_reconcile_bulk_operation.ts";
 import { syncBulkOperationMigration } from "./028_sync_bulk_operation.ts";
+import { supplierNameLookupMigration } from "./031_supplier_name_lookup.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   "021_push_skips": migrationOf(pushSkipsMigration),
   "022_reconcile_bulk_operation": migrationOf(reconcileBulkOperationMigration),
   "028_sync_bulk_operation": migrationOf(syncBulkOperationMigration),
+  "031_supplier_name_lookup": migrationOf(supplierNameLookupMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

@@ -25,10 +25,12 @@ export async function listSuppliers(
   db: Db,
   storeId: number,
   archived: ArchivedFilter,
-  paging: PageRequest & { q?: string },
+  paging: PageRequest & { q?: string; name?: string },
 ): Promise<Page<SupplierRow>> {
-  const { q } = paging;
+  const { q, name } = paging;
   let query = supplierListQuery(db, storeId, archived);
+  // The expression of the suppliers_name index (migration 031), word for word, so the index serves it.
+  if (name !== undefined) query = query.where(sql<string>`lower(btrim(s.name))`, "=", sql<string>`lower(btrim(${name}))`);
   // The expression of the suppliers_search index (migration 016), word for word, so the index serves it.
   if (q !== undefined) {
     query = query.where(
@@ -42,7 +44,7 @@ export async function listSuppliers(
       timeColumn: "s.updated_at",
       idColumn: "s.id",
       direction: "asc",
-      binding: { list: "suppliers", store: storeId, archived, q },
+      binding: { list: "suppliers", store: storeId, archived, q, name },
     },
     ctx.cursorSecret,
     (row) => ({ time: row.updated_at, id: row.id }),

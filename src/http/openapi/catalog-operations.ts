@@ -40,7 +40,7 @@ export const CATALOG_OPERATIONS: Record<string, OperationDoc> = {
   },
   "GET /v2/suppliers": {
     operationId: "listSuppliers",
-    description: `Archived suppliers are left out unless \`archived\` is \`true\` (only archived) or \`all\`. ${PAGED}`,
+    description: `Archived suppliers are left out unless \`archived\` is \`true\` (only archived) or \`all\`. \`q\` searches words; \`name\` (added by this service) finds a supplier by its whole name, ignoring case. ${PAGED}`,
   },
   "POST /v2/suppliers": {
     operationId: "createSupplier",

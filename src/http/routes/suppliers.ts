@@ -75,6 +75,15 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
                   "those of the list. No letter or digit: 400 `invalid_filter`.",
               }),
             ),
+            name: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 255,
+                description:
+                  "The suppliers named exactly this, ignoring case and the spaces around it (`acme ltd` " +
+                  "finds `Acme Ltd` and not `Acme Ltd North`). Added by this service.",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
