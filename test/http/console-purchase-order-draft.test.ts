@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { apiCallsDuring } from "../helpers/api-calls.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { ConsoleAgent, hiddenValue, pageText as text } from "../helpers/console-agent.ts";
@@ -236,6 +237,32 @@ describe("console draft purchase orders", () => {
       history.map((h: any) => [h.type, h.by, h.via]),
       [["created", "operator", "console"]],
     );
+  });
+
+  test("the supplier's catalog terms are read once per step: an Add, opening a draft, a save", async () => {
+    const catalogCalls = (calls: string[]) =>
+      calls.filter((c) => c.startsWith(`/v2/suppliers/${supplier.id}/catalog?`)).length;
+    const blank = await agent.get(`${base()}/new?supplier_id=${supplier.id}`);
+    const add = await apiCallsDuring(t, () =>
+      post(`${base()}/new`, blank.body, { _do: `add:${bySku("TEE-M").id}` }),
+    );
+    assert.equal(add.result.status, 200);
+    assert.equal(formFields(add.result.body).line_qty_0, "12", "the terms still start the line at the minimum");
+    assert.equal(catalogCalls(add.calls), 1);
+    const created = await store.api.post("/v2/purchase_orders", {
+      supplier_id: supplier.id,
+      lines: [{ variant_id: bySku("TEE-M").id, quantity: 12 }],
+    });
+    expectStatus(created, 201);
+    const opened = await apiCallsDuring(t, () => agent.get(`${base()}/${created.body.data.id}/edit`));
+    assert.equal(opened.result.status, 200);
+    assert.equal(catalogCalls(opened.calls), 1);
+    // A refused save draws the editor again with the terms its tier prices came from.
+    const refused = await apiCallsDuring(t, () =>
+      post(`${base()}/${created.body.data.id}/edit`, opened.result.body, { line_qty_0: "0", _do: "save" }),
+    );
+    assert.equal(refused.result.status, 422);
+    assert.equal(catalogCalls(refused.calls), 1);
   });
 
   test("editing a draft changes its fields, reprices by tier, adds and removes lines", async () => {

@@ -74,28 +74,51 @@ export async function settleSupplier(ctx: PageContext, draft: DraftState): Promi
   return picked;
 }
 
-/** Everything the editor shows besides the draft: a bounded number of API calls, none per line. */
+/**
+ * The catalog terms of the supplier the form names, read once per request however many steps of the
+ * request use them (adding an item, a save's tier prices, drawing the editor); a catalog that cannot
+ * be read gives no terms rather than no page.
+ */
+export function supplierTerms(
+  api: StoreApi,
+  supplierId: number | null,
+): () => Promise<Map<number, CatalogRow>> {
+  let read: Promise<Map<number, CatalogRow>> | null = null;
+  return () => {
+    read ??= catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>());
+    return read;
+  };
+}
+
+/** The settled supplier's id, null when the form names none. */
+export const supplierIdOf = (supplier: SupplierFilter) =>
+  supplier.kind === "supplier" ? supplier.supplier.id : null;
+
+/**
+ * Everything the editor shows besides the draft: a bounded number of API calls, none per line. `terms`
+ * are the settled supplier's (supplierTerms), when the request has read them already.
+ */
 export async function editorData(
   ctx: PageContext,
   draft: DraftState,
   supplier: SupplierFilter,
+  terms: () => Promise<Map<number, CatalogRow>> = supplierTerms(storeApi(ctx.request), supplierIdOf(supplier)),
 ): Promise<EditorData> {
   const { request } = ctx;
   const api = storeApi(request);
-  const supplierId = supplier.kind === "supplier" ? supplier.supplier.id : null;
   // The store's tax rates are settings (the admin API's), which every staff member of the store reads.
-  const [store, locations, terms, taxRates] = await Promise.all([
+  const [store, locations, catalog, taxRates] = await Promise.all([
     storeInfoOf(request),
     locationsOf(api),
-    catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>()),
+    terms(),
     ctx.admin.get<Page<TaxRate>>(`/admin/stores/${api.storeId}/tax_rates`).then((r) => r.data),
   ]);
   // The supplier's catalog items first, typed or not: what this supplier sells, at its prices.
   const found =
     draft.itemQ === ""
-      ? await browseItems(api, terms)
-      : await searchItems(api, draft.itemQ, PICKER_ROWS, new Set(terms.keys()));
-  const shownFromCatalog = found.filter((v) => terms.has(v.inventory_item_id)).length;
+      ? await browseItems(api, catalog)
+      : await searchItems(api, draft.itemQ, PICKER_ROWS, new Set(catalog.keys()));
+  const shownFromCatalog = found.filter((v) => catalog.has(v.inventory_item_id)).length;
   const currency =
     knownCurrency(draft.currency) ||
     (supplier.kind === "supplier" ? supplier.supplier.currency : null) ||
@@ -104,9 +127,9 @@ export async function editorData(
     store,
     supplier,
     locations,
-    terms,
+    terms: catalog,
     found,
-    moreInCatalog: draft.itemQ === "" ? Math.max(0, terms.size - shownFromCatalog) : 0,
+    moreInCatalog: draft.itemQ === "" ? Math.max(0, catalog.size - shownFromCatalog) : 0,
     currency,
     taxRates,
   };

@@ -15,7 +15,6 @@ import {
 import {
   apiBody,
   type CatalogRow,
-  catalogTerms,
   type DraftState,
   draftOfForm,
   draftOfOrder,
@@ -30,7 +29,13 @@ import { page } from "../layout.ts";
 import { storeApi } from "../store-api.ts";
 import { formKey, type StoreInfo } from "../store-pages.ts";
 import { supplierProblem } from "../supplier-filter.ts";
-import { editorData, knownCurrency, settleSupplier } from "./draft-editor-data.ts";
+import {
+  editorData,
+  knownCurrency,
+  settleSupplier,
+  supplierIdOf,
+  supplierTerms,
+} from "./draft-editor-data.ts";
 import { editorBody, ordersPath } from "./draft-editor-view.ts";
 import { type Problems, problemsOf } from "./draft-problems.ts";
 import type { RouteAdder } from "./suppliers.ts";
@@ -82,20 +87,29 @@ async function loadDraft(ctx: PageContext, rawId: unknown): Promise<Order> {
   return order;
 }
 
-/** A line for the item the user chose in the picker, at the supplier's starting quantity. */
-async function addLine(ctx: PageContext, draft: DraftState, variantText: string): Promise<void> {
+/**
+ * A line for the item the user chose in the picker, at the supplier's starting quantity (`terms`: the
+ * settled supplier's catalog terms, which the editor then draws with, read once).
+ */
+async function addLine(
+  ctx: PageContext,
+  draft: DraftState,
+  variantText: string,
+  terms: () => Promise<Map<number, CatalogRow>>,
+): Promise<void> {
   if (!/^\d{1,16}$/.test(variantText)) return;
   const api = storeApi(ctx.request);
-  const variant = (await api.get<{ data: Variant }>(`/variants/${variantText}`)).data;
-  const supplierId = /^\d{1,10}$/.test(draft.supplierId) ? Number(draft.supplierId) : null;
-  const terms = await catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>());
+  const [variant, catalog] = await Promise.all([
+    api.get<{ data: Variant }>(`/variants/${variantText}`).then((r) => r.data),
+    terms(),
+  ]);
   draft.lines.push({
     lineId: null,
     variantId: variant.id,
     itemId: variant.inventory_item_id,
     label: lineLabel(variant.product_title, variant.title),
     sku: variant.sku ?? "",
-    quantity: String(startingQuantity(terms.get(variant.inventory_item_id))),
+    quantity: String(startingQuantity(catalog.get(variant.inventory_item_id))),
     unitCost: "",
     baseCost: variant.unit_cost ?? "",
     discount: "",
@@ -117,6 +131,8 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     : ordersPath(storeApi(ctx.request).storeId, "/new");
   const title = order ? `Edit ${order.number}` : "New purchase order";
   const supplier = await settleSupplier(ctx, draft);
+  // The settled supplier's catalog terms: read once, whichever steps below need them.
+  const terms = supplierTerms(storeApi(ctx.request), supplierIdOf(supplier));
   let problems: Problems | null = null;
   const supplierUnsettled = supplierProblem(supplier);
   if (todo === "save" && supplierUnsettled !== null) {
@@ -131,11 +147,13 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     const api = storeApi(ctx.request);
     let keptLinePrice: Parameters<typeof apiBody>[1];
     if (order) {
-      const supplierId = supplier.kind === "supplier" ? supplier.supplier.id : order.supplier.id;
-      const terms = await catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>());
+      // No supplier named keeps the order's (a PATCH without supplier_id), so its prices apply.
+      const prices = await (supplier.kind === "supplier"
+        ? terms()
+        : supplierTerms(api, order.supplier.id)());
       const currency = knownCurrency(draft.currency) || order.currency;
       keptLinePrice = (line, quantity) =>
-        line.itemId === null ? null : tierPrice(terms.get(line.itemId), currency, quantity);
+        line.itemId === null ? null : tierPrice(prices.get(line.itemId), currency, quantity);
     }
     const { body, rowOfLine } = apiBody(draft, keptLinePrice);
     try {
@@ -160,9 +178,9 @@ async function editorAction(ctx: PageContext, order: Order | null) {
   } else {
     // Round trips drop the lines marked for removal; only a save sends the draft.
     draft.lines = draft.lines.filter((l) => !l.remove);
-    if (todo.startsWith("add:")) await addLine(ctx, draft, todo.slice(4));
+    if (todo.startsWith("add:")) await addLine(ctx, draft, todo.slice(4), terms);
   }
-  const data = await editorData(ctx, draft, supplier);
+  const data = await editorData(ctx, draft, supplier, terms);
   return render(
     ctx,
     title,
@@ -196,9 +214,16 @@ export async function editDraftPage(ctx: PageContext, rawOrderId: unknown) {
     });
     return redirectTo(ctx.reply, ordersPath(storeId, `/${order.id}`));
   }
-  const terms = await catalogTerms(storeApi(ctx.request), order.supplier.id);
-  const draft = draftOfOrder(order, terms, formKey());
-  const data = await editorData(ctx, draft, await settleSupplier(ctx, draft));
+  const terms = supplierTerms(storeApi(ctx.request), order.supplier.id);
+  const draft = draftOfOrder(order, await terms(), formKey());
+  const supplier = await settleSupplier(ctx, draft);
+  // The order's supplier is the one the editor opens with: its terms are not read again.
+  const data = await editorData(
+    ctx,
+    draft,
+    supplier,
+    supplierIdOf(supplier) === order.supplier.id ? terms : undefined,
+  );
   return render(
     ctx,
     `Edit ${order.number}`,
