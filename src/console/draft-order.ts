@@ -35,6 +35,13 @@ export interface DraftLine {
 /** The line tax choice of a line that bears no tax (`taxable: false`). */
 export const NOT_TAXED = "none";
 
+/**
+ * The order's tax choice "as the order recorded it", offered when the rate it was saved with has since
+ * been removed from the store: not sent, so the PATCH keeps the order's name and percent (the API no
+ * longer knows the rate's id, and "No tax" would drop it).
+ */
+export const RECORDED_RATE = "recorded";
+
 export interface DraftCharge {
   kind: "shipping" | "other";
   label: string;
@@ -54,7 +61,7 @@ export interface DraftState {
   expectedAt: string;
   reference: string;
   notes: string;
-  /** One of the store's tax rates by id, "" for no tax. */
+  /** One of the store's tax rates by id, "" for no tax, RECORDED_RATE for the order's removed one. */
   taxRateId: string;
   taxesIncluded: boolean;
   chargesTaxable: boolean;
@@ -298,7 +305,9 @@ export function apiBody(
       expected_at: orNull(draft.expectedAt),
       reference: orNull(draft.reference),
       notes: orNull(draft.notes),
-      tax_rate_id: draft.taxRateId === "" ? null : asNumberish(draft.taxRateId),
+      ...(draft.taxRateId !== RECORDED_RATE && {
+        tax_rate_id: draft.taxRateId === "" ? null : asNumberish(draft.taxRateId),
+      }),
       taxes_included: draft.taxesIncluded,
       charges_taxable: draft.chargesTaxable,
       charges: draft.charges.map((c) => ({

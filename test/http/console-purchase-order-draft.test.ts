@@ -392,6 +392,49 @@ describe("console draft purchase orders", () => {
     );
   });
 
+  test("an order whose tax rate was since removed shows it as it recorded it and keeps it on save", async () => {
+    const ratesPath = `/admin/stores/${store.id}/tax_rates`;
+    const current = (await t.admin.get(ratesPath)).body.data as { id: number; name: string; rate_percent: number }[];
+    const kept = current.map((r) => ({ id: r.id, name: r.name, rate_percent: String(r.rate_percent) }));
+    expectStatus(await t.admin.put(ratesPath, { rates: [...kept, { name: "Harbour levy", rate_percent: "7.5" }] }), 200);
+    const levy = ((await t.admin.get(ratesPath)).body.data as { id: number; name: string }[]).find(
+      (r) => r.name === "Harbour levy",
+    ) as { id: number };
+    const created = await store.api.post("/v2/purchase_orders", {
+      supplier_id: supplier.id,
+      tax_rate_id: levy.id,
+      lines: [{ variant_id: bySku("CAP-BLACK").id, quantity: 10, unit_cost: "4.00" }],
+    });
+    expectStatus(created, 201);
+    const id = created.body.data.id;
+    expectStatus(await t.admin.put(ratesPath, { rates: kept }), 200);
+
+    const edit = await agent.get(`${base()}/${id}/edit`);
+    assert.equal(edit.status, 200);
+    assert.match(
+      edit.body,
+      /<option value="" data-rate="0">No tax<\/option><option value="recorded" selected data-rate="7.5">Harbour levy \(7.5%\), as the order recorded it: no longer one of the store's rates<\/option>/,
+    );
+    assert.equal(formFields(edit.body).tax_rate_id, "recorded");
+    assert.match(edit.body, /data-tax-rate="7.5"/);
+    // Saving another change keeps the rate as recorded: 10 × 4.00 = 40.00, 7.5 % of it 3.00.
+    const saved = await post(`${base()}/${id}/edit`, edit.body, { reference: "Levy kept", _do: "save" });
+    assert.equal(saved.status, 303, text(saved.body).slice(0, 2000));
+    const after = await getOrder(store.api, id);
+    assert.deepEqual(
+      [after.reference, after.tax.rate_id, after.tax.name, after.tax.rate_percent, after.totals.tax],
+      ["Levy kept", levy.id, "Harbour levy", 7.5, "3.00"],
+    );
+    // "No tax" still takes it off.
+    const again = await agent.get(`${base()}/${id}/edit`);
+    const untaxed = await post(`${base()}/${id}/edit`, again.body, { tax_rate_id: "", _do: "save" });
+    assert.equal(untaxed.status, 303, text(untaxed.body).slice(0, 2000));
+    const off = await getOrder(store.api, id);
+    assert.deepEqual([off.tax.rate_id, off.tax.name, off.totals.tax], [null, null, "0.00"]);
+    const reopened = await agent.get(`${base()}/${id}/edit`);
+    assert.doesNotMatch(reopened.body, /as the order recorded it/);
+  });
+
   /** The picker's items in a page: each one's text as read, in order. */
   const pickerItems = (body: string) =>
     [

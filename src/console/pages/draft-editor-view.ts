@@ -7,6 +7,7 @@ import {
   NOT_TAXED,
   type Order,
   quantityWarnings,
+  RECORDED_RATE,
   tierPrice,
 } from "../draft-order.ts";
 import { csrfField, storePath } from "../layout.ts";
@@ -140,18 +141,47 @@ ${rows.map(
 </fieldset>`;
 }
 
-/** The rate the draft's tax picker names, in percent ("0" for no tax or a rate no longer there). */
-function draftRatePercent(draft: DraftState, taxRates: TaxRate[]): string {
+/**
+ * The order's tax as it recorded it (name and percent) when its rate has since been removed from the
+ * store's rates; null when the order has no rate or its rate is still one of the store's.
+ */
+function recordedRate(order: Order | null, taxRates: TaxRate[]): Order["tax"] | null {
+  const id = order?.tax.rate_id ?? null;
+  return order && id !== null && !taxRates.some((r) => r.id === id) ? order.tax : null;
+}
+
+/** Whether the draft keeps the order's recorded (removed) rate: as opened, or as chosen since. */
+const keepsRecorded = (draft: DraftState, recorded: Order["tax"] | null) =>
+  recorded !== null &&
+  (draft.taxRateId === RECORDED_RATE || draft.taxRateId === String(recorded.rate_id));
+
+/** The rate the draft's tax picker names, in percent ("0" for no tax or an unknown rate). */
+function draftRatePercent(draft: DraftState, taxRates: TaxRate[], order: Order | null): string {
+  const recorded = recordedRate(order, taxRates);
+  if (keepsRecorded(draft, recorded)) return String(recorded?.rate_percent);
   return String(taxRates.find((r) => String(r.id) === draft.taxRateId)?.rate_percent ?? "0");
 }
 
-/** The order's tax: one of the store's rates (or none), whether prices include it, whether charges bear it. */
-function taxFields(draft: DraftState, taxRates: TaxRate[], problems: Problems | null): SafeHtml {
+/**
+ * The order's tax: one of the store's rates (or none), whether prices include it, whether charges bear
+ * it. A rate removed from the store since the order was saved is shown by the name and percent the
+ * order recorded, and kept unless another is picked.
+ */
+function taxFields(
+  draft: DraftState,
+  taxRates: TaxRate[],
+  order: Order | null,
+  problems: Problems | null,
+): SafeHtml {
   const check = (id: string, name: string, on: boolean, label: string) =>
     html`<div class="field check"><label><input type="checkbox" id="${id}" name="${name}" value="yes"${on ? html` checked` : ""}${invalid(problems, id)}> ${label}</label>${errorUnder(problems, id)}</div>`;
+  const recorded = recordedRate(order, taxRates);
+  const keptOption = recorded
+    ? html`<option value="${RECORDED_RATE}"${keepsRecorded(draft, recorded) ? html` selected` : ""} data-rate="${String(recorded.rate_percent)}">${recorded.name ?? "Tax"} (${String(recorded.rate_percent)}%), as the order recorded it: no longer one of the store's rates</option>`
+    : "";
   return html`<div class="field"><label for="po-tax">Tax</label>
 <select id="po-tax" name="tax_rate_id"${invalid(problems, "po-tax")}>
-<option value="" data-rate="0">No tax</option>${taxRates.map(
+<option value="" data-rate="0">No tax</option>${keptOption}${taxRates.map(
     (r) =>
       html`<option value="${r.id}"${draft.taxRateId === String(r.id) ? html` selected` : ""} data-rate="${String(r.rate_percent)}">${r.name} (${String(r.rate_percent)}%)</option>`,
   )}
@@ -166,7 +196,7 @@ function totalsSection(order: Order | null, draft: DraftState, data: EditorData)
   const shown = (amount: string | undefined) =>
     amount === undefined ? "on save" : (money(amount, currency) ?? "");
   // The draft's own tax choice (the picker's), so the preview follows the form rather than the saved order.
-  return html`<section class="totals" aria-labelledby="totals-title" data-currency="${currency}" data-minor="${minorUnits(currency)}" data-tax-rate="${draftRatePercent(draft, data.taxRates)}" data-taxes-included="${String(draft.taxesIncluded)}" data-charges-taxable="${String(draft.chargesTaxable)}">
+  return html`<section class="totals" aria-labelledby="totals-title" data-currency="${currency}" data-minor="${minorUnits(currency)}" data-tax-rate="${draftRatePercent(draft, data.taxRates, order)}" data-taxes-included="${String(draft.taxesIncluded)}" data-charges-taxable="${String(draft.chargesTaxable)}">
 <h2 id="totals-title">Totals</h2>
 <p class="hint">${
     saved
@@ -217,7 +247,7 @@ ${text("po-currency", "currency", "Currency (blank: the supplier's)", draft.curr
 ${text("po-rate", "exchange_rate", `Exchange rate to ${store.currency} (blank: the store's rates)`, draft.exchangeRate, html` inputmode="decimal"`)}
 <div class="field"><label for="po-expected">Expected on</label><input type="date" id="po-expected" name="expected_at" value="${draft.expectedAt}"${invalid(problems, "po-expected")}>${errorUnder(problems, "po-expected")}</div>
 ${text("po-reference", "reference", "Reference", draft.reference)}
-${taxFields(draft, taxRates, problems)}
+${taxFields(draft, taxRates, order, problems)}
 <div class="field wide"><label for="po-notes">Notes <span class="hint">(printed on the order)</span></label><textarea id="po-notes" name="notes" rows="2"${invalid(problems, "po-notes")}>${draft.notes}</textarea>${errorUnder(problems, "po-notes")}</div>
 </fieldset>
 ${linesSection(draft, data, problems)}
