@@ -203,6 +203,32 @@ describe("renderPurchaseOrderPdf", () => {
     assert.match(receiving, /1 line · Ordered 21/);
   });
 
+  it("the supplier's copy leaves off a line of nothing ordered (a voided unordered delivery); the receiving copy keeps it", async () => {
+    const base = order(2);
+    // Line 3: delivered without being ordered, then its receipt voided: 0 ordered, 0 received, 0.00.
+    const zero = line(3, {
+      sku: "SKU-ZERO",
+      supplier_sku: "SUP-ZERO",
+      product_title: "Never ordered",
+      quantity: 0,
+      received_quantity: 0,
+      outstanding_quantity: 0,
+      line_total: "0.00",
+    });
+    const doc = { ...base, lines: [...base.lines, zero] };
+    const priced = (await extract(await renderPurchaseOrderPdf(doc, { receivingCopy: false }))).text;
+    assert.doesNotMatch(priced, /SKU-ZERO|SUP-ZERO|Never ordered/);
+    for (const sku of ["SKU-001", "SUP-002"]) assert.ok(priced.includes(sku), `missing ${sku}`);
+    // The same bytes as the order without that line: nothing else of the copy changes.
+    assert.deepEqual(
+      await renderPurchaseOrderPdf(doc, { receivingCopy: false }),
+      await renderPurchaseOrderPdf(base, { receivingCopy: false }),
+    );
+    const receiving = (await extract(await renderPurchaseOrderPdf(doc, { receivingCopy: true }))).text;
+    assert.match(receiving, /SKU-ZERO/);
+    assert.match(receiving, /3 lines · Ordered 43/);
+  });
+
   it("prints a US supplier's and ship-to address as the US post writes them", async () => {
     const us = { line1: "1 Main St", line2: null, city: "Portland", province: "OR", zip: "97209" };
     const doc = {

@@ -55,6 +55,19 @@ export const RECEIVING_COLUMNS: readonly Column[] = [
   { label: "Counted", width: 60, align: "left", cell: () => ({ kind: "box" }) },
 ];
 
+/**
+ * The lines a copy prints. The supplier's (priced) copy leaves out lines of nothing ordered: a line a
+ * voided receipt took back to quantity 0 (an item delivered unordered, then the delivery voided) was
+ * never asked of the supplier, and "0 × item" on a purchase order reads as an order for it. The
+ * receiving copy is the store's own sheet of the order as it stands, and keeps every line.
+ */
+export function printedLines(
+  lines: readonly PurchaseOrderLineView[],
+  receivingCopy: boolean,
+): readonly PurchaseOrderLineView[] {
+  return receivingCopy ? lines : lines.filter((line) => line.quantity > 0);
+}
+
 export function layoutColumns(columns: readonly Column[], left: number, width: number) {
   const fixed = columns.reduce((sum, c) => sum + c.width, 0);
   let x = left;

@@ -2,7 +2,14 @@ import type PDFDocument from "pdfkit";
 import { shipToLines, splitLines } from "./address-format.ts";
 import { FONT_BOLD, FONT_REGULAR, registerDocumentFonts } from "./fonts.ts";
 import { countLabel, taxLabel } from "./labels.ts";
-import { type Cell, type Column, layoutColumns, PRICED_COLUMNS, RECEIVING_COLUMNS } from "./pdf-columns.ts";
+import {
+  type Cell,
+  type Column,
+  layoutColumns,
+  PRICED_COLUMNS,
+  printedLines,
+  RECEIVING_COLUMNS,
+} from "./pdf-columns.ts";
 import {
   formatAmount,
   formatInteger,
@@ -76,7 +83,7 @@ export async function renderPurchaseOrderPdf(
   const done = collect(pdf);
   registerDocumentFonts(pdf);
 
-  const r = new Renderer(pdf, doc, opts);
+  const r = new Renderer(pdf, { ...doc, lines: printedLines(doc.lines, opts.receivingCopy) }, opts);
   r.draw();
   pdf.end();
   return done;
