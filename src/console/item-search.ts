@@ -66,8 +66,7 @@ export async function variantsBySku(api: StoreApi, skus: readonly string[]): Pro
         query.set("limit", String(PAGE_SIZE));
         if (cursor) query.set("cursor", cursor);
         const res: Page<Variant> = await api.get(`/variants?${query}`);
-        for (const v of res.data)
-          if (v.sku !== null && unseen.delete(v.sku)) found.set(v.sku, v);
+        for (const v of res.data) if (v.sku !== null && unseen.delete(v.sku)) found.set(v.sku, v);
         cursor = res.has_more ? res.next_cursor : null;
       } while (cursor && unseen.size > 0);
     }),

@@ -247,7 +247,11 @@ describe("console draft purchase orders", () => {
       post(`${base()}/new`, blank.body, { _do: `add:${bySku("TEE-M").id}` }),
     );
     assert.equal(add.result.status, 200);
-    assert.equal(formFields(add.result.body).line_qty_0, "12", "the terms still start the line at the minimum");
+    assert.equal(
+      formFields(add.result.body).line_qty_0,
+      "12",
+      "the terms still start the line at the minimum",
+    );
     assert.equal(catalogCalls(add.calls), 1);
     const created = await store.api.post("/v2/purchase_orders", {
       supplier_id: supplier.id,
@@ -394,9 +398,16 @@ describe("console draft purchase orders", () => {
 
   test("an order whose tax rate was since removed shows it as it recorded it and keeps it on save", async () => {
     const ratesPath = `/admin/stores/${store.id}/tax_rates`;
-    const current = (await t.admin.get(ratesPath)).body.data as { id: number; name: string; rate_percent: number }[];
+    const current = (await t.admin.get(ratesPath)).body.data as {
+      id: number;
+      name: string;
+      rate_percent: number;
+    }[];
     const kept = current.map((r) => ({ id: r.id, name: r.name, rate_percent: String(r.rate_percent) }));
-    expectStatus(await t.admin.put(ratesPath, { rates: [...kept, { name: "Harbour levy", rate_percent: "7.5" }] }), 200);
+    expectStatus(
+      await t.admin.put(ratesPath, { rates: [...kept, { name: "Harbour levy", rate_percent: "7.5" }] }),
+      200,
+    );
     const levy = ((await t.admin.get(ratesPath)).body.data as { id: number; name: string }[]).find(
       (r) => r.name === "Harbour levy",
     ) as { id: number };

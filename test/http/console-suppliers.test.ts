@@ -291,13 +291,10 @@ describe("console suppliers", () => {
       ["/v2/variants?sku=SKU-10050&sku=SKU-7&limit=250"],
     );
     const catalog = (await big.api.get(`/v2/suppliers/${s.id}/catalog`)).body.data;
-    assert.deepEqual(
-      catalog.map((r: any) => [r.inventory_item_id, r.supplier_sku]).sort(),
-      [
-        [10_050, "FAR-1"],
-        [7, "NEAR-1"],
-      ],
-    );
+    assert.deepEqual(catalog.map((r: any) => [r.inventory_item_id, r.supplier_sku]).sort(), [
+      [10_050, "FAR-1"],
+      [7, "NEAR-1"],
+    ]);
   });
 
   test("removing a catalog row asks first; another store's supplier is a 404 page", async () => {

@@ -75,14 +75,11 @@ describe("variantsBySku", () => {
     ];
     const { api, calls } = fakeApi(catalog);
     const found = await variantsBySku(api, ["SHARED", "B", "NONE", "A"]);
-    assert.deepEqual(
-      [...found].map(([sku, v]) => [sku, v.id]).sort(),
-      [
-        ["A", 1],
-        ["B", 700],
-        ["SHARED", 2],
-      ],
-    );
+    assert.deepEqual([...found].map(([sku, v]) => [sku, v.id]).sort(), [
+      ["A", 1],
+      ["B", 700],
+      ["SHARED", 2],
+    ]);
     // 602 matches: three pages of 250, read because "NONE" stays unseen until the last.
     assert.equal(calls.length, 3);
   });
@@ -97,22 +94,25 @@ describe("variantsBySku", () => {
 describe("skuGroups", () => {
   test("keeps every SKU once, in order, in groups of at most 250 and a bounded query", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 255, unit: "binary" }), { maxLength: 700 }), (skus) => {
-        const groups = skuGroups(skus);
-        assert.deepEqual(groups.flat(), skus);
-        for (const group of groups) {
-          assert.ok(group.length >= 1 && group.length <= 250);
-          const query = new URLSearchParams(group.map((s) => ["sku", s])).toString();
-          // One SKU alone may be long (255 characters, escaped); more than one stays within the budget.
-          if (group.length > 1) assert.ok(query.length <= 8_000, `${query.length}`);
-        }
-        // Grouped as few times as the two bounds allow: no two neighbours would fit in one.
-        for (let i = 1; i < groups.length; i++) {
-          const merged = [...groups[i - 1], groups[i][0]];
-          const query = new URLSearchParams(merged.map((s) => ["sku", s])).toString();
-          assert.ok(merged.length > 250 || query.length + 1 > 8_000);
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 255, unit: "binary" }), { maxLength: 700 }),
+        (skus) => {
+          const groups = skuGroups(skus);
+          assert.deepEqual(groups.flat(), skus);
+          for (const group of groups) {
+            assert.ok(group.length >= 1 && group.length <= 250);
+            const query = new URLSearchParams(group.map((s) => ["sku", s])).toString();
+            // One SKU alone may be long (255 characters, escaped); more than one stays within the budget.
+            if (group.length > 1) assert.ok(query.length <= 8_000, `${query.length}`);
+          }
+          // Grouped as few times as the two bounds allow: no two neighbours would fit in one.
+          for (let i = 1; i < groups.length; i++) {
+            const merged = [...groups[i - 1], groups[i][0]];
+            const query = new URLSearchParams(merged.map((s) => ["sku", s])).toString();
+            assert.ok(merged.length > 250 || query.length + 1 > 8_000);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -102,7 +102,10 @@ export async function editorData(
   ctx: PageContext,
   draft: DraftState,
   supplier: SupplierFilter,
-  terms: () => Promise<Map<number, CatalogRow>> = supplierTerms(storeApi(ctx.request), supplierIdOf(supplier)),
+  terms: () => Promise<Map<number, CatalogRow>> = supplierTerms(
+    storeApi(ctx.request),
+    supplierIdOf(supplier),
+  ),
 ): Promise<EditorData> {
   const { request } = ctx;
   const api = storeApi(request);

@@ -152,8 +152,7 @@ function recordedRate(order: Order | null, taxRates: TaxRate[]): Order["tax"] | 
 
 /** Whether the draft keeps the order's recorded (removed) rate: as opened, or as chosen since. */
 const keepsRecorded = (draft: DraftState, recorded: Order["tax"] | null) =>
-  recorded !== null &&
-  (draft.taxRateId === RECORDED_RATE || draft.taxRateId === String(recorded.rate_id));
+  recorded !== null && (draft.taxRateId === RECORDED_RATE || draft.taxRateId === String(recorded.rate_id));
 
 /** The rate the draft's tax picker names, in percent ("0" for no tax or an unknown rate). */
 function draftRatePercent(draft: DraftState, taxRates: TaxRate[], order: Order | null): string {

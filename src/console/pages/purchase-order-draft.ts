@@ -148,9 +148,7 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     let keptLinePrice: Parameters<typeof apiBody>[1];
     if (order) {
       // No supplier named keeps the order's (a PATCH without supplier_id), so its prices apply.
-      const prices = await (supplier.kind === "supplier"
-        ? terms()
-        : supplierTerms(api, order.supplier.id)());
+      const prices = await (supplier.kind === "supplier" ? terms() : supplierTerms(api, order.supplier.id)());
       const currency = knownCurrency(draft.currency) || order.currency;
       keptLinePrice = (line, quantity) =>
         line.itemId === null ? null : tierPrice(prices.get(line.itemId), currency, quantity);

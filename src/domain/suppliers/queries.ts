@@ -30,7 +30,8 @@ export async function listSuppliers(
   const { q, name } = paging;
   let query = supplierListQuery(db, storeId, archived);
   // The expression of the suppliers_name index (migration 031), word for word, so the index serves it.
-  if (name !== undefined) query = query.where(sql<string>`lower(btrim(s.name))`, "=", sql<string>`lower(btrim(${name}))`);
+  if (name !== undefined)
+    query = query.where(sql<string>`lower(btrim(s.name))`, "=", sql<string>`lower(btrim(${name}))`);
   // The expression of the suppliers_search index (migration 016), word for word, so the index serves it.
   if (q !== undefined) {
     query = query.where(
