@@ -77,7 +77,7 @@ export interface paths {
         };
         /**
          * List variants (oldest update first)
-         * @description Variants, filtered by `product_id`, exact `sku`, exact `barcode`, `inventory_item_id` (up to 250, comma-separated) or the `q` search. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
+         * @description Variants, filtered by `product_id`, exact `sku` (repeat the parameter for up to 250 SKUs: `sku=A&sku=B`, variants having any of them; added by this service), exact `barcode`, `inventory_item_id` (up to 250, comma-separated) or the `q` search. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
          *
          *     **Scope:** `read`.
          */
@@ -209,7 +209,7 @@ export interface paths {
         };
         /**
          * List suppliers, oldest update first
-         * @description Archived suppliers are left out unless `archived` is `true` (only archived) or `all`. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
+         * @description Archived suppliers are left out unless `archived` is `true` (only archived) or `all`. `q` searches words; `name` (added by this service) finds a supplier by its whole name, ignoring case. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
          *
          *     **Scope:** `read`.
          */
@@ -3474,7 +3474,8 @@ export interface operations {
                 created_at_max?: string;
                 /** @description A platform id (for Shopify, the numeric tail of the GID): an integer up to 2^53-1. */
                 product_id?: number;
-                sku?: string;
+                /** @description One SKU (exact), or the parameter repeated for up to 250 SKUs: variants having any of them. */
+                sku?: string | string[];
                 barcode?: string;
                 /** @description One inventory item id, or up to 250 separated by commas. */
                 inventory_item_id?: string;
@@ -4486,6 +4487,8 @@ export interface operations {
                 archived?: "true" | "all";
                 /** @description Search: suppliers having every word typed as the start of a word of their name, company name, contact name, email or account number, in any case (`acme`, `orders@acme`); an account number also matches typed without its punctuation. The order and paging stay those of the list. No letter or digit: 400 `invalid_filter`. */
                 q?: string;
+                /** @description The suppliers named exactly this, ignoring case and the spaces around it (`acme ltd` finds `Acme Ltd` and not `Acme Ltd North`). Added by this service. */
+                name?: string;
             };
             header?: never;
             path?: never;
