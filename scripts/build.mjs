@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles the service's entry points (src/server.ts, src/worker.ts, the PDF threads' entry) into dist/ as plain JavaScript
+// Compiles the service's entry points (src/start.ts and the service it loads, src/worker.ts, the PDF threads' entry) into dist/ as plain JavaScript
 // bundles, so `npm start` and `npm run worker` run on Node alone. Running the TypeScript through tsx
 // costs a loader thread and the transpiler in every process (about 35 MB of resident memory at idle);
 // a bundle also starts faster. Packages stay external (loaded from node_modules, and lazily where the
@@ -44,7 +44,10 @@ export async function buildService() {
   const result = await build({
     absWorkingDir: root,
     entryPoints: {
-      server: "src/server.ts",
+      // The entry (src/start.ts) sets start-up's memory behaviour before the service (service.mjs) and
+      // its packages load.
+      server: "src/start.ts",
+      service: "src/server.ts",
       worker: "src/worker.ts",
       // The PDF threads' entry (render-pool.ts starts dist/render-worker.mjs beside the bundles).
       "render-worker": "src/domain/documents/render-worker.ts",

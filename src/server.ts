@@ -3,6 +3,7 @@ import { bootstrapDemoStore } from "./bootstrap.ts";
 import { loadConfigOrExit } from "./config.ts";
 import { createRuntime } from "./runtime.ts";
 import { SecretsRefusal } from "./secrets/index.ts";
+import { settleMemoryAfterStart } from "./start-memory.ts";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
     lines.push(`Demo store created (id ${demo.storeId}). Full-scope API key, shown once: ${demo.apiKey}`);
   if (runtime.generatedAdminToken) lines.push(`Admin token, shown once: ${runtime.generatedAdminToken}`);
   process.stdout.write(`\n${lines.join("\n")}\n\n`);
+  // Start-up is over: what it grew and left behind goes before the service sits idle.
+  settleMemoryAfterStart();
 }
 
 main().catch((error) => {
