@@ -3,7 +3,7 @@
  * rate limit (the contract's 120 requests a minute, 60 writes a store) on the heaviest things it may
  * ask for (PDFs and receiving copies of orders at the 500-line cap, each made new by a PATCH before
  * it, full pages of such orders, one such order) while store A's `GET /whoami` is timed; A's p99 must
- * stay under RATIO (12×) its p99 measured idle in the same run (issue 18 asks 3×: see RATIO). Idle and
+ * stay under RATIO (6×) its p99 measured idle in the same run (issue 18 asks 3×: see RATIO). Idle and
  * loaded phases are interleaved (B's clients paused, nothing of theirs in flight, then let go again), so
  * both figures see the same machine: on a shared machine other work's load drifts within a minute.
  *
@@ -37,10 +37,17 @@ const SAMPLE_EVERY_MS = 10;
  * on 26 November, after the header-only PATCH's read-ahead (load average 5 to 21, five other sessions
  * testing on the same 2 cores): 1.2× to 3.7× on PostgreSQL and 1.4× to 11.9× on PGlite, the spread
  * mostly the idle p99 (6.5 to 71 ms): a quieter moment's idle p99 of 6.5 ms against a loaded 77 ms
- * failed 8×, so the bound is 12×, the lowest every run held. (Side by side in one harness at load
+ * failed 8×, so the bound was 12×, the lowest every run held. (Side by side in one harness at load
  * average 5 to 8, B's load gave A the same loaded p99 before and after that change, 40 and 38 ms.)
+ * The idle machine's runs then showed what PGlite's ratio was: 7.4× to 8.6× with PostgreSQL's 2.9× to
+ * 3.6×, A's key lookup waiting for PGlite's one connection behind B's statements. The embedded database
+ * now keeps keys in use (src/http/plugins/auth-cache.ts), so A's whoami no longer touches it: 6×, which
+ * every PostgreSQL run since the interleaving held (1.2× to 5.3×, the highest at load average 31) and
+ * every PGlite run with the cache (docs/reliability.md, 5b). 3× is not: PostgreSQL measured 3.5× to
+ * 4.3× in three quiet runs, its loaded p99 being B's main-thread work (parsing rows, presenting,
+ * serializing, collecting garbage), which no cache removes.
  */
-const RATIO = 12;
+const RATIO = 6;
 /**
  * The calibration's stall: twice the bound (at least 40 ms), the loop let go between two stalls for as
  * long as one (half the time), but never more than STALL_GAP_MAX_MS.
@@ -54,6 +61,13 @@ const STALL_TIMES_IDLE = 2 * RATIO;
  * (docs/reliability.md, 5b). With gaps of at most 200 ms, a stall is one sample in about 20.
  */
 const STALL_GAP_MAX_MS = 200;
+/**
+ * The stalled phase lasts 6 s, or longer on a machine so busy that fewer than STALLS_SEEN_MIN stalls
+ * fit in 6 s: a stall is seen by one sample however long it is, and with two stalls of 3.5 s (idle
+ * p99 148 ms at load average ~20) in ~210 samples the p99 missed both and the calibration failed
+ * (docs/reliability.md, 5b). Four stalls among at most 21 samples each are more than 1 % of them.
+ */
+const STALLS_SEEN_MIN = 4;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -138,7 +152,9 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
     const calibrationIdle = figures(await sampleWhoami(a, 4_000));
     const stallMs = Math.round(Math.max(40, STALL_TIMES_IDLE * calibrationIdle.p99));
     const stop = stallLoop(stallMs);
-    const stalled = figures(await sampleWhoami(a, 6_000));
+    const stalled = figures(
+      await sampleWhoami(a, Math.max(6_000, STALLS_SEEN_MIN * (stallMs + stallGap(stallMs)))),
+    );
     stop();
 
     // Idle and loaded phases interleaved, so both see the same machine: on a shared machine the load
