@@ -172,16 +172,20 @@ export function timeHtml(iso: string | null | undefined): SafeHtml {
   return html`<time datetime="${iso}">${shown}</time>`;
 }
 
-/** A POST button form carrying the CSRF token (e.g. revoke, retry, redeliver). */
+/**
+ * A POST button form carrying the CSRF token (e.g. revoke, retry, redeliver). `name` is the button's
+ * accessible name when its visible label alone would not say what it acts on (one "Remove" per row).
+ */
 export function actionButton(
   session: Session,
   action: string,
   label: string,
   extra?: { name: string; value: string },
+  name?: string,
 ): SafeHtml {
   return html`<form method="post" action="${action}" class="inline">${csrfField(session)}${
     extra ? html`<input type="hidden" name="${extra.name}" value="${extra.value}">` : ""
-  }<button type="submit">${label}</button></form>`;
+  }<button type="submit"${name ? html` aria-label="${name}"` : ""}>${label}</button></form>`;
 }
 
 /** The admin API's 422 details as an alert listing every field problem. */

@@ -118,6 +118,7 @@ describe("console suppliers", () => {
     const shown = text((await agent.get(res.location as string)).body);
     assert.match(shown, /Supplier “Rose City Ceramics” created\./);
     assert.match(shown, /Minimum order \$250\.00/);
+    assert.match(shown, /Lead time 12 days/);
     assert.match(shown, /1 Main St · Suite 4 · Portland, OR 97209 · United States/);
   });
 
@@ -168,7 +169,11 @@ describe("console suppliers", () => {
   });
 
   test("search finds by name, company or email; the archived filter; archive and unarchive", async () => {
-    const a = await createSupplier(store.api, { name: "Acorn Tools", email: "sales@acorn.test" });
+    const a = await createSupplier(store.api, {
+      name: "Acorn Tools",
+      email: "sales@acorn.test",
+      lead_time_days: 1,
+    });
     const b = await createSupplier(store.api, { name: "Birch Paper" });
     const found = text((await agent.get(`${base()}?q=acorn`)).body);
     assert.match(found, /Acorn Tools/);
@@ -185,7 +190,10 @@ describe("console suppliers", () => {
     assert.match(text((await agent.get(`${base()}?archived=true`)).body), /Birch Paper archived/);
     assert.equal((await agent.post(`${base()}/${b.id}/unarchive`, { _csrf: csrf })).status, 303);
     assert.equal((await store.api.get(`/v2/suppliers/${b.id}`)).body.data.archived, false);
-    assert.match(text((await agent.get(`${base()}/${a.id}`)).body), /Email sales@acorn\.test/);
+    const acorn = text((await agent.get(`${base()}/${a.id}`)).body);
+    assert.match(acorn, /Email sales@acorn\.test/);
+    assert.match(acorn, /Lead time 1 day(?!s)/, "one day, not 1 days");
+    assert.match(found, /Acorn Tools sales@acorn\.test USD 1 day(?!s)/);
   });
 
   test("an item found by SKU is added to the catalog with its price tiers", async () => {
@@ -297,10 +305,46 @@ describe("console suppliers", () => {
     ]);
   });
 
+  test("the catalog is paged 50 items at a time, each row on one page only", async () => {
+    const s = await createSupplier(store.api, { name: "Big Catalog Co" });
+    const items = variants.slice(0, 51);
+    assert.equal(items.length, 51, "the demo catalog has 51 items with a SKU");
+    const put = await store.api.put(`/v2/suppliers/${s.id}/catalog`, {
+      rows: items.map((v, i) => ({ variant_id: v.id, supplier_sku: `BIG-${String(i).padStart(2, "0")}` })),
+    });
+    assert.equal(put.status, 200);
+    const skus = (body: string) => [...text(body).matchAll(/BIG-\d\d/g)].map((m) => m[0]);
+    const first = await agent.get(`${base()}/${s.id}`);
+    assert.equal(first.status, 200);
+    assert.equal(new Set(skus(first.body)).size, 50);
+    const nextHref = /href="([^"]*)" rel="next"/.exec(first.body)?.[1]?.replaceAll("&amp;", "&");
+    assert.ok(nextHref?.includes("catalog_cursor="), "a next page of the catalog");
+    const second = await agent.get(nextHref as string);
+    assert.equal(second.status, 200);
+    assert.equal(skus(second.body).length, 1);
+    assert.ok(!skus(first.body).includes(skus(second.body)[0]));
+    assert.doesNotMatch(second.body, /rel="next"/);
+    assert.match(second.body, new RegExp(`href="${base()}/${s.id}#catalog">First page<`));
+    // The export still has every row.
+    const exported = await agent.get(`${base()}/${s.id}/catalog.csv`);
+    assert.equal(exported.body.trimEnd().split("\r\n").length, 52);
+  });
+
   test("removing a catalog row asks first; another store's supplier is a 404 page", async () => {
     const s = await createSupplier(store.api, { name: "Removable" });
     const item = variants[2];
     await store.api.put(`/v2/suppliers/${s.id}/catalog`, { rows: [{ variant_id: item.id }] });
+    // Each row's button says which item it removes (a screen reader hears the name, not the row).
+    const label = [item.product_title, item.title === "Default Title" ? null : item.title]
+      .filter(Boolean)
+      .join(" – ")
+      .replaceAll("&", "&amp;");
+    assert.ok(
+      (await agent.get(`${base()}/${s.id}`)).body.includes(
+        `<button type="submit" aria-label="Remove ${label} from the catalog">Remove</button>`,
+      ),
+      "the Remove button names its item",
+    );
     const ask = await agent.post(`${base()}/${s.id}/catalog/${item.inventory_item_id}/remove`, {
       _csrf: csrf,
     });

@@ -23,6 +23,7 @@ import {
 } from "../context.ts";
 import { itemLabel, searchItems, type Variant, variantsByItem, variantsBySku } from "../item-search.ts";
 import { actionButton, csrfField, page, table } from "../layout.ts";
+import { queryString } from "../query-string.ts";
 import { storeApi } from "../store-api.ts";
 import { money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { loadSupplier, type Supplier, suppliersPath } from "../supplier-form.ts";
@@ -57,6 +58,9 @@ interface Page<T> {
   next_cursor: string | null;
 }
 
+/** Catalog rows on one page of the supplier's page, as the console's other lists. */
+const CATALOG_PAGE_SIZE = 50;
+
 export async function allCatalogRows(ctx: PageContext, supplierId: number): Promise<CatalogRow[]> {
   const api = storeApi(ctx.request);
   const rows: CatalogRow[] = [];
@@ -87,13 +91,22 @@ export async function catalogSection(
   importProblems: RowProblem[] = [],
   csvText = "",
 ): Promise<SafeHtml> {
-  const rows = await allCatalogRows(ctx, supplier.id);
+  // One page of the catalog, as every list of the console is paged: a distributor's catalog of
+  // thousands of items would otherwise be read whole (up to 40 API calls) and drawn on one page, and
+  // rows past the 10,000th left off without a word.
+  const query = queryOf(ctx.request);
+  const cursor = query.catalog_cursor ?? "";
+  const catalogPage: Page<CatalogRow> = await storeApi(ctx.request).get(
+    `/suppliers/${supplier.id}/catalog${queryString({ limit: CATALOG_PAGE_SIZE, cursor })}`,
+  );
+  const rows = catalogPage.data;
+  const next = catalogPage.has_more ? catalogPage.next_cursor : null;
   const byItem = await variantsByItem(
     storeApi(ctx.request),
     rows.map((r) => r.inventory_item_id),
   );
   const base = suppliersPath(store.id, `/${supplier.id}`);
-  const q = (queryOf(ctx.request).item_q ?? "").trim();
+  const q = (query.item_q ?? "").trim();
   const found = writable && q !== "" ? await searchItems(storeApi(ctx.request), q) : [];
   const currency = supplier.currency ?? store.currency;
   return html`<h2 id="${catalogAnchor}">Catalog</h2>
@@ -140,18 +153,27 @@ ${table(
       ? [
           {
             header: "Remove",
-            cell: (r: CatalogRow) =>
-              actionButton(ctx.session, `${base}/catalog/${r.inventory_item_id}/remove`, "Remove", {
-                name: "confirm_label",
-                value: byItem.get(r.inventory_item_id)?.sku ?? String(r.inventory_item_id),
-              }),
+            cell: (r: CatalogRow) => {
+              const item = byItem.get(r.inventory_item_id);
+              return actionButton(
+                ctx.session,
+                `${base}/catalog/${r.inventory_item_id}/remove`,
+                "Remove",
+                { name: "confirm_label", value: item?.sku ?? String(r.inventory_item_id) },
+                `Remove ${item ? itemLabel(item) : `item ${r.inventory_item_id}`} from the catalog`,
+              );
+            },
           },
         ]
       : []),
   ],
   rows,
-  "No items yet.",
+  cursor ? "No more items." : "No items yet.",
 )}
+<nav class="pager" aria-label="Pages of the catalog">
+${cursor ? html`<a href="${base}#${catalogAnchor}">First page</a>` : ""}
+${next ? html`<a href="${base}${queryString({ catalog_cursor: next })}#${catalogAnchor}" rel="next">Next page</a>` : ""}
+</nav>
 <p><a href="${base}/catalog.csv" download>Export the catalog as CSV</a></p>
 ${
   writable

@@ -98,7 +98,7 @@ ${table(
     { header: "Currency", cell: (s) => s.currency },
     {
       header: "Lead time",
-      cell: (s) => (s.lead_time_days === null ? null : `${s.lead_time_days} days`),
+      cell: (s) => leadTime(s.lead_time_days),
       numeric: true,
     },
     {
@@ -209,6 +209,11 @@ export async function archiveSupplierAction(ctx: PageContext, rawId: unknown, ar
   return redirectTo(ctx.reply, suppliersPath(store.id, `/${supplier.id}`));
 }
 
+/** "1 day", "12 days". */
+function leadTime(days: number | null): string | null {
+  return days === null ? null : `${days} ${days === 1 ? "day" : "days"}`;
+}
+
 function addressText(s: Supplier): string | null {
   const a = s.address;
   if (!a) return null;
@@ -238,7 +243,7 @@ ${dl([
   ["Address", addressText(supplier)],
   ["Currency", supplier.currency],
   ["Payment terms", supplier.payment_terms],
-  ["Lead time", supplier.lead_time_days === null ? null : `${supplier.lead_time_days} days`],
+  ["Lead time", leadTime(supplier.lead_time_days)],
   ["Minimum order", money(supplier.min_order_value, currency)],
   ["Free freight from", money(supplier.free_freight_threshold, currency)],
   ["Our account number", supplier.account_number],
