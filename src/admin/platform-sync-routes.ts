@@ -1,8 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import type { Db } from "../db/database.ts";
 import { AppError, invalidTransition } from "../domain/errors.ts";
-import { markSyncPending, PUSH_JOB, syncStateCounts } from "../domain/stock/index.ts";
+import { orderNumbersOf } from "../domain/purchase-orders/index.ts";
+import { ordersOfReceipts } from "../domain/receipts/index.ts";
+import { markSyncPending, PUSH_JOB, type SyncSubjectType, syncStateCounts } from "../domain/stock/index.ts";
+import { adjustmentNumbersOf } from "../domain/stock-adjustments/index.ts";
 import { getStore } from "../domain/stores/index.ts";
 import { DataOf, ErrorBody, Id, Nullable, Timestamp } from "../http/schemas/common.ts";
 import { mirrorSyncStatus } from "../platform/catalog-sync.ts";
@@ -20,6 +24,13 @@ const SyncStatusSchema = Type.Object({
       job_id: Type.Integer(),
       subject_type: Type.String(),
       subject_id: Type.Integer(),
+      /**
+       * How people name the record: a purchase order's or stock adjustment's number; for a receipt (which
+       * has none) its order's number. Null when the record is gone.
+       */
+      subject_number: Nullable(Type.String()),
+      /** The purchase order the record is, or belongs to (a receipt's); null for an adjustment. */
+      purchase_order_id: Nullable(Type.Integer()),
       attempts: Type.Integer(),
       error: Nullable(Type.String()),
       attempted_at: Nullable(Timestamp),
@@ -50,6 +61,34 @@ const NOT_RECONCILED_YET = {
   failed_at: null,
 };
 
+/**
+ * The numbers people know the failed pushes' records by (three reads, whatever the count), so the
+ * console shows "PO-0034" and links it rather than an internal id.
+ */
+async function subjectNames(
+  db: Db,
+  storeId: number,
+  subjects: readonly { subject_type: SyncSubjectType; subject_id: number }[],
+) {
+  const idsOf = (type: SyncSubjectType) =>
+    subjects.filter((s) => s.subject_type === type).map((s) => s.subject_id);
+  const receiptOrders = await ordersOfReceipts(db, storeId, idsOf("receipt"));
+  const orderNumbers = await orderNumbersOf(db, storeId, [
+    ...idsOf("purchase_order"),
+    ...receiptOrders.values(),
+  ]);
+  const adjustmentNumbers = await adjustmentNumbersOf(db, storeId, idsOf("stock_adjustment"));
+  return (s: { subject_type: SyncSubjectType; subject_id: number }) => {
+    if (s.subject_type === "stock_adjustment")
+      return { subject_number: adjustmentNumbers.get(s.subject_id) ?? null, purchase_order_id: null };
+    const orderId = s.subject_type === "receipt" ? receiptOrders.get(s.subject_id) : s.subject_id;
+    const number = orderId === undefined ? undefined : orderNumbers.get(orderId);
+    return number === undefined
+      ? { subject_number: null, purchase_order_id: null }
+      : { subject_number: number, purchase_order_id: orderId as number };
+  };
+}
+
 /** The platform loop's status for the admin: records by sync state, failed pushes (and their retry), the mirror sync. */
 export async function platformSyncAdminRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -62,6 +101,8 @@ export async function platformSyncAdminRoutes(instance: FastifyInstance): Promis
       const store = await getStore(ctx.db, request.params.id);
       const counts = await syncStateCounts(ctx.db, store.id);
       const failedJobs = await ctx.jobs.failedJobs(ctx.db, PUSH_JOB, store.id, 250);
+      const subjects = failedJobs.map((j) => parsePushSubject(j.payload));
+      const names = await subjectNames(ctx.db, store.id, subjects);
       const mirror = await mirrorSyncStatus(ctx.db, store.id);
       const reconciliation =
         store.platform === "shopify"
@@ -70,12 +111,13 @@ export async function platformSyncAdminRoutes(instance: FastifyInstance): Promis
       return {
         data: {
           counts,
-          failed: failedJobs.map((j) => {
-            const payload = parsePushSubject(j.payload);
+          failed: failedJobs.map((j, i) => {
+            const payload = subjects[i];
             return {
               job_id: j.id,
               subject_type: payload.subject_type,
               subject_id: payload.subject_id,
+              ...names(payload),
               attempts: j.attempts,
               error: j.last_error,
               attempted_at: j.updated_at.toISOString(),

@@ -17,6 +17,9 @@ interface SyncStatus {
     job_id: number;
     subject_type: string;
     subject_id: number;
+    /** The order's or adjustment's number (a receipt's order's); null when the record is gone. */
+    subject_number?: string | null;
+    purchase_order_id?: number | null;
     attempts: number;
     error: string | null;
     attempted_at: string | null;
@@ -77,7 +80,7 @@ ${table(
   "Failed pushes to the platform",
   [
     { header: "Job", cell: (f) => f.job_id, numeric: true },
-    { header: "Record", cell: (f) => `${f.subject_type.replace(/_/g, " ")} ${f.subject_id}` },
+    { header: "Record", cell: (f) => recordCell(store.id, f) },
     { header: "Attempts", cell: (f) => f.attempts, numeric: true },
     { header: "Last attempt", cell: (f) => f.attempted_at },
     { header: "Error", cell: (f) => f.error },
@@ -93,6 +96,22 @@ ${table(
   "No failed pushes.",
 )}`;
   return sendSettingsPage(ctx, store, "platform", "Platform sync", body);
+}
+
+/**
+ * The failed push's record by the number people know it by, linked (issue 20 item 8); the internal
+ * id only when the record is gone.
+ */
+function recordCell(storeId: number, f: SyncStatus["failed"][number]) {
+  if (f.subject_number && f.subject_type === "stock_adjustment")
+    return html`Stock adjustment <a href="${storePath(storeId, `/stock_adjustments/${f.subject_id}`)}">${f.subject_number}</a>`;
+  if (f.subject_number && f.purchase_order_id) {
+    const order = storePath(storeId, `/purchase_orders/${f.purchase_order_id}`);
+    return f.subject_type === "receipt"
+      ? html`A delivery on <a href="${order}#receipts">${f.subject_number}</a>`
+      : html`Purchase order <a href="${order}">${f.subject_number}</a>`;
+  }
+  return `${f.subject_type.replace(/_/g, " ")} ${f.subject_id}`;
 }
 
 export async function retrySyncAction(ctx: PageContext, rawId: unknown, rawJobId: unknown) {

@@ -92,6 +92,7 @@ export {
   orderCharges,
   orderExists,
   orderLines,
+  orderNumbersOf,
 } from "./repository.ts";
 export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncomingChange } from "./stock.ts";
 export { moveOrdersToSupplier } from "./supplier-merge.ts";

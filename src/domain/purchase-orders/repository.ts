@@ -76,6 +76,22 @@ export function formatOrderNumber(prefix: string, n: number): string {
   return `${prefix}${String(n).padStart(4, "0")}`;
 }
 
+/** The numbers of these orders of the store (ids of other stores' or deleted orders are left out). */
+export async function orderNumbersOf(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("purchase_orders")
+    .select(["id", "number"])
+    .where("store_id", "=", storeId)
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.number]));
+}
+
 /** The order's row (no lock); undefined when it is not the store's. */
 export async function findOrderRow(db: Db, storeId: number, id: number): Promise<OrderRow | undefined> {
   return db

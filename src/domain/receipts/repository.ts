@@ -120,6 +120,22 @@ export async function orderIdOfReceipt(
   return row?.purchase_order_id;
 }
 
+/** The orders these receipts of the store belong to, by receipt id (unknown ids are left out). */
+export async function ordersOfReceipts(
+  db: Db,
+  storeId: number,
+  receiptIds: readonly number[],
+): Promise<Map<number, number>> {
+  if (receiptIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("receipts")
+    .select(["id", "purchase_order_id"])
+    .where("store_id", "=", storeId)
+    .where("id", "in", [...new Set(receiptIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.purchase_order_id]));
+}
+
 /** The movements a receipt recorded for `reason` (read from the stock ledger, to take them back). */
 export function recordedMovements(trx: Db, storeId: number, receiptId: number, reason: string) {
   return trx

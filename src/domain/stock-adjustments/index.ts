@@ -5,6 +5,7 @@
 
 export type { StockAdjustmentLineView, StockAdjustmentView } from "./presenter.ts";
 export { type AdjustmentListFilters, listAdjustments, parseStatuses } from "./queries.ts";
+export { adjustmentNumbersOf } from "./repository.ts";
 export {
   type AdjustmentInput,
   type AdjustmentLineInput,

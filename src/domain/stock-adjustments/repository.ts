@@ -15,6 +15,22 @@ export type AdjustmentUpdate = Updateable<StockAdjustmentsTable>;
 export type AdjustmentLineInsert = Insertable<StockAdjustmentLinesTable>;
 
 /** The lowest adjustment number the store has not issued, as an expression for the numbering update. */
+/** The numbers of these adjustments of the store (unknown ids are left out). */
+export async function adjustmentNumbersOf(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("stock_adjustments")
+    .select(["id", "number"])
+    .where("store_id", "=", storeId)
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.number]));
+}
+
 export function firstUnusedAdjustmentNumber(storeId: number) {
   return sql<number>`coalesce((select max(sequential_id) from stock_adjustments where store_id = ${storeId}), 0) + 1`;
 }
