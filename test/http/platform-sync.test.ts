@@ -405,10 +405,14 @@ describe("platform sync", () => {
       "attempts",
       "error",
       "job_id",
+      "purchase_order_id",
       "subject_id",
+      "subject_number",
       "subject_type",
     ]);
     assert.equal(row.subject_type, "stock_adjustment");
+    // A made-up subject: no adjustment of that id, so no number (console-sync-records tests real ones).
+    assert.deepEqual([row.subject_number, row.purchase_order_id], [null, null]);
     assert.equal(row.error, "rejected by the platform (simulated refusal)");
     assert.equal(row.attempts, 1);
     assert.equal(typeof status.body.data.mirror.watermark, "string");
