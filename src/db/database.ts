@@ -5,7 +5,7 @@ import pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
 import { ConnectionTurns, PGliteDialect } from "./pglite-dialect.ts";
 import { PGliteThread } from "./pglite-thread.ts";
-import { markOneConnection, preparedNameOf, runHotQueriesOn } from "./prepared.ts";
+import { markOneConnection, preparedNameOf, registerPool, runHotQueriesOn } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
 export type Db = Kysely<Database>;
@@ -84,6 +84,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       sendHotQueriesPrepared(client);
     });
     const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+    // The key lookup and a single-record read go to the server together (prepared.ts).
+    registerPool(db, pool);
     return { db, backgroundDb: db, kind: "postgres", close: () => db.destroy() };
   }
   let dataDir: string | undefined;

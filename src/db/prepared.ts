@@ -1,5 +1,7 @@
 import { type Compilable, CompiledQuery, type InferResult } from "kysely";
+import type pg from "pg";
 import type { Db } from "./database.ts";
+import { queryTogether } from "./pipelined.ts";
 
 /**
  * Queries that run on (nearly) every request, built and compiled once instead of per call, and run on
@@ -28,6 +30,8 @@ export function runHotQueriesOn(db: Db, lane: Db): void {
 
 export interface HotQuery<Params extends unknown[], Row> {
   run(db: Db, ...params: Params): Promise<Row[]>;
+  /** The statement's name and SQL text (compiled on first use). */
+  statement(db: Db): { name: string; text: string };
 }
 
 /**
@@ -39,17 +43,22 @@ export function hotQuery<Params extends unknown[], Q extends Compilable>(
   build: (db: Db) => Q,
 ): HotQuery<Params, InferResult<Q>[number]> {
   let sql: string | null = null;
+  const textOf = (db: Db): string => {
+    if (sql === null) {
+      sql = build(db).compile().sql;
+      namesBySql.set(sql, name);
+    }
+    return sql;
+  };
   return {
     async run(db, ...params) {
-      if (sql === null) {
-        sql = build(db).compile().sql;
-        namesBySql.set(sql, name);
-      }
+      const text = textOf(db);
       const result = await (priorityLanes.get(db) ?? db).executeQuery<InferResult<Q>[number]>(
-        CompiledQuery.raw(sql, params),
+        CompiledQuery.raw(text, params),
       );
       return result.rows;
     },
+    statement: (db) => ({ name, text: textOf(db) }),
   };
 }
 
@@ -71,7 +80,88 @@ export function hotSql<Params extends unknown[], Row>(
       const result = await target.executeQuery<Row>(CompiledQuery.raw(text, params));
       return result.rows;
     },
+    statement: () => ({ name, text }),
   };
+}
+
+/**
+ * A single-record read that can go to the server together with the key lookup (issue 22 item 2): the
+ * record's hot query, whose parameters are the store's id ($1) and the record's id ($2), turned into
+ * one that takes the API key's hash instead of the store's id and finds the store through the key
+ * (`api_keys.key_hash` is unique). Authentication sends the key lookup and this statement in one
+ * write on one pool checkout (`runWithKeyLookup`), and PostgreSQL answers both in one write: one round
+ * trip per request where there were two. Its rows are used only once the key lookup has let the
+ * request in (auth.ts); a key refused for any reason leaves them unread.
+ */
+export interface ReadAhead<Row> {
+  readonly query: HotQuery<[keyHash: string, id: string], Row>;
+  /** The record's largest id (its column's range): a bigger one in the path is not read ahead. */
+  readonly maxId: number;
+}
+
+export function readAheadOf<Row>(
+  record: HotQuery<[storeId: number, id: number], Row>,
+  maxId: number,
+): ReadAhead<Row> {
+  let text: string | null = null;
+  let name = "";
+  const textOf = (db: Db): string => {
+    if (text === null) {
+      const inner = record.statement(db);
+      name = `${inner.name}_by_key`;
+      // $1 is the store's id in the record's statement: there it becomes the key's store.
+      const body = inner.text.replace(/\$1(?!\d)/g, "ahead_key.store_id");
+      // (A newline before the parenthesis: the body may end in a `--` comment.)
+      text = `select ahead_record.* from api_keys ahead_key cross join lateral (${body}\n) ahead_record where ahead_key.key_hash = $1`;
+      namesBySql.set(text, name);
+    }
+    return text;
+  };
+  return {
+    maxId,
+    query: {
+      async run(db, ...params) {
+        const result = await db.executeQuery<Row>(CompiledQuery.raw(textOf(db), params));
+        return result.rows;
+      },
+      statement: (db) => {
+        const sqlText = textOf(db);
+        return { name, text: sqlText };
+      },
+    },
+  };
+}
+
+/** The PostgreSQL pool behind a database handle (database.ts), for statements sent together. */
+const pools = new WeakMap<Db, pg.Pool>();
+
+export function registerPool(db: Db, pool: pg.Pool): void {
+  pools.set(db, pool);
+}
+
+/** Whether `db` can send a statement together with another (PostgreSQL; the embedded database runs in process). */
+export function sendsTogether(db: Db): boolean {
+  return pools.has(db);
+}
+
+/**
+ * Two hot queries on one pool checkout, written to the server together and answered together (one
+ * Sync: one implicit transaction, one round trip). Null when `db` cannot (see sendsTogether).
+ */
+export async function runTogether<P1 extends unknown[], R1, P2 extends unknown[], R2>(
+  db: Db,
+  first: HotQuery<P1, R1>,
+  firstParams: P1,
+  second: HotQuery<P2, R2>,
+  secondParams: P2,
+): Promise<[R1[], R2[]] | null> {
+  const pool = pools.get(db);
+  if (!pool) return null;
+  const [a, b] = await queryTogether(pool, [
+    { ...first.statement(db), values: firstParams },
+    { ...second.statement(db), values: secondParams },
+  ]);
+  return [a as R1[], b as R2[]];
 }
 
 /**

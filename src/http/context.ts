@@ -1,4 +1,5 @@
 import type { AppContext } from "../context.ts";
+import type { ReadAhead } from "../db/prepared.ts";
 import type { Scope } from "../domain/scopes.ts";
 import type { ConsoleActor, ConsoleActors } from "./console-actors.ts";
 import type { RateLimiter } from "./plugins/rate-limit.ts";
@@ -53,9 +54,16 @@ declare module "fastify" {
      * handler takes the turn (takeStoreTurn) once it finds the request heavy.
      */
     storeTurn?: boolean | "in-handler";
+    /**
+     * A single-record read (`/…/:id`) that authentication sends to PostgreSQL together with the key
+     * lookup (db/prepared.ts); the handler takes its rows with `readAheadRows`.
+     */
+    readAhead?: ReadAhead<unknown>;
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** The rows of the route's readAhead for the path's id, read with the key lookup. */
+    readAhead: { id: string; rows: unknown[] } | null;
     idempotencyClaim: import("./plugins/idempotency.ts").IdempotencyClaim | null;
   }
   interface FastifyInstance {

@@ -52,5 +52,6 @@ export {
   getVisibleLocation,
   hideImportedLocation,
   setLocationHidden,
+  variantReadAhead,
   variantsOfProducts,
 } from "./repository.ts";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import { hotQuery } from "../../db/prepared.ts";
+import { hotQuery, readAheadOf } from "../../db/prepared.ts";
 import { AppError, notFound } from "../errors.ts";
 import { VARIANT_COLUMNS } from "./mirror.ts";
 import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
@@ -68,8 +68,17 @@ const variantById = hotQuery("stockroom_variant_by_id", (db: Db) =>
     .where("id", "=", 0),
 );
 
-export async function getVariant(db: Db, storeId: number, id: number): Promise<VariantRow> {
-  const [row] = await variantById.run(db, storeId, id);
+/** The same read, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
+export const variantReadAhead = readAheadOf(variantById, Number.MAX_SAFE_INTEGER);
+
+/** One variant, or 404; `ahead`: its rows as variantReadAhead read them with the key lookup, when it did. */
+export async function getVariant(
+  db: Db,
+  storeId: number,
+  id: number,
+  ahead?: readonly VariantRow[],
+): Promise<VariantRow> {
+  const [row] = ahead ?? (await variantById.run(db, storeId, id));
   if (!row) throw notFound("variant");
   return row;
 }

@@ -46,6 +46,7 @@ export {
   loadOrderPartsInOneStatement,
   loadSmallPurchaseOrder,
   SMALL_ORDER_LINES,
+  smallOrderReadAhead,
 } from "./one-statement-read.ts";
 export type { OrderInput } from "./order-fields.ts";
 export { OVERDUE_TASK, overdueTask } from "./overdue.ts";

@@ -16,7 +16,7 @@
  * in src/db/tables, so a column added there and not here fails the type check.
  */
 import type { Db } from "../../db/database.ts";
-import { hotSql } from "../../db/prepared.ts";
+import { hotSql, readAheadOf } from "../../db/prepared.ts";
 import { notFound } from "../errors.ts";
 import type { SyncState } from "../stock/index.ts";
 import { assembleOrders, type OrderParts, type ReceiptRecord, syncKey } from "./loading.ts";
@@ -295,16 +295,21 @@ const decode = {
   sync: rowDecoder(SYNC),
 };
 
+/** The same statement, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
+export const smallOrderReadAhead = readAheadOf(orderById, 2147483647);
+
 /**
  * The order as GET shows it, read in one statement when it is small; null when it is not (read it
- * with loadPurchaseOrder). 404 `not_found` when the store has no such order.
+ * with loadPurchaseOrder). 404 `not_found` when the store has no such order. `ahead`: the statement's
+ * rows as smallOrderReadAhead read them with the key lookup, when it did.
  */
 export async function loadSmallPurchaseOrder(
   db: Db,
   storeId: number,
   id: number,
+  ahead?: readonly unknown[],
 ): Promise<PurchaseOrder | null> {
-  const [row] = await orderById.run(db, storeId, id);
+  const [row] = (ahead as OrderByIdRow[] | undefined) ?? (await orderById.run(db, storeId, id));
   if (!row) throw notFound("purchase order");
   const { small, lines, charges, receipts, receipt_lines, payments, sync, ...order } = row;
   if (!small) return null;

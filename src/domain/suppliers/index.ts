@@ -26,7 +26,13 @@ export {
   tierSetsOn,
 } from "./pricing.ts";
 export { type PrimarySupplier, primarySuppliersOf } from "./primary.ts";
-export { type ArchivedFilter, getSupplier, listCatalogRows, listSuppliers } from "./queries.ts";
+export {
+  type ArchivedFilter,
+  getSupplier,
+  listCatalogRows,
+  listSuppliers,
+  supplierReadAhead,
+} from "./queries.ts";
 export { findSupplier } from "./repository.ts";
 export {
   archiveSupplier,

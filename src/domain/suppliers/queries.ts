@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
-import { hotQuery } from "../../db/prepared.ts";
+import { hotQuery, readAheadOf } from "../../db/prepared.ts";
 import { prefixQuery } from "../../db/text-search.ts";
 import { notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
@@ -87,9 +87,20 @@ const supplierById = hotQuery("stockroom_supplier_by_id", (db: Db) =>
     .where("id", "=", 0),
 );
 
-/** One supplier as stored, or 404 `not_found`. */
-export async function getSupplier(db: Db, storeId: number, id: number): Promise<SupplierRow> {
-  const [row] = await supplierById.run(db, storeId, id);
+/** The same read, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
+export const supplierReadAhead = readAheadOf(supplierById, 2147483647);
+
+/**
+ * One supplier as stored, or 404 `not_found`; `ahead`: its rows as supplierReadAhead read them with
+ * the key lookup, when it did.
+ */
+export async function getSupplier(
+  db: Db,
+  storeId: number,
+  id: number,
+  ahead?: readonly SupplierRow[],
+): Promise<SupplierRow> {
+  const [row] = ahead ?? (await supplierById.run(db, storeId, id));
   if (!row) throw notFound("supplier");
   return row;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { hotQuery } from "../../db/prepared.ts";
+import { hotQuery, type ReadAhead, runTogether, sendsTogether } from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
 import { keyHasScope } from "../../domain/scopes.ts";
 import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
@@ -96,15 +96,23 @@ export async function authenticate(
   ctx: AppContext,
   authorization: string | undefined,
   cache: AuthKeyCache<KeyLookupRow> | null = null,
-): Promise<Principal & { apiAccess: boolean }> {
+  alongside?: { readAhead: ReadAhead<unknown>; id: string },
+): Promise<Principal & { apiAccess: boolean; readAhead?: unknown[] }> {
   if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized("The Authorization header must be `Bearer <key>`.");
   const token = match[1];
   if (!API_KEY_PATTERN.test(token)) throw unauthorized("The API key is malformed.");
   const hash = hashSecret(token);
+  // The route's record read, when it has one, goes to the server with the lookup (one round trip).
+  // A failure of the pair (the record's statement refused its id) leaves the lookup to run alone.
+  const both = alongside
+    ? await runTogether(ctx.db, keyLookup, [hash], alongside.readAhead.query, [hash, alongside.id]).catch(
+        () => null,
+      )
+    : null;
   const read = async () => (await keyLookup.run(ctx.db, hash))[0];
-  const row = cache ? await cache.lookup(hash, read) : await read();
+  const row = both ? both[0][0] : cache ? await cache.lookup(hash, read) : await read();
   if (!row) throw unauthorized("The API key is not recognised.");
   if (row.revoked_at) throw unauthorized("The API key has been revoked.");
   if (row.expires_at && row.expires_at.getTime() <= ctx.clock.now().getTime()) {
@@ -112,6 +120,7 @@ export async function authenticate(
   }
   return {
     apiAccess: row.api_access,
+    readAhead: both?.[1],
     store: {
       id: row.store_id,
       name: row.store_name,
@@ -136,6 +145,9 @@ export async function authenticate(
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest("principal", null);
   const cache = app.ctx.dbKind === "pglite" ? new AuthKeyCache<KeyLookupRow>(authRowsVersion) : null;
+  app.decorateRequest("readAhead", null);
+  // PostgreSQL only (the cache above is the embedded database's): see authenticate.
+  const together = sendsTogether(app.ctx.db);
   app.addHook("onRequest", async (request: FastifyRequest) => {
     const config = request.routeOptions.config;
     const scope = config?.scope;
@@ -149,9 +161,16 @@ export function registerAuth(app: FastifyInstance): void {
       }
       return;
     }
-    const { apiAccess, ...principal } = await authenticate(app.ctx, request.headers.authorization, cache);
+    const id = together && config.readAhead ? pathId(request, config.readAhead.maxId) : null;
+    const { apiAccess, readAhead, ...principal } = await authenticate(
+      app.ctx,
+      request.headers.authorization,
+      cache,
+      id && config.readAhead ? { readAhead: config.readAhead, id } : undefined,
+    );
     // Known key from here on: even a refused request is logged against it.
     request.principal = principal;
+    if (id && readAhead) request.readAhead = { id, rows: readAhead };
     if (!apiAccess) {
       throw new AppError(
         "feature_not_enabled",
@@ -165,6 +184,25 @@ export function registerAuth(app: FastifyInstance): void {
       );
     }
   });
+}
+
+/**
+ * The path's `:id` as authentication may read ahead with it: digits only, no leading zero, at most
+ * the record's largest id. Anything else is left to the route's validation (and its own read).
+ */
+function pathId(request: FastifyRequest, maxId: number): string | null {
+  const id = (request.params as { id?: unknown } | undefined)?.id;
+  return typeof id === "string" && /^[1-9][0-9]{0,15}$/.test(id) && Number(id) <= maxId ? id : null;
+}
+
+/**
+ * The rows the route's readAhead read with the key lookup, when it did, for the id the handler was
+ * given (validated); undefined when the handler must read itself (embedded database, console calls,
+ * an id given otherwise).
+ */
+export function readAheadRows<Row>(request: FastifyRequest, id: number): Row[] | undefined {
+  const ahead = request.readAhead;
+  return ahead && ahead.id === String(id) ? (ahead.rows as Row[]) : undefined;
 }
 
 /** The authenticated principal of a /v2 route (routes declare a scope, so it is always set). */

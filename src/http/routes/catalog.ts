@@ -12,10 +12,11 @@ import {
   presentLocation,
   presentProduct,
   presentVariant,
+  variantReadAhead,
   variantsOfProducts,
 } from "../../domain/catalog/index.ts";
 import { listLevels } from "../../domain/stock/index.ts";
-import { principalOf } from "../plugins/auth.ts";
+import { principalOf, readAheadRows } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
   DataOf,
@@ -249,7 +250,8 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
   app.get(
     "/variants/:id",
     {
-      config: { scope: "read" },
+      // On PostgreSQL the variant's statement goes to the server with the key lookup.
+      config: { scope: "read", readAhead: variantReadAhead },
       schema: {
         tags,
         summary: "One variant",
@@ -259,7 +261,9 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { store } = principalOf(request);
-      return { data: presentVariant(await getVariant(ctx.db, store.id, request.params.id), store.currency) };
+      const { id } = request.params;
+      const row = await getVariant(ctx.db, store.id, id, readAheadRows(request, id));
+      return { data: presentVariant(row, store.currency) };
     },
   );
 

@@ -12,11 +12,12 @@ import {
   presentCatalogRow,
   presentSupplier,
   putCatalog,
+  supplierReadAhead,
   unarchiveSupplier,
   updateSupplier,
 } from "../../domain/suppliers/index.ts";
 import { mergeSuppliers, previewMergeSuppliers } from "../../use-cases/merge-suppliers.ts";
-import { principalOf } from "../plugins/auth.ts";
+import { principalOf, readAheadRows } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
   DataOf,
@@ -184,7 +185,8 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
   app.get(
     "/suppliers/:id",
     {
-      config: { scope: "read" },
+      // On PostgreSQL the supplier's statement goes to the server with the key lookup.
+      config: { scope: "read", readAhead: supplierReadAhead },
       schema: {
         tags,
         summary: "One supplier",
@@ -194,7 +196,8 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { store } = principalOf(request);
-      return { data: presentSupplier(await getSupplier(ctx.db, store.id, request.params.id)) };
+      const { id } = request.params;
+      return { data: presentSupplier(await getSupplier(ctx.db, store.id, id, readAheadRows(request, id))) };
     },
   );
 

@@ -21,10 +21,11 @@ import {
   parseStatusFilter,
   readAheadForPatch,
   reopenOrder,
+  smallOrderReadAhead,
   unarchiveOrder,
   updatePurchaseOrder,
 } from "../../../domain/purchase-orders/index.ts";
-import { principalOf } from "../../plugins/auth.ts";
+import { principalOf, readAheadRows } from "../../plugins/auth.ts";
 import { takeStoreTurn } from "../../plugins/store-turns.ts";
 import {
   commonErrorResponses,
@@ -152,7 +153,8 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     {
       // A small order (most of them) is one statement and as light as a supplier's read; a big one
       // is read the full way in its store's turn.
-      config: { scope: "read", storeTurn: "in-handler" },
+      // On PostgreSQL the small order's statement goes to the server with the key lookup (readAhead).
+      config: { scope: "read", storeTurn: "in-handler", readAhead: smallOrderReadAhead },
       schema: {
         tags,
         summary: "One purchase order with lines, charges, receipts and payments",
@@ -162,7 +164,8 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     },
     async (request) => {
       const { store } = principalOf(request);
-      const small = await loadSmallPurchaseOrder(ctx.db, store.id, request.params.id);
+      const { id } = request.params;
+      const small = await loadSmallPurchaseOrder(ctx.db, store.id, id, readAheadRows(request, id));
       if (small) return { data: small };
       await takeStoreTurn(request);
       return { data: await loadPurchaseOrder(ctx.db, store.id, request.params.id) };
