@@ -1,5 +1,5 @@
 import type { Db } from "../../db/database.ts";
-import { findOrderRow, loadPurchaseOrder } from "../purchase-orders/index.ts";
+import { findOrderRow, readPurchaseOrder } from "../purchase-orders/index.ts";
 import { findSupplier, presentSupplier } from "../suppliers/index.ts";
 import type { AddressView, PurchaseOrderDocument } from "./purchase-order-view.ts";
 
@@ -27,7 +27,7 @@ export async function loadPurchaseOrderDocument(
   storeId: number,
   orderId: number,
 ): Promise<PurchaseOrderDocument> {
-  const order = await loadPurchaseOrder(db, storeId, orderId);
+  const order = await readPurchaseOrder(db, storeId, orderId);
   const [supplier, store, location, orderRow] = await Promise.all([
     findSupplier(db, storeId, order.supplier_id),
     db

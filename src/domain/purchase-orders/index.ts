@@ -45,6 +45,7 @@ export { onOrderQuantities } from "./on-order.ts";
 export {
   loadOrderPartsInOneStatement,
   loadSmallPurchaseOrder,
+  readPurchaseOrder,
   SMALL_ORDER_LINES,
   smallOrderReadAhead,
 } from "./one-statement-read.ts";

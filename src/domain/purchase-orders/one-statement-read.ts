@@ -16,10 +16,17 @@
  * in src/db/tables, so a column added there and not here fails the type check.
  */
 import type { Db } from "../../db/database.ts";
-import { hotSql, readAheadOf } from "../../db/prepared.ts";
+import { hotSql, readAheadOf, readsInChunks } from "../../db/prepared.ts";
 import { notFound } from "../errors.ts";
 import type { SyncState } from "../stock/index.ts";
-import { assembleOrders, type OrderParts, type ReceiptRecord, syncKey } from "./loading.ts";
+import {
+  assembleOrders,
+  loadPurchaseOrder,
+  type OrderParts,
+  orderRecordQuery,
+  type ReceiptRecord,
+  syncKey,
+} from "./loading.ts";
 import type {
   ChargeRow,
   LineRow,
@@ -360,4 +367,20 @@ export async function loadOrderPartsInOneStatement(
   const [row] = await orderParts.run(trx, storeId, orderId);
   if (!row) throw notFound("purchase order");
   return partsOf(row);
+}
+
+/**
+ * One order as GET shows it, read outside a transaction whatever its size (a big order's GET, its
+ * PDF): on PostgreSQL its row, then every part in one prepared statement (`loadOrderPartsInOneStatement`):
+ * two round trips where the full read makes seven. On the embedded database the full way, lines in
+ * chunks, so a big order never holds the one connection for a whole statement.
+ */
+export async function readPurchaseOrder(db: Db, storeId: number, id: number): Promise<PurchaseOrder> {
+  if (readsInChunks(db)) return loadPurchaseOrder(db, storeId, id);
+  const order = await orderRecordQuery(db, storeId).where("po.id", "=", id).executeTakeFirst();
+  if (!order) throw notFound("purchase order");
+  const parts = await loadOrderPartsInOneStatement(db, storeId, id);
+  const presented = assembleOrders([order as OrderRecord], parts).get(id);
+  if (!presented) throw notFound("purchase order");
+  return presented;
 }

@@ -12,7 +12,6 @@ import {
   duplicateOrder,
   listHistory,
   listPurchaseOrders,
-  loadPurchaseOrder,
   loadSmallPurchaseOrder,
   markInTransit,
   markOrdered,
@@ -20,6 +19,7 @@ import {
   type OrderSort,
   parseStatusFilter,
   readAheadForPatch,
+  readPurchaseOrder,
   reopenOrder,
   smallOrderReadAhead,
   unarchiveOrder,
@@ -168,7 +168,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
       const small = await loadSmallPurchaseOrder(ctx.db, store.id, id, readAheadRows(request, id));
       if (small) return { data: small };
       await takeStoreTurn(request);
-      return { data: await loadPurchaseOrder(ctx.db, store.id, request.params.id) };
+      return { data: await readPurchaseOrder(ctx.db, store.id, id) };
     },
   );
 
