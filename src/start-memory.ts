@@ -22,9 +22,25 @@ import { runInNewContext } from "node:vm";
 /** V8's default factor: the semi-spaces double when enough of a scavenge survives. */
 const DEFAULT_GROWTH_FACTOR = 2;
 
+const HOLD = "--semi-space-growth-factor=1";
+
+/** Shared by every copy of this module (the entry's bundle and the service's each carry one). */
+const HOLDING = Symbol.for("stockroom.start-memory.holding");
+const state = globalThis as { [HOLDING]?: boolean };
+
 /** Call first, before the service's modules load (src/start.ts). */
 export function holdYoungGenerationDuringStart(): void {
-  v8.setFlagsFromString("--semi-space-growth-factor=1");
+  state[HOLDING] = true;
+  v8.setFlagsFromString(HOLD);
+}
+
+/**
+ * A worker thread starting sets V8's flags back to the process's own (measured on Node 20: the
+ * embedded database's thread, started during start-up, let the young generation grow to its ceiling
+ * again), so the hold is set again once a thread is online while start-up lasts.
+ */
+export function keepHoldAfterThreadStart(): void {
+  if (state[HOLDING]) v8.setFlagsFromString(HOLD);
 }
 
 /**
@@ -32,6 +48,7 @@ export function holdYoungGenerationDuringStart(): void {
  * again and collects start-up's garbage (tens of milliseconds, once).
  */
 export function settleMemoryAfterStart(): void {
+  state[HOLDING] = false;
   v8.setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
   fullCollection();
 }

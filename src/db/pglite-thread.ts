@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { keepHoldAfterThreadStart } from "../start-memory.ts";
 
 /**
  * The embedded database (PGlite) on a thread of its own (pglite-worker.ts). PGlite is PostgreSQL
@@ -67,6 +68,7 @@ export class PGliteThread {
 
   constructor(options: PGliteThreadOptions) {
     this.worker = startWorker(options);
+    this.worker.once("online", keepHoldAfterThreadStart);
     // The thread keeps the process alive only while a statement is on its way (see track()).
     this.worker.unref();
     this.waitReady = new Promise<void>((resolve, reject) => {

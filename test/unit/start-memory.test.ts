@@ -5,11 +5,13 @@ import { describe, it } from "node:test";
 /**
  * src/start-memory.ts in a process of its own (V8's flags are the process's): work that keeps most of
  * what it allocates, as start-up does, grows the young generation to its ceiling unless it is held;
- * once settled, the same work grows it again (throughput under load keeps its young generation).
+ * once settled, the same work grows it again (throughput under load keeps its young generation). A
+ * worker thread starts in between, as the embedded database's does.
  */
 const script = `
 import v8 from "node:v8";
-const { holdYoungGenerationDuringStart, settleMemoryAfterStart } = await import(${JSON.stringify(
+import { Worker } from "node:worker_threads";
+const { holdYoungGenerationDuringStart, keepHoldAfterThreadStart, settleMemoryAfterStart } = await import(${JSON.stringify(
   new URL("../../src/start-memory.ts", import.meta.url).href,
 )});
 const youngMb = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size / 1048576;
@@ -19,6 +21,10 @@ function startUpLikeWork() {
 }
 const initial = youngMb();
 if (process.env.START_MEMORY_MODE === "hold") holdYoungGenerationDuringStart();
+// A thread started during start-up (the embedded database's) sets V8's flags back when it starts.
+const thread = new Worker("setTimeout(() => {}, 100)", { eval: true });
+thread.once("online", keepHoldAfterThreadStart);
+await new Promise((resolve) => thread.once("exit", resolve));
 startUpLikeWork();
 const duringStart = youngMb();
 settleMemoryAfterStart();
