@@ -2,21 +2,21 @@
  * The console driven by a real browser (Debian's Chromium through playwright-core) against a listening
  * service: sign in, create a store, flip API access, create a key (secret shown once, copied), see it
  * listed, call the API with it, revoke it, and find that call in the request log. Every page is
- * checked for labels, table semantics, keyboard focus, laptop width and load time, and screenshotted
- * to test-artifacts/console/.
+ * checked for labels, table semantics, keyboard focus, laptop width and load time, then as every browser
+ * test's pages are (axe-core, the tables' fit, screenshots at 1280 and 390 px into
+ * test-artifacts/console/).
  *
  * Runs wherever /usr/bin/chromium exists; skipped only when it is absent outside CI (in CI it must run:
  * `.ci/run` installs it with apt).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import path from "node:path";
+import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type TestApp } from "../helpers/app.ts";
+import { artifactsFolder, pageChecker } from "../helpers/console-browser.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-artifacts/console");
 const skip =
   !existsSync(CHROMIUM) && !process.env.CI
     ? `${CHROMIUM} is not installed (apt-get install -y chromium); runs in CI`
@@ -28,12 +28,10 @@ describe("console in a browser", { skip }, () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let shot = 0;
+  const sharedChecks = pageChecker(artifactsFolder("console"), { fitTables: true });
   const foreign: string[] = [];
 
   before(async () => {
-    rmSync(ARTIFACTS, { recursive: true, force: true });
-    mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp();
     await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
     const address = t.runtime.app.server.address() as { port: number };
@@ -99,11 +97,9 @@ describe("console in a browser", { skip }, () => {
       return found;
     });
     assert.deepEqual(problems, [], name);
-    shot += 1;
-    await page.screenshot({
-      path: path.join(ARTIFACTS, `${String(shot).padStart(2, "0")}-${name}.png`),
-      fullPage: true,
-    });
+    // Then what every browser test's pages get: axe, the tables' fit and screenshots at 1280 and 390 px.
+    await sharedChecks(page, name);
+    await page.setViewportSize({ width: 1366, height: 768 });
   }
 
   test("sign in, make a key, use it, revoke it, find its request in the log", async () => {
@@ -193,6 +189,7 @@ describe("console in a browser", { skip }, () => {
     // The store's only key: revoking it asks first.
     await page.getByRole("button", { name: "Revoke Till app" }).click();
     await page.getByRole("heading", { name: "Revoke the last key?", level: 1 }).waitFor();
+    await checkPage("key-revoke-question");
     await page.getByRole("button", { name: "Revoke Till app" }).click();
     await page.getByRole("status").filter({ hasText: "Key “Till app”" }).waitFor();
     await page.getByRole("row").filter({ hasText: "Till app" }).getByText("Revoked").waitFor();
