@@ -10,9 +10,9 @@ import { chargeDraftOf, lineDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
 import { repriceConvertedLines } from "./line-costs.ts";
 import type { LineDraft } from "./lines.ts";
-import { loadPurchaseOrder } from "./loading.ts";
 import { fetchLookups } from "./lookups.ts";
 import { checkComputedMoney } from "./money-bounds.ts";
+import { loadPurchaseOrderInTransaction } from "./one-statement-read.ts";
 import type { OrderFields, OrderInput } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
 import { sameValue } from "./patch-diff.ts";
@@ -182,7 +182,8 @@ async function writeNewOrder(
     { number: order.number, status: order.status, ...historyData },
     now,
   );
-  const presented = await loadPurchaseOrder(trx, store.id, order.id);
+  // Read back in two statements (the row, then every part as JSON in one), not the full read's seven.
+  const presented = await loadPurchaseOrderInTransaction(trx, store.id, order.id);
   await emitOrder(call, "purchase_order.created", presented);
   return presented;
 }

@@ -44,6 +44,7 @@ export { fetchLookups } from "./lookups.ts";
 export { onOrderQuantities } from "./on-order.ts";
 export {
   loadOrderPartsInOneStatement,
+  loadPurchaseOrderInTransaction,
   loadSmallPurchaseOrder,
   readPurchaseOrder,
   SMALL_ORDER_LINES,

@@ -384,3 +384,25 @@ export async function readPurchaseOrder(db: Db, storeId: number, id: number): Pr
   if (!presented) throw notFound("purchase order");
   return presented;
 }
+
+/**
+ * One order as GET shows it, read inside a write's transaction after writing it: its row (with the
+ * supplier's and location's names) and its parts, one statement each, whatever its size, where
+ * loadPurchaseOrder takes seven. The full read's chunks are for reads outside a transaction (on the
+ * embedded database others' statements go between them); a transaction holds its connection
+ * throughout anyway.
+ */
+export async function loadPurchaseOrderInTransaction(
+  trx: Db,
+  storeId: number,
+  id: number,
+): Promise<PurchaseOrder> {
+  const order = (await orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst()) as
+    | OrderRecord
+    | undefined;
+  if (!order) throw notFound("purchase order");
+  const parts = await loadOrderPartsInOneStatement(trx, storeId, id);
+  const presented = assembleOrders([order], parts).get(id);
+  if (!presented) throw notFound("purchase order");
+  return presented;
+}

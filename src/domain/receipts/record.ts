@@ -15,7 +15,7 @@ import {
   assertCan,
   bookReceipt,
   loadOrderPartsInOneStatement,
-  loadPurchaseOrder,
+  loadPurchaseOrderInTransaction,
   lockOrderRecord,
   type PresentedReceipt,
   type PurchaseOrder,
@@ -90,7 +90,7 @@ export async function recordReceipt(
   // read at the start with what this receipt wrote.
   const presented =
     newLines.length > 0
-      ? await loadPurchaseOrder(trx, store.id, orderId)
+      ? await loadPurchaseOrderInTransaction(trx, store.id, orderId)
       : presentAfterReceipt(order, parts, {
           now,
           status: computed.statusAfter,

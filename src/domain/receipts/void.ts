@@ -13,7 +13,7 @@ import {
   deriveStatusAfterReceiving,
   incomingOf,
   type LineRow,
-  loadPurchaseOrder,
+  loadPurchaseOrderInTransaction,
   lockPurchaseOrder,
   orderLines,
   type PresentedReceipt,
@@ -94,7 +94,7 @@ export async function voidReceipt(
     data: { receipt_id: receiptId, note: body.note ?? null, status: { from: order.status, to: statusAfter } },
   });
 
-  const presented = await loadPurchaseOrder(trx, store.id, orderId);
+  const presented = await loadPurchaseOrderInTransaction(trx, store.id, orderId);
   const presentedReceipt = presented.receipts.find((r) => r.id === receiptId)!;
   await emit(ctx, trx, {
     storeId: store.id,

@@ -1,0 +1,57 @@
+/**
+ * Counts the SQL statements a request runs, at the driver (as bench/queries.ts does): every statement
+ * to the embedded database crosses to its thread through PGliteThread.query, every statement to
+ * PostgreSQL goes through pg's Client.query. Import this module before starting the app (pool clients
+ * bind their query function when they connect), run one request at a time with the workers off, and
+ * flush the request log first so its buffered insert is not counted.
+ */
+import pg from "pg";
+import { PGliteThread } from "../../src/db/pglite-thread.ts";
+
+let recording: string[] | null = null;
+
+function note(text: unknown): void {
+  if (recording && typeof text === "string") recording.push(text.replace(/\s+/g, " ").trim());
+}
+
+const threadQuery = PGliteThread.prototype.query;
+PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params?: unknown[]) {
+  note(sql);
+  return threadQuery.call(this, sql, params);
+} as typeof PGliteThread.prototype.query;
+
+const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const first = args[0];
+  note(typeof first === "string" ? first : (first as { text?: string } | undefined)?.text);
+  return clientQuery.apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+const CONTROL = /^(begin|commit|rollback|savepoint|release savepoint)\b/i;
+
+export interface Counted<T> {
+  result: T;
+  /** Statements other than transaction control. */
+  statements: string[];
+  /** BEGINs and COMMITs. */
+  begins: number;
+  commits: number;
+}
+
+/** Runs `work` and returns what it sent to the database. */
+export async function countStatements<T>(work: () => Promise<T>): Promise<Counted<T>> {
+  const seen: string[] = [];
+  recording = seen;
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    recording = null;
+  }
+  return {
+    result,
+    statements: seen.filter((s) => !CONTROL.test(s)),
+    begins: seen.filter((s) => /^begin\b/i.test(s)).length,
+    commits: seen.filter((s) => /^commit\b/i.test(s)).length,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The write path's statements, counted at the driver (issue 22 item 1): each write runs a fixed
+ * number of statements whatever its line count, and the cuts made to reach the write ceiling stay
+ * made. Each count is the whole request's (the key lookup, the idempotency claim, the transaction);
+ * the answers are checked against GET so a cut cannot change what the client sees.
+ */
+import "../helpers/statements.ts";
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import {
+  createOrderedOrder,
+  createSupplier,
+  getOrder,
+  idempotencyKey,
+  listLocations,
+  type Variant,
+} from "../helpers/factories.ts";
+import { countStatements } from "../helpers/statements.ts";
+
+describe("statements per write", () => {
+  let t: TestApp;
+  let store: TestStore;
+  let variants: Variant[];
+  let supplierId: number;
+  let locationId: number;
+
+  before(async () => {
+    t = await startTestApp();
+    store = await t.createStore();
+    expectStatus(
+      await t.admin.post(`/admin/stores/${store.id}/platform/catalog/generate`, {
+        products: 4,
+        variants_per_product: 50,
+      }),
+      201,
+    );
+    await t.drain();
+    variants = [];
+    for (let cursor: string | null = null; ; ) {
+      const page: HttpResult<{ data: Variant[]; next_cursor: string | null }> = await store.api.get(
+        `/v2/variants?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      expectStatus(page, 200);
+      variants.push(...page.body.data.filter((v) => v.sku?.startsWith("BULK-")));
+      if (!page.body.next_cursor) break;
+      cursor = page.body.next_cursor;
+    }
+    assert.ok(variants.length >= 200, `${variants.length} generated variants`);
+    supplierId = (await createSupplier(store.api)).id;
+    locationId = (await listLocations(store.api))[0].id;
+  });
+
+  after(() => t.close());
+
+  /** One request, counted alone (the request log's buffered insert written before it). */
+  async function counted<T>(request: () => Promise<T>) {
+    await t.runtime.ctx.requestLog.flush();
+    return countStatements(request);
+  }
+
+  test("creating a 100-line order: 14 statements, the order read back in two", async () => {
+    const { result: created, statements } = await counted(() =>
+      store.api.post("/v2/purchase_orders", {
+        supplier_id: supplierId,
+        lines: variants.slice(0, 100).map((v) => ({ variant_id: v.id, quantity: 3 })),
+      }),
+    );
+    expectStatus(created, 201);
+    assert.equal(statements.length, 14, statements.join("\n"));
+    assert.equal(created.body.data.lines.length, 100);
+    // What the full read presents, field by field.
+    assert.deepEqual(created.body.data, await getOrder(store.api, created.body.data.id));
+  });
+
+  test("a 50-line receipt: 15 statements in one transaction, the claim before it", async () => {
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplierId,
+      location_id: locationId,
+      lines: variants.slice(100, 150).map((v) => ({ variant_id: v.id, quantity: 10 })),
+    });
+    const body = { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) };
+    const { result, statements, begins, commits } = await counted(() =>
+      store.api.post(`/v2/purchase_orders/${order.id}/receipts`, body, idempotencyKey("receipt")),
+    );
+    expectStatus(result, 201);
+    assert.equal(statements.length, 15, statements.join("\n"));
+    assert.deepEqual([begins, commits], [1, 1]);
+    // The claim runs before the transaction, on its own: a concurrent retry sees it at once.
+    const claim = statements.findIndex((s) => /^insert into idempotency_keys/i.test(s));
+    assert.ok(claim >= 0 && claim < 2, statements.join("\n"));
+    assert.deepEqual(result.body.purchase_order, await getOrder(store.api, order.id));
+  });
+
+  test("a 200-line apply: 15 statements in one transaction", async () => {
+    const draft = await store.api.post("/v2/stock_adjustments", {
+      location_id: locationId,
+      lines: variants.slice(0, 200).map((v, i) => ({ variant_id: v.id, delta: (i % 5) + 1 })),
+    });
+    expectStatus(draft, 201);
+    const { result, statements, begins, commits } = await counted(() =>
+      store.api.post(`/v2/stock_adjustments/${draft.body.data.id}/apply`, undefined, idempotencyKey("apply")),
+    );
+    expectStatus(result, 200);
+    assert.equal(statements.length, 15, statements.join("\n"));
+    assert.deepEqual([begins, commits], [1, 1]);
+  });
+});
