@@ -74,7 +74,7 @@ describe("statements per write", () => {
     assert.deepEqual(created.body.data, await getOrder(store.api, created.body.data.id));
   });
 
-  test("a 50-line receipt: 15 statements in one transaction, the claim before it", async () => {
+  test("a 50-line receipt: 15 statements in one transaction; its claim commits without waiting for the disk", async () => {
     const order = await createOrderedOrder(store.api, {
       supplier_id: supplierId,
       location_id: locationId,
@@ -90,6 +90,7 @@ describe("statements per write", () => {
     // The claim runs before the transaction, on its own: a concurrent retry sees it at once.
     const claim = statements.findIndex((s) => /^insert into idempotency_keys/i.test(s));
     assert.ok(claim >= 0 && claim < 2, statements.join("\n"));
+    assert.match(statements[claim], /set_config\('synchronous_commit', 'off', true\)/);
     assert.deepEqual(result.body.purchase_order, await getOrder(store.api, order.id));
   });
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { AppError } from "../../domain/errors.ts";
 import { type SealingKey, STORED_RESPONSE_PURPOSE, seal, sealingKey, unseal } from "./sealed-text.ts";
@@ -105,6 +106,31 @@ export async function completeClaim(
   claim.completed = true;
 }
 
+/**
+ * The claim, committed on its own so a concurrent retry sees it at once (409 in progress), but without
+ * waiting for its WAL to reach the disk (`synchronous_commit` off for this statement's transaction
+ * only): the write's own transaction commits synchronously after it, and flushing that commit flushes
+ * the earlier claim with it, so an answered request has both on disk. A crash before then loses at
+ * most a claim whose write never committed, and the retry then runs at once instead of after 60 s.
+ * One fsync per request instead of two (PostgreSQL; the embedded database does not sync).
+ */
+async function insertClaim(
+  db: Db,
+  ids: { store_id: number; api_key_id: number; key: string },
+  hash: string,
+  now: Date,
+): Promise<boolean> {
+  const { rows } = await sql<{ key: string }>`
+    insert into idempotency_keys
+      (store_id, api_key_id, key, request_hash, state, status_code, response_body, locked_at, created_at)
+    select ${ids.store_id}::int, ${ids.api_key_id}::int, ${ids.key}::text, ${hash}::text, 'in_progress',
+      null, null, ${now}::timestamptz, ${now}::timestamptz
+    where set_config('synchronous_commit', 'off', true) = 'off'
+    on conflict (store_id, api_key_id, key) do nothing
+    returning key`.execute(db);
+  return rows.length > 0;
+}
+
 async function releaseClaim(db: Db, claim: IdempotencyClaim): Promise<void> {
   await db
     .deleteFrom("idempotency_keys")
@@ -159,20 +185,7 @@ export function registerIdempotency(app: FastifyInstance): void {
 
     for (let attempt = 0; attempt < 3; attempt++) {
       // The primary key makes concurrent duplicates race on the database, not on a read-then-write.
-      const inserted = await db
-        .insertInto("idempotency_keys")
-        .values({
-          ...ids,
-          request_hash: hash,
-          state: "in_progress",
-          status_code: null,
-          response_body: null,
-          locked_at: now,
-          created_at: now,
-        })
-        .onConflict((oc) => oc.columns(["store_id", "api_key_id", "key"]).doNothing())
-        .returning("key")
-        .executeTakeFirst();
+      const inserted = await insertClaim(db, ids, hash, now);
       if (inserted) {
         request.idempotencyClaim = newClaim();
         return;
