@@ -13,30 +13,36 @@ export interface LevelChange {
   after: LevelQuantities;
 }
 
+/** The store's alert rules as far as a set of moved items goes. */
+export interface AlertRules {
+  lowStockThreshold: number | null;
+  anyItemRule: boolean;
+  itemRules: ItemRuleRow[];
+}
+
+/** The three columns alertRulesColumns selects, as the driver gives them. */
+export interface AlertRulesRow {
+  low_stock_threshold: number | null;
+  any_item_rule: boolean;
+  item_rules: Array<[number, number | null, number | null, number | null]> | null;
+}
+
 /**
- * The store's threshold, whether it has any item rule at all, and the rules of these items, in one
- * statement: it runs in every stock-moving transaction (a receipt, an apply), where the three reads it
- * replaces were three round trips. A store with neither a threshold nor a rule raises no item event,
- * not even out_of_stock, which is why "any rule" is asked apart from "rules of these items".
+ * The store's threshold, whether it has any item rule at all, and the rules of these items, as three
+ * columns of one select: it runs in every stock-moving transaction (a receipt, an apply), where the
+ * three reads it replaces were three round trips, and the levels' upsert selects it beside its own
+ * rows (movement-levels.ts). A store with neither a threshold nor a rule raises no item event, not
+ * even out_of_stock, which is why "any rule" is asked apart from "rules of these items".
  */
-async function alertRulesFor(
-  trx: Db,
-  storeId: number,
-  itemIds: readonly number[],
-): Promise<{ lowStockThreshold: number | null; anyItemRule: boolean; itemRules: ItemRuleRow[] }> {
-  const { rows } = await sql<{
-    low_stock_threshold: number | null;
-    any_item_rule: boolean;
-    item_rules: Array<[number, number | null, number | null, number | null]> | null;
-  }>`select
-      (select low_stock_threshold from alert_settings where store_id = ${storeId}) as low_stock_threshold,
+export function alertRulesColumns(storeId: number, itemIds: readonly number[]) {
+  return sql`(select low_stock_threshold from alert_settings where store_id = ${storeId}) as low_stock_threshold,
       exists (select 1 from alert_item_rules where store_id = ${storeId}) as any_item_rule,
       (select json_agg(json_build_array(inventory_item_id, location_id, reorder_point, max_stock))
         from alert_item_rules
-        where store_id = ${storeId} and inventory_item_id = any(${[...itemIds]}::bigint[])) as item_rules`.execute(
-    trx,
-  );
-  const row = rows[0];
+        where store_id = ${storeId} and inventory_item_id = any(${[...itemIds]}::bigint[])) as item_rules`;
+}
+
+export function alertRulesOf(row: AlertRulesRow): AlertRules {
   return {
     lowStockThreshold: row.low_stock_threshold,
     anyItemRule: row.any_item_rule,
@@ -49,15 +55,24 @@ async function alertRulesFor(
   };
 }
 
-/** Item events for the crossings among `changes`, with the store's rules (none: nothing fires). */
+async function alertRulesFor(trx: Db, storeId: number, itemIds: readonly number[]): Promise<AlertRules> {
+  const { rows } = await sql<AlertRulesRow>`select ${alertRulesColumns(storeId, itemIds)}`.execute(trx);
+  return alertRulesOf(rows[0]);
+}
+
+/**
+ * Item events for the crossings among `changes`, with the store's rules (none: nothing fires): `rules`
+ * when the caller read them already (of at least the changed items), else read here.
+ */
 export async function emitCrossings(
   ctx: AppContext,
   trx: Db,
   storeId: number,
   changes: LevelChange[],
+  rules?: AlertRules,
 ): Promise<void> {
   const itemIds = [...new Set(changes.map((c) => c.key.inventoryItemId))];
-  const { lowStockThreshold, anyItemRule, itemRules } = await alertRulesFor(trx, storeId, itemIds);
+  const { lowStockThreshold, anyItemRule, itemRules } = rules ?? (await alertRulesFor(trx, storeId, itemIds));
   if (lowStockThreshold === null && !anyItemRule) return;
   const fired: Array<{ change: LevelChange; event: string; threshold: number | null }> = [];
   for (const change of changes) {

@@ -2,7 +2,13 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
-import { emitCrossings, type LevelChange } from "./level-alerts.ts";
+import {
+  type AlertRulesRow,
+  alertRulesColumns,
+  alertRulesOf,
+  emitCrossings,
+  type LevelChange,
+} from "./level-alerts.ts";
 import { keyOf, type LevelDelta, sumByLevel } from "./level-keys.ts";
 
 /** A level row as the upsert of recorded movements returns it. */
@@ -15,6 +21,9 @@ interface AddedLevel {
   /** The statement created the row (it was not there before). */
   inserted: boolean;
 }
+
+/** An AddedLevel as a JSON array (the upsert's rows come back as one JSON value beside the rules). */
+type AddedLevelArray = [number, number, number, number, number, boolean];
 
 /**
  * Adds newly recorded movements to the mirror levels they touch, in one upsert: a movement is
@@ -36,8 +45,10 @@ export async function addMovementsToLevels(
     (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
   );
   const now = ctx.clock.now();
-  // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock).
-  const { rows } = await insertRows(
+  // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock). The
+  // store's alert rules for these items come in the same statement (one round trip, not two), read
+  // whether or not a level crossed anything.
+  const upsert = insertRows(
     "inventory_levels as l",
     list,
     [
@@ -55,7 +66,24 @@ export async function addMovementsToLevels(
       incoming = l.incoming + excluded.incoming, updated_at = excluded.updated_at
       where (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)
       returning inventory_item_id, location_id, available, on_hand, incoming, (xmax = 0) as inserted`,
-  ).execute(trx);
+  );
+  const itemIds = [...new Set(list.map((d) => d.inventoryItemId))];
+  const {
+    rows: [result],
+  } = await sql<AlertRulesRow & { levels: AddedLevelArray[] | null }>`with up as (${upsert})
+    select (select json_agg(json_build_array(inventory_item_id, location_id, available, on_hand, incoming,
+        inserted)) from up) as levels,
+      ${alertRulesColumns(storeId, itemIds)}`.execute(trx);
+  const rows: AddedLevel[] = (result.levels ?? []).map(
+    ([inventory_item_id, location_id, available, on_hand, incoming, inserted]) => ({
+      inventory_item_id: Number(inventory_item_id),
+      location_id: Number(location_id),
+      available,
+      on_hand,
+      incoming,
+      inserted,
+    }),
+  );
   const changes: LevelChange[] = [];
   for (const row of rows) {
     if (row.inserted) continue;
@@ -71,5 +99,5 @@ export async function addMovementsToLevels(
       after: { available: row.available, on_hand: row.on_hand, incoming: row.incoming },
     });
   }
-  if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
+  if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes, alertRulesOf(result));
 }
