@@ -18,6 +18,10 @@ export const probe = {
   handlerRuns: 0,
   /** Milliseconds the create handler waits inside its transaction (to hold concurrent duplicates). */
   holdMs: 0,
+  /** When set, the create handler waits inside its transaction until this settles (no timing). */
+  gate: null as Promise<void> | null,
+  /** When set, the next create throws after its insert, inside its transaction (a 500, rolled back). */
+  failNext: false,
 };
 
 /** A body the probe's create route takes: a name and a quantity. */
@@ -70,6 +74,7 @@ export const probeModule: Module = {
         return sendWrite(request, reply, async (trx) => {
           probe.handlerRuns++;
           if (probe.holdMs) await new Promise((r) => setTimeout(r, probe.holdMs));
+          if (probe.gate) await probe.gate;
           const now = app.ctx.clock.now();
           const row = await sql<{
             id: number;
@@ -82,6 +87,10 @@ export const probeModule: Module = {
             values (${store.id}, ${request.body.name}, ${request.body.qty}, ${now}, ${now})
             returning id, name, qty, created_at, updated_at`.execute(trx);
           const thing = row.rows[0];
+          if (probe.failNext) {
+            probe.failNext = false;
+            throw new Error("probe: failing after the insert, as asked");
+          }
           const data = {
             ...thing,
             created_at: thing.created_at.toISOString(),
