@@ -1,7 +1,8 @@
 /**
  * The write path's statements, counted at the driver (issue 22 item 1): each write runs a fixed
  * number of statements whatever its line count, and the cuts made to reach the write ceiling stay
- * made. Each count is the whole request's (the key lookup, the idempotency claim, the transaction);
+ * made. Each count is the whole request's (the idempotency claim, the transaction) but the API key's
+ * lookup, which the embedded database answers from its cache and PostgreSQL does not (decisions.md);
  * the answers are checked against GET so a cut cannot change what the client sees.
  */
 import "../helpers/statements.ts";
@@ -54,13 +55,14 @@ describe("statements per write", () => {
 
   after(() => t.close());
 
-  /** One request, counted alone (the request log's buffered insert written before it). */
+  /** One request, counted alone (the request log's buffered insert written before it), key lookup aside. */
   async function counted<T>(request: () => Promise<T>) {
     await t.runtime.ctx.requestLog.flush();
-    return countStatements(request);
+    const seen = await countStatements(request);
+    return { ...seen, statements: seen.statements.filter((s) => !/from "api_keys" as "k"/.test(s)) };
   }
 
-  test("creating a 100-line order: 14 statements, the order read back in two", async () => {
+  test("creating a 100-line order: 13 statements, the order read back in two", async () => {
     const { result: created, statements } = await counted(() =>
       store.api.post("/v2/purchase_orders", {
         supplier_id: supplierId,
@@ -68,13 +70,13 @@ describe("statements per write", () => {
       }),
     );
     expectStatus(created, 201);
-    assert.equal(statements.length, 14, statements.join("\n"));
+    assert.equal(statements.length, 13, statements.join("\n"));
     assert.equal(created.body.data.lines.length, 100);
     // What the full read presents, field by field.
     assert.deepEqual(created.body.data, await getOrder(store.api, created.body.data.id));
   });
 
-  test("a 50-line receipt: 14 statements in one transaction; its claim commits without waiting for the disk", async () => {
+  test("a 50-line receipt: 13 statements in one transaction; its claim commits without waiting for the disk", async () => {
     const order = await createOrderedOrder(store.api, {
       supplier_id: supplierId,
       location_id: locationId,
@@ -85,16 +87,16 @@ describe("statements per write", () => {
       store.api.post(`/v2/purchase_orders/${order.id}/receipts`, body, idempotencyKey("receipt")),
     );
     expectStatus(result, 201);
-    assert.equal(statements.length, 14, statements.join("\n"));
+    assert.equal(statements.length, 13, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
     // The claim runs before the transaction, on its own: a concurrent retry sees it at once.
     const claim = statements.findIndex((s) => /^insert into idempotency_keys/i.test(s));
-    assert.ok(claim >= 0 && claim < 2, statements.join("\n"));
+    assert.equal(claim, 0, statements.join("\n"));
     assert.match(statements[claim], /set_config\('synchronous_commit', 'off', true\)/);
     assert.deepEqual(result.body.purchase_order, await getOrder(store.api, order.id));
   });
 
-  test("a 200-line apply: 14 statements in one transaction", async () => {
+  test("a 200-line apply: 13 statements in one transaction", async () => {
     const draft = await store.api.post("/v2/stock_adjustments", {
       location_id: locationId,
       lines: variants.slice(0, 200).map((v, i) => ({ variant_id: v.id, delta: (i % 5) + 1 })),
@@ -104,7 +106,7 @@ describe("statements per write", () => {
       store.api.post(`/v2/stock_adjustments/${draft.body.data.id}/apply`, undefined, idempotencyKey("apply")),
     );
     expectStatus(result, 200);
-    assert.equal(statements.length, 14, statements.join("\n"));
+    assert.equal(statements.length, 13, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
   });
 });
