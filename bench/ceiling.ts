@@ -20,6 +20,7 @@ import pg from "pg";
 import { foundationMigration } from "../src/db/migrations/001_foundation.ts";
 import { migrateToLatest } from "../src/db/migrations/index.ts";
 import { ConnectionTurns, PGliteDialect } from "../src/db/pglite-dialect.ts";
+import { PGliteStatements } from "../src/db/pglite-statements.ts";
 import {
   loadCeilingOrders,
   prepareWriteCeiling,
@@ -88,12 +89,32 @@ async function openQuery(): Promise<Opened> {
     `insert into stores (name, domain, currency, timezone) values ('Ceiling', 'ceiling.example', 'USD', 'UTC')
      on conflict (domain) do update set name = excluded.name returning id`,
   );
+  // Statements run as the service's embedded thread runs them (named, prepared once: pglite-statements.ts),
+  // so the ceiling is no slower per statement than the service it bounds.
+  // One session: a transaction has it to itself until it ends, as PGlite's own transaction() does.
+  const statements = new PGliteStatements(db);
+  const run = async (sql: string, params?: unknown[]) =>
+    (await statements.run(sql, params ?? [])).rows as Record<string, unknown>[];
+  let turn: Promise<unknown> = Promise.resolve();
+  const exclusively = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = turn.then(work);
+    turn = result.catch(() => {});
+    return result;
+  };
   return {
-    query: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
+    query: (sql, params) => exclusively(() => run(sql, params)),
     transact: (fn) =>
-      db.transaction((tx) =>
-        fn(async (sql, params) => (await tx.query<Record<string, unknown>>(sql, params)).rows),
-      ),
+      exclusively(async () => {
+        await run("begin");
+        try {
+          const result = await fn(run);
+          await run("commit");
+          return result;
+        } catch (error) {
+          await run("rollback").catch(() => {});
+          throw error;
+        }
+      }),
     storeId: row.rows[0].id,
     close: () => db.close(),
   };

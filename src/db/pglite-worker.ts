@@ -1,5 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { ensureDatabaseFiles } from "./pglite-initdb.ts";
+import { PGliteStatements } from "./pglite-statements.ts";
 import type { PGliteRequest, PGliteResponse, PGliteThreadOptions } from "./pglite-thread.ts";
 
 /**
@@ -55,6 +56,7 @@ async function serve(options: PGliteThreadOptions): Promise<void> {
     parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
   });
   await pglite.waitReady;
+  const statements = new PGliteStatements(pglite);
   // Statements one after another: PGlite is one session, and the API side sends one at a time anyway.
   let chain: Promise<void> = Promise.resolve();
   port.on("message", (request: PGliteRequest) => {
@@ -65,7 +67,7 @@ async function serve(options: PGliteThreadOptions): Promise<void> {
         return;
       }
       try {
-        const result = await pglite.query(request.sql, request.parameters);
+        const result = await statements.run(request.sql, request.parameters);
         port.postMessage({ id: request.id, rows: result.rows, affectedRows: result.affectedRows });
       } catch (error) {
         port.postMessage({ id: request.id, error: errorOf(error) } satisfies PGliteResponse);
