@@ -1,7 +1,7 @@
 /**
  * The console in Debian's Chromium (playwright-core): launching it, and the checks every page of a
  * browser test gets: axe-core run in the page (no serious or critical violation), no sideways scrolling
- * (and, when asked, every table fitting: misfitTables) at 1280 and 390 px, and a full-page screenshot
+ * and every table fitting (misfitTables) at 1280 and 390 px, and a full-page screenshot
  * at both widths into the test's artifacts folder.
  */
 import assert from "node:assert/strict";
@@ -42,11 +42,10 @@ export function artifactsFolder(name: string): string {
 }
 
 /**
- * Numbers the screenshots of one folder in the order the pages were checked. `fitTables` adds
- * misfitTables at both widths (issue 20 item 8); the story, the console's first browser test and the
- * one of the remaining pages ask for it (the other files' pages are not yet checked for it).
+ * Numbers the screenshots of one folder in the order the pages were checked; at both widths every
+ * page is checked for sideways scrolling and every table with misfitTables (issue 20 item 8).
  */
-export function pageChecker(folder: string, options: { fitTables?: boolean } = {}) {
+export function pageChecker(folder: string) {
   let shot = 0;
   return async function checkPage(page: Page, name: string): Promise<void> {
     await page.evaluate(AXE);
@@ -67,8 +66,7 @@ export function pageChecker(folder: string, options: { fitTables?: boolean } = {
         () => document.documentElement.scrollWidth > window.innerWidth + 1,
       );
       assert.equal(sideways, false, `${name} scrolls sideways at ${width} px`);
-      if (options.fitTables)
-        assert.deepEqual(await misfitTables(page, width), [], `${name}'s tables at ${width} px`);
+      assert.deepEqual(await misfitTables(page, width), [], `${name}'s tables at ${width} px`);
       await page.screenshot({
         path: path.join(folder, `${String(shot).padStart(2, "0")}-${name}-${width}.png`),
         fullPage: true,

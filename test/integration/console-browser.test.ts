@@ -28,7 +28,7 @@ describe("console in a browser", { skip }, () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const sharedChecks = pageChecker(artifactsFolder("console"), { fitTables: true });
+  const sharedChecks = pageChecker(artifactsFolder("console"));
   const foreign: string[] = [];
 
   before(async () => {

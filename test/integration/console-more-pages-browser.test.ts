@@ -39,7 +39,7 @@ describe("the console's other pages in a browser", { skip: browserSkip }, () => 
   let store: TestStore;
   let base: string;
   let page: Page;
-  const checkPage = pageChecker(artifactsFolder("console-more-pages"), { fitTables: true });
+  const checkPage = pageChecker(artifactsFolder("console-more-pages"));
   const storeUrl = (rest = "") => `${base}/console/stores/${store.id}${rest}`;
 
   before(async () => {

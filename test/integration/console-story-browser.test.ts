@@ -45,7 +45,7 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
   let browser: Browser;
   let items: Variant[];
   let location: { id: number; name: string };
-  const checkPage = pageChecker(artifactsFolder("console-story"), { fitTables: true });
+  const checkPage = pageChecker(artifactsFolder("console-story"));
   const foreign: string[] = [];
   const pages: Record<string, Page> = {};
   /** Filled in as the story goes. */
