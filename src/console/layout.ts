@@ -2,12 +2,15 @@ import { html, SafeHtml } from "../html/template.ts";
 import type { ErrorDetail } from "./admin.ts";
 import { consoleCss, consoleIcon, consoleJs } from "./assets.ts";
 import type { Flash, Session } from "./session.ts";
+import { shownTime } from "./times.ts";
 
 /** The frame of every console page, and the small building blocks pages share. */
 
 export interface StoreRef {
   id: number;
   name: string;
+  /** IANA zone the store's moments are shown in (times.ts); absent where the page does not know it. */
+  timezone?: string;
 }
 
 export type StoreTab =
@@ -134,6 +137,7 @@ export function table<T>(
   columns: Column<T>[],
   rows: readonly T[],
   empty = "Nothing yet.",
+  timeZone?: string,
 ): SafeHtml {
   return html`<div class="table-wrap"><table>
 <caption>${caption}</caption>
@@ -143,14 +147,14 @@ export function table<T>(
       ? html`<tr><td colspan="${columns.length}" class="empty">${empty}</td></tr>`
       : rows.map(
           (row) =>
-            html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ""}>${valueHtml(c.cell(row))}</td>`)}</tr>`,
+            html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ""}>${valueHtml(c.cell(row), timeZone)}</td>`)}</tr>`,
         )
   }</tbody>
 </table></div>`;
 }
 
 /** A value for a cell: null as a dash, timestamps as <time>, booleans as Yes/No, arrays joined. */
-export function valueHtml(value: unknown): SafeHtml | string {
+export function valueHtml(value: unknown, timeZone?: string): SafeHtml | string {
   if (value === null || value === undefined || value === "")
     return html`<span class="muted" aria-label="none">–</span>`;
   if (value instanceof SafeHtml) return value;
@@ -158,18 +162,19 @@ export function valueHtml(value: unknown): SafeHtml | string {
   if (Array.isArray(value))
     return value.length === 0 ? html`<span class="muted">–</span>` : value.map(String).join(", ");
   if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value))
-    return timeHtml(value);
+    return timeHtml(value, timeZone);
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
 
-export function timeHtml(iso: string | null | undefined): SafeHtml {
+/**
+ * A moment as <time>: its instant in `datetime`, "26 Nov 2026, 11:04" in the store's time zone as text
+ * (times.ts); without a zone (admin pages) in UTC, saying so.
+ */
+export function timeHtml(iso: string | null | undefined, timeZone?: string | null): SafeHtml {
   if (!iso) return html`<span class="muted">–</span>`;
-  const shown = iso
-    .replace("T", " ")
-    .replace(/\.\d+Z$/, "Z")
-    .replace(/Z$/, " UTC");
-  return html`<time datetime="${iso}">${shown}</time>`;
+  const shown = shownTime(iso, timeZone);
+  return shown === null ? html`${iso}` : html`<time datetime="${iso}">${shown}</time>`;
 }
 
 /**
@@ -204,6 +209,7 @@ export function notAvailable(feature: string): SafeHtml {
 
 export function dl(
   pairs: [string, SafeHtml | string | number | boolean | readonly string[] | null | undefined][],
+  timeZone?: string,
 ): SafeHtml {
-  return html`<dl class="pairs">${pairs.map(([k, v]) => html`<div><dt>${k}</dt><dd>${valueHtml(v)}</dd></div>`)}</dl>`;
+  return html`<dl class="pairs">${pairs.map(([k, v]) => html`<div><dt>${k}</dt><dd>${valueHtml(v, timeZone)}</dd></div>`)}</dl>`;
 }

@@ -13,14 +13,20 @@ import { storeApi } from "./store-api.ts";
 
 export interface StoreInfo extends StoreRef {
   currency: string;
+  timezone: string;
 }
 
 /** The page's store as the user sees it (`/v2/whoami`); another store's id is a 404 page. */
 export async function storeInfoOf(request: FastifyRequest): Promise<StoreInfo> {
-  const who = await storeApi(request).get<{ shop: { id: number; name: string; currency: string } }>(
-    "/whoami",
-  );
-  return { id: storeIdOf(request), name: who.shop.name, currency: who.shop.currency };
+  const who = await storeApi(request).get<{
+    shop: { id: number; name: string; currency: string; timezone: string };
+  }>("/whoami");
+  return {
+    id: storeIdOf(request),
+    name: who.shop.name,
+    currency: who.shop.currency,
+    timezone: who.shop.timezone,
+  };
 }
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();

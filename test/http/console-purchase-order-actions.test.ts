@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { ConsoleAgent, hiddenValue, pageText as text } from "../helpers/console-agent.ts";
-import { createDraftOrder, createSupplier, customLine, getOrder } from "../helpers/factories.ts";
+import {
+  createDraftOrder,
+  createOrderedOrder,
+  createSupplier,
+  customLine,
+  getOrder,
+} from "../helpers/factories.ts";
 import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 import { joinStaff, mailsTo } from "../helpers/staff.ts";
 
@@ -93,6 +99,41 @@ describe("console purchase order actions", () => {
       text((await agent.get(orderPath(order.id))).body),
       /Sent to the supplier operator \(console\)/,
     );
+  });
+
+  test("the order's moments are shown in the store's time zone, one readable format, not UTC ISO", async () => {
+    // India has no daylight saving: +05:30 all year, so the expected text is plain arithmetic here.
+    const indian = await t.createStore({ seed: "demo", timezone: "Asia/Kolkata" });
+    await t.drain();
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const inKolkata = (iso: string) => {
+      const d = new Date(Date.parse(iso) + 5.5 * 3600_000);
+      const two = (n: number) => String(n).padStart(2, "0");
+      return `${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+    };
+    const supplier = await createSupplier(indian.api, { name: "Kolkata Traders" });
+    const order = await createOrderedOrder(indian.api, {
+      supplier_id: supplier.id,
+      lines: [customLine(2, "4.00")],
+    });
+    const receipt = await indian.api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      { lines: [{ line_id: order.lines[0].id, quantity: 1 }] },
+      { "idempotency-key": `tz-${order.id}` },
+    );
+    assert.equal(receipt.status, 201, JSON.stringify(receipt.body));
+    const path = `/console/stores/${indian.id}/purchase_orders/${order.id}`;
+    const res = await agent.get(path);
+    assert.equal(res.status, 200, res.body.slice(0, 300));
+    const shown = text(res.body);
+    const history = (await indian.api.get(`/v2/purchase_orders/${order.id}/history`)).body.data;
+    const created = history.find((h: any) => h.type === "created");
+    assert.match(res.body, new RegExp(`<time datetime="${created.at}">${inKolkata(created.at)}</time>`));
+    assert.match(shown, new RegExp(`${inKolkata(created.at)} Created`));
+    const fresh = await getOrder(indian.api, order.id);
+    assert.match(shown, new RegExp(`Ordered ${inKolkata(fresh.ordered_at)} `));
+    assert.match(shown, new RegExp(`Delivery 1 ${inKolkata(receipt.body.data.received_at)} `));
+    assert.doesNotMatch(res.body, />\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/, "no raw ISO or UTC time is printed");
   });
 
   test("a viewer sees the order and its history with no control; forged POSTs are refused", async () => {

@@ -2,10 +2,10 @@ import { html, lines, type SafeHtml } from "../../html/template.ts";
 import { requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
 import { field, formOf, type PageContext, redirectTo, sendPage, takeFlash } from "../context.ts";
-import { csrfField, page, table } from "../layout.ts";
+import { csrfField, page, table, timeHtml } from "../layout.ts";
 import { loadOrder, type Order, type OrderLine, ordersPath } from "../purchase-order-data.ts";
 import { storeApi } from "../store-api.ts";
-import { fieldError, formKey, invalidAttrs, storeInfoOf } from "../store-pages.ts";
+import { fieldError, formKey, invalidAttrs, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { cancelRemainingCell, lifecycleControls } from "./purchase-order-lifecycle.ts";
 import type { RouteAdder } from "./suppliers.ts";
 
@@ -51,7 +51,7 @@ const HISTORY_WORDS: Record<string, string> = {
 /** What the order's page shows of its actions: the controls, a per-line control, the history. */
 export async function orderActionsSection(
   ctx: PageContext,
-  storeId: number,
+  store: StoreInfo,
   order: Order,
 ): Promise<{
   controls: SafeHtml | "";
@@ -62,12 +62,12 @@ export async function orderActionsSection(
     `/purchase_orders/${order.id}/history`,
   );
   return {
-    controls: lifecycleControls(ctx, storeId, order),
-    lineCell: cancelRemainingCell(ctx, storeId, order),
+    controls: lifecycleControls(ctx, store.id, order),
+    lineCell: cancelRemainingCell(ctx, store.id, order),
     history: table(
       "History",
       [
-        { header: "When", cell: (h) => h.at },
+        { header: "When", cell: (h) => timeHtml(h.at, store.timezone) },
         { header: "What", cell: (h) => HISTORY_WORDS[h.type] ?? h.type.replace(/_/g, " ") },
         { header: "Who", cell: (h) => (h.via === "console" ? `${h.by} (console)` : h.by) },
       ],

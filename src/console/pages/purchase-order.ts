@@ -48,7 +48,7 @@ export async function purchaseOrderPage(ctx: PageContext, rawOrderId: unknown) {
   const base = ordersPath(store.id, `/${order.id}`);
   const pdf = html`<p class="pager"><a href="${base}/pdf" type="application/pdf">PDF of ${order.number}</a>
 <a href="${base}/pdf?received=true" type="application/pdf">Receiving copy (no prices)</a></p>`;
-  const actions = await orderActionsSection(ctx, store.id, order);
+  const actions = await orderActionsSection(ctx, store, order);
   const body = html`${order.archived ? html`<p class="notice" role="status">This order is archived.</p>` : ""}
 ${pdf}
 ${editDraftLink(ctx.request, store.id, order)}
@@ -86,6 +86,7 @@ ${dl(
   ).filter(
     ([label, value]) => ALWAYS_SHOWN.has(label) || (value !== null && value !== undefined && value !== ""),
   ),
+  store.timezone,
 )}
 ${order.notes ? html`<h2>Notes</h2><p>${order.notes}</p>` : ""}
 ${table(
@@ -132,7 +133,7 @@ ${table(
   ],
   [order.totals],
 )}
-${receiptsSection(ctx, store.id, order)}
+${receiptsSection(ctx, store, order)}
 ${paymentsSection(ctx, store.id, order)}
 ${actions.history}
 <p><a href="${ordersPath(store.id)}">Back to purchase orders</a></p>`;

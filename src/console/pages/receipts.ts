@@ -5,7 +5,7 @@ import { field, formOf, idOf, type PageContext, PageNotFound, redirectTo, sendPa
 import { page, storePath, timeHtml } from "../layout.ts";
 import { lineLabel, loadOrder, type Order, RECEIVABLE, type ReceiptRecord } from "../purchase-order-data.ts";
 import { storeApi } from "../store-api.ts";
-import { storeInfoOf } from "../store-pages.ts";
+import { type StoreInfo, storeInfoOf } from "../store-pages.ts";
 
 /**
  * An order's deliveries on its page (issue 20 item 4): the "Receive" button of an open order and the
@@ -41,20 +41,20 @@ export function receiveButton(ctx: PageContext, storeId: number, order: Order): 
 }
 
 /** The order's receipts, each voidable (after a question) by a user who may receive. */
-export function receiptsSection(ctx: PageContext, storeId: number, order: Order): SafeHtml {
-  const base = orderPath(storeId, order.id);
+export function receiptsSection(ctx: PageContext, store: StoreInfo, order: Order): SafeHtml {
+  const base = orderPath(store.id, order.id);
   const mayReceive = can(ctx.request, "receiving");
   const receipts = order.receipts ?? [];
   const rows = receipts.map((r, index) => {
     const contents = receiptContents(order, r);
     const state = r.voided_at
-      ? html`<span class="badge">voided</span> ${timeHtml(r.voided_at)}`
+      ? html`<span class="badge">voided</span> ${timeHtml(r.voided_at, store.timezone)}`
       : mayReceive
         ? html`<a href="${base}/receipts/${r.id}/void">Void delivery ${index + 1}…</a>`
         : "Booked";
     return html`<tr${r.voided_at ? html` class="voided"` : ""}>
 <th scope="row">Delivery ${index + 1}</th>
-<td data-label="Received">${timeHtml(r.received_at)}</td>
+<td data-label="Received">${timeHtml(r.received_at, store.timezone)}</td>
 <td data-label="Into">${r.location?.name ?? "–"}</td>
 <td data-label="Items"><span>${contents.map((c, i) => html`${i > 0 ? html`<br>` : ""}${c}`)}</span></td>
 <td data-label="Invoice">${r.invoice.reference ?? html`<span class="muted">–</span>`}</td>
@@ -117,7 +117,7 @@ export async function voidReceiptPage(ctx: PageContext, rawOrderId: unknown, raw
     : confirmStep({
         session: ctx.session,
         action: `${base}/receipts/${receipt.id}/void`,
-        question: html`Void delivery ${number} of ${order.number}, received ${timeHtml(receipt.received_at)} into ${receipt.location?.name ?? "its location"}?`,
+        question: html`Void delivery ${number} of ${order.number}, received ${timeHtml(receipt.received_at, store.timezone)} into ${receipt.location?.name ?? "its location"}?`,
         consequence: `${consequence} The receipt stays in the order's record as voided.`,
         inputs: html`<ul aria-label="What delivery ${number} brought">${receiptContents(order, receipt).map((c) => html`<li>${c}</li>`)}</ul>
 <div class="field"><label for="void-note">Why <span class="hint">(optional, kept in the history)</span></label>
