@@ -136,6 +136,55 @@ describe("console purchase order actions", () => {
     assert.doesNotMatch(res.body, />\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/, "no raw ISO or UTC time is printed");
   });
 
+  test("History pages: an Older history link walks to every entry; a stale link shows none and says so", async () => {
+    const order = await draft();
+    for (let i = 1; i <= 55; i++)
+      assert.equal(
+        (await store.api.patch(`/v2/purchase_orders/${order.id}`, { notes: `n${i}` })).status,
+        200,
+      );
+    const all = (await store.api.get(`/v2/purchase_orders/${order.id}/history?limit=250`)).body.data;
+    assert.equal(all.length, 56, "created and 55 changes");
+    const historyOf = (body: string) =>
+      body.slice(
+        body.indexOf('<section id="history"'),
+        body.indexOf("</section>", body.indexOf('<section id="history"')),
+      );
+    const seen: string[] = [];
+    let path = orderPath(order.id);
+    const pages: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      const res = await agent.get(path);
+      assert.equal(res.status, 200, res.body.slice(0, 300));
+      const section = historyOf(res.body);
+      pages.push(section);
+      for (const m of section.matchAll(
+        /<tr><td><time datetime="([^"]+)">[^<]*<\/time><\/td><td>([^<]+)<\/td>/g,
+      ))
+        seen.push(`${m[1]} ${m[2]}`);
+      const older = /<a href="([^"]+)" rel="next">Older history<\/a>/.exec(section);
+      if (!older) break;
+      path = older[1].replace(/&amp;/g, "&");
+      assert.match(path, new RegExp(`^${orderPath(order.id)}\\?history_cursor=[^#]+#history$`));
+    }
+    assert.equal(pages.length, 2, "the API's 50 newest, then the rest");
+    assert.deepEqual(
+      seen,
+      all.map((h: any) => `${h.at} ${h.type === "created" ? "Created" : "Changed"}`),
+      "every entry once, newest first",
+    );
+    assert.match(text(pages[1]), /Newest history/);
+    assert.doesNotMatch(text(pages[0]), /Newest history/);
+    assert.doesNotMatch(pages[1], /Older history/);
+
+    const stale = await agent.get(`${orderPath(order.id)}?history_cursor=nope`);
+    assert.equal(stale.status, 200);
+    assert.equal(
+      text(historyOf(stale.body)).trim(),
+      "That history link no longer works. Start again from the newest entries. History When What Who No history shown. Newest history",
+    );
+  });
+
   test("a viewer sees the order and its history with no control; forged POSTs are refused", async () => {
     const order = await draft();
     const viewer = await joinStaff(t, smtp, store.id, "val@example.com", "viewer");

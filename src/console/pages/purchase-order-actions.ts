@@ -1,9 +1,10 @@
 import { html, lines, type SafeHtml } from "../../html/template.ts";
 import { requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
-import { field, formOf, type PageContext, redirectTo, sendPage, takeFlash } from "../context.ts";
+import { field, formOf, type PageContext, queryOf, redirectTo, sendPage, takeFlash } from "../context.ts";
 import { csrfField, page, table, timeHtml } from "../layout.ts";
 import { loadOrder, type Order, type OrderLine, ordersPath } from "../purchase-order-data.ts";
+import { queryString } from "../query-string.ts";
 import { storeApi } from "../store-api.ts";
 import { fieldError, formKey, invalidAttrs, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { cancelRemainingCell, lifecycleControls } from "./purchase-order-lifecycle.ts";
@@ -48,6 +49,54 @@ const HISTORY_WORDS: Record<string, string> = {
   platform_sync_failed: "Platform update failed",
 };
 
+interface HistoryPage {
+  data: HistoryRow[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * One page of the order's history, newest first, as the API pages it; `history_cursor` in the page's
+ * query string walks to older entries (its own name, so no other list on the page can take it). A link
+ * that no longer reads (400 invalid_cursor) shows no rows and says so, with the way back to the newest.
+ */
+async function historySection(ctx: PageContext, store: StoreInfo, order: Order): Promise<SafeHtml> {
+  const cursor = queryOf(ctx.request).history_cursor || undefined;
+  let history: HistoryPage = { data: [], has_more: false, next_cursor: null };
+  let stale = false;
+  try {
+    history = await storeApi(ctx.request).get<HistoryPage>(
+      `/purchase_orders/${order.id}/history${queryString({ cursor })}`,
+    );
+  } catch (error) {
+    if (!(error instanceof AdminError && error.code === "invalid_cursor")) throw error;
+    stale = true;
+  }
+  const here = ordersPath(store.id, `/${order.id}`);
+  const older = history.has_more ? history.next_cursor : null;
+  return html`<section id="history" aria-label="History">
+${stale ? html`<p class="flash flash-error" role="alert">That history link no longer works. Start again from the newest entries.</p>` : ""}
+${table(
+  "History",
+  [
+    { header: "When", cell: (h: HistoryRow) => timeHtml(h.at, store.timezone) },
+    { header: "What", cell: (h) => HISTORY_WORDS[h.type] ?? h.type.replace(/_/g, " ") },
+    { header: "Who", cell: (h) => (h.via === "console" ? `${h.by} (console)` : h.by) },
+  ],
+  history.data,
+  stale ? "No history shown." : "No history yet.",
+)}
+${
+  cursor || older
+    ? html`<nav class="pager" aria-label="History pages">
+${cursor ? html`<a href="${here}#history">Newest history</a>` : ""}
+${older ? html`<a href="${here}${queryString({ history_cursor: older })}#history" rel="next">Older history</a>` : ""}
+</nav>`
+    : ""
+}
+</section>`;
+}
+
 /** What the order's page shows of its actions: the controls, a per-line control, the history. */
 export async function orderActionsSection(
   ctx: PageContext,
@@ -58,22 +107,10 @@ export async function orderActionsSection(
   lineCell: ((l: OrderLine) => SafeHtml | null) | null;
   history: SafeHtml;
 }> {
-  const history = await storeApi(ctx.request).get<{ data: HistoryRow[] }>(
-    `/purchase_orders/${order.id}/history`,
-  );
   return {
     controls: lifecycleControls(ctx, store.id, order),
     lineCell: cancelRemainingCell(ctx, store.id, order),
-    history: table(
-      "History",
-      [
-        { header: "When", cell: (h) => timeHtml(h.at, store.timezone) },
-        { header: "What", cell: (h) => HISTORY_WORDS[h.type] ?? h.type.replace(/_/g, " ") },
-        { header: "Who", cell: (h) => (h.via === "console" ? `${h.by} (console)` : h.by) },
-      ],
-      history.data,
-      "No history yet.",
-    ),
+    history: await historySection(ctx, store, order),
   };
 }
 
