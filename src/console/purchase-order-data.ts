@@ -137,6 +137,12 @@ const PAYMENT_WORDS: Record<string, string> = { unpaid: "Unpaid", partial: "Part
 
 export const paymentWords = (status: string): string => PAYMENT_WORDS[status] ?? status;
 
+/** A charge's kind in the words the draft editor offers it ("Shipping"), on every page that shows one. */
+export const CHARGE_KIND_WORDS = { shipping: "Shipping", other: "Other" } as const;
+
+export const chargeKindWords = (kind: string): string =>
+  CHARGE_KIND_WORDS[kind as keyof typeof CHARGE_KIND_WORDS] ?? kind.replace(/_/g, " ");
+
 export const ordersPath = (storeId: number, rest = "") => storePath(storeId, `/purchase_orders${rest}`);
 
 /** The order as the signed-in user may read it; another store's or an unknown one is the 404 page. */

@@ -185,6 +185,33 @@ describe("console purchase order actions", () => {
     );
   });
 
+  test("a charge's kind is shown in the draft editor's words, not the API's", async () => {
+    const supplier = await createSupplier(store.api, { name: "Charges Ltd" });
+    const order = await createDraftOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: [customLine(1, "10.00")],
+      charges: [
+        { kind: "shipping", label: "Freight", amount: "5.00" },
+        { kind: "other", label: "Pallet", amount: "2.00" },
+      ],
+    });
+    const editor = await agent.get(`${orderPath(order.id)}/edit`);
+    assert.equal(editor.status, 200, editor.body.slice(0, 300));
+    const offered = [...editor.body.matchAll(/<option value="(shipping|other)"[^>]*>([^<]+)<\/option>/g)];
+    const words = new Map(offered.map((m) => [m[1], m[2]]));
+    assert.deepEqual(Object.fromEntries(words), { shipping: "Shipping", other: "Other" });
+    const page = (await agent.get(orderPath(order.id))).body;
+    const charges = page.slice(
+      page.indexOf("<caption>Charges</caption>"),
+      page.indexOf("</table>", page.indexOf("<caption>Charges</caption>")),
+    );
+    const kinds = [...charges.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(kinds, [
+      [words.get("shipping"), "Freight"],
+      [words.get("other"), "Pallet"],
+    ]);
+  });
+
   test("a viewer sees the order and its history with no control; forged POSTs are refused", async () => {
     const order = await draft();
     const viewer = await joinStaff(t, smtp, store.id, "val@example.com", "viewer");

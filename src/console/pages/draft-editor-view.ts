@@ -11,6 +11,7 @@ import {
   tierPrice,
 } from "../draft-order.ts";
 import { csrfField, storePath } from "../layout.ts";
+import { CHARGE_KIND_WORDS } from "../purchase-order-data.ts";
 import { money } from "../store-pages.ts";
 import { supplierPickField } from "../supplier-filter.ts";
 import { type EditorData, minorUnits, type TaxRate } from "./draft-editor-data.ts";
@@ -131,8 +132,8 @@ function chargesSection(draft: DraftState, currency: string, problems: Problems 
 ${rows.map(
   (c, i) => html`<div class="row charge">
 <div class="field"><label for="charge-kind-${i}">Kind</label><select id="charge-kind-${i}" name="charge_kind_${i}">
-<option value="shipping"${c.kind === "shipping" ? html` selected` : ""}>Shipping</option>
-<option value="other"${c.kind === "other" ? html` selected` : ""}>Other</option></select></div>
+<option value="shipping"${c.kind === "shipping" ? html` selected` : ""}>${CHARGE_KIND_WORDS.shipping}</option>
+<option value="other"${c.kind === "other" ? html` selected` : ""}>${CHARGE_KIND_WORDS.other}</option></select></div>
 <div class="field"><label for="charge-label-${i}">Label</label><input type="text" id="charge-label-${i}" name="charge_label_${i}" value="${c.label}"></div>
 <div class="field"><label for="charge-amount-${i}">Amount</label><input type="text" inputmode="decimal" class="charge-amount" id="charge-amount-${i}" name="charge_amount_${i}" value="${c.amount}"${invalid(problems, `charge-amount-${i}`)}>${errorUnder(problems, `charge-amount-${i}`)}</div>
 </div>`,

@@ -4,6 +4,7 @@ import { AdminError } from "../admin.ts";
 import { idOf, type PageContext, PageNotFound, queryOf, sendPage, takeFlash } from "../context.ts";
 import { dl, notAvailable, page, storePath, table } from "../layout.ts";
 import {
+  chargeKindWords,
   loadOrder,
   type OrderCharge,
   type OrderLine,
@@ -113,7 +114,7 @@ ${
     ? table(
         "Charges",
         [
-          { header: "Kind", cell: (ch: OrderCharge) => ch.kind },
+          { header: "Kind", cell: (ch: OrderCharge) => chargeKindWords(ch.kind) },
           { header: "Label", cell: (ch) => ch.label },
           { header: "Amount", cell: (ch) => money(ch.amount, ch.currency), numeric: true },
           { header: `In ${c}`, cell: (ch) => money(ch.amount_in_order_currency, c), numeric: true },
