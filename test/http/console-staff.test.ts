@@ -365,3 +365,33 @@ describe("a store made without an owner (a Shopify install)", () => {
     assert.equal(await installLandingPath(t.runtime.ctx, store.id), `/console/stores/${store.id}`);
   });
 });
+
+describe("the staff page in the store's time zone", () => {
+  test("an invitation's moment is the store's clock, one readable format", async () => {
+    // India has no daylight saving: +05:30 all year, so the expected text is plain arithmetic here.
+    const indian = await t.createStore({ name: "Kolkata Shop", timezone: "Asia/Kolkata" });
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const inKolkata = (iso: string) => {
+      const d = new Date(Date.parse(iso) + 5.5 * 3600_000);
+      const two = (n: number) => String(n).padStart(2, "0");
+      return `${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+    };
+    const owner = await joinStaff(t, smtp, indian.id, "kiran@example.com", "owner");
+    expectStatus(
+      await t.admin.post(`/admin/stores/${indian.id}/staff`, { email: "ravi@example.com", role: "viewer" }),
+      201,
+    );
+    const staff = (await t.admin.get(`/admin/stores/${indian.id}/staff`)).body.data as any[];
+    const ravi = staff.find((m) => m.email === "ravi@example.com");
+    const res = await owner.get(`/console/stores/${indian.id}/staff`);
+    assert.equal(res.status, 200, res.body.slice(0, 300));
+    assert.match(
+      pageText(res.body),
+      new RegExp(`ravi@example\\.com .*Invited ${inKolkata(ravi.invited_at)} `),
+    );
+    assert.match(
+      res.body,
+      new RegExp(`<time datetime="${ravi.invited_at}">${inKolkata(ravi.invited_at)}</time>`),
+    );
+  });
+});

@@ -50,10 +50,10 @@ function inWords(error: AdminError): AdminError {
   );
 }
 
-function stateOf(member: StaffView): SafeHtml {
+function stateOf(member: StaffView, timeZone: string): SafeHtml {
   if (member.disabled_at) return html`<span class="badge badge-neutral">Disabled</span>`;
   if (!member.joined_at)
-    return html`<span class="badge badge-neutral">Invited</span> <span class="muted">${timeHtml(member.invited_at)}</span>`;
+    return html`<span class="badge badge-neutral">Invited</span> <span class="muted">${timeHtml(member.invited_at, timeZone)}</span>`;
   return html`<span class="badge badge-ok">Active</span>`;
 }
 
@@ -92,8 +92,8 @@ async function renderStaff(
         ) => html`<form method="post" action="${storePath(store.id, `/staff/${m.id}`)}" class="inline">
 ${csrfField(ctx.session)}${roleSelect(`role-${m.id}`, m.role, `Role of ${m.email}`)} <button type="submit">Save role</button></form>`,
       },
-      { header: "State", cell: (m) => stateOf(m) },
-      { header: "Last sign-in", cell: (m) => m.last_sign_in_at },
+      { header: "State", cell: (m) => stateOf(m, store.timezone) },
+      { header: "Last sign-in", cell: (m) => timeHtml(m.last_sign_in_at, store.timezone) },
       {
         header: "Actions",
         cell: (m) =>

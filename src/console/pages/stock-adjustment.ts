@@ -103,9 +103,11 @@ export async function adjustmentPage(
     ["Location", adjustment.location.name],
     ["Reason", adjustment.reason_label],
     ["Note", adjustment.note],
-    ...(adjustment.applied_at ? [["Applied", timeHtml(adjustment.applied_at)] as [string, SafeHtml]] : []),
+    ...(adjustment.applied_at
+      ? [["Applied", timeHtml(adjustment.applied_at, store.timezone)] as [string, SafeHtml]]
+      : []),
     ...(adjustment.cancelled_at
-      ? [["Cancelled", timeHtml(adjustment.cancelled_at)] as [string, SafeHtml]]
+      ? [["Cancelled", timeHtml(adjustment.cancelled_at, store.timezone)] as [string, SafeHtml]]
       : []),
   ])}
 ${

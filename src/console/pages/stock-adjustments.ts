@@ -57,7 +57,10 @@ ${table(
     { header: "Location", cell: (a) => a.location.name },
     { header: "Reason", cell: (a) => a.reason_label },
     { header: "Lines", cell: (a) => a.lines.length, numeric: true },
-    { header: "Changed", cell: (a) => timeHtml(a.applied_at ?? a.cancelled_at ?? a.updated_at) },
+    {
+      header: "Changed",
+      cell: (a) => timeHtml(a.applied_at ?? a.cancelled_at ?? a.updated_at, store.timezone),
+    },
   ],
   res.data,
   status === "draft" ? "No draft adjustments." : "No adjustments here.",
