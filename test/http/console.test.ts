@@ -414,7 +414,12 @@ describe("console", () => {
     const page = await agent.get(`/console/stores/${store.id}/webhooks/${hook.id}`);
     assert.equal(page.status, 200);
     const shown = text(page.body);
-    assert.match(shown, new RegExp(`UTC webhook.test ${tested.body.data.event_id} 1 failed`));
+    // The attempt's moment in the store's zone (this store is in UTC), "26 Nov 2026, 11:04".
+    const at = new Date(deliveries[0].created_at);
+    const month = at.toLocaleString("en-US", { month: "short", timeZone: "UTC" });
+    const hhmm = at.toISOString().slice(11, 16);
+    const when = `${at.getUTCDate()} ${month} ${at.getUTCFullYear()}, ${hhmm}`;
+    assert.match(shown, new RegExp(`${when} webhook.test ${tested.body.data.event_id} 1 failed`));
     assert.match(page.body, /Redeliver webhook.test<\/button>/);
 
     const redeliver = await agent.post(

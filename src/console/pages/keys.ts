@@ -90,6 +90,7 @@ ${table(
   ],
   keys,
   "No keys yet. Create one below.",
+  store.timezone,
 )}
 <h2 id="create-key">Create a key</h2>
 ${error ? errorSummary(error.message, error.details) : ""}

@@ -135,6 +135,7 @@ ${table(
   ],
   hooks,
   "No endpoints yet. Add one below.",
+  store.timezone,
 )}
 ${hooks.length < 10 ? createForm(ctx, store.id, values, error) : html`<p class="notice">A store has at most 10 endpoints: delete one to add another.</p>`}`;
   return sendSettingsPage(ctx, store, "webhooks", "Webhooks", body, error ? 422 : 200);
@@ -208,15 +209,18 @@ export async function webhookPage(ctx: PageContext, rawWebhookId: unknown) {
   }>(`/webhooks/${hook.id}/deliveries${queryString({ ...filters, cursor: q.cursor })}`);
   const here = webhooksPath(store.id, `/${hook.id}`);
   const live = hook.status === "active";
-  const body = html`${dl([
-    ["URL", html`<code>${hook.url}</code>`],
-    ["Description", hook.description],
-    ["Status", statusBadge(hook.status)],
-    ["Events", eventsText(hook.events)],
-    ["Failures in a row", hook.consecutive_failures],
-    ["Disabled", hook.disabled_at],
-    ["Disabled because", hook.disabled_reason],
-  ])}
+  const body = html`${dl(
+    [
+      ["URL", html`<code>${hook.url}</code>`],
+      ["Description", hook.description],
+      ["Status", statusBadge(hook.status)],
+      ["Events", eventsText(hook.events)],
+      ["Failures in a row", hook.consecutive_failures],
+      ["Disabled", hook.disabled_at],
+      ["Disabled because", hook.disabled_reason],
+    ],
+    store.timezone,
+  )}
 <div class="actions">
 ${actionButton(ctx.session, `${here}/status`, live ? "Pause" : "Resume", { name: "status", value: live ? "paused" : "active" })}
 ${live ? actionButton(ctx.session, `${here}/test`, "Send a test event") : ""}
@@ -259,6 +263,7 @@ ${table(
   ],
   result.data,
   "No delivery attempts yet.",
+  store.timezone,
 )}
 <nav class="pager" aria-label="Pages">
 ${q.cursor ? html`<a href="${here}${queryString(filters)}">First page</a>` : ""}
