@@ -8,7 +8,7 @@ import { dl } from "./layout.ts";
  * sync page head with (a Shopify shop's state, or what the simulated platform is).
  */
 
-type PlatformOf = Pick<StoreSummary, "platform" | "shopify">;
+type PlatformOf = Pick<StoreSummary, "platform" | "shopify"> & { timezone?: string };
 
 const SHOPIFY_WORDS: Record<ShopifyState["status"], string> = {
   importing: "importing",
@@ -23,7 +23,7 @@ export function platformName(store: PlatformOf): string {
 }
 
 /** A Shopify store's shop: where its import stands, when it last heard from Shopify, why it is disconnected. */
-function shopifySection(shop: ShopifyState): SafeHtml {
+function shopifySection(shop: ShopifyState, timeZone: string | undefined): SafeHtml {
   const status =
     shop.status === "disconnected"
       ? html`<span class="state-off">Disconnected</span>${shop.disconnected_reason ? `: ${shop.disconnected_reason}` : ""}`
@@ -32,21 +32,24 @@ function shopifySection(shop: ShopifyState): SafeHtml {
         : html`<span class="state-on">Connected</span>`;
   return html`<h2 id="shopify">Shopify</h2>
 ${shop.status === "disconnected" ? html`<p class="notice" role="status">Stock changes wait until the shop is reconnected (a new access token, or installing the app again); the catalog stays readable.</p>` : ""}
-${dl([
-  ["Shop", shop.shop],
-  ["Status", status],
-  ["Import error", shop.import_error],
-  ["Imported", shop.imported_at],
-  ["Last webhook", shop.last_webhook_at],
-  ["Last reconciliation", shop.last_reconciled_at],
-  ["API version", shop.api_version],
-  ["Scopes", shop.scopes],
-])}`;
+${dl(
+  [
+    ["Shop", shop.shop],
+    ["Status", status],
+    ["Import error", shop.import_error],
+    ["Imported", shop.imported_at],
+    ["Last webhook", shop.last_webhook_at],
+    ["Last reconciliation", shop.last_reconciled_at],
+    ["API version", shop.api_version],
+    ["Scopes", shop.scopes],
+  ],
+  timeZone,
+)}`;
 }
 
 /** Which platform the store runs on and, for a Shopify shop, where it stands: a section of its own. */
 export function platformSummary(store: PlatformOf): SafeHtml {
-  if (store.shopify) return shopifySection(store.shopify);
+  if (store.shopify) return shopifySection(store.shopify, store.timezone);
   return html`<h2 id="platform">Platform</h2>
 <p>${
     store.platform === "simulated"

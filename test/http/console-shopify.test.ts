@@ -19,7 +19,7 @@ let domain: string;
 
 before(async () => {
   ({ t, standin } = await startShopifyTestApp());
-  const made = standinShop(standin, { products: 1 }, { name: "Console Shop" });
+  const made = standinShop(standin, { products: 1 }, { name: "Console Shop", timezone: "Asia/Kolkata" });
   domain = made.domain;
   storeId = (await attachByToken(t, domain, made.accessToken)).id;
   agent = new ConsoleAgent(t);
@@ -54,6 +54,11 @@ describe("the console shows a Shopify store's state", () => {
       /Status Connected Import error – Imported \S.* Last webhook – Last reconciliation – API version 2026-10 Scopes read_products, read_inventory, write_inventory, read_locations/,
     );
     assert.ok(connected.includes(`datetime="${at}"`), "the import's time is shown");
+    // In the shop's zone, Kolkata (+05:30 all year), as the console prints every moment.
+    const local = new Date(Date.parse(at) + 5.5 * 3600_000);
+    const month = local.toLocaleString("en-US", { month: "short", timeZone: "UTC" });
+    const when = `${local.getUTCDate()} ${month} ${local.getUTCFullYear()}, ${local.toISOString().slice(11, 16)}`;
+    assert.match(pageText(connected), new RegExp(`Imported ${when} Last webhook`));
     assert.match(pageText((await agent.get("/console/stores")).body), /Shopify, connected/);
   });
 

@@ -253,6 +253,7 @@ ${table(
   ],
   rows,
   "No requests match.",
+  store.timezone,
 )}
 <nav class="pager" aria-label="Pages">
 ${q.cursor ? html`<a href="${storePath(store.id, `/request_log${queryString(filters)}`)}">First page</a>` : ""}

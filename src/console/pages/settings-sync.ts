@@ -55,11 +55,14 @@ ${table(
 )}
 ${
   status.mirror
-    ? html`<section aria-labelledby="mirror-title"><h2 id="mirror-title">Catalog mirror</h2>${dl([
-        ["Last synced", status.mirror.synced_at],
-        ["Watermark", status.mirror.watermark],
-        ["Last error", status.mirror.last_error],
-      ])}</section>`
+    ? html`<section aria-labelledby="mirror-title"><h2 id="mirror-title">Catalog mirror</h2>${dl(
+        [
+          ["Last synced", status.mirror.synced_at],
+          ["Watermark", status.mirror.watermark],
+          ["Last error", status.mirror.last_error],
+        ],
+        store.timezone,
+      )}</section>`
     : ""
 }
 ${
@@ -72,6 +75,7 @@ ${
           ["Last error", status.reconciliation.last_error],
           ["Failed at", status.reconciliation.failed_at],
         ],
+        store.timezone,
       )}</section>`
     : ""
 }
@@ -94,6 +98,7 @@ ${table(
   ],
   status.failed,
   "No failed pushes.",
+  store.timezone,
 )}`;
   return sendSettingsPage(ctx, store, "platform", "Platform sync", body);
 }
