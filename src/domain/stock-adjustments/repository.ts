@@ -14,7 +14,6 @@ export type AdjustmentInsert = Insertable<StockAdjustmentsTable>;
 export type AdjustmentUpdate = Updateable<StockAdjustmentsTable>;
 export type AdjustmentLineInsert = Insertable<StockAdjustmentLinesTable>;
 
-/** The lowest adjustment number the store has not issued, as an expression for the numbering update. */
 /** The numbers of these adjustments of the store (unknown ids are left out). */
 export async function adjustmentNumbersOf(
   db: Db,
@@ -31,6 +30,7 @@ export async function adjustmentNumbersOf(
   return new Map(rows.map((r) => [r.id, r.number]));
 }
 
+/** The lowest adjustment number the store has not issued, as an expression for the numbering update. */
 export function firstUnusedAdjustmentNumber(storeId: number) {
   return sql<number>`coalesce((select max(sequential_id) from stock_adjustments where store_id = ${storeId}), 0) + 1`;
 }
