@@ -225,10 +225,20 @@ describe("several API and worker processes on one PostgreSQL and Redis", () => {
     );
     await victim.kill("SIGKILL");
     const killedAt = Date.now();
+    // The jobs seen running above may have finished between that read and the kill. What the worker
+    // held when it died is what is still leased to it once it is gone; the pause lets PostgreSQL
+    // finish a COMMIT the worker sent just before its death.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const heldAtDeath = (
+      await db.query("select id from jobs where state = 'running' and locked_by like $1", [
+        `w-${victim.pid}-%`,
+      ])
+    ).map((r) => Number(r.id));
+    assert.ok(heldAtDeath.length >= 1, `the worker died holding none of ${held.join(", ")}`);
     const drainMs = await waitForDrained(db, 120_000);
     const taken = await db.query(
       "select id, state, attempts, locked_by, finished_at from jobs where id = any($1::bigint[])",
-      [held],
+      [heldAtDeath],
     );
     for (const job of taken) {
       assert.equal(job.state, "done", `job ${job.id}`);
@@ -250,7 +260,7 @@ describe("several API and worker processes on one PostgreSQL and Redis", () => {
     const pushes = await pushCount(db, shop.id);
     assert.deepEqual([pushes.movementsPushed, pushes.acknowledged], [pushes.movements, pushes.movements]);
     t.diagnostic(
-      `figures ${JSON.stringify({ heldJobs: held.length, takeoverMs: finishedAfterMs, leaseMs: LEASE_MS, drainMs, deliveriesAfterKill: multi.length - before, redelivered: multi.length - new Set(multi.map((r) => r.eventId)).size })}`,
+      `figures ${JSON.stringify({ heldJobs: heldAtDeath.length, takeoverMs: finishedAfterMs, leaseMs: LEASE_MS, drainMs, deliveriesAfterKill: multi.length - before, redelivered: multi.length - new Set(multi.map((r) => r.eventId)).size })}`,
     );
   });
 });
