@@ -50,6 +50,8 @@ const ONCE_ON_PGLITE = [
   "test/integration/console-browser.test.ts",
   // The embedded database's own maintenance: it runs on PGlite whatever TEST_DATABASE_URL says.
   "test/integration/embedded-maintenance.test.ts",
+  // One process at a time on the embedded database's files: nothing to run on PostgreSQL.
+  "test/integration/data-dir-lock.test.ts",
 ];
 const withPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const onPglite = [...unit, ...dbTests].filter((f) => !(withPostgres && ONCE_ON_POSTGRES.includes(f)));

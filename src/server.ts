@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { bootstrapDemoStore } from "./bootstrap.ts";
 import { loadConfigOrExit } from "./config.ts";
+import { DataDirectoryInUse } from "./db/pglite-lock.ts";
 import { createRuntime } from "./runtime.ts";
 import { SecretsRefusal } from "./secrets/index.ts";
 import { settleMemoryAfterStart } from "./start-memory.ts";
@@ -51,8 +52,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  // Stored secrets no given key opens: a configuration problem, told as one (no stack trace).
-  if (error instanceof SecretsRefusal) {
+  // Stored secrets no given key opens, or an embedded database another process has open: told as
+  // what they are (no stack trace).
+  if (error instanceof SecretsRefusal || error instanceof DataDirectoryInUse) {
     console.error(error.message);
     process.exit(2);
   }

@@ -4,6 +4,7 @@ import { Kysely } from "kysely";
 import pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
 import { ConnectionTurns, PGliteDialect } from "./pglite-dialect.ts";
+import { lockDataDirectory } from "./pglite-lock.ts";
 import { PGliteThread } from "./pglite-thread.ts";
 import { markOneConnection, preparedNameOf, registerPool, runHotQueriesOn } from "./prepared.ts";
 import type { Database } from "./schema.ts";
@@ -89,14 +90,22 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     return { db, backgroundDb: db, kind: "postgres", close: () => db.destroy() };
   }
   let dataDir: string | undefined;
+  let lock: { release(): void } | undefined;
   if (options.dataDir !== ":memory:") {
     dataDir = path.join(options.dataDir, "pglite");
     fs.mkdirSync(dataDir, { recursive: true });
+    // One process at a time on the files (a second one corrupts them): pglite-lock.ts.
+    lock = lockDataDirectory(options.dataDir);
   }
   // On a thread of its own (pglite-thread.ts): its queries never hold the API's event loop. The
   // thread is started only when used, so a PostgreSQL deployment never loads the embedded engine.
   const pglite = new PGliteThread({ dataDir });
-  await pglite.waitReady;
+  try {
+    await pglite.waitReady;
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const turns = new ConnectionTurns();
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "foreground") });
   const backgroundDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "background") });
@@ -114,6 +123,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       await priorityDb.destroy();
       await db.destroy();
       await pglite.close();
+      lock?.release();
     },
   };
 }
