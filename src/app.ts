@@ -9,6 +9,7 @@ import { ConsoleActors } from "./http/console-actors.ts";
 import type { HttpContext } from "./http/context.ts";
 import { openapiOptions } from "./http/openapi/document.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
+import { registerDatabaseWaits } from "./http/plugins/database-waits.ts";
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from "./http/plugins/errors.ts";
 import { registerIdempotency } from "./http/plugins/idempotency.ts";
 import { registerJsonBody } from "./http/plugins/json-body.ts";
@@ -60,6 +61,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     reply.header("x-request-id", String(request.id));
     done();
   });
+  if (ctx.config.serverTiming) registerDatabaseWaits(app);
 
   await app.register(fastifySwagger, openapiOptions(ctx.config.publicHostnames));
 

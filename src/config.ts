@@ -55,6 +55,12 @@ export interface Config {
   readonly logLevel: string;
   readonly requestTimeoutMs: number;
   readonly trustProxy: boolean;
+  /**
+   * SERVER_TIMING=on: every API answer carries a Server-Timing header with the request's waits for the
+   * embedded database's connection (src/http/plugins/database-waits.ts). Off by default: counting
+   * tracks every request's async context.
+   */
+  readonly serverTiming: boolean;
   /** SECRETS_KEY: seals stored secrets; null means the key file under DATA_DIR (src/secrets). */
   readonly secretsKey: SecretKey | null;
   /** SECRETS_KEY_PREVIOUS: still opens rows sealed before a rotation (they are re-sealed at start). */
@@ -230,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     requestTimeoutMs: readInt(env, "REQUEST_TIMEOUT_MS", 30_000, 1_000, 600_000),
     trustProxy: readBool(env, "TRUST_PROXY", false),
+    serverTiming: readBool(env, "SERVER_TIMING", false),
     secretsKey: readSecretKey(env, "SECRETS_KEY"),
     secretsKeyPrevious: readSecretKey(env, "SECRETS_KEY_PREVIOUS"),
     shopify: Object.freeze(readShopify(env)),

@@ -12,6 +12,7 @@ import {
 } from "kysely";
 import { CurrentSchemaIntrospector } from "./introspector.ts";
 import type { PGliteThread } from "./pglite-thread.ts";
+import { currentDatabaseWaits, type DatabaseWaits } from "./pglite-waits.ts";
 
 /**
  * Kysely's own PGlite dialect needs Node 22, so this is ours. PGlite is one connection: a transaction
@@ -91,6 +92,10 @@ export class ConnectionTurns {
   private heldSince = 0;
   /** Connection time of the foreground minus that of the background, within ±MAX_LEAD_MS. */
   private lead = 0;
+  /** Turns handed out so far; the current holder's is the last. */
+  private turnsGranted = 0;
+  /** The holder's count of waits, when its work is counted (pglite-waits.ts). */
+  private holderWaits: DatabaseWaits | undefined;
 
   constructor(
     private readonly now: () => number = () => performance.now(),
@@ -98,6 +103,18 @@ export class ConnectionTurns {
   ) {}
 
   async acquire(lane: Lane): Promise<void> {
+    const waits = currentDatabaseWaits();
+    if (!waits) return this.take(lane);
+    const asked = this.now();
+    await this.take(lane);
+    // Nobody else is granted the connection before its holder resumes, so the last turn is ours.
+    waits.waitedMs += this.now() - asked;
+    waits.turns++;
+    waits.firstTurn ??= this.turnsGranted;
+    this.holderWaits = waits;
+  }
+
+  private async take(lane: Lane): Promise<void> {
     if (!this.busy) {
       this.grant(lane);
       return;
@@ -122,6 +139,8 @@ export class ConnectionTurns {
 
   release(): void {
     const held = this.now() - this.heldSince;
+    if (this.holderWaits) this.holderWaits.heldMs += held;
+    this.holderWaits = undefined;
     const lead = this.lead + (this.holder === "background" ? -held : held);
     this.lead = Math.max(-MAX_LEAD_MS, Math.min(MAX_LEAD_MS, lead));
     const lane = this.nextLane();
@@ -154,6 +173,7 @@ export class ConnectionTurns {
   }
 
   private grant(lane: Lane): void {
+    this.turnsGranted++;
     this.busy = true;
     this.holder = lane;
     this.heldSince = this.now();
