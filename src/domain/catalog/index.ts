@@ -23,7 +23,7 @@ export type {
 } from "./feed.ts";
 export {
   listProducts,
-  listVariants,
+  listVariantsJson,
   listVisibleLocations,
   type ProductFilters,
   type VariantFilters,
@@ -48,7 +48,7 @@ export {
   defaultLocation,
   findVariants,
   getProduct,
-  getVariant,
+  getVariantJson,
   getVisibleLocation,
   hideImportedLocation,
   setLocationHidden,

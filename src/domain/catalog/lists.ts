@@ -3,10 +3,12 @@
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
+import { keysetJsonPage } from "../../db/json-text.ts";
+import { type KeysetSpec, keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { prefixQuery } from "../../db/text-search.ts";
-import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
+import type { LocationRow, ProductRow } from "./presenters.ts";
 import { productsQuery } from "./repository.ts";
+import { variantJson } from "./variant-json.ts";
 
 export interface ProductFilters {
   status?: "active" | "draft" | "archived";
@@ -52,20 +54,29 @@ export interface VariantFilters {
   inventory_item_ids?: number[];
 }
 
-export function listVariants(
+/**
+ * The same page as `GET /v2/variants`'s body, written by the database (db/json-text.ts): each variant
+ * as presentVariant shapes it for a store whose currency is `storeCurrency`.
+ */
+export function listVariantsJson(
   ctx: AppContext,
   db: Db,
-  storeId: number,
+  store: { id: number; currency: string },
   filters: VariantFilters,
   paging: PageRequest,
-): Promise<Page<VariantRow>> {
+): Promise<string> {
+  const query = variantListQuery(db, store.id, filters).select([
+    variantJson(sql<string>`${store.currency}::text`).as("row_json"),
+    "v.updated_at as page_time",
+    "v.id as page_id",
+  ]);
+  return keysetJsonPage(query, paging, variantListSpec(store.id, filters), ctx.cursorSecret);
+}
+
+function variantListQuery(db: Db, storeId: number, filters: VariantFilters) {
   const { product_id, sku, barcode, q, inventory_item_ids } = filters;
   // A deleted variant leaves the list (it is still read by id: orders and history point at it).
-  let query = db
-    .selectFrom("variants as v")
-    .selectAll("v")
-    .where("v.store_id", "=", storeId)
-    .where("v.deleted_at", "is", null);
+  let query = db.selectFrom("variants as v").where("v.store_id", "=", storeId).where("v.deleted_at", "is", null);
   if (product_id !== undefined) query = query.where("v.product_id", "=", product_id);
   if (typeof sku === "string") query = query.where("v.sku", "=", sku);
   else if (sku !== undefined) query = query.where("v.sku", "in", [...sku]);
@@ -77,26 +88,25 @@ export function listVariants(
       sql<boolean>`variant_search_vector(v.product_title, v.title, v.sku, v.barcode) @@ to_tsquery('simple', ${prefixQuery(q)})`,
     );
   }
-  return keysetPage(
-    query,
-    paging,
-    {
-      timeColumn: "v.updated_at",
-      idColumn: "v.id",
-      direction: "asc",
-      binding: {
-        list: "variants",
-        store: storeId,
-        product_id,
-        sku,
-        barcode,
-        q,
-        inventory_item_id: inventory_item_ids?.join(","),
-      },
+  return query;
+}
+
+function variantListSpec(storeId: number, filters: VariantFilters): KeysetSpec {
+  const { product_id, sku, barcode, q, inventory_item_ids } = filters;
+  return {
+    timeColumn: "v.updated_at",
+    idColumn: "v.id",
+    direction: "asc",
+    binding: {
+      list: "variants",
+      store: storeId,
+      product_id,
+      sku,
+      barcode,
+      q,
+      inventory_item_id: inventory_item_ids?.join(","),
     },
-    ctx.cursorSecret,
-    (row) => ({ time: row.updated_at, id: row.id }),
-  );
+  };
 }
 
 /** Active locations the store has not hidden. */

@@ -2,8 +2,8 @@ import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { hotQuery, readAheadOf } from "../../db/prepared.ts";
 import { AppError, notFound } from "../errors.ts";
-import { VARIANT_COLUMNS } from "./mirror.ts";
 import type { LocationRow, ProductRow, VariantRow } from "./presenters.ts";
+import { variantJson } from "./variant-json.ts";
 
 /**
  * Reads of the catalog mirror, always within one store. Other modules resolve items and locations
@@ -57,30 +57,35 @@ export async function variantsOfProducts(
 
 /**
  * `GET /v2/variants/{id}`'s one statement besides the key lookup, compiled once and a named prepared
- * statement on each PostgreSQL connection (no parse and plan per request; issue 22). Columns by name,
- * so a migration adding one leaves the prepared statement valid; one missing here fails the type check.
+ * statement on each PostgreSQL connection (no parse and plan per request; issue 22). The variant comes
+ * back as the contract's JSON text (variant-json.ts, with its store's currency), so the API neither
+ * parses its 20-odd fields nor presents and serializes them.
  */
-const variantById = hotQuery("stockroom_variant_by_id", (db: Db) =>
+const variantJsonById = hotQuery("stockroom_variant_json_by_id", (db: Db) =>
   db
-    .selectFrom("variants")
-    .select(["store_id", "id", ...VARIANT_COLUMNS, "created_at", "updated_at", "deleted_at"])
-    .where("store_id", "=", 0)
-    .where("id", "=", 0),
+    .selectFrom("variants as v")
+    .innerJoin("stores as st", "st.id", "v.store_id")
+    .select(variantJson(sql<string>`st.currency`).as("row_json"))
+    .where("v.store_id", "=", 0)
+    .where("v.id", "=", 0),
 );
 
 /** The same read, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
-export const variantReadAhead = readAheadOf(variantById, Number.MAX_SAFE_INTEGER);
+export const variantReadAhead = readAheadOf(variantJsonById, Number.MAX_SAFE_INTEGER);
 
-/** One variant, or 404; `ahead`: its rows as variantReadAhead read them with the key lookup, when it did. */
-export async function getVariant(
+/**
+ * One variant (deleted ones too: orders and history point at them) as the contract's JSON text, or
+ * 404; `ahead`: its rows as variantReadAhead read them with the key lookup, when it did.
+ */
+export async function getVariantJson(
   db: Db,
   storeId: number,
   id: number,
-  ahead?: readonly VariantRow[],
-): Promise<VariantRow> {
-  const [row] = ahead ?? (await variantById.run(db, storeId, id));
+  ahead?: readonly { row_json: string }[],
+): Promise<string> {
+  const [row] = ahead ?? (await variantJsonById.run(db, storeId, id));
   if (!row) throw notFound("variant");
-  return row;
+  return row.row_json;
 }
 
 /** Variants of this store by variant id and by inventory item id (one query each; missing ones absent). */

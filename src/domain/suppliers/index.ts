@@ -28,9 +28,9 @@ export {
 export { type PrimarySupplier, primarySuppliersOf } from "./primary.ts";
 export {
   type ArchivedFilter,
-  getSupplier,
+  getSupplierJson,
   listCatalogRows,
-  listSuppliers,
+  listSuppliersJson,
   supplierReadAhead,
 } from "./queries.ts";
 export { findSupplier } from "./repository.ts";

@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
+import { keysetJsonPage } from "../../db/json-text.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { hotQuery, readAheadOf } from "../../db/prepared.ts";
 import { prefixQuery } from "../../db/text-search.ts";
@@ -10,6 +11,7 @@ import { notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { presentCatalogRow, type SupplierCatalogRowView, type SupplierRow } from "./presenter.ts";
 import { catalogListQuery, supplierListQuery } from "./repository.ts";
+import { supplierJson } from "./supplier-json.ts";
 import {
   ADDRESS_FIELDS,
   BOOLEAN_FIELDS,
@@ -20,15 +22,23 @@ import {
 
 export type ArchivedFilter = "active" | "archived" | "all";
 
-export async function listSuppliers(
+/**
+ * `GET /v2/suppliers`'s page as its body's JSON text, written by the database (db/json-text.ts): each
+ * supplier as presentSupplier shapes it.
+ */
+export function listSuppliersJson(
   ctx: AppContext,
   db: Db,
   storeId: number,
   archived: ArchivedFilter,
   paging: PageRequest & { q?: string; name?: string },
-): Promise<Page<SupplierRow>> {
+): Promise<string> {
   const { q, name } = paging;
-  let query = supplierListQuery(db, storeId, archived);
+  let query = supplierListQuery(db, storeId, archived).select([
+    supplierJson().as("row_json"),
+    "s.updated_at as page_time",
+    "s.id as page_id",
+  ]);
   // The expression of the suppliers_name index (migration 031), word for word, so the index serves it.
   if (name !== undefined)
     query = query.where(sql<string>`lower(btrim(s.name))`, "=", sql<string>`lower(btrim(${name}))`);
@@ -38,7 +48,7 @@ export async function listSuppliers(
       sql<boolean>`supplier_search_vector(s.name, s.company_name, s.contact_name, s.email, s.account_number) @@ to_tsquery('simple', ${prefixQuery(q)})`,
     );
   }
-  return keysetPage(
+  return keysetJsonPage(
     query,
     paging,
     {
@@ -48,7 +58,6 @@ export async function listSuppliers(
       binding: { list: "suppliers", store: storeId, archived, q, name },
     },
     ctx.cursorSecret,
-    (row) => ({ time: row.updated_at, id: row.id }),
   );
 }
 
@@ -87,22 +96,41 @@ const supplierById = hotQuery("stockroom_supplier_by_id", (db: Db) =>
     .where("id", "=", 0),
 );
 
-/** The same read, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
-export const supplierReadAhead = readAheadOf(supplierById, 2147483647);
+/** One supplier as stored, or 404 `not_found`. */
+export async function getSupplier(db: Db, storeId: number, id: number): Promise<SupplierRow> {
+  const [row] = await supplierById.run(db, storeId, id);
+  if (!row) throw notFound("supplier");
+  return row;
+}
 
 /**
- * One supplier as stored, or 404 `not_found`; `ahead`: its rows as supplierReadAhead read them with
- * the key lookup, when it did.
+ * `GET /v2/suppliers/{id}`'s statement: the supplier as the contract's JSON text (supplier-json.ts),
+ * so the API neither parses its 40-odd fields nor presents and serializes them (issue 22 item 2).
  */
-export async function getSupplier(
+const supplierJsonById = hotQuery("stockroom_supplier_json_by_id", (db: Db) =>
+  db
+    .selectFrom("suppliers as s")
+    .select(supplierJson().as("row_json"))
+    .where("s.store_id", "=", 0)
+    .where("s.id", "=", 0),
+);
+
+/** The same read, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
+export const supplierReadAhead = readAheadOf(supplierJsonById, 2147483647);
+
+/**
+ * One supplier as the contract's JSON text, or 404 `not_found`; `ahead`: its rows as
+ * supplierReadAhead read them with the key lookup, when it did.
+ */
+export async function getSupplierJson(
   db: Db,
   storeId: number,
   id: number,
-  ahead?: readonly SupplierRow[],
-): Promise<SupplierRow> {
-  const [row] = ahead ?? (await supplierById.run(db, storeId, id));
+  ahead?: readonly { row_json: string }[],
+): Promise<string> {
+  const [row] = ahead ?? (await supplierJsonById.run(db, storeId, id));
   if (!row) throw notFound("supplier");
-  return row;
+  return row.row_json;
 }
 
 /**

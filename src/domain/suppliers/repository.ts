@@ -71,7 +71,7 @@ export async function updateSuppliers(
 }
 
 export function supplierListQuery(db: Db, storeId: number, archived: "active" | "archived" | "all") {
-  let query = db.selectFrom("suppliers as s").selectAll("s").where("s.store_id", "=", storeId);
+  let query = db.selectFrom("suppliers as s").where("s.store_id", "=", storeId);
   if (archived === "active") query = query.where("s.archived", "=", false);
   if (archived === "archived") query = query.where("s.archived", "=", true);
   return query;

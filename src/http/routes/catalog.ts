@@ -3,10 +3,10 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import {
   getProduct,
-  getVariant,
+  getVariantJson,
   getVisibleLocation,
   listProducts,
-  listVariants,
+  listVariantsJson,
   listVisibleLocations,
   presentLevel,
   presentLocation,
@@ -232,18 +232,19 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
         response: { 200: Page(VariantSchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { store } = principalOf(request);
       const { product_id, sku, barcode, q } = request.query;
       const inventory_item_ids = itemIdsOf(request.query.inventory_item_id);
-      const page = await listVariants(
+      // The page comes from the database as the body's JSON text: nothing to present or serialize.
+      const body = await listVariantsJson(
         ctx,
         ctx.db,
-        store.id,
+        store,
         { product_id, sku, barcode, q, inventory_item_ids },
         request.query,
       );
-      return { ...page, data: page.data.map((v) => presentVariant(v, store.currency)) };
+      return reply.type("application/json; charset=utf-8").send(body);
     },
   );
 
@@ -259,11 +260,11 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
         response: { 200: DataOf(VariantSchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { store } = principalOf(request);
       const { id } = request.params;
-      const row = await getVariant(ctx.db, store.id, id, readAheadRows(request, id));
-      return { data: presentVariant(row, store.currency) };
+      const variant = await getVariantJson(ctx.db, store.id, id, readAheadRows(request, id));
+      return reply.type("application/json; charset=utf-8").send(`{"data":${variant}}`);
     },
   );
 

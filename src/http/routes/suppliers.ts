@@ -6,9 +6,9 @@ import {
   archiveSupplier,
   createSupplier,
   deleteCatalogItem,
-  getSupplier,
+  getSupplierJson,
   listCatalogRows,
-  listSuppliers,
+  listSuppliersJson,
   presentCatalogRow,
   presentSupplier,
   putCatalog,
@@ -91,12 +91,13 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
         response: { 200: Page(SupplierSchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { store } = principalOf(request);
       const { archived } = request.query;
       const filter = archived === "true" ? "archived" : archived === "all" ? "all" : "active";
-      const page = await listSuppliers(ctx, ctx.db, store.id, filter, request.query);
-      return { ...page, data: page.data.map(presentSupplier) };
+      // The page comes from the database as the body's JSON text: nothing to present or serialize.
+      const body = await listSuppliersJson(ctx, ctx.db, store.id, filter, request.query);
+      return reply.type("application/json; charset=utf-8").send(body);
     },
   );
 
@@ -194,10 +195,11 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
         response: { 200: DataOf(SupplierSchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { store } = principalOf(request);
       const { id } = request.params;
-      return { data: presentSupplier(await getSupplier(ctx.db, store.id, id, readAheadRows(request, id))) };
+      const supplier = await getSupplierJson(ctx.db, store.id, id, readAheadRows(request, id));
+      return reply.type("application/json; charset=utf-8").send(`{"data":${supplier}}`);
     },
   );
 
