@@ -95,13 +95,18 @@ export function hotSql<Params extends unknown[], Row>(
  */
 export interface ReadAhead<Row> {
   readonly query: HotQuery<[keyHash: string, id: string], Row>;
+  /** The record's own statement (store $1, id $2). */
+  readonly record: HotQuery<[storeId: number, id: number], Row>;
   /** The record's largest id (its column's range): a bigger one in the path is not read ahead. */
   readonly maxId: number;
+  /** A record read as one JSON text: it goes in the key lookup's own statement (keyLookupBeside). */
+  readonly json: boolean;
 }
 
 export function readAheadOf<Row>(
   record: HotQuery<[storeId: number, id: number], Row>,
   maxId: number,
+  options: { json: boolean } = { json: false },
 ): ReadAhead<Row> {
   let text: string | null = null;
   let name = "";
@@ -119,6 +124,8 @@ export function readAheadOf<Row>(
   };
   return {
     maxId,
+    record,
+    json: options.json,
     query: {
       async run(db, ...params) {
         const result = await db.executeQuery<Row>(CompiledQuery.raw(textOf(db), params));
@@ -129,6 +136,45 @@ export function readAheadOf<Row>(
         return { name, text: sqlText };
       },
     },
+  };
+}
+
+/** A record read as one JSON text (db/json-text.ts): the only column of its statement's row. */
+export interface JsonRecord {
+  row_json: string;
+}
+
+/**
+ * The key lookup with a JSON record beside it, in one statement: `key` is the lookup (its hash $1),
+ * the record's statement (store $1, id $2) becomes a scalar subquery on the key's store. A record
+ * written as JSON has one column, so it sits beside the key's columns without a clash of names; one
+ * statement costs the server one bind and execution, and the API one row to read, where the pair sent
+ * together (runTogether) cost two of each. `ahead_json` is null when the store has no such record.
+ */
+export function keyLookupBeside<Key>(
+  key: HotQuery<[keyHash: string], Key>,
+  ahead: ReadAhead<JsonRecord>,
+): HotQuery<[keyHash: string, id: string], Key & { ahead_json: string | null }> {
+  let statement: { name: string; text: string } | null = null;
+  const statementOf = (db: Db) => {
+    if (statement === null) {
+      const lookup = key.statement(db);
+      const record = ahead.record.statement(db);
+      const body = record.text.replace(/\$1(?!\d)/g, "ahead_key.store_id");
+      const text = `select ahead_key.*, (select ahead_record.row_json from (${body}\n) ahead_record) as ahead_json from (${lookup.text}\n) ahead_key`;
+      statement = { name: `${lookup.name}_${record.name}`, text };
+      namesBySql.set(text, statement.name);
+    }
+    return statement;
+  };
+  return {
+    async run(db, ...params) {
+      const result = await db.executeQuery<Key & { ahead_json: string | null }>(
+        CompiledQuery.raw(statementOf(db).text, params),
+      );
+      return result.rows;
+    },
+    statement: statementOf,
   };
 }
 

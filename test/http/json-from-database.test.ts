@@ -28,11 +28,14 @@ PGliteThread.prototype.query = async function (this: PGliteThread, text: string,
   if (isPageStatement(text) && result.rows[0]) pageColumns.push(Object.keys(result.rows[0] as object));
   return result;
 } as typeof PGliteThread.prototype.query;
+/** Every statement sent to PostgreSQL (a text, or "(sent together)" for statements sent as one). */
+const sentToPostgres: string[] = [];
 const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const answer = clientQuery.apply(this, args) as Promise<pg.QueryResult> | undefined;
   const first = args[0];
   const text = typeof first === "string" ? first : (first as { text?: string } | undefined)?.text;
+  sentToPostgres.push(text ?? "(sent together)");
   if (isPageStatement(text) && answer && typeof answer.then === "function")
     answer.then(
       (r) => r.rows[0] && pageColumns.push(r.fields.map((f) => f.name)),
@@ -230,6 +233,23 @@ describe("pages and single reads written as JSON by the database", () => {
     assert.equal((await api.get(`/v2/variants/0${9_000_000_000_000}`)).status, 200);
     assert.equal((await api.get(`/v2/suppliers/0${supplier.id}`)).status, 200);
     assert.deepEqual(pageColumns, [["row_json"], ["row_json"]]);
+  });
+
+  test("on PostgreSQL a variant or supplier by id is one statement: the key lookup with the record's JSON beside it", {
+    skip: !process.env.TEST_DATABASE_URL,
+  }, async () => {
+    const store = stores[0];
+    const api = t.client(`Bearer ${store.key}`);
+    const [supplier] = await t.runtime.database.db.selectFrom("suppliers").select("id").where("store_id", "=", store.id).execute();
+    for (const path of [`/v2/variants/${9_000_000_000_000}`, `/v2/suppliers/${supplier.id}`, "/v2/suppliers/2147483647"]) {
+      // The request log's buffered rows are written now, not during the request.
+      await t.runtime.ctx.requestLog.flush();
+      sentToPostgres.length = 0;
+      const res = await api.get(path);
+      assert.equal(res.status, path.endsWith("2147483647") ? 404 : 200);
+      assert.equal(sentToPostgres.length, 1, `${path}: ${sentToPostgres.join(" | ")}`);
+      assert.match(sentToPostgres[0], /from "api_keys" as "k".*row_to_json/s);
+    }
   });
 
   test("an empty page, a filter and refusals answer as before", async () => {

@@ -1,7 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { hotQuery, type ReadAhead, runTogether, sendsTogether } from "../../db/prepared.ts";
+import {
+  hotQuery,
+  type JsonRecord,
+  keyLookupBeside,
+  type ReadAhead,
+  runTogether,
+  sendsTogether,
+} from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
 import { keyHasScope } from "../../domain/scopes.ts";
 import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
@@ -86,6 +93,32 @@ async function consolePrincipal(ctx: AppContext, actor: ConsoleActor): Promise<P
 
 type KeyLookupRow = Awaited<ReturnType<typeof keyLookup.run>>[number];
 
+/** The key lookup with each JSON record beside it (keyLookupBeside), made once per route's readAhead. */
+const besideKey = new WeakMap<ReadAhead<unknown>, ReturnType<typeof keyLookupBeside<KeyLookupRow>>>();
+
+/**
+ * The key's row (undefined when unknown) and the route's record read with it: a record written as
+ * JSON in the key lookup's own statement, any other sent beside it (one round trip either way).
+ */
+async function readWithKey(
+  db: Db,
+  hash: string,
+  alongside: { readAhead: ReadAhead<unknown>; id: string },
+): Promise<[KeyLookupRow | undefined, unknown[]] | null> {
+  const { readAhead, id } = alongside;
+  if (readAhead.json) {
+    let beside = besideKey.get(readAhead);
+    if (!beside) {
+      beside = keyLookupBeside(keyLookup, readAhead as ReadAhead<JsonRecord>);
+      besideKey.set(readAhead, beside);
+    }
+    const [row] = await beside.run(db, hash, id);
+    return [row, row?.ahead_json == null ? [] : [{ row_json: row.ahead_json }]];
+  }
+  const both = await runTogether(db, keyLookup, [hash], readAhead.query, [hash, id]);
+  return both && [both[0][0], both[1]];
+}
+
 /**
  * One indexed lookup per request. A revoked key or a store whose API access was turned off must be
  * refused on the very next request, in every process: on PostgreSQL, which other processes write too,
@@ -106,13 +139,9 @@ export async function authenticate(
   const hash = hashSecret(token);
   // The route's record read, when it has one, goes to the server with the lookup (one round trip).
   // A failure of the pair (the record's statement refused its id) leaves the lookup to run alone.
-  const both = alongside
-    ? await runTogether(ctx.db, keyLookup, [hash], alongside.readAhead.query, [hash, alongside.id]).catch(
-        () => null,
-      )
-    : null;
+  const both = alongside ? await readWithKey(ctx.db, hash, alongside).catch(() => null) : null;
   const read = async () => (await keyLookup.run(ctx.db, hash))[0];
-  const row = both ? both[0][0] : cache ? await cache.lookup(hash, read) : await read();
+  const row = both ? both[0] : cache ? await cache.lookup(hash, read) : await read();
   if (!row) throw unauthorized("The API key is not recognised.");
   if (row.revoked_at) throw unauthorized("The API key has been revoked.");
   if (row.expires_at && row.expires_at.getTime() <= ctx.clock.now().getTime()) {
