@@ -1,6 +1,6 @@
 import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
+import { type KeysetSpec, keysetPage, type PageRequest } from "./keyset-paging.ts";
 import type { Database } from "./schema.ts";
-import { keysetPage, type KeysetSpec, type PageRequest } from "./keyset-paging.ts";
 
 /**
  * List pages written as JSON by the database (issue 22 item 3). A page of 250 variants read as rows

@@ -35,6 +35,11 @@ export function moneySql(value: RawBuilder<unknown>, places: RawBuilder<number>)
  * formatUnitCost(value, currency) as text: zeros trimmed beyond the currency's minor units (`places`),
  * which are always written ("3.10", JPY "5", "0.12345678").
  */
-export function unitCostSql(value: RawBuilder<unknown>, places: RawBuilder<number>): RawBuilder<string | null> {
-  return sql<string | null>`round(trim_scale(${value}), greatest(scale(trim_scale(${value})), ${places}))::text`;
+export function unitCostSql(
+  value: RawBuilder<unknown>,
+  places: RawBuilder<number>,
+): RawBuilder<string | null> {
+  return sql<
+    string | null
+  >`round(trim_scale(${value}), greatest(scale(trim_scale(${value})), ${places}))::text`;
 }

@@ -76,7 +76,10 @@ export function listVariantsJson(
 function variantListQuery(db: Db, storeId: number, filters: VariantFilters) {
   const { product_id, sku, barcode, q, inventory_item_ids } = filters;
   // A deleted variant leaves the list (it is still read by id: orders and history point at it).
-  let query = db.selectFrom("variants as v").where("v.store_id", "=", storeId).where("v.deleted_at", "is", null);
+  let query = db
+    .selectFrom("variants as v")
+    .where("v.store_id", "=", storeId)
+    .where("v.deleted_at", "is", null);
   if (product_id !== undefined) query = query.where("v.product_id", "=", product_id);
   if (typeof sku === "string") query = query.where("v.sku", "=", sku);
   else if (sku !== undefined) query = query.where("v.sku", "in", [...sku]);

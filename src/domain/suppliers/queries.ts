@@ -11,7 +11,6 @@ import { notFound } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { presentCatalogRow, type SupplierCatalogRowView, type SupplierRow } from "./presenter.ts";
 import { catalogListQuery, supplierListQuery } from "./repository.ts";
-import { supplierJson } from "./supplier-json.ts";
 import {
   ADDRESS_FIELDS,
   BOOLEAN_FIELDS,
@@ -19,6 +18,7 @@ import {
   LIST_FIELDS,
   MONEY_FIELDS,
 } from "./supplier-input.ts";
+import { supplierJson } from "./supplier-json.ts";
 
 export type ArchivedFilter = "active" | "archived" | "all";
 

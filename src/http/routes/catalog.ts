@@ -16,6 +16,7 @@ import {
   variantsOfProducts,
 } from "../../domain/catalog/index.ts";
 import { listLevels } from "../../domain/stock/index.ts";
+import { sendJsonText } from "../json-text-reply.ts";
 import { principalOf, readAheadRows } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
@@ -244,7 +245,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
         { product_id, sku, barcode, q, inventory_item_ids },
         request.query,
       );
-      return reply.type("application/json; charset=utf-8").send(body);
+      return sendJsonText(reply, body);
     },
   );
 
@@ -264,7 +265,7 @@ export async function catalogRoutes(instance: FastifyInstance): Promise<void> {
       const { store } = principalOf(request);
       const { id } = request.params;
       const variant = await getVariantJson(ctx.db, store.id, id, readAheadRows(request, id));
-      return reply.type("application/json; charset=utf-8").send(`{"data":${variant}}`);
+      return sendJsonText(reply, `{"data":${variant}}`);
     },
   );
 

@@ -17,6 +17,7 @@ import {
   updateSupplier,
 } from "../../domain/suppliers/index.ts";
 import { mergeSuppliers, previewMergeSuppliers } from "../../use-cases/merge-suppliers.ts";
+import { sendJsonText } from "../json-text-reply.ts";
 import { principalOf, readAheadRows } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
@@ -97,7 +98,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
       const filter = archived === "true" ? "archived" : archived === "all" ? "all" : "active";
       // The page comes from the database as the body's JSON text: nothing to present or serialize.
       const body = await listSuppliersJson(ctx, ctx.db, store.id, filter, request.query);
-      return reply.type("application/json; charset=utf-8").send(body);
+      return sendJsonText(reply, body);
     },
   );
 
@@ -199,7 +200,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
       const { store } = principalOf(request);
       const { id } = request.params;
       const supplier = await getSupplierJson(ctx.db, store.id, id, readAheadRows(request, id));
-      return reply.type("application/json; charset=utf-8").send(`{"data":${supplier}}`);
+      return sendJsonText(reply, `{"data":${supplier}}`);
     },
   );
 
