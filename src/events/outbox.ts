@@ -2,17 +2,23 @@ import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import { randomBase62 } from "../domain/secrets.ts";
 
-export interface EmitInput {
+interface EmitFields {
   storeId: number;
   /** A catalogue name such as `purchase_order.updated`. */
   name: string;
   subjectType: string;
   subjectId: number;
-  /** The full v2 object as the matching GET returns it at this moment. */
-  data: object;
   /** Envelope fields beside `data` (e.g. `receipt` for purchase_order.receipt_recorded). */
   extra?: Record<string, unknown>;
 }
+
+/**
+ * The event's `data`, the full v2 object as the matching GET returns it at this moment: the object,
+ * or its JSON text when the caller has that already. A 500-line order's is ~170 KB of JSON, most of
+ * it written by PostgreSQL (purchase-orders/line-text.ts): stringified again here, inside the write's
+ * transaction, it held the event loop for milliseconds (issue 18 item 2).
+ */
+export type EmitInput = EmitFields & ({ data: object } | { dataJson: string });
 
 export interface EmittedEvent {
   id: string;
@@ -39,7 +45,7 @@ export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<
       name: input.name,
       subject_type: input.subjectType,
       subject_id: input.subjectId,
-      data: JSON.stringify(input.data),
+      data: "dataJson" in input ? input.dataJson : JSON.stringify(input.data),
       extra: input.extra ? JSON.stringify(input.extra) : null,
       occurred_at: occurredAt,
     })

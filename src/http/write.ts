@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Db } from "../db/database.ts";
+import { JsonText, sendJsonText } from "./json-text.ts";
 import { completeClaim } from "./plugins/idempotency.ts";
 
 export interface WriteResult<T> {
@@ -9,7 +10,8 @@ export interface WriteResult<T> {
 
 /**
  * Runs a write in one transaction and, when the request carries an Idempotency-Key, stores the
- * response in that same transaction. Every route that changes data goes through here.
+ * response in that same transaction. Every route that changes data goes through here. A body may be
+ * JsonText (already serialized): it is stored and sent as it is.
  */
 export async function writeTransaction<T>(
   request: FastifyRequest,
@@ -31,5 +33,6 @@ export async function sendWrite<T>(
 ): Promise<FastifyReply> {
   const result = await writeTransaction(request, work);
   reply.code(result.status);
+  if (result.body instanceof JsonText) return sendJsonText(reply, result.body);
   return result.body === undefined ? reply.send() : reply.send(result.body);
 }

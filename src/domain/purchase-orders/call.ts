@@ -6,7 +6,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import { type Actor, addHistory, type HistoryType } from "./history.ts";
-import type { PurchaseOrder } from "./presenter.ts";
+import { hasLinesText, orderJson, type PresentedOrder } from "./line-text.ts";
 
 export interface StoreInfo {
   id: number;
@@ -21,20 +21,21 @@ export interface OrderCall {
   actor: Actor;
 }
 
+/** The order's event; a big order whose lines PostgreSQL wrote as text is stored as text. */
 export async function emitOrder(
   call: OrderCall,
   name: string,
-  order: PurchaseOrder,
+  order: PresentedOrder,
   extra?: Record<string, unknown>,
 ): Promise<void> {
-  await emit(call.ctx, call.trx, {
-    storeId: call.store.id,
-    name,
-    subjectType: "purchase_order",
-    subjectId: order.id,
-    data: order,
-    extra,
-  });
+  const fields = { storeId: call.store.id, name, subjectType: "purchase_order", extra };
+  await emit(
+    call.ctx,
+    call.trx,
+    hasLinesText(order)
+      ? { ...fields, subjectId: order.order.id, dataJson: orderJson(order) }
+      : { ...fields, subjectId: order.id, data: order },
+  );
 }
 
 export async function recordHistory(

@@ -27,6 +27,13 @@ export {
   unarchiveOrder,
 } from "./lifecycle.ts";
 export { assertLineCap, MAX_LINES_PER_ORDER } from "./line-cap.ts";
+export {
+  hasLinesText,
+  type OrderWithLinesText,
+  orderJson,
+  type PresentedOrder,
+  spliceLines,
+} from "./line-text.ts";
 export { type LineDraft, type LineInput, lineRowOf, resolveLines } from "./lines.ts";
 export {
   assembleOrders,
@@ -99,6 +106,7 @@ export {
 } from "./repository.ts";
 export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncomingChange } from "./stock.ts";
 export { moveOrdersToSupplier } from "./supplier-merge.ts";
+export { readPurchaseOrderText, readsLinesAsText } from "./text-read.ts";
 export { computeMoney, recomputeTotals } from "./totals.ts";
 export {
   assertCan,

@@ -246,12 +246,16 @@ const sameOrder = (alias: string) => `${alias}.store_id = po.store_id and ${alia
 const part = (select: string) => `case when size.small then coalesce((${select}), '[]'::json) end`;
 
 /** A part as a JSON array of rows, whatever the order's size. */
-const wholePart = (select: string) => `coalesce((${select}), '[]'::json)`;
+export const wholePart = (select: string) => `coalesce((${select}), '[]'::json)`;
 
 /** The six parts of the order `po` as columns, each select wrapped by `wrap`. */
 const partColumns = (wrap: (select: string) => string) => `
   ${wrap(`select json_agg(${jsonRow(LINE, "l")} order by l.position, l.id)
     from purchase_order_lines l where ${sameOrder("l")}`)} as lines,
+  ${otherPartColumns(wrap)}`;
+
+/** The parts of the order `po` but its lines as columns, each select wrapped by `wrap`. */
+export const otherPartColumns = (wrap: (select: string) => string) => `
   ${wrap(`select json_agg(${jsonRow(CHARGE, "c")} order by c.position, c.id)
     from purchase_order_charges c where ${sameOrder("c")}`)} as charges,
   ${wrap(`select json_agg(${jsonRow(RECEIPT, "r", { location_name: "rloc.name::text" })} order by r.created_at, r.id)
@@ -266,9 +270,12 @@ const partColumns = (wrap: (select: string) => string) => `
       (ps.subject_type = 'purchase_order' and ps.subject_id = po.id)
       or (ps.subject_type = 'receipt' and ps.subject_id in (select r.id from receipts r where ${sameOrder("r")})))`)} as sync`;
 
-const ORDER_BY_ID_SQL = `select ${Object.keys(ORDER)
+/** The order row's columns (table alias `po`), as the full read's `selectAll("po")` gives them. */
+export const ORDER_COLUMNS_SQL = Object.keys(ORDER)
   .map((name) => `po."${name}"`)
-  .join(", ")},
+  .join(", ");
+
+const ORDER_BY_ID_SQL = `select ${ORDER_COLUMNS_SQL},
   s.name as supplier_name, loc.name as location_name, loc.address as location_address, size.small,
   ${partColumns(part)}
 from purchase_orders po
@@ -285,7 +292,7 @@ where po.store_id = $1 and po.id = $2`;
 
 type Parts = "lines" | "charges" | "receipts" | "receipt_lines" | "payments" | "sync";
 
-type PartsRow = { [K in Parts]: unknown[][] | null };
+export type PartsRow = { [K in Parts]: unknown[][] | null };
 
 type OrderByIdRow = OrderRecord & { small: boolean } & PartsRow;
 
@@ -327,7 +334,7 @@ export async function loadSmallPurchaseOrder(
 }
 
 /** The parts' rows as the full read gives them (OrderParts), from their JSON arrays. */
-function partsOf(row: PartsRow): OrderParts {
+export function partsOf(row: PartsRow): OrderParts {
   const syncStates = new Map<string, SyncState>();
   for (const values of row.sync ?? []) {
     const s = decode.sync(values);

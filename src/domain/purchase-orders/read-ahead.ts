@@ -6,6 +6,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { notFound } from "../errors.ts";
+import type { PresentedOrder } from "./line-text.ts";
 import {
   assembleOrders,
   loadOrderParts,
@@ -15,6 +16,7 @@ import {
   syncRowsOf,
 } from "./loading.ts";
 import type { OrderRecord, PurchaseOrder } from "./presenter.ts";
+import { readOrderText, readsLinesAsText } from "./text-read.ts";
 
 /**
  * An order's parts read before a write's transaction, with the version of its row they are from.
@@ -27,6 +29,11 @@ import type { OrderRecord, PurchaseOrder } from "./presenter.ts";
 export interface PartsReadAhead {
   version: string;
   parts: OrderParts;
+  /**
+   * On PostgreSQL the lines as the server wrote their JSON text (text-read.ts), `parts.lines` then
+   * empty: the PATCH's event and answer take them as they are.
+   */
+  linesJson?: string;
 }
 
 /** The version of the order's row (`xmin`, the transaction that last wrote it); undefined if absent. */
@@ -49,6 +56,11 @@ export async function readPartsAhead(
   storeId: number,
   id: number,
 ): Promise<PartsReadAhead | undefined> {
+  if (readsLinesAsText(db)) {
+    // One statement: the version and the parts are of one moment.
+    const read = await readOrderText(db, storeId, id);
+    return read && { version: read.version, parts: read.parts, linesJson: read.linesJson };
+  }
   const version = await orderVersion(db, storeId, id);
   if (version === undefined) return undefined;
   return { version, parts: await loadOrderParts(db, storeId, [id]) };
@@ -57,19 +69,20 @@ export async function readPartsAhead(
 /**
  * The order as GET returns it, in a transaction that found its row at the read-ahead's version: its
  * row (with supplier and location names) and platform_sync read again, which its parts do not
- * follow, the rest from the read-ahead.
+ * follow, the rest from the read-ahead (the lines as their text when it has them).
  */
 export async function presentFromReadAhead(
   trx: Db,
   storeId: number,
   id: number,
   ahead: PartsReadAhead,
-): Promise<PurchaseOrder> {
+): Promise<PresentedOrder> {
   const [order, syncRows] = await Promise.all([
     orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst(),
     syncRowsOf(trx, storeId, [id]),
   ]);
   if (!order) throw notFound("purchase order");
   const parts = { ...ahead.parts, sync: syncMapOf(syncRows) };
-  return assembleOrders([order as OrderRecord], parts).get(id) as PurchaseOrder;
+  const presented = assembleOrders([order as OrderRecord], parts).get(id) as PurchaseOrder;
+  return ahead.linesJson === undefined ? presented : { order: presented, linesJson: ahead.linesJson };
 }

@@ -8,13 +8,14 @@ import { DetailCollector } from "../errors.ts";
 import { emitOrder, type OrderCall, recordHistory, type StoreInfo } from "./call.ts";
 import { chargeDraftOf } from "./drafts.ts";
 import type { Actor } from "./history.ts";
+import type { PresentedOrder } from "./line-text.ts";
 import { loadPurchaseOrder } from "./loading.ts";
 import { checkComputedMoney } from "./money-bounds.ts";
 import { type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
 import { diffOrder, sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
-import type { OrderRow, PurchaseOrder } from "./presenter.ts";
+import type { OrderRow } from "./presenter.ts";
 import { orderVersion, type PartsReadAhead, presentFromReadAhead, readPartsAhead } from "./read-ahead.ts";
 import {
   lockPurchaseOrder,
@@ -84,7 +85,7 @@ export async function updatePurchaseOrder(
   id: number,
   input: OrderInput,
   ahead?: PartsReadAhead,
-): Promise<PurchaseOrder> {
+): Promise<PresentedOrder> {
   const call: OrderCall = { ctx, trx, store, actor };
   const order = await lockPurchaseOrder(trx, store.id, id);
   const given = givenFields(input);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { AppError } from "../../domain/errors.ts";
+import { JsonText } from "../json-text.ts";
 import { type SealingKey, STORED_RESPONSE_PURPOSE, seal, sealingKey, unseal } from "./sealed-text.ts";
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -97,7 +98,10 @@ export async function completeClaim(
     .set({
       state: "done",
       status_code: status,
-      response_body: body === undefined ? null : seal(JSON.stringify(body), claim.sealKey),
+      response_body:
+        body === undefined
+          ? null
+          : seal(body instanceof JsonText ? body.text : JSON.stringify(body), claim.sealKey),
     })
     .where("store_id", "=", claim.storeId)
     .where("api_key_id", "=", claim.apiKeyId)

@@ -1,0 +1,159 @@
+/**
+ * A big order's lines as PostgreSQL writes them: the JSON text of `lines` exactly as the presenter
+ * and the response schema give it (issue 18 item 2). A 500-line order's GET or PATCH made the API's
+ * event loop parse 500 rows in the driver, present them (Big.js for three amounts a line), serialize
+ * them for the answer and again for the PATCH's event: milliseconds of synchronous work and a young
+ * generation full of garbage per request, which another store's request waited behind. Built by the
+ * server, the lines reach Node as one string, which it only splices into the answer and the event.
+ *
+ * The text is what JSON.stringify gives for `presentLine` (presenter.ts), byte for byte: the same
+ * keys in the same order (also the response schema's), strings escaped as JSON (`to_json`), numbers as
+ * their shortest text (`trim_scale`), money as `formatMoney`/`formatUnitCost` write it (half-up
+ * rounding to the currency's minor units, which `minorUnitsSql` takes from the same Intl data).
+ * test/http/purchase-order-line-text.test.ts compares the two on lines with every field set.
+ */
+import { minorUnits, UNIT_COST_PLACES } from "../money.ts";
+import type { PurchaseOrder } from "./presenter.ts";
+
+/**
+ * The minor units of the currency in `currencyExpr`, as SQL: the currencies Intl gives other than 2
+ * places listed (minorUnits() reads the same data), any other 2.
+ */
+export function minorUnitsSql(currencyExpr: string): string {
+  const byPlaces = new Map<number, string[]>();
+  for (const code of Intl.supportedValuesOf("currency")) {
+    const places = minorUnits(code);
+    if (places === 2) continue;
+    byPlaces.set(places, [...(byPlaces.get(places) ?? []), `'${code}'`]);
+  }
+  const cases = [...byPlaces]
+    .map(([places, codes]) => `when upper(${currencyExpr}) in (${codes.join(", ")}) then ${places}`)
+    .join(" ");
+  return cases ? `(case ${cases} else 2 end)` : "2";
+}
+
+/** A JSON value of a nullable SQL value: its JSON text, or null. */
+const orNull = (text: string) => `coalesce(${text}, 'null')`;
+
+/** JSON text of each kind of column, as JSON.stringify writes the presenter's value. */
+const json = {
+  /** An integer (ids, quantities). */
+  int: (expr: string) => orNull(`(${expr})::text`),
+  /** A string: quoted and escaped by PostgreSQL's JSON output. */
+  text: (expr: string) => orNull(`to_json(${expr})::text`),
+  bool: (expr: string) => `(${expr})::text`,
+  /** `Number(numeric text)`: the value without trailing zeros (numerics never print an exponent). */
+  number: (expr: string) => orNull(`trim_scale(${expr})::text`),
+  /** formatMoney: rounded half up (away from zero) to `places`, exactly that many decimals. */
+  money: (expr: string, places: string) => `'"' || round(${expr}, ${places})::text || '"'`,
+  /**
+   * formatUnitCost: rounded to UNIT_COST_PLACES, trailing zeros trimmed but never below `places`.
+   */
+  unitCost: (expr: string, places: string) => {
+    const trimmed = `trim_scale(round(${expr}, greatest(${UNIT_COST_PLACES}, ${places})))`;
+    return `'"' || (case when scale(${trimmed}) < ${places} then round(${trimmed}, ${places}) else ${trimmed} end)::text || '"'`;
+  },
+};
+
+/** `{"key":value,…}` from [key, JSON text expression] pairs, in that order. */
+function object(fields: ReadonlyArray<readonly [string, string]>): string {
+  return (
+    fields.map(([key, value], i) => `'${i === 0 ? "{" : ","}"${key}":' || ${value}`).join(" || ") + " || '}'"
+  );
+}
+
+/** A line's warnings as presentLine maps them (code, message, suggested_quantity). */
+function warnings(alias: string): string {
+  const warning = object([
+    ["code", orNull("(w.value->'code')::text")],
+    ["message", orNull("(w.value->'message')::text")],
+    ["suggested_quantity", orNull("(w.value->'suggested_quantity')::text")],
+  ]);
+  return `'[' || case when ${alias}.warnings = '[]'::jsonb then '' else (select string_agg(${warning}, ',' order by w.ordinality)
+    from jsonb_array_elements(${alias}.warnings) with ordinality w) end || ']'`;
+}
+
+/**
+ * One line (table alias `l`) as presentLine's JSON text; `places` is the SQL of the order currency's
+ * minor units.
+ */
+function lineObject(places: string): string {
+  return object([
+    ["id", json.int("l.id")],
+    ["position", json.int("l.position")],
+    ["product_title", json.text("l.product_title")],
+    ["variant_title", json.text("l.variant_title")],
+    ["sku", json.text("l.sku")],
+    ["supplier_sku", json.text("l.supplier_sku")],
+    ["barcode", json.text("l.barcode")],
+    ["pack_code", json.text("l.pack_code")],
+    ["inventory_item_id", json.int("l.inventory_item_id")],
+    ["variant_id", json.int("l.variant_id")],
+    ["product_id", json.int("l.product_id")],
+    ["location_id", json.int("l.location_id")],
+    ["quantity", json.int("l.quantity")],
+    ["cancelled_quantity", json.int("l.cancelled_quantity")],
+    ["received_quantity", json.int("l.received_quantity")],
+    [
+      "outstanding_quantity",
+      json.int("greatest(0, l.quantity - l.received_quantity - l.cancelled_quantity)"),
+    ],
+    ["unit_cost", json.unitCost("l.unit_cost", places)],
+    ["discount_percent", json.number("l.discount_percent")],
+    ["line_total", json.money("l.line_total", places)],
+    ["taxable", json.bool("l.taxable")],
+    ["tax_rate_percent", `case when l.taxable then ${json.number("l.tax_rate_percent")} else '0' end`],
+    ["weight_grams", json.int("l.weight_grams")],
+    ["supplier_note", json.text("l.supplier_note")],
+    ["internal_note", json.text("l.internal_note")],
+    ["tax_rate_id", json.int("l.tax_rate_id")],
+    ["tax_amount", json.money("l.tax_amount", places)],
+    ["warnings", warnings("l")],
+  ]);
+}
+
+/**
+ * SQL of the JSON array text (`[…]`) of the lines of the order `po` (an alias in the enclosing
+ * statement), in position order, as the presented order's `lines`.
+ */
+export function linesJsonSql(): string {
+  const places = minorUnitsSql("po.currency");
+  return `(select '[' || coalesce(string_agg(${lineObject(places)}, ',' order by l.position, l.id), '') || ']'
+    from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id)`;
+}
+
+/**
+ * An order as GET shows it with its lines as JSON text: `order` is presented with no lines, and
+ * `linesJson` goes where its empty `lines` would be written.
+ */
+export interface OrderWithLinesText {
+  readonly order: PurchaseOrder;
+  readonly linesJson: string;
+}
+
+/** A presented order: an object, or (a big order on PostgreSQL) one with its lines as text. */
+export type PresentedOrder = PurchaseOrder | OrderWithLinesText;
+
+export function hasLinesText(order: PresentedOrder): order is OrderWithLinesText {
+  return "linesJson" in order;
+}
+
+/**
+ * JSON text holding an order presented without lines, with the lines' text put in place of its empty
+ * `lines`. The first `"lines":[]` in the text is the order's: the keys before it are the order's
+ * fields, none of them holding a `lines` (a receipt's come after), and a string value cannot hold an
+ * unescaped quote.
+ */
+export function spliceLines(textWithoutLines: string, linesJson: string): string {
+  const marker = '"lines":[]';
+  const at = textWithoutLines.indexOf(marker);
+  if (at < 0) throw new Error("no empty lines to fill in the order's JSON");
+  return `${textWithoutLines.slice(0, at)}"lines":${linesJson}${textWithoutLines.slice(at + marker.length)}`;
+}
+
+/** The presented order's JSON text (JSON.stringify's, as the order's events store it). */
+export function orderJson(order: PresentedOrder): string {
+  return hasLinesText(order)
+    ? spliceLines(JSON.stringify(order.order), order.linesJson)
+    : JSON.stringify(order);
+}

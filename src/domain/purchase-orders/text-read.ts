@@ -1,0 +1,86 @@
+/**
+ * A big order read on PostgreSQL with its lines as JSON text written by the server (line-text.ts):
+ * the order's row, its version and every part in one prepared statement, the lines as one string,
+ * the other parts as the one-statement read gives them. For the GET of an order beyond the small
+ * read's size and for a header-only PATCH's read-ahead, whose 500 lines the API's event loop then
+ * neither parses, presents nor serializes (issue 18 item 2).
+ */
+import type { Db } from "../../db/database.ts";
+import { type HotQuery, hotSql, readsInChunks } from "../../db/prepared.ts";
+import { notFound } from "../errors.ts";
+import { linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
+import { assembleOrders, type OrderParts } from "./loading.ts";
+import {
+  ORDER_COLUMNS_SQL,
+  otherPartColumns,
+  type PartsRow,
+  partsOf,
+  wholePart,
+} from "./one-statement-read.ts";
+import type { OrderRecord } from "./presenter.ts";
+
+type OrderTextRow = OrderRecord &
+  Omit<PartsRow, "lines"> & {
+    /** The row's version (`xmin`): read-ahead.ts. */
+    version: string;
+    lines_json: string;
+  };
+
+/** Built on first use: the currencies' minor units are read from Intl then, not at start-up. */
+let statement: HotQuery<[number, number], OrderTextRow> | undefined;
+
+const orderWithLinesText = () =>
+  (statement ??= hotSql<[number, number], OrderTextRow>(
+    "stockroom_order_lines_text",
+    `select ${ORDER_COLUMNS_SQL},
+  s.name as supplier_name, loc.name as location_name, loc.address as location_address,
+  po.xmin::text as version,
+  ${linesJsonSql()} as lines_json,
+  ${otherPartColumns(wholePart)}
+from purchase_orders po
+left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
+left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
+where po.store_id = $1 and po.id = $2`,
+    { priority: false },
+  ));
+
+/** What one statement reads of an order: its row and version, its parts but lines, its lines' text. */
+export interface OrderTextRead {
+  record: OrderRecord;
+  version: string;
+  /** Every part but the lines (empty here: they are in `linesJson`). */
+  parts: OrderParts;
+  linesJson: string;
+}
+
+/**
+ * Whether `db` reads a big order with its lines as text: PostgreSQL. The embedded database keeps its
+ * chunked reads (loading.ts), which let other stores' statements in between on its one connection;
+ * its rows reach the API's thread already built, so there is no driver parsing to spare.
+ */
+export const readsLinesAsText = (db: Db): boolean => !readsInChunks(db);
+
+/** The order in one statement with its lines as text; undefined when the store has no such order. */
+export async function readOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
+  const [row] = await orderWithLinesText().run(db, storeId, id);
+  if (!row) return undefined;
+  const { version, lines_json, charges, receipts, receipt_lines, payments, sync, ...record } = row;
+  return {
+    record: record as OrderRecord,
+    version,
+    parts: partsOf({ lines: null, charges, receipts, receipt_lines, payments, sync }),
+    linesJson: lines_json,
+  };
+}
+
+/** The order as GET shows it, its lines as text (PostgreSQL); 404 `not_found` when absent. */
+export async function readPurchaseOrderText(
+  db: Db,
+  storeId: number,
+  id: number,
+): Promise<OrderWithLinesText> {
+  const read = await readOrderText(db, storeId, id);
+  const order = read && assembleOrders([read.record], read.parts).get(id);
+  if (!read || !order) throw notFound("purchase order");
+  return { order, linesJson: read.linesJson };
+}

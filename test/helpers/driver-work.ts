@@ -1,0 +1,52 @@
+/**
+ * What the PostgreSQL driver builds on the event loop while a request runs: the values it converts
+ * (rows × columns of every result) and the characters of JSON it parses (json and jsonb columns go
+ * through JSON.parse). A 500-line order's rows are that work. Import this module before starting the
+ * app (pool clients bind their query function when they connect, and the JSON parsers are looked up
+ * per result), run one request at a time with the workers off. The embedded database builds its rows
+ * on its own thread: nothing is counted there.
+ */
+import pg from "pg";
+
+interface Tally {
+  values: number;
+  jsonChars: number;
+}
+
+let recording: Tally | null = null;
+
+for (const oid of [114, 3802]) {
+  const parse = pg.types.getTypeParser(oid);
+  pg.types.setTypeParser(oid, (text: string) => {
+    if (recording) recording.jsonChars += text.length;
+    return parse(text);
+  });
+}
+
+function countResult(result: unknown): void {
+  if (!recording) return;
+  for (const r of Array.isArray(result) ? result : [result]) {
+    const { rows, fields } = (r ?? {}) as { rows?: unknown[]; fields?: unknown[] };
+    if (rows && fields) recording.values += rows.length * fields.length;
+  }
+}
+
+const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const returned = clientQuery.apply(this, args);
+  if (returned && typeof (returned as Promise<unknown>).then === "function")
+    (returned as Promise<unknown>).then(countResult, () => {});
+  return returned;
+} as typeof pg.Client.prototype.query;
+
+/** Runs `work` and returns what the driver built meanwhile. */
+export async function driverWork<T>(work: () => Promise<T>): Promise<Tally & { result: T }> {
+  const tally: Tally = { values: 0, jsonChars: 0 };
+  recording = tally;
+  try {
+    const result = await work();
+    return { ...tally, result };
+  } finally {
+    recording = null;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * A big order's lines written as JSON text by PostgreSQL (issue 18 item 2,
+ * src/domain/purchase-orders/line-text.ts): its GET and a header-only PATCH answer exactly what the
+ * presenter gives (values, types, and the lines' bytes), the PATCH's event and an idempotent replay
+ * hold the same, and the driver no longer builds the 500 lines on the event loop (PostgreSQL only;
+ * the embedded database reads them the chunked way and builds rows on its own thread).
+ */
+import "../helpers/driver-work.ts";
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { loadPurchaseOrder, MAX_LINES_PER_ORDER } from "../../src/domain/purchase-orders/index.ts";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import { driverWork } from "../helpers/driver-work.ts";
+import { createDraftOrder, createSupplier, eventsOf, idempotencyKey } from "../helpers/factories.ts";
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+/** Text a JSON writer must escape, and text it must not. */
+const AWKWARD = [
+  'He said "ship it" \\ now',
+  "two\nlines\tand a\rreturn",
+  "control \u0001\u001f\b\f end",
+  "é ü 漢字 🚚 \u2028 \u007f",
+  "</script><script>",
+];
+
+/** A line with every field set, varied by `i` (costs with up to 8 places, discounts, no tax). */
+function richLine(i: number, taxRateId: number) {
+  return {
+    product_title: `${AWKWARD[i % AWKWARD.length]} #${i}`,
+    variant_title: i % 3 === 0 ? null : `Size ${i % 5}`,
+    sku: `SKU-${i}`,
+    supplier_sku: i % 4 === 0 ? null : `SUP"${i}`,
+    barcode: `0${i}`.padStart(13, "0"),
+    pack_code: i % 2 ? "BOX\\6" : null,
+    quantity: 1 + (i % 9),
+    unit_cost: ["0.12345678", "3.1", "1000000.5", "0", "12.3456789", "7"][i % 6],
+    discount_percent: i % 5 === 0 ? null : [12.5, 0, 33.3333, 100][i % 4],
+    weight_grams: i * 7,
+    taxable: i % 7 !== 0,
+    tax_rate_id: i % 2 ? taxRateId : null,
+    supplier_note: i % 2 ? AWKWARD[(i + 1) % AWKWARD.length] : null,
+    internal_note: i % 3 ? null : "internal",
+  };
+}
+
+describe("a big order's lines as PostgreSQL's JSON text", () => {
+  let t: TestApp;
+  let store: TestStore;
+  const orders: Record<string, number> = {};
+
+  before(async () => {
+    t = await startTestApp();
+    store = await t.createStore();
+    const rates = await t.admin.put(`/admin/stores/${store.id}/tax_rates`, {
+      rates: [{ name: "Odd 7.125%", rate_percent: "7.125" }],
+    });
+    expectStatus(rates, 200);
+    const rate = rates.body.data[0].id as number;
+    const supplier = await createSupplier(store.api);
+    const make = async (name: string, currency: string, count: number, extra: object = {}) => {
+      const lines = Array.from({ length: count }, (_, i) => richLine(i, rate));
+      orders[name] = (
+        await createDraftOrder(store.api, {
+          supplier_id: supplier.id,
+          currency,
+          ...(currency !== "USD" && { exchange_rate: "0.0067" }),
+          lines,
+          notes: 'notes with "lines":[] in them',
+          ...extra,
+        })
+      ).id;
+    };
+    await make("usd", "USD", MAX_LINES_PER_ORDER, { tax_rate_id: rate });
+    await make("jpy", "JPY", 60, { taxes_included: true });
+    await make("kwd", "KWD", 60);
+    // Warnings are written by catalog terms and costs; these set every kind of value one holds.
+    const warned = await t.runtime.ctx.db
+      .selectFrom("purchase_order_lines")
+      .select("id")
+      .where("purchase_order_id", "=", orders.usd)
+      .orderBy("position")
+      .limit(2)
+      .execute();
+    await t.runtime.ctx.db
+      .updateTable("purchase_order_lines")
+      .set({
+        warnings: JSON.stringify([
+          { code: "below_min_order_qty", message: 'Minimum "12"\n\u0002', suggested_quantity: 12 },
+          { code: "no_cost", message: "No cost", suggested_quantity: null },
+        ]) as never,
+      })
+      .where(
+        "id",
+        "in",
+        warned.map((w) => w.id),
+      )
+      .execute();
+  });
+  after(() => t.close());
+
+  for (const name of ["usd", "jpy", "kwd"]) {
+    test(`GET of a ${name.toUpperCase()} order answers what the presenter gives, the lines byte for byte`, async () => {
+      const id = orders[name];
+      const res = await store.api.get(`/v2/purchase_orders/${id}`);
+      expectStatus(res, 200);
+      assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
+      const expected = await loadPurchaseOrder(t.runtime.ctx.db, store.id, id);
+      assert.deepEqual(res.body, { data: expected });
+      // The lines' text is exactly JSON.stringify's of the presented lines (the schema's key order).
+      assert.ok(res.raw.payload.includes(`"lines":${JSON.stringify(expected.lines)},"charges":`));
+    });
+  }
+
+  test("a header-only PATCH answers, records and replays the order as GET shows it", async () => {
+    const id = orders.usd;
+    const headers = idempotencyKey("line-text");
+    const patched = await store.api.patch(`/v2/purchase_orders/${id}`, { notes: 'new "notes"' }, headers);
+    expectStatus(patched, 200);
+    const got = await store.api.get(`/v2/purchase_orders/${id}`);
+    expectStatus(got, 200);
+    assert.equal(patched.body.data.notes, 'new "notes"');
+    assert.deepEqual(patched.body, got.body);
+    assert.equal(patched.raw.payload, got.raw.payload);
+    const events = await eventsOf(t, { type: "purchase_order", id });
+    const updated = events.filter((e) => e.name === "purchase_order.updated").at(-1);
+    assert.deepEqual(updated?.data, got.body.data);
+    const replay = await store.api.patch(`/v2/purchase_orders/${id}`, { notes: 'new "notes"' }, headers);
+    expectStatus(replay, 200);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    assert.deepEqual(replay.body, patched.body);
+  });
+
+  test("the driver builds none of the 500 lines for their GET and a header-only PATCH", {
+    skip: !onPostgres && "PostgreSQL only: the embedded database builds rows on its thread",
+  }, async () => {
+    const id = orders.usd;
+    await t.runtime.ctx.requestLog.flush();
+    const get = await driverWork(() => store.api.get(`/v2/purchase_orders/${id}`));
+    expectStatus(get.result, 200);
+    assert.equal(get.result.body.data.lines.length, MAX_LINES_PER_ORDER);
+    await t.runtime.ctx.requestLog.flush();
+    const patch = await driverWork(() => store.api.patch(`/v2/purchase_orders/${id}`, { notes: "again" }));
+    expectStatus(patch.result, 200);
+    // Before: the GET parsed its lines' ~200 KB of JSON, the PATCH 500 rows × 30 columns and more.
+    for (const [label, seen] of [
+      ["GET", get],
+      ["PATCH", patch],
+    ] as const) {
+      assert.ok(seen.values < 500, `${label}: ${seen.values} values built by the driver`);
+      assert.ok(
+        seen.jsonChars < 5_000,
+        `${label}: ${seen.jsonChars} characters of JSON parsed by the driver`,
+      );
+    }
+  });
+});
