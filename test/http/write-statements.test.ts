@@ -96,7 +96,7 @@ describe("statements per write", () => {
     assert.deepEqual(result.body.purchase_order, await getOrder(store.api, order.id));
   });
 
-  test("a 200-line apply: 13 statements in one transaction", async () => {
+  test("a 200-line apply: 12 statements in one transaction, the deleted items read with the lines", async () => {
     const draft = await store.api.post("/v2/stock_adjustments", {
       location_id: locationId,
       lines: variants.slice(0, 200).map((v, i) => ({ variant_id: v.id, delta: (i % 5) + 1 })),
@@ -106,7 +106,7 @@ describe("statements per write", () => {
       store.api.post(`/v2/stock_adjustments/${draft.body.data.id}/apply`, undefined, idempotencyKey("apply")),
     );
     expectStatus(result, 200);
-    assert.equal(statements.length, 13, statements.join("\n"));
+    assert.equal(statements.length, 12, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
   });
 });

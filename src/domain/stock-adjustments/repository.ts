@@ -124,6 +124,38 @@ export async function linesOf(
     .execute();
 }
 
+/**
+ * The lines an apply books, in position order, each with whether its item was deleted on the platform
+ * (a variant of the item marked deleted in the mirror), read in the same statement: the apply refuses
+ * such a line, and a separate lookup of the deleted items was one more round trip in its transaction.
+ */
+export async function linesToApply(
+  trx: Db,
+  storeId: number,
+  adjustmentId: number,
+): Promise<Array<AdjustmentLineRow & { item_deleted: boolean }>> {
+  return trx
+    .selectFrom("stock_adjustment_lines as l")
+    .selectAll("l")
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom("variants as v")
+            .select(sql`1`.as("one"))
+            .where("v.store_id", "=", storeId)
+            .whereRef("v.inventory_item_id", "=", "l.inventory_item_id")
+            .where("v.deleted_at", "is not", null),
+        )
+        .$castTo<boolean>()
+        .as("item_deleted"),
+    )
+    .where("l.store_id", "=", storeId)
+    .where("l.adjustment_id", "=", adjustmentId)
+    .orderBy("l.position")
+    .execute();
+}
+
 type LineQuantities = { id: number; before: number; after: number };
 
 /** The UPDATE of many lines' quantity_before / quantity_after, from three arrays (unnest). */

@@ -1,12 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
-import {
-  deletedInventoryItems,
-  findUsableLocation,
-  findVariants,
-  type VariantRow,
-} from "../catalog/index.ts";
+import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
 import { DetailCollector, notFound } from "../errors.ts";
 import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
@@ -18,7 +13,7 @@ import {
   findAdjustment,
   firstUnusedAdjustmentNumber,
   insertAdjustment,
-  linesOf,
+  linesToApply,
   lockAdjustmentWithLocationName,
   markApplied,
   replaceLines,
@@ -285,14 +280,14 @@ export async function applyAdjustment(
   if (!row) throw notFound("stock adjustment");
   const status = nextAdjustmentStatus(row.status, "apply");
   const locationId = Number(row.location_id);
-  const lines = await linesOf(trx, storeId, [id]);
+  // Each line says whether its item was deleted on the platform, read with the lines.
+  const lines = await linesToApply(trx, storeId, id);
   const itemIds = lines.map((l) => Number(l.inventory_item_id));
   const levels = await lockLevelsAt(trx, storeId, locationId, itemIds, ctx.clock.now());
   const problems = new DetailCollector();
   // A draft's item deleted on the platform since it was written: the draft is refused like a new line.
-  const gone = await deletedInventoryItems(trx, storeId, itemIds);
   lines.forEach((line, index) => {
-    if (gone.has(Number(line.inventory_item_id)))
+    if (line.item_deleted)
       problems.add(
         `lines.${index}.variant_id`,
         "deleted",
