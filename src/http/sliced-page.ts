@@ -11,8 +11,15 @@ import { yieldToLoop } from "../domain/slices.ts";
  * are what the route's `Page(item)` response schema gives: each row goes through that item schema's
  * serializer, the envelope around them is written here.
  */
-export function sendPageInSlices<T>(reply: FastifyReply, page: Page<T>, item: TSchema): FastifyReply {
-  const serialize = reply.compileSerializationSchema(item) as (row: T) => string;
+export function sendPageInSlices<T>(
+  reply: FastifyReply,
+  page: Page<T>,
+  item: TSchema,
+  /** A row's text from the item schema's serializer, when rows are not that schema's objects. */
+  rowText?: (serializeItem: (value: unknown) => string, row: T) => string,
+): FastifyReply {
+  const serializeItem = reply.compileSerializationSchema(item) as (value: unknown) => string;
+  const serialize = rowText ? (row: T) => rowText(serializeItem, row) : serializeItem;
   async function* chunks() {
     yield '{"data":[';
     for (let i = 0; i < page.data.length; i++) {

@@ -82,6 +82,7 @@ export {
 export {
   listHistory,
   listPurchaseOrders,
+  listPurchaseOrdersAs,
   ORDER_SORTS,
   type OrderSort,
   parseStatusFilter,
@@ -106,7 +107,12 @@ export {
 } from "./repository.ts";
 export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncomingChange } from "./stock.ts";
 export { moveOrdersToSupplier } from "./supplier-merge.ts";
-export { readPurchaseOrderText, readsLinesAsText } from "./text-read.ts";
+export {
+  presentSummariesWithLinesText,
+  readPurchaseOrderText,
+  readsLinesAsText,
+  type SummaryWithLinesText,
+} from "./text-read.ts";
 export { computeMoney, recomputeTotals } from "./totals.ts";
 export {
   assertCan,

@@ -60,6 +60,23 @@ export async function listPurchaseOrders(
   filters: OrderListFilters,
   listName = "purchase_orders",
 ): Promise<Page<PurchaseOrderSummary>> {
+  return listPurchaseOrdersAs(ctx, db, storeId, filters, listName, (orders, withLines) =>
+    presentSummaries(db, storeId, orders, withLines),
+  );
+}
+
+/**
+ * The list page of listPurchaseOrders, each row presented by `present` (its lines wanted or not):
+ * the route presents them with their lines as PostgreSQL's JSON text (text-read.ts).
+ */
+export async function listPurchaseOrdersAs<Row>(
+  ctx: AppContext,
+  db: Db,
+  storeId: number,
+  filters: OrderListFilters,
+  listName: string,
+  present: (orders: OrderRecord[], withLines: boolean) => Promise<Row[]>,
+): Promise<Page<Row>> {
   const withLines = filters.lines !== false;
   // Each row's line count, so a page of big orders ends before its lines exceed LINES_PER_PAGE; a page
   // without lines needs none (a list of 50 orders spent a third of its time on lines it did not show).
@@ -116,7 +133,7 @@ export async function listPurchaseOrders(
     (row) => ({ time: byCreation ? row.created_at : row.updated_at, id: row.id }),
     withLines ? { weight: (row) => row.line_count, max: LINES_PER_PAGE } : undefined,
   );
-  return { ...page, data: await presentSummaries(db, storeId, page.data as OrderRecord[], withLines) };
+  return { ...page, data: await present(page.data as OrderRecord[], withLines) };
 }
 
 export interface HistoryRowView {

@@ -9,7 +9,7 @@ import type { Db } from "../../db/database.ts";
 import { type HotQuery, hotSql, readsInChunks } from "../../db/prepared.ts";
 import { notFound } from "../errors.ts";
 import { linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
-import { assembleOrders, type OrderParts } from "./loading.ts";
+import { assembleOrders, type OrderParts, presentSummaries } from "./loading.ts";
 import {
   ORDER_COLUMNS_SQL,
   otherPartColumns,
@@ -17,7 +17,7 @@ import {
   partsOf,
   wholePart,
 } from "./one-statement-read.ts";
-import type { OrderRecord } from "./presenter.ts";
+import type { OrderRecord, PurchaseOrderSummary } from "./presenter.ts";
 
 type OrderTextRow = OrderRecord &
   Omit<PartsRow, "lines"> & {
@@ -83,4 +83,44 @@ export async function readPurchaseOrderText(
   const order = read && assembleOrders([read.record], read.parts).get(id);
   if (!read || !order) throw notFound("purchase order");
   return { order, linesJson: read.linesJson };
+}
+
+let pageStatement: HotQuery<[number, number[]], { id: number; lines_json: string }> | undefined;
+
+/** The lines' JSON text of each order of a page (one statement, whatever the page's lines). */
+const pageLinesText = () =>
+  (pageStatement ??= hotSql<[number, number[]], { id: number; lines_json: string }>(
+    "stockroom_page_lines_text",
+    `select po.id, ${linesJsonSql()} as lines_json from purchase_orders po
+where po.store_id = $1 and po.id = any($2::int[])`,
+    { priority: false },
+  ));
+
+/** A list row presented without lines, with its lines as the server wrote their JSON text. */
+export interface SummaryWithLinesText {
+  readonly order: PurchaseOrderSummary;
+  readonly linesJson: string;
+}
+
+/**
+ * presentSummaries' rows with their lines as text (PostgreSQL): a page of 250 orders holds up to
+ * LINES_PER_PAGE (1,500) lines, whose rows the driver built and the loop presented and serialized
+ * (issue 18 item 2). The orders' charges and sync are read and presented as before.
+ */
+export async function presentSummariesWithLinesText(
+  db: Db,
+  storeId: number,
+  orders: readonly OrderRecord[],
+): Promise<SummaryWithLinesText[]> {
+  if (orders.length === 0) return [];
+  const [heads, texts] = await Promise.all([
+    presentSummaries(db, storeId, orders, false),
+    pageLinesText().run(
+      db,
+      storeId,
+      orders.map((o) => o.id),
+    ),
+  ]);
+  const linesOf = new Map(texts.map((row) => [row.id, row.lines_json]));
+  return heads.map((order) => ({ order, linesJson: linesOf.get(order.id) ?? "[]" }));
 }

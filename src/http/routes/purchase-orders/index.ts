@@ -12,18 +12,21 @@ import {
   duplicateOrder,
   listHistory,
   listPurchaseOrders,
+  listPurchaseOrdersAs,
   loadSmallPurchaseOrder,
   markInTransit,
   markOrdered,
   ORDER_SORTS,
   type OrderSort,
   parseStatusFilter,
+  presentSummariesWithLinesText,
   readAheadForPatch,
   readPurchaseOrder,
   readPurchaseOrderText,
   readsLinesAsText,
   reopenOrder,
   smallOrderReadAhead,
+  spliceLines,
   unarchiveOrder,
   updatePurchaseOrder,
 } from "../../../domain/purchase-orders/index.ts";
@@ -127,7 +130,17 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     async (request, reply) => {
       const { store } = principalOf(request);
       const statuses = parseStatusFilter(request.query.status);
-      const page = await listPurchaseOrders(ctx, ctx.db, store.id, { ...request.query, statuses });
+      const filters = { ...request.query, statuses };
+      if (readsLinesAsText(ctx.db) && request.query.lines !== false) {
+        // PostgreSQL writes each order's lines as JSON text (line-text.ts): rows are spliced, not built.
+        const page = await listPurchaseOrdersAs(ctx, ctx.db, store.id, filters, "purchase_orders", (orders) =>
+          presentSummariesWithLinesText(ctx.db, store.id, orders),
+        );
+        return sendPageInSlices(reply, page, PurchaseOrderSummarySchema, (serialize, row) =>
+          spliceLines(serialize(row.order), row.linesJson),
+        );
+      }
+      const page = await listPurchaseOrders(ctx, ctx.db, store.id, filters);
       return sendPageInSlices(reply, page, PurchaseOrderSummarySchema);
     },
   );
