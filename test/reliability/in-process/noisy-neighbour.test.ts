@@ -15,7 +15,8 @@
  * the bound, so this run's sampling could see a regression: a test that cannot fail proves nothing.
  */
 import assert from "node:assert/strict";
-import { performance } from "node:perf_hooks";
+import { loadavg } from "node:os";
+import { PerformanceObserver, performance } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import { MAX_LINES_PER_ORDER } from "../../../src/domain/purchase-orders/line-cap.ts";
 import { startTestApp, type TestApp, type TestStore } from "../../helpers/app.ts";
@@ -114,6 +115,33 @@ function stallLoop(ms: number): () => void {
   return () => clearInterval(timer);
 }
 
+/**
+ * The main thread's garbage collections while `work` runs: count, total and longest pause (ms). Printed
+ * beside A's figures: B's big answers allocate, and a scavenge holds the loop like any other work.
+ */
+async function collections<T>(
+  work: () => Promise<T>,
+): Promise<[T, { n: number; total: number; max: number }]> {
+  const pauses: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration);
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  try {
+    const result = await work();
+    return [
+      result,
+      {
+        n: pauses.length,
+        total: Number(pauses.reduce((a, b) => a + b, 0).toFixed(1)),
+        max: Number(Math.max(0, ...pauses).toFixed(1)),
+      },
+    ];
+  } finally {
+    observer.disconnect();
+  }
+}
+
 const answered = (counts: HeavyCounts, status: number) =>
   Object.entries(counts)
     .filter(([label]) => label.endsWith(` ${status}`))
@@ -163,15 +191,25 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
     const heavy = startHeavyClient({ origin, key: b.key, orderIds, clients: CLIENTS });
     const idleTimes: number[] = [];
     const loadedTimes: number[] = [];
+    const gc = { idle: { n: 0, total: 0, max: 0 }, loaded: { n: 0, total: 0, max: 0 } };
+    const addGc = (into: typeof gc.idle, seen: typeof gc.idle) => {
+      into.n += seen.n;
+      into.total = Number((into.total + seen.total).toFixed(1));
+      into.max = Math.max(into.max, seen.max);
+    };
     let servedDuring = 0;
     for (let round = 0; round < ROUNDS; round++) {
       heavy.resume();
       await sleep(1_000); // B at work before A is timed
       const before = await heavy.counts();
-      loadedTimes.push(...(await sampleWhoami(a, PHASE_MS)));
+      const [loadedRound, loadedGc] = await collections(() => sampleWhoami(a, PHASE_MS));
+      loadedTimes.push(...loadedRound);
+      addGc(gc.loaded, loadedGc);
       servedDuring += answered(await heavy.counts(), 200) - answered(before, 200);
       await heavy.pause(); // nothing of B's in flight
-      idleTimes.push(...(await sampleWhoami(a, PHASE_MS)));
+      const [idleRound, idleGc] = await collections(() => sampleWhoami(a, PHASE_MS));
+      idleTimes.push(...idleRound);
+      addGc(gc.idle, idleGc);
     }
     const total = await heavy.stop();
     const idle = figures(idleTimes);
@@ -185,6 +223,8 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
         loaded,
         b: total,
         b_served_while_timed: servedDuring,
+        gc,
+        load: loadavg().map((n) => Number(n.toFixed(1))),
       }),
     );
     // The calibration: this run's sampling sees a stall of the size the fixes removed.
