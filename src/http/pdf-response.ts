@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { AppContext } from "../context.ts";
-import { purchaseOrderPdf } from "../domain/documents/index.ts";
+import { purchaseOrderPdfFile } from "../domain/documents/index.ts";
 
 /** Route response schema of a PDF (for the OpenAPI document). */
 export const PdfResponse = {
@@ -19,11 +19,11 @@ export async function sendPurchaseOrderPdf(
   orderId: number,
   receivingCopy: boolean,
 ): Promise<FastifyReply> {
-  const { document, pdf } = await purchaseOrderPdf(ctx, storeId, orderId, { receivingCopy, refusable: true });
-  const filename = `${document.number}${receivingCopy ? "-receiving" : ""}.pdf`.replace(
-    /[^A-Za-z0-9._-]/g,
-    "_",
-  );
+  const { number, pdf } = await purchaseOrderPdfFile(ctx, storeId, orderId, {
+    receivingCopy,
+    refusable: true,
+  });
+  const filename = `${number}${receivingCopy ? "-receiving" : ""}.pdf`.replace(/[^A-Za-z0-9._-]/g, "_");
   return reply
     .type("application/pdf")
     .header("content-disposition", `inline; filename="${filename}"`)

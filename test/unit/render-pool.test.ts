@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { after, describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import { renderPurchaseOrderPdf } from "../../src/domain/documents/purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "../../src/domain/documents/purchase-order-view.ts";
 import { PER_STORE, RenderPool } from "../../src/domain/documents/render-pool.ts";
+import { RENDER_NICENESS } from "../../src/domain/documents/render-worker.ts";
 import { AppError } from "../../src/domain/errors.ts";
 
 function order(number: string, lineCount: number): PurchaseOrderDocument {
@@ -46,6 +48,21 @@ function order(number: string, lineCount: number): PurchaseOrderDocument {
   };
 }
 
+/** Each thread of this process by id with its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceness(): Map<number, number> {
+  const nice = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8");
+      // The fields after the name in parentheses (which may hold spaces) start at field 3.
+      nice.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return nice;
+}
+
 describe("PDF render pool", () => {
   const pools: RenderPool[] = [];
   after(async () => {
@@ -61,6 +78,31 @@ describe("PDF render pool", () => {
     const receiving = await pool.render(1, document, true, true);
     assert.ok(receiving.equals(await renderPurchaseOrderPdf(document, { receivingCopy: true })));
     assert.equal(pool.heldBy(1), 0);
+  });
+
+  it("on Linux a PDF thread runs at its own niceness, the event loop's thread at the process's", {
+    skip: process.platform !== "linux",
+  }, async (t) => {
+    const own = threadNiceness().get(process.pid) as number;
+    if (own >= RENDER_NICENESS) {
+      t.skip(`the process already runs at niceness ${own}`);
+      return;
+    }
+    const before = new Set(threadNiceness().keys());
+    const pool = new RenderPool(1);
+    pools.push(pool);
+    await pool.render(1, order("PO-NICE", 3), false, true);
+    const started = [...threadNiceness()].filter(([tid]) => !before.has(tid));
+    // The worker's own threads (its V8 platform's, libuv's) start beside it at the process's value.
+    const reniced = started.filter(([, nice]) => nice !== own);
+    assert.deepEqual(
+      reniced.map(([, nice]) => nice),
+      [RENDER_NICENESS],
+      JSON.stringify(started),
+    );
+    assert.equal(threadNiceness().get(process.pid), own);
+    await pool.close();
+    assert.equal(threadNiceness().has(reniced[0][0]), false, "the thread ends with the pool");
   });
 
   it(`refuses a store's render beyond ${PER_STORE} at once with 429 rate_limited and Retry-After; other stores and the mail job still get theirs`, async () => {

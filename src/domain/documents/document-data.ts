@@ -1,6 +1,7 @@
 import type { Db } from "../../db/database.ts";
-import { findOrderRow, readPurchaseOrder } from "../purchase-orders/index.ts";
+import { readPurchaseOrder } from "../purchase-orders/index.ts";
 import { findSupplier, presentSupplier } from "../suppliers/index.ts";
+import type { PdfVersion } from "./pdf-version.ts";
 import type { AddressView, PurchaseOrderDocument } from "./purchase-order-view.ts";
 
 function locationAddress(name: string, address: Record<string, string | null> | null): AddressView {
@@ -18,40 +19,55 @@ function locationAddress(name: string, address: Record<string, string | null> | 
   };
 }
 
+/** The ship-to location's name and address (when the order moved since its version was read). */
+function readLocation(db: Db, storeId: number, locationId: number) {
+  return db
+    .selectFrom("locations")
+    .select(["name", "address"])
+    .where("store_id", "=", storeId)
+    .where("id", "=", locationId)
+    .executeTakeFirst();
+}
+
 /**
- * Everything the PDF shows, gathered in a fixed number of queries: the order as GET returns it, its
- * supplier, the store and the ship-to location's address.
+ * Everything the PDF shows: the order as GET returns it and its supplier, read after `version`
+ * (pdf-version.ts), which brought the store, the ship-to location and the bill-to. Read after it, so
+ * what is rendered is never older than the version it is cached under. An order moved to another
+ * supplier or location in between has that one read again.
  */
 export async function loadPurchaseOrderDocument(
   db: Db,
   storeId: number,
   orderId: number,
+  version: PdfVersion,
 ): Promise<PurchaseOrderDocument> {
-  const order = await readPurchaseOrder(db, storeId, orderId);
-  const [supplier, store, location, orderRow] = await Promise.all([
-    findSupplier(db, storeId, order.supplier_id),
-    db
-      .selectFrom("stores")
-      .select(["name", "domain", "owner_email", "timezone"])
-      .where("id", "=", storeId)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom("locations")
-      .select(["name", "address"])
-      .where("store_id", "=", storeId)
-      .where("id", "=", order.location.id)
-      .executeTakeFirst(),
-    findOrderRow(db, storeId, orderId),
+  const [order, supplierRow] = await Promise.all([
+    readPurchaseOrder(db, storeId, orderId),
+    findSupplier(db, storeId, version.supplier_id),
   ]);
-  if (!supplier || !orderRow)
-    throw new Error(`purchase order ${orderId} changed while its document was read`);
+  const supplier =
+    order.supplier_id === version.supplier_id
+      ? supplierRow
+      : await findSupplier(db, storeId, order.supplier_id);
+  if (!supplier) throw new Error(`purchase order ${orderId} changed while its document was read`);
+  const location =
+    order.location.id !== version.location_id
+      ? await readLocation(db, storeId, order.location.id)
+      : version.location_name === null
+        ? undefined
+        : { name: version.location_name, address: version.location_address };
   const shipTo =
     order.ship_to_address ?? (location ? locationAddress(location.name, location.address) : null);
   return {
     ...order,
     ship_to_address: shipTo as PurchaseOrderDocument["ship_to_address"],
-    store: { name: store.name, domain: store.domain, email: store.owner_email, timezone: store.timezone },
+    store: {
+      name: version.store_name,
+      domain: version.store_domain,
+      email: version.store_email,
+      timezone: version.store_timezone,
+    },
     supplier: presentSupplier(supplier),
-    bill_to: orderRow.bill_to_override,
+    bill_to: version.bill_to_override,
   };
 }

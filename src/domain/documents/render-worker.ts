@@ -23,7 +23,7 @@ export type RenderResponse =
  * thread (setpriority of pid 0 is the calling thread), so only this thread yields the CPU. Elsewhere
  * pid 0 is the whole process, the API's loop included: left alone there.
  */
-const RENDER_NICENESS = 10;
+export const RENDER_NICENESS = 10;
 
 const port = parentPort;
 if (port) {

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import type { AppContext } from "../../context.ts";
 import { loadPurchaseOrderDocument } from "./document-data.ts";
 import { PdfCache } from "./pdf-cache.ts";
+import { pdfKeyOf, readPdfVersion } from "./pdf-version.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
 import { RenderPool } from "./render-pool.ts";
 
@@ -25,38 +25,23 @@ function rendererOf(ctx: AppContext): Renderer {
   );
 }
 
-/**
- * The key of a rendering: the store, the order, the copy and a digest of the whole document. The
- * document is everything the PDF prints (the order as GET shows it, the store's name and zone, the
- * supplier record, the ship-to location), so a change to any of them, even one that leaves the
- * order's updated_at alone (a renamed store or location, a supplier's new address), is a new key.
- */
-function keyOf(storeId: number, document: PurchaseOrderDocument, receivingCopy: boolean): string {
-  const digest = createHash("sha256").update(JSON.stringify(document)).digest("base64url");
-  return `${storeId}:${receivingCopy ? "receiving" : "priced"}:${digest}`;
+export interface PdfOptions {
+  readonly receivingCopy: boolean;
+  /** The API may be answered 429 when the store already has its share of renders under way. */
+  readonly refusable: boolean;
 }
 
-export interface RenderedPdf {
-  readonly document: PurchaseOrderDocument;
-  readonly pdf: Buffer;
-}
-
-/**
- * A purchase order's PDF (or receiving copy): from the cache when nothing it shows has changed, else
- * rendered off the event loop. `refusable` (the API) may be answered 429 when the store already has
- * its share of renders under way; the mail job always waits its turn.
- */
-export async function purchaseOrderPdf(
+/** The cached rendering of `key`, or a new one of the document (shared with a render of it under way). */
+function renderedOnce(
   ctx: AppContext,
   storeId: number,
-  orderId: number,
-  options: { receivingCopy: boolean; refusable: boolean },
-): Promise<RenderedPdf> {
-  const document = await loadPurchaseOrderDocument(ctx.db, storeId, orderId);
+  key: string,
+  document: PurchaseOrderDocument,
+  options: PdfOptions,
+): Promise<Buffer> {
   const renderer = rendererOf(ctx);
-  const key = keyOf(storeId, document, options.receivingCopy);
   const cached = renderer.cache.get(key);
-  if (cached) return { document, pdf: cached };
+  if (cached) return Promise.resolve(cached);
   let rendering = renderer.inFlight.get(key);
   if (!rendering) {
     rendering = renderer.pool.render(storeId, document, options.receivingCopy, options.refusable);
@@ -67,5 +52,50 @@ export async function purchaseOrderPdf(
       forget();
     }, forget);
   }
-  return { document, pdf: await rendering };
+  return rendering;
+}
+
+export interface PdfFile {
+  /** The order's number, for the file's name. */
+  readonly number: string;
+  readonly pdf: Buffer;
+}
+
+/**
+ * A purchase order's PDF (or receiving copy) to serve: from the cache when nothing it shows has
+ * changed (one statement, the version: pdf-version.ts), else read and rendered off the event loop.
+ */
+export async function purchaseOrderPdfFile(
+  ctx: AppContext,
+  storeId: number,
+  orderId: number,
+  options: PdfOptions,
+): Promise<PdfFile> {
+  const version = await readPdfVersion(ctx.db, storeId, orderId);
+  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version);
+  const cached = rendererOf(ctx).cache.get(key);
+  if (cached) return { number: version.order_number, pdf: cached };
+  const document = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
+  return { number: version.order_number, pdf: await renderedOnce(ctx, storeId, key, document, options) };
+}
+
+export interface RenderedPdf {
+  readonly document: PurchaseOrderDocument;
+  readonly pdf: Buffer;
+}
+
+/**
+ * A purchase order's PDF with the document it shows (the mail job writes its message from it): the
+ * document is always read, the rendering comes from the cache when one of the same version is there.
+ */
+export async function purchaseOrderPdf(
+  ctx: AppContext,
+  storeId: number,
+  orderId: number,
+  options: PdfOptions,
+): Promise<RenderedPdf> {
+  const version = await readPdfVersion(ctx.db, storeId, orderId);
+  const document = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
+  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version);
+  return { document, pdf: await renderedOnce(ctx, storeId, key, document, options) };
 }
