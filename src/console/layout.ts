@@ -89,7 +89,7 @@ export function page(options: PageOptions): string {
 </header>`;
   const storeNav = store
     ? html`<nav class="tabs" aria-label="Store ${store.name}">
-  <p class="store-name">Store <strong>${store.name}</strong> <span class="muted">#${store.id}</span></p>
+  <p class="store-name">Store <strong>${store.name}</strong></p>
   <ul>${STORE_TABS.filter((t) => !t.settings || seesSettings(session)).map(
     (t) =>
       html`<li><a href="${storePath(store.id, t.path)}"${t.tab === tab ? html` aria-current="page"` : ""}>${t.label}</a></li>`,

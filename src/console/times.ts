@@ -39,3 +39,34 @@ export function shownTime(iso: string, timeZone: string | null | undefined): str
   const shown = `${part.day} ${part.month} ${part.year}, ${part.hour}:${part.minute}`;
   return timeZone ? shown : `${shown} UTC`;
 }
+
+/** How far the zone's wall clock is ahead of UTC at an instant, in milliseconds. */
+function offsetAt(instant: number, timeZone: string): number {
+  const part: Record<string, string> = {};
+  for (const p of formatIn(timeZone).formatToParts(new Date(instant))) part[p.type] = p.value;
+  const month = MONTHS.indexOf(part.month);
+  const wall = Date.UTC(Number(part.year), month, Number(part.day), Number(part.hour), Number(part.minute));
+  return wall - Math.floor(instant / 60_000) * 60_000;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * A wall-clock time typed in a store's page ("2026-11-26T11:04", a datetime-local field) as the
+ * instant it names in the store's zone, so what the merchant types is what the page shows back; null
+ * when it is not such a time. A time the clock skips (the hour lost to summer time) lands an hour away.
+ */
+export function instantOf(local: string, timeZone: string | null | undefined): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1).map((n) => Number(n ?? 0));
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  const check = new Date(wall);
+  const outOfRange = hour > 23 || minute > 59 || second > 59;
+  if (outOfRange || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null;
+  const zone = timeZone ?? "UTC";
+  // The offset at the wall time read as UTC, then at the instant that gives: right on either side of a
+  // change of offset, since the two readings agree away from one.
+  const first = wall - offsetAt(wall, zone);
+  return new Date(wall - offsetAt(first, zone)).toISOString();
+}

@@ -19,6 +19,7 @@ import {
 import { csrfField, errorSummary, page, storePath, table } from "../layout.ts";
 import { queryString } from "../query-string.ts";
 import { settingsNav } from "../settings-nav.ts";
+import { instantOf } from "../times.ts";
 
 const SCOPE_HINTS: Record<string, string> = {
   read: "read everything",
@@ -104,7 +105,7 @@ ${SCOPES.map(
     html`<label><input type="checkbox" name="scopes" value="${scope}"${values.scopes.includes(scope) ? html` checked` : ""}> <code>${scope}</code> <span class="hint">${SCOPE_HINTS[scope] ?? ""}</span></label>`,
 )}
 </fieldset>
-<div class="field"><label for="key-expires">Expires at <span class="hint">(optional; UTC)</span></label>
+<div class="field"><label for="key-expires">Expires at <span class="hint">(optional; the store's time)</span></label>
 <input type="datetime-local" id="key-expires" name="expires_at" value="${values.expires_at}"></div>
 <div><button type="submit">Create key</button></div>
 </form>`;
@@ -126,13 +127,13 @@ export function keysPage(ctx: PageContext, rawId: unknown) {
   return renderKeys(ctx, rawId, { name: "", scopes: ["read"], expires_at: "" }, null, 200);
 }
 
-/** `YYYY-MM-DDTHH:MM[:SS]` from a datetime-local field, read as UTC. */
-function expiryOf(value: string): string | null | undefined {
+/**
+ * `YYYY-MM-DDTHH:MM[:SS]` from a datetime-local field, read in the store's zone: the keys' times are
+ * shown in it, so a key set to expire at 18:00 shows 18:00. Null: no expiry; undefined: not a time.
+ */
+function expiryOf(value: string, timeZone: string): string | null | undefined {
   if (value === "") return null;
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/.exec(value);
-  if (!match) return undefined;
-  const date = new Date(`${match[1]}T${match[2]}${match[3] ?? ":00"}Z`);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return instantOf(value, timeZone) ?? undefined;
 }
 
 export async function createKeyAction(ctx: PageContext, rawId: unknown) {
@@ -143,7 +144,8 @@ export async function createKeyAction(ctx: PageContext, rawId: unknown) {
     scopes: fieldList(form, "scopes"),
     expires_at: field(form, "expires_at"),
   };
-  const expires = expiryOf(values.expires_at);
+  const store = values.expires_at === "" ? null : await loadStore(ctx, storeId);
+  const expires = expiryOf(values.expires_at, store?.timezone ?? "UTC");
   if (expires === undefined) {
     const error = new AdminError(422, "validation_failed", "expires_at: is not a date and time", [
       { field: "expires_at", code: "invalid_format", message: "is not a date and time" },

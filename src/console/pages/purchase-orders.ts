@@ -1,7 +1,7 @@
 import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import { type PageContext, queryOf, sendPage, takeFlash } from "../context.ts";
-import { notAvailable, page, storePath, table } from "../layout.ts";
+import { notAvailable, page, storePath, table, timeHtml } from "../layout.ts";
 import { ORDER_STATUSES, type Order, ordersPath, paymentWords, statusWords } from "../purchase-order-data.ts";
 import { queryString } from "../query-string.ts";
 import { locationsOf } from "../stock-levels.ts";
@@ -136,6 +136,8 @@ export async function purchaseOrdersPage(ctx: PageContext) {
     listed = supplier.kind === "supplier" ? await listOrders(String(supplier.supplier.id)) : null;
   }
   const locations = await locationsRead;
+  // Its time zone names the day an order was created: a merchant's evening is the next day in UTC.
+  const { timezone } = await storeRead;
   let rows: Order[] = [];
   let next: string | null = null;
   let problem: ReturnType<typeof html> | "" = "";
@@ -209,7 +211,7 @@ ${table(
     { header: "Ships to", cell: (o) => o.location?.name ?? null },
     { header: "Payment", cell: (o) => paymentWords(o.payment_status) },
     { header: "Expected", cell: (o) => o.expected_at },
-    { header: "Created", cell: (o) => o.created_at.slice(0, 10) },
+    { header: "Created", cell: (o) => timeHtml(o.created_at, timezone) },
   ],
   rows,
   problem || unresolved ? "No orders shown." : "No purchase orders match.",

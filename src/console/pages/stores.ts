@@ -130,15 +130,18 @@ export async function storePage(ctx: PageContext, rawId: unknown) {
   const store = await loadStore(ctx, rawId);
   const body = html`${apiAccessSection(ctx, store, can(ctx.request, "settings") ? "overview" : null)}
 <h2>Settings</h2>
-${dl([
-  ["Name", store.name],
-  ["Domain", store.domain],
-  ["Currency", store.currency],
-  ["Time zone", store.timezone],
-  ["Owner email", store.owner_email],
-  ["Created", store.created_at],
-  ["Updated", store.updated_at],
-])}
+${dl(
+  [
+    ["Name", store.name],
+    ["Domain", store.domain],
+    ["Currency", store.currency],
+    ["Time zone", store.timezone],
+    ["Owner email", store.owner_email],
+    ["Created", store.created_at],
+    ["Updated", store.updated_at],
+  ],
+  store.timezone,
+)}
 ${platformSummary(store)}
 <h2>Numbering</h2>
 ${dl([

@@ -75,6 +75,17 @@ export async function allCatalogRows(ctx: PageContext, supplierId: number): Prom
   return rows;
 }
 
+/** One item's row of the supplier's catalog, or null: the API's filter reads that row alone. */
+export async function catalogRowOf(
+  ctx: PageContext,
+  supplierId: number,
+  itemId: number,
+): Promise<CatalogRow | null> {
+  const query = queryString({ inventory_item_id: itemId });
+  const res: Page<CatalogRow> = await storeApi(ctx.request).get(`/suppliers/${supplierId}/catalog${query}`);
+  return res.data.find((r) => r.inventory_item_id === itemId) ?? null;
+}
+
 function tiersText(set: TierSet | null | undefined): string | null {
   if (!set || set.tiers.length === 0) return null;
   return set.tiers.map((t) => `${t.min_qty}+ at ${money(t.price, set.currency)}`).join(", ");

@@ -17,7 +17,7 @@ import { csrfField, dl, page } from "../layout.ts";
 import { storeApi } from "../store-api.ts";
 import { fieldError, formErrors, invalidAttrs, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { loadSupplier, type Supplier, suppliersPath } from "../supplier-form.ts";
-import { allCatalogRows, type CatalogRow, type TierSet } from "./supplier-catalog.ts";
+import { catalogRowOf, type TierSet } from "./supplier-catalog.ts";
 
 /**
  * A catalog item's prices from one supplier (issue 20 item 2): the tiers in force and the upcoming
@@ -52,11 +52,10 @@ async function render(
   values: { tiers: string; effective_from: string },
   error: AdminError | null,
 ) {
-  const [rows, byItem] = await Promise.all([
-    allCatalogRows(ctx, supplier.id),
+  const [row, byItem] = await Promise.all([
+    catalogRowOf(ctx, supplier.id, itemId),
     variantsByItem(storeApi(ctx.request), [itemId]),
   ]);
-  const row = rows.find((r: CatalogRow) => r.inventory_item_id === itemId);
   if (!row) throw new PageNotFound(`${supplier.name}'s catalog has no such item.`);
   const variant = byItem.get(itemId);
   const label = variant ? itemLabel(variant) : `Item ${itemId}`;

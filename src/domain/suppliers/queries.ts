@@ -135,7 +135,8 @@ export async function getSupplierJson(
 
 /**
  * A supplier's catalog rows, prices as they stand on the store's today; 404 when the supplier is not
- * the store's.
+ * the store's. `inventoryItemId`: only that item's row (the `supplier_catalog_items_key` index finds
+ * it), so a page about one item does not read the catalog.
  */
 export async function listCatalogRows(
   ctx: AppContext,
@@ -143,17 +144,25 @@ export async function listCatalogRows(
   store: { id: number; timezone: string },
   supplierId: number,
   paging: PageRequest,
+  inventoryItemId?: number,
 ): Promise<Page<SupplierCatalogRowView>> {
   const storeId = store.id;
   await getSupplier(db, storeId, supplierId);
+  let query = catalogListQuery(db, storeId, supplierId);
+  if (inventoryItemId !== undefined) query = query.where("c.inventory_item_id", "=", inventoryItemId);
   const page = await keysetPage(
-    catalogListQuery(db, storeId, supplierId),
+    query,
     paging,
     {
       timeColumn: "c.updated_at",
       idColumn: "c.id",
       direction: "asc",
-      binding: { list: "supplier_catalog", store: storeId, supplier: supplierId },
+      binding: {
+        list: "supplier_catalog",
+        store: storeId,
+        supplier: supplierId,
+        inventory_item_id: inventoryItemId,
+      },
     },
     ctx.cursorSecret,
     (row) => ({ time: row.updated_at, id: row.id }),

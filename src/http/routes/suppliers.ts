@@ -261,13 +261,17 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
         tags,
         summary: "A supplier's catalog rows, oldest update first",
         params: IdParam,
-        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
+        querystring: Type.Object(
+          { ...PagingQuery, inventory_item_id: Type.Optional(PlatformId) },
+          { additionalProperties: false },
+        ),
         response: { 200: Page(SupplierCatalogRowSchema), ...commonErrorResponses },
       },
     },
     async (request) => {
       const { store } = principalOf(request);
-      return listCatalogRows(ctx, ctx.db, store, request.params.id, request.query);
+      const { inventory_item_id, ...paging } = request.query;
+      return listCatalogRows(ctx, ctx.db, store, request.params.id, paging, inventory_item_id);
     },
   );
 
