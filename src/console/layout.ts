@@ -131,6 +131,14 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
+export interface TableOptions {
+  /**
+   * On a phone (console.css, `table.cards`) each row is a card: the first column its heading, every
+   * other cell under its column's name, so no column is cut off or hidden behind a scroll.
+   */
+  cards?: boolean;
+}
+
 /** A semantic table: caption, header cells with scope, an empty-state row. */
 export function table<T>(
   caption: string,
@@ -138,17 +146,23 @@ export function table<T>(
   rows: readonly T[],
   empty = "Nothing yet.",
   timeZone?: string,
+  options: TableOptions = {},
 ): SafeHtml {
-  return html`<div class="table-wrap"><table>
+  const cell = (c: Column<T>, row: T, index: number) => {
+    const value = valueHtml(c.cell(row), timeZone);
+    if (!options.cards) return html`<td${c.numeric ? html` class="num"` : ""}>${value}</td>`;
+    // A card's cell is a grid of its label and one box: the value in a span, however many parts it has.
+    return index === 0
+      ? html`<th scope="row">${value}</th>`
+      : html`<td${c.numeric ? html` class="num"` : ""} data-label="${c.header}"><span>${value}</span></td>`;
+  };
+  return html`<div class="table-wrap"><table${options.cards ? html` class="cards"` : ""}>
 <caption>${caption}</caption>
 <thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ""}>${c.header}</th>`)}</tr></thead>
 <tbody>${
     rows.length === 0
       ? html`<tr><td colspan="${columns.length}" class="empty">${empty}</td></tr>`
-      : rows.map(
-          (row) =>
-            html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ""}>${valueHtml(c.cell(row), timeZone)}</td>`)}</tr>`,
-        )
+      : rows.map((row) => html`<tr>${columns.map((c, i) => cell(c, row, i))}</tr>`)
   }</tbody>
 </table></div>`;
 }

@@ -25,7 +25,8 @@ describe("stock pages in a browser", { skip: browserSkip }, () => {
   let browser: Browser;
   let tracked: Variant[];
   let location: { id: number; name: string };
-  const checkPage = pageChecker(artifactsFolder("console-stock"));
+  const artifactsDir = artifactsFolder("console-stock");
+  const checkPage = pageChecker(artifactsDir);
   const foreign: string[] = [];
 
   const signIn = async (email: string): Promise<Page> => {
@@ -164,6 +165,50 @@ describe("stock pages in a browser", { skip: browserSkip }, () => {
     await page.getByText(/Draft PO-\d+ raised for 6 ×/).waitFor();
     assert.match(page.url(), /\/purchase_orders\/\d+$/);
     await checkPage(page, "raised-order");
+    await page.context().close();
+  });
+
+  test("on a phone (390 px) the stock lists are cards: nothing scrolls sideways, each quantity under its name", async () => {
+    const page = await signIn("bo@example.com");
+    await page.setViewportSize({ width: 390, height: 800 });
+    for (const rest of ["/stock", "/stock/low"]) {
+      await page.goto(`${base}/console/stores/${store.id}${rest}`);
+      // No helper functions inside: tsx names them with a helper the page does not have.
+      const seen = await page.evaluate(() => {
+        const table = document.querySelector("main table") as HTMLTableElement;
+        const wrap = table.closest(".table-wrap") as HTMLElement;
+        const row = table.querySelector("tbody tr") as HTMLTableRowElement;
+        const heading = row.querySelector('th[scope="row"]') as HTMLElement;
+        const available = row.querySelector('td[data-label="Available"]') as HTMLElement;
+        const incoming = row.querySelector('td[data-label="Incoming"]') as HTMLElement;
+        return {
+          screen: document.documentElement.clientWidth,
+          scroll: [wrap.scrollWidth, wrap.clientWidth],
+          right: Math.round(table.getBoundingClientRect().right),
+          heading: heading.innerText,
+          label: getComputedStyle(available, "::before").content,
+          // A card stacks its cells: "Available" sits below the item, not beside it.
+          below: available.getBoundingClientRect().top >= heading.getBoundingClientRect().bottom - 1,
+          incoming: getComputedStyle(incoming, "::before").content,
+        };
+      });
+      assert.ok(
+        seen.scroll[0] <= seen.scroll[1] + 1,
+        `${rest}: ${seen.scroll[0]} px in a ${seen.scroll[1]} px box`,
+      );
+      assert.ok(
+        seen.right <= seen.screen + 1,
+        `${rest}: the table ends at ${seen.right} px of ${seen.screen}`,
+      );
+      assert.match(seen.heading, /SKU /, rest);
+      assert.equal(seen.label, '"Available"', rest);
+      assert.equal(seen.incoming, '"Incoming"', rest);
+      assert.equal(seen.below, true, rest);
+      await page.screenshot({
+        path: `${artifactsDir}/phone${rest.replaceAll("/", "-")}-390.png`,
+        fullPage: true,
+      });
+    }
     await page.context().close();
   });
 

@@ -137,6 +137,9 @@ ${table(
     : low
       ? "No item is at or below its low-stock threshold or reorder point."
       : "No stock levels yet.",
+  store.timezone,
+  // Up to ten columns: on a phone a card per row, the item first, then its quantities by name.
+  { cards: true },
 )}
 <nav class="pager" aria-label="Pages">
 ${q.cursor ? html`<a href="${here}${queryString(filters)}">First page</a>` : ""}
