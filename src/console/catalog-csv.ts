@@ -113,12 +113,14 @@ export function catalogCsvSkus(text: string): string[] {
 }
 
 /**
- * The file's rows as API input, or every problem found. `variantBySku` resolves the `sku` column (the
- * store's variants, exact match); a row may name its item by `inventory_item_id` instead.
+ * The file's rows as API input, or every problem found. `variantsBySku` resolves the `sku` column (the
+ * store's variants having it, exact match); a row may name its item by `inventory_item_id` instead.
+ * A SKU several variants share names no one item: the row is refused with their count, never put on
+ * the first of them.
  */
 export function readCatalogCsv(
   text: string,
-  variantBySku: (sku: string) => { id: number } | undefined,
+  variantsBySku: (sku: string) => readonly { id: number }[] | undefined,
 ): { rows: CatalogRowInput[]; problems: RowProblem[] } {
   const table = parseCsv(text);
   const problems: RowProblem[] = [];
@@ -144,9 +146,14 @@ export function readCatalogCsv(
       if (/^\d{1,10}$/.test(itemId)) row.inventory_item_id = Number(itemId);
       else problem("inventory_item_id", "is not a whole number");
     } else if (sku !== "") {
-      const variant = variantBySku(sku);
-      if (variant) row.variant_id = variant.id;
-      else problem("sku", `"${sku}" is no item of this store`);
+      const variants = variantsBySku(sku) ?? [];
+      if (variants.length === 1) row.variant_id = variants[0].id;
+      else if (variants.length === 0) problem("sku", `"${sku}" is no item of this store`);
+      else
+        problem(
+          "sku",
+          `"${sku}" is the SKU of ${variants.length} items of this store: name the item by its inventory_item_id`,
+        );
     } else problem("sku", "is empty: name the item by its SKU");
     const supplierSku = get("supplier_sku");
     if (header.includes("supplier_sku")) row.supplier_sku = supplierSku === "" ? null : supplierSku;

@@ -49,26 +49,32 @@ export function skuGroups(skus: readonly string[]): string[][] {
 }
 
 /**
- * The store's variant for each of these SKUs (exact; several variants sharing a SKU: the first in the
- * API's order), read by the SKUs themselves (GET /v2/variants?sku=…&sku=…, 250 a call), so a CSV of
- * 250 rows costs one call in a store of 100 items as in one of 100,000. A group's pages are read only
- * while some of its SKUs are still unseen (more than a page of matches means shared SKUs).
+ * Every variant of the store having each of these SKUs (exact), in the API's order, read by the SKUs
+ * themselves (GET /v2/variants?sku=…&sku=…, 250 a call), so a CSV of 250 rows costs one call in a
+ * store of 100 items as in one of 100,000. A SKU is not unique in a store: each group's pages are read
+ * to the end, so a SKU several variants share comes back with all of them (a page more per 250 extra
+ * matches; none when every SKU is one variant's) and the import can refuse it rather than guess.
  */
-export async function variantsBySku(api: StoreApi, skus: readonly string[]): Promise<Map<string, Variant>> {
+export async function variantsBySku(api: StoreApi, skus: readonly string[]): Promise<Map<string, Variant[]>> {
   const wanted = [...new Set(skus.filter((s) => s !== ""))];
-  const found = new Map<string, Variant>();
+  const found = new Map<string, Variant[]>();
   await Promise.all(
     skuGroups(wanted).map(async (group) => {
-      const unseen = new Set(group);
+      const named = new Set(group);
       let cursor: string | null = null;
       do {
         const query = new URLSearchParams(group.map((sku) => ["sku", sku]));
         query.set("limit", String(PAGE_SIZE));
         if (cursor) query.set("cursor", cursor);
         const res: Page<Variant> = await api.get(`/variants?${query}`);
-        for (const v of res.data) if (v.sku !== null && unseen.delete(v.sku)) found.set(v.sku, v);
+        for (const v of res.data) {
+          if (v.sku === null || !named.has(v.sku)) continue;
+          const same = found.get(v.sku);
+          if (same) same.push(v);
+          else found.set(v.sku, [v]);
+        }
         cursor = res.has_more ? res.next_cursor : null;
-      } while (cursor && unseen.size > 0);
+      } while (cursor);
     }),
   );
   return found;

@@ -281,6 +281,47 @@ describe("console suppliers", () => {
     );
   });
 
+  test("a CSV row whose SKU several items share is refused with their count; nothing is written", async () => {
+    // Two fixture variants given one SKU (a store may hold such, Shopify does not make SKUs unique).
+    const twins = [770_001, 770_002];
+    await insertFixtureVariants(t, store.id, twins);
+    await t.runtime.ctx.db
+      .updateTable("variants")
+      .set({ sku: "TWIN-1" })
+      .where("store_id", "=", store.id)
+      .where("inventory_item_id", "in", twins)
+      .execute();
+    const s = await createSupplier(store.api, { name: "Twin Supplies" });
+    const [one] = variants;
+    const csv = ["sku,supplier_sku,tiers", `${one.sku},ONE-1,1:2.00`, "TWIN-1,TW-1,1:3.00"].join("\n");
+    const refused = await agent.post(`${base()}/${s.id}/catalog/import`, { _csrf: csrf, csv });
+    assert.equal(refused.status, 422);
+    const shown = text(refused.body);
+    assert.match(shown, /Nothing was imported\./);
+    assert.match(
+      shown,
+      /Line 3, sku: "TWIN-1" is the SKU of 2 items of this store: name the item by its inventory_item_id/,
+    );
+    assert.doesNotMatch(shown, /Line 2/);
+    assert.deepEqual((await store.api.get(`/v2/suppliers/${s.id}/catalog`)).body.data, []);
+    // Named by its inventory item id, the row goes to that item.
+    const exact = [
+      "sku,inventory_item_id,supplier_sku,tiers",
+      `${one.sku},,ONE-1,1:2.00`,
+      `TWIN-1,${twins[1]},TW-1,1:3.00`,
+    ].join("\n");
+    const imported = await agent.post(`${base()}/${s.id}/catalog/import`, { _csrf: csrf, csv: exact });
+    assert.equal(imported.status, 303, imported.body);
+    const catalog = (await store.api.get(`/v2/suppliers/${s.id}/catalog`)).body.data;
+    assert.deepEqual(
+      catalog.map((r: any) => [r.inventory_item_id, r.supplier_sku]).sort(),
+      [
+        [one.inventory_item_id, "ONE-1"],
+        [twins[1], "TW-1"],
+      ].sort(),
+    );
+  });
+
   test("a CSV import finds its SKUs however many variants the store has, in one call for the file", async () => {
     // A store of its own with more variants than the 40 pages of 250 the import once read through:
     // the last one in the API's order (the highest id of one insert) lay past them.

@@ -1,7 +1,8 @@
 /**
  * The console's lookup of a CSV's SKUs (item-search.ts): grouped into requests of at most 250 SKUs and
- * a bounded query length, each SKU answered by its first variant in the API's order, and the number of
- * calls set by the SKUs and their matches, not by the size of the catalog. The API is a fake that
+ * a bounded query length, each SKU answered by every variant having it in the API's order (a shared
+ * SKU with all of them, so the import can refuse it), and the number of calls set by the SKUs and
+ * their matches, not by the size of the catalog. The API is a fake that
  * answers GET /variants?sku=…&sku=… as the real one does (the list's order, pages of `limit`).
  */
 import assert from "node:assert/strict";
@@ -62,12 +63,12 @@ describe("variantsBySku", () => {
     const found = await variantsBySku(api, [...wanted, ...wanted.slice(0, 10), ""]);
     assert.equal(calls.length, 1);
     assert.deepEqual(
-      [...found].map(([sku, v]) => [sku, v.id]).sort(),
-      wanted.map((sku) => [sku, Number(sku.slice(4))]).sort(),
+      [...found].map(([sku, vs]) => [sku, vs.map((v) => v.id)]).sort(),
+      wanted.map((sku) => [sku, [Number(sku.slice(4))]]).sort(),
     );
   });
 
-  test("a SKU shared by several variants is the first in the API's order; a missing one is absent", async () => {
+  test("a SKU shared by several variants comes back with every one of them; a missing one is absent", async () => {
     const catalog = [
       variant(1, "A"),
       ...Array.from({ length: 600 }, (_, i) => variant(i + 2, "SHARED")),
@@ -75,13 +76,37 @@ describe("variantsBySku", () => {
     ];
     const { api, calls } = fakeApi(catalog);
     const found = await variantsBySku(api, ["SHARED", "B", "NONE", "A"]);
-    assert.deepEqual([...found].map(([sku, v]) => [sku, v.id]).sort(), [
-      ["A", 1],
-      ["B", 700],
-      ["SHARED", 2],
-    ]);
-    // 602 matches: three pages of 250, read because "NONE" stays unseen until the last.
+    assert.deepEqual([...found.keys()].sort(), ["A", "B", "SHARED"]);
+    assert.deepEqual(
+      found.get("A")?.map((v) => v.id),
+      [1],
+    );
+    assert.deepEqual(
+      found.get("B")?.map((v) => v.id),
+      [700],
+    );
+    assert.deepEqual(
+      found.get("SHARED")?.map((v) => v.id),
+      Array.from({ length: 600 }, (_, i) => i + 2),
+    );
+    // 602 matches: three pages of 250, all read, since any SKU of the group may be shared.
     assert.equal(calls.length, 3);
+  });
+
+  test("a shared SKU on a later page is counted whole although every SKU was seen on the first", async () => {
+    const catalog = [
+      variant(1, "A"),
+      ...Array.from({ length: 300 }, (_, i) => variant(i + 2, "B")),
+      variant(400, "A"),
+    ];
+    const { api, calls } = fakeApi(catalog);
+    const found = await variantsBySku(api, ["A", "B"]);
+    assert.deepEqual(
+      found.get("A")?.map((v) => v.id),
+      [1, 400],
+    );
+    assert.equal(found.get("B")?.length, 300);
+    assert.equal(calls.length, 2);
   });
 
   test("no SKU: no call", async () => {
