@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from "kysely";
+import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { ApiKeysTable, StoresTable } from "../../db/tables/foundation.ts";
 import { authRowsWritten } from "./auth-rows.ts";
@@ -72,17 +72,19 @@ export async function revokeKeyRow(
 }
 
 /**
- * Records when keys were last used (the request log's buffered flush): a key's `last_used_at` only
- * moves forward, so flushes that land out of order never set it back. Not counted (auth-rows.ts):
- * authentication does not read it.
+ * Records when keys were last used (the request log's buffered flush), every key of the flush in one
+ * statement: a flush after a busy moment names dozens of keys, and a statement each held the flush
+ * (and the log rows behind it) for as many round trips. A key's `last_used_at` only moves forward, so
+ * flushes that land out of order never set it back. The ids go sorted, so concurrent flushes of
+ * several processes meet the rows in one order. Not counted (auth-rows.ts): authentication does not
+ * read it.
  */
 export async function recordKeysUsed(db: Db, lastUsed: ReadonlyMap<number, Date>): Promise<void> {
-  for (const [keyId, at] of lastUsed) {
-    await db
-      .updateTable("api_keys")
-      .set({ last_used_at: at })
-      .where("id", "=", keyId)
-      .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", at)]))
-      .execute();
-  }
+  if (lastUsed.size === 0) return;
+  const keys = [...lastUsed].sort(([a], [b]) => a - b);
+  // Two array parameters whatever the number of keys, as the log rows' insert.
+  await sql`update api_keys as k set last_used_at = u.at
+    from unnest(${keys.map(([id]) => id)}::int[], ${keys.map(([, at]) => at.toISOString())}::timestamptz[])
+      as u(id, at)
+    where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)`.execute(db);
 }

@@ -54,24 +54,41 @@ export class RequestLogWriter {
   }
 
   private async writeBuffered(): Promise<void> {
-    if (this.buffer.length === 0) return;
+    if (this.buffer.length === 0 && this.lastUsed.size === 0) return;
     const rows = this.buffer;
     const lastUsed = this.lastUsed;
     this.buffer = [];
     this.lastUsed = new Map();
-    try {
-      // Nine array parameters whatever the row count: cheap to build and to send at thousands a second.
-      await sql`insert into request_log
+    if (rows.length > 0)
+      try {
+        // Nine array parameters whatever the row count: cheap to build and to send at thousands a second.
+        await sql`insert into request_log
           (store_id, key_id, method, path, status, duration_ms, idempotency_key, request_id, created_at)
         select * from unnest(${rows.map((r) => r.store_id)}::int[], ${rows.map((r) => r.key_id)}::int[],
           ${rows.map((r) => r.method)}::text[], ${rows.map((r) => r.path)}::text[],
           ${rows.map((r) => r.status)}::int[], ${rows.map((r) => r.duration_ms)}::int[],
           ${rows.map((r) => r.idempotency_key)}::text[], ${rows.map((r) => r.request_id)}::text[],
           ${rows.map((r) => r.created_at.toISOString())}::timestamptz[])`.execute(this.db);
+      } catch {
+        // The database is down: keep the rows for the next attempt, within a bound.
+        this.buffer = rows.concat(this.buffer).slice(-10_000);
+        this.keepLastUsed(lastUsed);
+        return;
+      }
+    try {
       await recordKeysUsed(this.db, lastUsed);
     } catch {
-      // The database is down: keep the rows for the next attempt, within a bound.
-      this.buffer = rows.concat(this.buffer).slice(-10_000);
+      // The rows are written: only the keys' times wait for the next flush (the rows again would be
+      // logged twice).
+      this.keepLastUsed(lastUsed);
+    }
+  }
+
+  /** Puts a failed flush's key times back, unless a later request of the key has replaced them. */
+  private keepLastUsed(lastUsed: ReadonlyMap<number, Date>): void {
+    for (const [keyId, at] of lastUsed) {
+      const newer = this.lastUsed.get(keyId);
+      if (!newer || newer < at) this.lastUsed.set(keyId, at);
     }
   }
 
