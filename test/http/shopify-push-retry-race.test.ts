@@ -5,6 +5,8 @@
  * record ends failed naming that item (the job itself does not fail).
  */
 import assert from "node:assert/strict";
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
 import { skippedMessage } from "../../src/platform/push.ts";
@@ -56,15 +58,57 @@ const quantities = (item: number) => {
   return { available: q.available, on_hand: q.on_hand, incoming: q.incoming };
 };
 
-/** The next adjust call to apply is followed by a 503 on the request after it: the push breaks off there. */
-function breakOffAfterNextAdjust(): void {
-  const original = standin.levelsChanged.bind(standin);
-  standin.levelsChanged = (s, levels) => {
-    original(s, levels);
-    standin.levelsChanged = original;
-    void standin.startOutage("5xx", 1);
+interface GraphqlBody {
+  query?: string;
+  variables?: Record<string, unknown>;
+}
+
+/**
+ * The first GraphQL request `aimed` picks (by its body) is answered 503 without reaching the stand-in,
+ * as an outage of one request would; every other request goes on to it. A one-request outage began
+ * after a given call was taken by whichever request came next, another job's under load, and the push
+ * then broke off elsewhere or not at all; aimed at the exact request, the push breaks off where the
+ * test says, whatever else is in flight.
+ */
+function failOnce(aimed: (body: GraphqlBody) => boolean): void {
+  const handle = standin.handle.bind(standin);
+  standin.handle = async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    let body: GraphqlBody = {};
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {}
+    if (aimed(body)) {
+      standin.handle = handle;
+      response.writeHead(503, { "content-type": "application/json" });
+      response.end(JSON.stringify({ errors: "Service Unavailable" }));
+      return;
+    }
+    // The body read here, handed on as the stream the stand-in reads.
+    const replay = Object.assign(Readable.from([raw]), {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+    }) as unknown as IncomingMessage;
+    return handle(replay, response);
   };
 }
+
+/** An inventoryAdjustQuantities call of the quantity `name` that changes the given item. */
+const adjustOf =
+  (name: string, itemId: number) =>
+  ({ query, variables }: GraphqlBody): boolean => {
+    const input = variables?.input as
+      | { name?: string; changes?: Array<{ inventoryItemId: string }> }
+      | undefined;
+    return (
+      String(query).includes("inventoryAdjustQuantities") &&
+      input?.name === name &&
+      (input.changes ?? []).some((c) => c.inventoryItemId === itemGid(itemId))
+    );
+  };
 
 /**
  * An ordered order of one line per variant (its quantity, one unit cost), its pushes drained; with
@@ -109,7 +153,7 @@ describe("a variant deleted between a broken-off push and its retry", () => {
     const { order, before, since } = await orderOfTwo([kept, doomed], [4, 6], 7.5);
 
     // available (both items) applies, then the incoming call meets a 503.
-    breakOffAfterNextAdjust();
+    failOnce(adjustOf("incoming", kept.inventoryItemId));
     const receiptId = await receiveAll(order);
     await t.drain();
     const path = `/v2/purchase_orders/${order.id}/receipts/${receiptId}`;
@@ -184,15 +228,11 @@ describe("a variant deleted between a broken-off push and its retry", () => {
     const [, , third, fourth] = [...shop.products.values()].map((p) => shop.variantsByProduct.get(p.id)![0]);
     const { order, before, since } = await orderOfTwo([third, fourth], [2, 3], 9);
     // Both calls apply; the costs (9, changed) meet a 503.
-    const original = standin.levelsChanged.bind(standin);
-    let applied = 0;
-    standin.levelsChanged = (s, levels) => {
-      original(s, levels);
-      if (++applied === 2) {
-        standin.levelsChanged = original;
-        void standin.startOutage("5xx", 1);
-      }
-    };
+    failOnce(
+      ({ query, variables }) =>
+        String(query).includes("mutation ItemCosts") &&
+        Object.values(variables ?? {}).includes(itemGid(third.inventoryItemId)),
+    );
     const receiptId = await receiveAll(order);
     await t.drain();
     standin.deleteVariant(shop, fourth.id);
