@@ -8,22 +8,24 @@ import { minorUnits } from "./money.ts";
  * zero, as roundHalfUp does, prints exactly n places, and has no negative zero.
  */
 
-let exceptions: RawBuilder<number> | undefined;
+let exceptions: string | undefined;
 
 /**
  * minorUnits(code) in SQL for an uppercase code: the currencies whose minor units are not two, from
- * the same Intl data minorUnits reads, as literals (the statement's text stays the same, so it stays
- * prepared); any other code has two, as Intl answers for a code it does not know.
+ * the same Intl data minorUnits reads, written into the statement as one text (` JPY:0 KWD:3 …`) and
+ * found with strpos (its text stays the same, so the statement stays prepared); any other code has
+ * two, as Intl answers for a code it does not know. A CASE of its 40-odd codes cost PostgreSQL about
+ * 4 µs an evaluation, three times a variant: more than the rest of its JSON.
  */
 export function minorUnitsSql(code: RawBuilder<unknown>): RawBuilder<number> {
   if (exceptions === undefined) {
-    const cases = Intl.supportedValuesOf("currency")
+    exceptions = Intl.supportedValuesOf("currency")
       .filter((c) => /^[A-Z]{3}$/.test(c) && minorUnits(c) !== 2)
-      .map((c) => `when '${c}' then ${minorUnits(c)}`)
-      .join(" ");
-    exceptions = sql<number>`${sql.raw(cases)}`;
+      .map((c) => ` ${c}:${minorUnits(c)}`)
+      .join("");
   }
-  return sql<number>`(case ${code} ${exceptions} else 2 end)`;
+  const table = sql.lit(exceptions);
+  return sql<number>`coalesce(substr(${table}, nullif(strpos(${table}, ' ' || ${code} || ':'), 0) + 5, 1)::int, 2)`;
 }
 
 /** formatMoney(value, currency) as text: exactly `places` decimals, rounded half up. */
