@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
+import { WITHOUT_WAITING_FOR_DISK } from "../db/transaction.ts";
 
 export interface EnqueueOptions {
   storeId?: number | null;
@@ -135,11 +136,17 @@ export class JobQueue {
         order by run_at, id
         limit ${limit}
         for update skip locked
-      )
+      ) and ${WITHOUT_WAITING_FOR_DISK}
       returning id, store_id, type, payload, attempts, max_attempts, dedupe_key`.execute(db);
     return result.rows;
   }
 
+  /**
+   * Marks the job done. The claim and this commit without waiting for the disk (transaction.ts): a
+   * crash of the database server that loses either only runs the job again, as a worker dying
+   * before `complete` does, and every job is written to be run again. Two of a platform push's
+   * five flushes (about 8 ms each here) were these.
+   */
   async complete(db: Db, job: ClaimedJob, workerId: string): Promise<void> {
     const now = this.clock.now();
     await db
@@ -154,6 +161,7 @@ export class JobQueue {
       })
       .where("id", "=", job.id)
       .where("locked_by", "=", workerId)
+      .where(WITHOUT_WAITING_FOR_DISK)
       .execute();
   }
 

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
+import { commitWithoutWaitingForDisk } from "../db/transaction.ts";
 import {
   adoptUnitCosts,
   changedUnitCosts,
@@ -7,13 +8,12 @@ import {
   markItemsDeleted,
 } from "../domain/catalog/index.ts";
 import {
-  hasUnpushedMovements,
   markMovementsPushed,
   markMovementsSkipped,
   PUSH_JOB,
+  pushStandingOf,
   refreshLevels,
   type SyncSubjectType,
-  skippedItemsOf,
   type UnpushedMovement,
   unpushedMovements,
   writeSyncState as writeRecordSyncState,
@@ -195,6 +195,9 @@ export async function pushMovements(
     const skipped = new Set(result.skippedItems ?? []);
     await hooks.afterPush?.(ids);
     await ctx.db.transaction().execute(async (trx) => {
+      // Lost on a crash of the database server, the acknowledgement is redone: the retry sends the
+      // same document under the same key, and the platform answers it without moving stock again.
+      await commitWithoutWaitingForDisk(trx);
       const acked = await markMovementsPushed(trx, storeId, ids, ctx.clock.now());
       // Another worker holding the same job (its lease ran out) acknowledged the document first.
       if (acked > 0) {
@@ -261,16 +264,15 @@ async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<vo
     subjectType: payload.subject_type,
     subjectId: payload.subject_id,
   };
-  const left = await hasUnpushedMovements(db, payload.store_id, payload.subject_type, payload.subject_id);
-  if (!left) {
+  const { unpushed, skippedItems: skipped } = await pushStandingOf(
+    db,
+    payload.store_id,
+    payload.subject_type,
+    payload.subject_id,
+    SKIPPED_ITEMS_NAMED + 1,
+  );
+  if (!unpushed) {
     // Acknowledged whole, but some changes never reached the platform: it no longer has their item.
-    const skipped = await skippedItemsOf(
-      db,
-      payload.store_id,
-      payload.subject_type,
-      payload.subject_id,
-      SKIPPED_ITEMS_NAMED + 1,
-    );
     if (skipped.length > 0) return writeSyncState(ctx, db, subject, "failed", skippedMessage(skipped));
     return writeSyncState(ctx, db, subject, "synced", null);
   }

@@ -33,6 +33,8 @@ export interface Counted<T> {
   result: T;
   /** Statements other than transaction control. */
   statements: string[];
+  /** Every statement sent, transaction control included, in order. */
+  all: string[];
   /** BEGINs and COMMITs. */
   begins: number;
   commits: number;
@@ -51,6 +53,7 @@ export async function countStatements<T>(work: () => Promise<T>): Promise<Counte
   return {
     result,
     statements: seen.filter((s) => !CONTROL.test(s)),
+    all: seen,
     begins: seen.filter((s) => /^begin\b/i.test(s)).length,
     commits: seen.filter((s) => /^commit\b/i.test(s)).length,
   };

@@ -24,10 +24,9 @@ export {
   pushGenerationsOf,
 } from "./push-generations.ts";
 export {
-  hasUnpushedMovements,
   markMovementsPushed,
   markMovementsSkipped,
-  skippedItemsOf,
+  pushStandingOf,
   type UnpushedMovement,
   unpushedMovements,
 } from "./pushes.ts";

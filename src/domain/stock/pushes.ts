@@ -83,43 +83,23 @@ export async function markMovementsSkipped(
     .execute();
 }
 
-/** The items (at most `limit`, by id) of the record's movements that never reached the platform. */
-export async function skippedItemsOf(
+/**
+ * Where a record's push stands, in one statement: whether any of its movements still waits for the
+ * platform's acknowledgement, and the items (at most `limit`, by id) of those that never reached it.
+ */
+export async function pushStandingOf(
   db: Db,
   storeId: number,
   subjectType: SyncSubjectType,
   subjectId: number,
   limit: number,
-): Promise<number[]> {
-  const rows = await db
-    .selectFrom("stock_movements")
-    .select("inventory_item_id")
-    .distinct()
-    .where("store_id", "=", storeId)
-    .where("subject_type", "=", subjectType)
-    .where("subject_id", "=", subjectId)
-    .where("push_skipped_at", "is not", null)
-    .orderBy("inventory_item_id")
-    .limit(limit)
-    .execute();
-  return rows.map((r) => Number(r.inventory_item_id));
-}
-
-/** Whether any movement of the record still waits for the platform's acknowledgement. */
-export async function hasUnpushedMovements(
-  db: Db,
-  storeId: number,
-  subjectType: SyncSubjectType,
-  subjectId: number,
-): Promise<boolean> {
-  const left = await db
-    .selectFrom("stock_movements")
-    .select("id")
-    .where("store_id", "=", storeId)
-    .where("subject_type", "=", subjectType)
-    .where("subject_id", "=", subjectId)
-    .where("pushed_at", "is", null)
-    .limit(1)
-    .executeTakeFirst();
-  return left !== undefined;
+): Promise<{ unpushed: boolean; skippedItems: number[] }> {
+  const of = sql`store_id = ${storeId} and subject_type = ${subjectType} and subject_id = ${subjectId}`;
+  const { rows } = await sql<{ unpushed: boolean; skipped: Array<number | string> }>`select
+      exists(select 1 from stock_movements where ${of} and pushed_at is null) as unpushed,
+      array(select distinct inventory_item_id from stock_movements
+        where ${of} and push_skipped_at is not null order by inventory_item_id limit ${limit}) as skipped`.execute(
+    db,
+  );
+  return { unpushed: rows[0].unpushed, skippedItems: rows[0].skipped.map(Number) };
 }
