@@ -81,8 +81,11 @@ export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns(
   const takeTurn = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = request.principal;
     if (!principal) return;
+    const asked = performance.now();
     const giveBack = await turns.take(principal.store.id);
     request.giveBackStoreTurn = giveBack;
+    // Counted for Server-Timing when it is on (database-waits.ts): a write's queue is its store's.
+    if (request.databaseWaits) request.databaseWaits.storeTurnMs = performance.now() - asked;
     // A client that left before its turn came (while it waited, or while it was authenticated) will
     // never see "close" again nor a finished response: without this the turn was never given back and
     // every later line-heavy request of the store waited forever. Its handler still runs, as for a
