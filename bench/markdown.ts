@@ -3,6 +3,7 @@
  * for docs/performance.md.
  */
 import { readFileSync } from "node:fs";
+import { describeIdleRss } from "./lib/idle-rss.ts";
 import { formatValue, percent } from "./lib/report.ts";
 import type { BenchReport, Row } from "./lib/types.ts";
 
@@ -27,7 +28,7 @@ for (const run of report.runs) {
     "",
     `### ${names[run.db]}`,
     "",
-    `${run.version}; idle RSS of the service ${run.idleRssMb?.toFixed(0)} MB.`,
+    `${run.version}; idle RSS of the service ${describeIdleRss(run)}.`,
     "",
   );
   out.push(

@@ -18,6 +18,7 @@ import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
 import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/database.ts";
 import { explain } from "./lib/explain.ts";
 import { Api } from "./lib/http.ts";
+import { describeIdleRss, idleRss } from "./lib/idle-rss.ts";
 import { runLoad } from "./lib/load.ts";
 import type { LoadRequest } from "./lib/load-types.ts";
 import { ChildServer, freePort } from "./lib/process.ts";
@@ -172,6 +173,9 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
         ADMIN_TOKEN,
         WORKERS: "on",
         LOG_LEVEL: "warn",
+        // BENCH_SERVER_TIMING=1: each answer tells its waits for the embedded database's connection,
+        // summed up under each load's figures (costs the service its async context tracking).
+        SERVER_TIMING: process.env.BENCH_SERVER_TIMING ? "on" : "off",
         WEBHOOK_ALLOW_PRIVATE: "true",
         NODE_EXTRA_CA_CERTS: pki.caFile,
         REDIS_URL: "",
@@ -190,10 +194,10 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     await service.start();
     started.push(service);
     // Idle: started, migrated, workers polling, nothing asked of it yet.
-    await new Promise((r) => setTimeout(r, args.quick ? 1000 : 5000));
-    const idle = service.rss();
-    run.idleRssMb = idle === null ? null : idle / (1024 * 1024);
-    log(`   idle RSS ${run.idleRssMb?.toFixed(0) ?? "—"} MB`);
+    const idle = await idleRss(service, args.quick);
+    run.idleRssMb = idle.highest;
+    run.idleRssSamplesMb = idle.samples;
+    log(`   idle RSS ${describeIdleRss(run)}`);
 
     const b = new Bench(kind, database, service, ADMIN_TOKEN, args.quick, timing, log);
     bench = b;
@@ -269,10 +273,12 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       targets: [
         target(
           2,
-          kind === "postgres" ? "idle RSS < 150 MB (PostgreSQL)" : "idle RSS (PGlite, printed)",
+          kind === "postgres"
+            ? "idle RSS < 150 MB (PostgreSQL; highest of the samples)"
+            : "idle RSS ≤ 300 MB (PGlite, issue 22; highest of the samples)",
           run.idleRssMb,
           "MB",
-          kind === "postgres" ? (run.idleRssMb ?? Infinity) < 150 : null,
+          kind === "postgres" ? (run.idleRssMb ?? Infinity) < 150 : (run.idleRssMb ?? Infinity) <= 300,
         ),
       ],
     };

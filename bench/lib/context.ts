@@ -140,6 +140,11 @@ export class Bench {
       `    ${label}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors (${row.requests} requests)`,
     );
     if (row.errorSamples?.length) this.log(`      e.g. ${row.errorSamples[0]}`);
+    const waits = result.databaseWaits;
+    if (waits)
+      this.log(
+        `      connection wait p50 ${waits.waitMs.p50} / p99 ${waits.waitMs.p99} / max ${waits.waitMs.max} ms, held p50 ${waits.holdMs.p50} / p99 ${waits.holdMs.p99} ms, turns p50 ${waits.turns.p50} / p99 ${waits.turns.p99}, store turn wait p50 ${waits.storeTurnMs.p50} / p99 ${waits.storeTurnMs.p99} ms`,
+      );
     return row;
   }
 

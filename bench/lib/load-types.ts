@@ -36,6 +36,18 @@ export interface LoadResult {
   requests: number;
   requestsPerSec: number;
   latencyMs: { p50: number; p90: number; p97_5: number; p99: number; max: number; mean: number };
+  /**
+   * From the service's Server-Timing headers when it runs with SERVER_TIMING=on (PGlite): each
+   * request's wait for the one connection, its time holding it, its turns, and its wait for its store's turn.
+   */
+  databaseWaits?: {
+    responses: number;
+    waitMs: { p50: number; p99: number; max: number };
+    holdMs: { p50: number; p99: number; max: number };
+    turns: { p50: number; p99: number; max: number };
+    /** Waits for the store's turn (line-heavy routes: order writes, lists of orders, PDFs). */
+    storeTurnMs: { p50: number; p99: number; max: number };
+  };
   status2xx: number;
   non2xx: number;
   errors: number;

@@ -1,3 +1,4 @@
+import { describeIdleRss } from "./idle-rss.ts";
 import type { BenchReport, DbRun, Row, Target } from "./types.ts";
 
 const DB_NAMES = { postgres: "PostgreSQL", pglite: "PGlite" } as const;
@@ -49,7 +50,7 @@ export function formatRun(run: DbRun): string {
   const out: string[] = [];
   out.push("");
   out.push(`== ${DB_NAMES[run.db]}: ${run.version}`);
-  out.push(`   idle RSS of the service: ${run.idleRssMb === null ? "—" : `${run.idleRssMb.toFixed(0)} MB`}`);
+  out.push(`   idle RSS of the service: ${describeIdleRss(run)}`);
   if (run.error) out.push(`   RUN FAILED: ${run.error}`);
   out.push("");
   out.push(

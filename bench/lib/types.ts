@@ -54,7 +54,10 @@ export interface ScenarioResult extends ScenarioOutput {
 export interface DbRun {
   db: DbKind;
   version: string;
+  /** The highest of the idle samples (bench/lib/idle-rss.ts). */
   idleRssMb: number | null;
+  /** Every idle sample, MB, in the order taken. */
+  idleRssSamplesMb?: number[];
   /** Measured before the scenarios; ratios are to these. */
   ceiling: Row[];
   /** The write ceiling (a 50-line receipt's rows in one transaction), when a write scenario runs. */
