@@ -126,11 +126,21 @@ describe("npm start on a fresh machine", () => {
     const server = await startServer(dataDir, port);
     try {
       assert.match(server.output(), /API key, shown once/);
-      // initdb grows the WebAssembly heap by ~530 MB, which a process never gives back: made in the
-      // service's own process, a fresh start idled at ~900 MB resident; made in a child, ~250-300 MB.
-      // The bound sits between the two, far from both, so it tells which one happened on any machine.
-      const rss = residentMegabytes(server.child.pid);
-      if (rss !== null) assert.ok(rss < 550, `resident after a fresh start: ${rss} MB`);
+      // Issue 22 item 3: an idle `npm start` on a fresh machine stays at most 300 MB. initdb grows the
+      // WebAssembly heap by ~530 MB, which a process never gives back, so it is made in a child; the
+      // young generation is held during start-up (src/start-memory.ts). Measured on 26 Nov: 227-262 MB
+      // on a machine at load 18-24, 236-290 MB in benchmark runs (highest of ten samples). The memory
+      // moves while the service idles (its workers poll, a collection gives some back), so the highest
+      // of several samples over three seconds is what is bounded: 350 MB leaves room for a loaded
+      // machine, and fails on initdb's memory kept (~900 MB) or 60 MB grown over today's figures.
+      const samples: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+        const rss = residentMegabytes(server.child.pid);
+        if (rss !== null) samples.push(rss);
+      }
+      if (samples.length > 0)
+        assert.ok(Math.max(...samples) < 350, `resident after a fresh start: ${samples.join(", ")} MB`);
     } finally {
       assert.equal(await stopChildServer(server.child, "SIGTERM"), 0);
     }
