@@ -9,3 +9,13 @@ import type { FastifyReply } from "fastify";
 export function sendJsonText(reply: FastifyReply<any, any, any, any, any, any, any, any>, text: string) {
   return (reply as FastifyReply).type("application/json; charset=utf-8").send(text);
 }
+
+/**
+ * An answer's body already serialized, sent and stored (idempotent replays) as it is: a 500-line
+ * order's JSON whose lines PostgreSQL wrote (domain/purchase-orders/line-text.ts), which stringifying
+ * again would cost the event loop what writing it in the database saved (issue 18 item 2). Write
+ * routes return it from their transaction (write.ts).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}

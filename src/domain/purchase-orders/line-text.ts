@@ -9,28 +9,11 @@
  * The text is what JSON.stringify gives for `presentLine` (presenter.ts), byte for byte: the same
  * keys in the same order (also the response schema's), strings escaped as JSON (`to_json`), numbers as
  * their shortest text (`trim_scale`), money as `formatMoney`/`formatUnitCost` write it (half-up
- * rounding to the currency's minor units, which `minorUnitsSql` takes from the same Intl data).
+ * rounding to the currency's minor units, which money-sql.ts takes from the same Intl data).
  * test/http/purchase-order-line-text.test.ts compares the two on lines with every field set.
  */
-import { minorUnits, UNIT_COST_PLACES } from "../money.ts";
+import { moneySqlText } from "../money-sql.ts";
 import type { PurchaseOrder } from "./presenter.ts";
-
-/**
- * The minor units of the currency in `currencyExpr`, as SQL: the currencies Intl gives other than 2
- * places listed (minorUnits() reads the same data), any other 2.
- */
-export function minorUnitsSql(currencyExpr: string): string {
-  const byPlaces = new Map<number, string[]>();
-  for (const code of Intl.supportedValuesOf("currency")) {
-    const places = minorUnits(code);
-    if (places === 2) continue;
-    byPlaces.set(places, [...(byPlaces.get(places) ?? []), `'${code}'`]);
-  }
-  const cases = [...byPlaces]
-    .map(([places, codes]) => `when upper(${currencyExpr}) in (${codes.join(", ")}) then ${places}`)
-    .join(" ");
-  return cases ? `(case ${cases} else 2 end)` : "2";
-}
 
 /** A JSON value of a nullable SQL value: its JSON text, or null. */
 const orNull = (text: string) => `coalesce(${text}, 'null')`;
@@ -44,15 +27,10 @@ const json = {
   bool: (expr: string) => `(${expr})::text`,
   /** `Number(numeric text)`: the value without trailing zeros (numerics never print an exponent). */
   number: (expr: string) => orNull(`trim_scale(${expr})::text`),
-  /** formatMoney: rounded half up (away from zero) to `places`, exactly that many decimals. */
-  money: (expr: string, places: string) => `'"' || round(${expr}, ${places})::text || '"'`,
-  /**
-   * formatUnitCost: rounded to UNIT_COST_PLACES, trailing zeros trimmed but never below `places`.
-   */
-  unitCost: (expr: string, places: string) => {
-    const trimmed = `trim_scale(round(${expr}, greatest(${UNIT_COST_PLACES}, ${places})))`;
-    return `'"' || (case when scale(${trimmed}) < ${places} then round(${trimmed}, ${places}) else ${trimmed} end)::text || '"'`;
-  },
+  /** formatMoney (money-sql.ts): rounded half up to `places`, exactly that many decimals. */
+  money: (expr: string, places: string) => `'"' || ${moneySqlText.money(expr, places)} || '"'`,
+  /** formatUnitCost (money-sql.ts; numeric(20, 8): no rounding), never fewer than `places` decimals. */
+  unitCost: (expr: string, places: string) => `'"' || ${moneySqlText.unitCost(expr, places)} || '"'`,
 };
 
 /** `{"key":value,…}` from [key, JSON text expression] pairs, in that order. */
@@ -117,7 +95,7 @@ function lineObject(places: string): string {
  * statement), in position order, as the presented order's `lines`.
  */
 export function linesJsonSql(): string {
-  const places = minorUnitsSql("po.currency");
+  const places = moneySqlText.minorUnits("po.currency");
   return `(select '[' || coalesce(string_agg(${lineObject(places)}, ',' order by l.position, l.id), '') || ']'
     from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id)`;
 }

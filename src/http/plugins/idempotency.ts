@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { AppError } from "../../domain/errors.ts";
-import { JsonText } from "../json-text.ts";
+import { JsonText } from "../json-text-reply.ts";
 import { type SealingKey, STORED_RESPONSE_PURPOSE, seal, sealingKey, unseal } from "./sealed-text.ts";
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;

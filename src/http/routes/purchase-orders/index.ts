@@ -30,7 +30,7 @@ import {
   unarchiveOrder,
   updatePurchaseOrder,
 } from "../../../domain/purchase-orders/index.ts";
-import { sendJsonText } from "../../json-text.ts";
+import { sendJsonText } from "../../json-text-reply.ts";
 import { principalOf, readAheadRows } from "../../plugins/auth.ts";
 import { takeStoreTurn } from "../../plugins/store-turns.ts";
 import {
@@ -187,7 +187,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
       await takeStoreTurn(request);
       // PostgreSQL writes a big order's lines as JSON text (line-text.ts): the loop only splices it in.
       if (readsLinesAsText(ctx.db))
-        return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)));
+        return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).text);
       return { data: await readPurchaseOrder(ctx.db, store.id, id) };
     },
   );

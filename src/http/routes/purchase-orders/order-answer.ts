@@ -6,7 +6,7 @@ import {
   type PurchaseOrder,
   spliceLines,
 } from "../../../domain/purchase-orders/index.ts";
-import { JsonText } from "../../json-text.ts";
+import { JsonText } from "../../json-text-reply.ts";
 
 /**
  * `{data: order}` for an order whose lines PostgreSQL wrote as JSON text, serialized here by the
