@@ -1,6 +1,5 @@
 import type { FastifyReply } from "fastify";
 import type { AppContext } from "../context.ts";
-import type { JsonRecord } from "../db/prepared.ts";
 import { purchaseOrderPdfFile } from "../domain/documents/index.ts";
 
 /** Route response schema of a PDF (for the OpenAPI document). */
@@ -19,16 +18,11 @@ export async function sendPurchaseOrderPdf(
   storeId: number,
   orderId: number,
   receivingCopy: boolean,
-  /** The PDF's version as the API route's read-ahead read it with the key lookup, when it did. */
-  ahead?: readonly JsonRecord[],
 ): Promise<FastifyReply> {
-  const { number, pdf } = await purchaseOrderPdfFile(
-    ctx,
-    storeId,
-    orderId,
-    { receivingCopy, refusable: true },
-    ahead,
-  );
+  const { number, pdf } = await purchaseOrderPdfFile(ctx, storeId, orderId, {
+    receivingCopy,
+    refusable: true,
+  });
   const filename = `${number}${receivingCopy ? "-receiving" : ""}.pdf`.replace(/[^A-Za-z0-9._-]/g, "_");
   return reply
     .type("application/pdf")

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/database.ts";
-import { hotSql, type JsonRecord, readAheadOf } from "../../db/prepared.ts";
+import { hotSql } from "../../db/prepared.ts";
 import { notFound } from "../errors.ts";
 
 /**
@@ -31,20 +31,14 @@ export interface PdfVersion {
   readonly store_timezone: string;
 }
 
-/**
- * The version as one JSON text (every field is text, a number or the location's JSON address), so on
- * PostgreSQL authentication reads it inside the key lookup's own statement (`pdfVersionReadAhead`):
- * a cached PDF's request is then one statement and one round trip in all.
- */
-const pdfVersionJson = hotSql<[storeId: number, orderId: number], JsonRecord>(
+const pdfVersionQuery = hotSql<[storeId: number, orderId: number], PdfVersion>(
   "stockroom_pdf_version",
-  `select json_build_object(
-    'order_number', po.number, 'order_version', po.xmin::text, 'bill_to_override', po.bill_to_override,
-    'supplier_id', po.supplier_id, 'supplier_version', s.xmin::text,
-    'location_id', po.location_id, 'location_version', loc.xmin::text, 'location_name', loc.name,
-    'location_address', loc.address,
-    'store_name', st.name, 'store_domain', st.domain, 'store_email', st.owner_email,
-    'store_timezone', st.timezone)::text as row_json
+  `select po.number as order_number, po.xmin::text as order_version, po.bill_to_override,
+    po.supplier_id, s.xmin::text as supplier_version,
+    po.location_id, loc.xmin::text as location_version, loc.name as location_name,
+    loc.address as location_address,
+    st.name as store_name, st.domain as store_domain, st.owner_email as store_email,
+    st.timezone as store_timezone
   from purchase_orders po
   join stores st on st.id = po.store_id
   left join suppliers s on s.store_id = po.store_id and s.id = po.supplier_id
@@ -52,27 +46,11 @@ const pdfVersionJson = hotSql<[storeId: number, orderId: number], JsonRecord>(
   where po.store_id = $1 and po.id = $2`,
 );
 
-/**
- * The PDF route's read-ahead: its version read by authentication with the key (PostgreSQL). Read
- * before the route waits for its store's turn, so it may be a few milliseconds older than the handler:
- * the answer is then the order as it stood during the request, and a rendering read after it is
- * never older than the version it is cached under.
- */
-export const pdfVersionReadAhead = readAheadOf(pdfVersionJson, 2147483647, { json: true });
-
-/**
- * The order's PDF version, or 404 `not_found` as the order's own read answers; `ahead`: its rows as
- * pdfVersionReadAhead read them with the key lookup, when it did.
- */
-export async function readPdfVersion(
-  db: Db,
-  storeId: number,
-  orderId: number,
-  ahead?: readonly JsonRecord[],
-): Promise<PdfVersion> {
-  const [row] = ahead ?? (await pdfVersionJson.run(db, storeId, orderId));
+/** The order's PDF version, or 404 `not_found` as the order's own read answers. */
+export async function readPdfVersion(db: Db, storeId: number, orderId: number): Promise<PdfVersion> {
+  const [row] = await pdfVersionQuery.run(db, storeId, orderId);
   if (!row) throw notFound("purchase order");
-  return JSON.parse(row.row_json) as PdfVersion;
+  return row;
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { AppContext } from "../../context.ts";
-import type { JsonRecord } from "../../db/prepared.ts";
 import { loadPurchaseOrderDocument } from "./document-data.ts";
 import { PdfCache } from "./pdf-cache.ts";
 import { pdfKeyOf, readPdfVersion } from "./pdf-version.ts";
@@ -65,16 +64,14 @@ export interface PdfFile {
 /**
  * A purchase order's PDF (or receiving copy) to serve: from the cache when nothing it shows has
  * changed (one statement, the version: pdf-version.ts), else read and rendered off the event loop.
- * `ahead`: the version as the route's read-ahead read it with the key lookup, when it did.
  */
 export async function purchaseOrderPdfFile(
   ctx: AppContext,
   storeId: number,
   orderId: number,
   options: PdfOptions,
-  ahead?: readonly JsonRecord[],
 ): Promise<PdfFile> {
-  const version = await readPdfVersion(ctx.db, storeId, orderId, ahead);
+  const version = await readPdfVersion(ctx.db, storeId, orderId);
   const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version);
   const cached = rendererOf(ctx).cache.get(key);
   if (cached) return { number: version.order_number, pdf: cached };

@@ -1,11 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { JsonRecord } from "../../db/prepared.ts";
-import { pdfVersionReadAhead, sendPurchaseOrder } from "../../domain/documents/index.ts";
+import { sendPurchaseOrder } from "../../domain/documents/index.ts";
 import { actorOf } from "../../domain/purchase-orders/index.ts";
 import { PdfResponse, sendPurchaseOrderPdf } from "../pdf-response.ts";
-import { principalOf, readAheadRows } from "../plugins/auth.ts";
+import { principalOf } from "../plugins/auth.ts";
 import { commonErrorResponses, DataOf, IdParam, OptionalBody } from "../schemas/common.ts";
 import { sendWrite } from "../write.ts";
 import { PurchaseOrderSchema } from "./purchase-orders/schemas.ts";
@@ -19,8 +18,7 @@ export async function documentRoutes(instance: FastifyInstance): Promise<void> {
   app.get(
     "/purchase_orders/:id/pdf",
     {
-      // On PostgreSQL the PDF's version is read with the key lookup: a cached PDF is one statement.
-      config: { scope: "read", storeTurn: true, readAhead: pdfVersionReadAhead },
+      config: { scope: "read", storeTurn: true },
       schema: {
         tags: ["purchase orders"],
         summary: "The order as a PDF; `received=true` renders the receiving copy (no prices)",
@@ -37,9 +35,13 @@ export async function documentRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { store } = principalOf(request);
-      const id = request.params.id;
-      const ahead = readAheadRows<JsonRecord>(request, id);
-      return sendPurchaseOrderPdf(reply, app.ctx, store.id, id, request.query.received === true, ahead);
+      return sendPurchaseOrderPdf(
+        reply,
+        app.ctx,
+        store.id,
+        request.params.id,
+        request.query.received === true,
+      );
     },
   );
 
