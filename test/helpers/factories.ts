@@ -90,6 +90,31 @@ export async function createOrderedOrder(api: Client, body: Record<string, unkno
   return res.body.data;
 }
 
+/**
+ * An ordered order of the catalog's first `lines` variants (4 units each), every earlier job drained,
+ * and one receipt of `received` units a line booked: its platform push is queued and has not run.
+ */
+export async function receiptWithItsPushQueued(
+  t: TestApp,
+  api: Client,
+  { lines, received, key }: { lines: number; received: number; key: string },
+) {
+  const variants = (await listVariants(api)).slice(0, lines);
+  const order = await createOrderedOrder(api, {
+    supplier_id: (await createSupplier(api)).id,
+    location_id: (await listLocations(api))[0].id,
+    lines: variants.map((v) => ({ variant_id: v.id, quantity: 4 })),
+  });
+  await t.drain();
+  const receipt = await api.post(
+    `/v2/purchase_orders/${order.id}/receipts`,
+    { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: received })) },
+    idempotencyKey(key),
+  );
+  expectStatus(receipt, 201);
+  return { order, receipt: receipt.body.data };
+}
+
 /** A full purchase order as GET shows it. */
 export async function getOrder(api: Client, id: number) {
   const res = await api.get(`/v2/purchase_orders/${id}`);

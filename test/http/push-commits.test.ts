@@ -12,13 +12,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
-import {
-  createOrderedOrder,
-  createSupplier,
-  idempotencyKey,
-  listLocations,
-  listVariants,
-} from "../helpers/factories.ts";
+import { receiptWithItsPushQueued } from "../helpers/factories.ts";
 import { countStatements } from "../helpers/statements.ts";
 
 const WRITE = /^\s*(insert|update|delete|with)\b/i;
@@ -57,19 +51,11 @@ describe("a platform push's commits", () => {
   after(() => t.close());
 
   test("one waits for the disk, the simulated platform's; the job's claim and completion and the acknowledgement do not", async () => {
-    const variants = (await listVariants(store.api)).slice(0, 5);
-    const order = await createOrderedOrder(store.api, {
-      supplier_id: (await createSupplier(store.api)).id,
-      location_id: (await listLocations(store.api))[0].id,
-      lines: variants.map((v) => ({ variant_id: v.id, quantity: 4 })),
+    const { order } = await receiptWithItsPushQueued(t, store.api, {
+      lines: 5,
+      received: 2,
+      key: "push-commits",
     });
-    await t.drain();
-    const receipt = await store.api.post(
-      `/v2/purchase_orders/${order.id}/receipts`,
-      { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 2 })) },
-      idempotencyKey("push-commits"),
-    );
-    expectStatus(receipt, 201);
     await t.runtime.ctx.requestLog.flush();
 
     const { result: ran, all } = await countStatements(() => t.drain());

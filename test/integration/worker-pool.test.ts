@@ -10,13 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
-import {
-  createOrderedOrder,
-  createSupplier,
-  idempotencyKey,
-  listLocations,
-  listVariants,
-} from "../helpers/factories.ts";
+import { receiptWithItsPushQueued } from "../helpers/factories.ts";
 
 const API_POOL = 10;
 
@@ -33,19 +27,11 @@ describe("the worker's own pool (PostgreSQL)", { skip: !process.env.TEST_DATABAS
   after(() => t.close());
 
   test("a push runs to the end while every API connection is held", async () => {
-    const variants = (await listVariants(store.api)).slice(0, 3);
-    const order = await createOrderedOrder(store.api, {
-      supplier_id: (await createSupplier(store.api)).id,
-      location_id: (await listLocations(store.api))[0].id,
-      lines: variants.map((v) => ({ variant_id: v.id, quantity: 4 })),
+    const { order } = await receiptWithItsPushQueued(t, store.api, {
+      lines: 3,
+      received: 1,
+      key: "worker-pool",
     });
-    await t.drain();
-    const receipt = await store.api.post(
-      `/v2/purchase_orders/${order.id}/receipts`,
-      { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) },
-      idempotencyKey("worker-pool"),
-    );
-    expectStatus(receipt, 201);
     await t.runtime.ctx.requestLog.flush();
 
     // Every API connection inside a transaction that waits until the push is done.
