@@ -94,7 +94,7 @@ describe("console purchase order list", () => {
     assert.match(
       text(page.body),
       new RegExp(
-        `${ordered.number} South <Forge> Ordered \\$25\\.00 USD Anvils ${locations[1].name} Unpaid – 2031-05-01`,
+        `${ordered.number} South <Forge> Ordered \\$25\\.00 USD Anvils ${locations[1].name} Unpaid – 1 May 2031, 09:02`,
       ),
     );
   });
