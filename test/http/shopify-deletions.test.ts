@@ -312,6 +312,10 @@ describe("deleted in Shopify", () => {
       items: [{ inventory_item_id: doomed.inventoryItemId, location_id: location, max_stock: available + 3 }],
     };
     expectStatus(await t.admin.put(`/admin/stores/${storeId}/alert_rules`, rules), 200);
+    // Deliveries already sent land first, while the variant still exists: one arriving after the
+    // deletion would queue the catalog sync that finds it (this raced on a loaded CI run).
+    await standin.webhooks.settled();
+    await t.drain();
     // The variant is deleted in Shopify and its products/update never arrives: the mirror still lists
     // it. Every later delivery is held too (the pushes' inventory_levels/update would queue the
     // catalog sync, whose read of the product would find the deletion): only the push can tell.
@@ -390,6 +394,10 @@ describe("deleted in Shopify", () => {
     const before = (await products(api)).find((p) => p.id === product.id)!;
     assert.deepEqual([before.status, before.variants_count], ["active", 2]);
 
+    // Deliveries already sent land first, while the variant still exists: one arriving after the
+    // deletion would queue the catalog sync that finds it (this raced on a loaded CI run).
+    await standin.webhooks.settled();
+    await t.drain();
     // The product is deleted in Shopify and every delivery is held (then dropped): only the push can tell.
     (t.clock as ManualClock).advance(60_000);
     standin.webhooks.mode = "hold";
