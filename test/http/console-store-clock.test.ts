@@ -80,12 +80,10 @@ describe("console: the store's clock and name", () => {
       form.body,
       /<label for="key-expires">Expires at <span class="hint">\(optional; the store's time\)<\/span>/,
     );
-    const created = await agent.post(keys, {
-      _csrf: csrf,
-      name: "Evening job",
-      scopes: ["read"],
-      expires_at: "2031-06-01T18:00",
-    });
+    // A read key expiring at the given wall time, typed into the console's form.
+    const createKey = (name: string, expiresAt: string) =>
+      agent.post(keys, { _csrf: csrf, name, scopes: ["read"], expires_at: expiresAt });
+    const created = await createKey("Evening job", "2031-06-01T18:00");
     assert.equal(created.status, 303, created.body);
     const listed = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data;
     const key = listed.find((k: { name: string }) => k.name === "Evening job");
@@ -96,12 +94,7 @@ describe("console: the store's clock and name", () => {
       /<time datetime="2031-06-02T01:00:00.000Z">1 Jun 2031, 18:00<\/time>/,
     );
     // In winter (PST, UTC-8) the same wall time is an hour later in UTC.
-    const winter = await agent.post(keys, {
-      _csrf: csrf,
-      name: "Winter job",
-      scopes: ["read"],
-      expires_at: "2031-12-01T18:00",
-    });
+    const winter = await createKey("Winter job", "2031-12-01T18:00");
     assert.equal(winter.status, 303, winter.body);
     const again = (await t.admin.get(`/admin/stores/${store.id}/keys`)).body.data;
     assert.equal(

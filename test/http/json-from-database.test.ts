@@ -106,6 +106,15 @@ function expectedPages<T>(rows: T[], limit: number, cursors: Array<string | null
 
 describe("pages and single reads written as JSON by the database", () => {
   let t: TestApp;
+  /** One supplier of the store, by id (the generated rows are all alike for these checks). */
+  const aSupplierOf = async (storeId: number) => {
+    const [supplier] = await t.runtime.database.db
+      .selectFrom("suppliers")
+      .select("id")
+      .where("store_id", "=", storeId)
+      .execute();
+    return supplier;
+  };
   const stores: Array<{ id: number; key: string; currency: string }> = [];
 
   before(async () => {
@@ -261,11 +270,7 @@ describe("pages and single reads written as JSON by the database", () => {
     // A zero-padded id is never read ahead with the key lookup (auth.ts): the handler's own statement.
     pageColumns.length = 0;
     const api = t.client(`Bearer ${store.key}`);
-    const [supplier] = await t.runtime.database.db
-      .selectFrom("suppliers")
-      .select("id")
-      .where("store_id", "=", store.id)
-      .execute();
+    const supplier = await aSupplierOf(store.id);
     assert.equal((await api.get(`/v2/variants/0${9_000_000_000_000}`)).status, 200);
     assert.equal((await api.get(`/v2/suppliers/0${supplier.id}`)).status, 200);
     assert.deepEqual(pageColumns, [["row_json"], ["row_json"]]);
@@ -276,11 +281,7 @@ describe("pages and single reads written as JSON by the database", () => {
   }, async () => {
     const store = stores[0];
     const api = t.client(`Bearer ${store.key}`);
-    const [supplier] = await t.runtime.database.db
-      .selectFrom("suppliers")
-      .select("id")
-      .where("store_id", "=", store.id)
-      .execute();
+    const supplier = await aSupplierOf(store.id);
     for (const path of [
       `/v2/variants/${9_000_000_000_000}`,
       `/v2/suppliers/${supplier.id}`,
