@@ -2,7 +2,7 @@ import { html, SafeHtml } from "../html/template.ts";
 import type { ErrorDetail } from "./admin.ts";
 import { consoleCss, consoleIcon, consoleJs } from "./assets.ts";
 import type { Flash, Session } from "./session.ts";
-import { shownTime } from "./times.ts";
+import { shownDate, shownTime } from "./times.ts";
 
 /** The frame of every console page, and the small building blocks pages share. */
 
@@ -189,6 +189,16 @@ export function timeHtml(iso: string | null | undefined, timeZone?: string | nul
   if (!iso) return html`<span class="muted">–</span>`;
   const shown = shownTime(iso, timeZone);
   return shown === null ? html`${iso}` : html`<time datetime="${iso}">${shown}</time>`;
+}
+
+/**
+ * A calendar day as <time>: "2031-05-10" in `datetime`, "10 May 2031" as text (times.ts); a dash for
+ * none, and a value that is no such day as it came.
+ */
+export function dateHtml(day: string | null | undefined): SafeHtml {
+  if (!day) return html`<span class="muted" aria-label="none">–</span>`;
+  const shown = shownDate(day);
+  return shown === null ? html`${day}` : html`<time datetime="${day}">${shown}</time>`;
 }
 
 /**

@@ -2,7 +2,8 @@
  * How the console prints a moment (issue 20): "26 Nov 2026, 11:04" in the store's time zone, the one
  * format every page uses. The API gives UTC instants; a merchant reads their own clock. Without a store
  * (the operator's admin pages) the moment is shown in UTC and says so. Plain dates (`paid_on`,
- * `expected_at`) are not moments and are never shifted.
+ * `expected_at`) are not moments and are never shifted; they are written in the same day format
+ * ("10 May 2031"), so a page does not print "2031-05-10" beside "26 Nov 2026, 11:04".
  */
 
 const formats = new Map<string, Intl.DateTimeFormat>();
@@ -50,6 +51,20 @@ function offsetAt(instant: number, timeZone: string): number {
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * A calendar day the API gives as "2031-05-10" (a payment's day, an expected delivery, a price's start)
+ * as "10 May 2031", the day as shownTime writes a moment's; null when it is no such day. A day is the
+ * same in every zone, so it is never shifted.
+ */
+export function shownDate(day: string | null | undefined): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day ?? "");
+  if (!match) return null;
+  const [year, month, date] = match.slice(1).map(Number);
+  const check = new Date(Date.UTC(year, month - 1, date));
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) return null;
+  return `${date} ${MONTHS[month - 1]} ${match[1]}`;
+}
 
 /**
  * A wall-clock time typed in a store's page ("2026-11-26T11:04", a datetime-local field) as the

@@ -136,6 +136,39 @@ describe("console purchase order actions", () => {
     assert.doesNotMatch(res.body, />\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/, "no raw ISO or UTC time is printed");
   });
 
+  test("the order's days (Expected, Payment due, a payment's day) are written like its moments' days, not ISO", async () => {
+    const supplier = await createSupplier(store.api, { name: "Day Format Co" });
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: [customLine(2, "4.00")],
+      expected_at: "2031-05-10",
+      payment_due_on: "2031-06-01",
+      reference: "DAYS-1",
+    });
+    const payment = await store.api.post(`/v2/purchase_orders/${order.id}/payments`, {
+      amount: "1.00",
+      paid_on: "2031-05-02",
+    });
+    assert.equal(payment.status, 201, JSON.stringify(payment.body));
+
+    const res = await agent.get(orderPath(order.id));
+    assert.equal(res.status, 200);
+    const shown = text(res.body);
+    assert.match(shown, /Expected 10 May 2031 /);
+    assert.match(shown, /Payment due 1 Jun 2031 /);
+    assert.match(res.body, /<time datetime="2031-05-10">10 May 2031<\/time>/);
+    assert.match(res.body, /<th scope="row"><time datetime="2031-05-02">2 May 2031<\/time><\/th>/);
+    assert.doesNotMatch(res.body, />\s*2031-0\d-\d\d\s*</, "no day printed as ISO");
+    const question = text(
+      (await agent.get(`${orderPath(order.id)}/payments/${payment.body.data.id}/delete`)).body,
+    );
+    assert.match(question, /made on 2 May 2031 \(/);
+
+    const list = await agent.get(`/console/stores/${store.id}/purchase_orders?q=DAYS-1`);
+    assert.equal(list.status, 200);
+    assert.match(list.body, /<td><time datetime="2031-05-10">10 May 2031<\/time><\/td>/);
+  });
+
   test("History pages: an Older history link walks to every entry; a stale link shows none and says so", async () => {
     const order = await draft();
     for (let i = 1; i <= 55; i++)

@@ -550,7 +550,7 @@ describe("console receiving and payments", () => {
     const question = await agent.get(orderPath(order.id, `/payments/${paymentId}/delete`));
     assert.match(
       text(question.body),
-      /Delete the payment of \$10\.50 USD made on 2026-01-15 \(bank transfer, INV-7\) from PO-\d+\? The balance due grows by \$10\.50 USD/,
+      /Delete the payment of \$10\.50 USD made on 15 Jan 2026 \(bank transfer, INV-7\) from PO-\d+\? The balance due grows by \$10\.50 USD/,
     );
     // The console's one confirm step: its question heads the section, its button repeats the action.
     assert.match(question.body, /<section class="confirm" aria-labelledby="confirm-question">/);

@@ -85,7 +85,7 @@ describe("settings, merge and prices pages in a browser", { skip: browserSkip },
     await page.getByLabel(/^Price tiers/).fill("1:3.25 10:3.00");
     await page.getByLabel(/^Effective from/).fill("2099-01-01");
     await page.getByRole("button", { name: "Save prices" }).click();
-    await page.getByText("Prices saved, from 2099-01-01.").waitFor();
+    await page.getByText("Prices saved, from 1 Jan 2099.").waitFor();
     await checkPage(page, "prices-upcoming");
     assert.deepEqual(foreign, []);
   });

@@ -4,11 +4,12 @@ import { can, requirePermission } from "../actor.ts";
 import { AdminError } from "../admin.ts";
 import { confirmed, confirmStep } from "../confirm.ts";
 import { field, formOf, idOf, type PageContext, PageNotFound, redirectTo, sendPage } from "../context.ts";
-import { csrfField, dl, page, storePath } from "../layout.ts";
+import { csrfField, dateHtml, dl, page, storePath } from "../layout.ts";
 import { loadOrder, type Order } from "../purchase-order-data.ts";
 import { storeApi } from "../store-api.ts";
 import { detailsFor, formKey, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { idempotencyKeyOf } from "../supplier-form.ts";
+import { shownDate } from "../times.ts";
 
 /**
  * An order's payments (issue 20 item 5): the payment status, what is paid and the balance due in the
@@ -94,12 +95,12 @@ export function paymentsSection(ctx: PageContext, storeId: number, order: Order)
   const payments = order.payments ?? [];
   const rows = payments.map(
     (p) => html`<tr>
-<th scope="row">${p.paid_on}</th>
+<th scope="row">${dateHtml(p.paid_on)}</th>
 <td class="num" data-label="Amount">${money(p.amount, p.currency)}</td>
 <td data-label="Method">${p.method}</td>
 <td data-label="Reference">${p.reference ?? html`<span class="muted">–</span>`}</td>
 <td data-label="Note">${p.note ?? html`<span class="muted">–</span>`}</td>
-${writable ? html`<td><a href="${base}/payments/${p.id}/delete">Delete…<span class="visually-hidden"> the payment of ${money(p.amount, p.currency)} on ${p.paid_on}</span></a></td>` : ""}
+${writable ? html`<td><a href="${base}/payments/${p.id}/delete">Delete…<span class="visually-hidden"> the payment of ${money(p.amount, p.currency)} on ${shownDate(p.paid_on) ?? p.paid_on}</span></a></td>` : ""}
 </tr>`,
   );
   const controls = writable
@@ -203,7 +204,7 @@ export async function deletePaymentPage(ctx: PageContext, rawOrderId: unknown, r
   const body = confirmStep({
     session: ctx.session,
     action: `${base}/payments/${payment.id}/delete`,
-    question: html`Delete the payment of ${shown} made on ${payment.paid_on} (${payment.method}${payment.reference ? `, ${payment.reference}` : ""}) from ${order.number}?`,
+    question: html`Delete the payment of ${shown} made on ${shownDate(payment.paid_on) ?? payment.paid_on} (${payment.method}${payment.reference ? `, ${payment.reference}` : ""}) from ${order.number}?`,
     consequence: `The balance due grows by ${shown}; the deletion stays in the order's history.`,
     button: "Delete the payment",
     cancelHref: `${base}#payments`,

@@ -2,7 +2,7 @@ import type { FastifyReply } from "fastify";
 import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import { idOf, type PageContext, PageNotFound, queryOf, sendPage, takeFlash } from "../context.ts";
-import { dl, notAvailable, page, storePath, table } from "../layout.ts";
+import { dateHtml, dl, notAvailable, page, storePath, table } from "../layout.ts";
 import {
   chargeKindWords,
   loadOrder,
@@ -66,8 +66,8 @@ ${dl(
       ],
       ["Ships to", order.location?.name ?? null],
       ["Payment", paymentWords(order.payment_status)],
-      ["Expected", order.expected_at],
-      ["Payment due", order.payment_due_on],
+      ["Expected", order.expected_at && dateHtml(order.expected_at)],
+      ["Payment due", order.payment_due_on && dateHtml(order.payment_due_on)],
       ["Reference", order.reference],
       ["Supplier order number", order.supplier_order_number],
       ["Invoice number", order.invoice_number],

@@ -1,7 +1,7 @@
 import { html } from "../../html/template.ts";
 import { AdminError } from "../admin.ts";
 import { type PageContext, queryOf, sendPage, takeFlash } from "../context.ts";
-import { notAvailable, page, storePath, table, timeHtml } from "../layout.ts";
+import { dateHtml, notAvailable, page, storePath, table, timeHtml } from "../layout.ts";
 import { ORDER_STATUSES, type Order, ordersPath, paymentWords, statusWords } from "../purchase-order-data.ts";
 import { queryString } from "../query-string.ts";
 import { locationsOf } from "../stock-levels.ts";
@@ -210,7 +210,7 @@ ${table(
     { header: "Reference", cell: (o) => o.reference },
     { header: "Ships to", cell: (o) => o.location?.name ?? null },
     { header: "Payment", cell: (o) => paymentWords(o.payment_status) },
-    { header: "Expected", cell: (o) => o.expected_at },
+    { header: "Expected", cell: (o) => o.expected_at && dateHtml(o.expected_at) },
     { header: "Created", cell: (o) => timeHtml(o.created_at, timezone) },
   ],
   rows,

@@ -27,6 +27,7 @@ import { queryString } from "../query-string.ts";
 import { storeApi } from "../store-api.ts";
 import { money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { loadSupplier, type Supplier, suppliersPath } from "../supplier-form.ts";
+import { shownDate } from "../times.ts";
 
 /**
  * A supplier's catalog in the console: its items with pack sizes, minimum quantities and price tiers
@@ -147,7 +148,7 @@ ${table(
       header: "Upcoming",
       cell: (r) =>
         r.price_list?.upcoming && r.price_list.upcoming.tiers.length > 0
-          ? `${tiersText(r.price_list.upcoming)} from ${r.price_list.upcoming.effective_from}`
+          ? `${tiersText(r.price_list.upcoming)} from ${shownDate(r.price_list.upcoming.effective_from) ?? r.price_list.upcoming.effective_from}`
           : null,
     },
     { header: "Primary supplier", cell: (r) => r.is_primary },

@@ -13,10 +13,11 @@ import {
   takeFlash,
 } from "../context.ts";
 import { itemLabel, variantsByItem } from "../item-search.ts";
-import { csrfField, dl, page } from "../layout.ts";
+import { csrfField, dateHtml, dl, page } from "../layout.ts";
 import { storeApi } from "../store-api.ts";
 import { fieldError, formErrors, invalidAttrs, money, type StoreInfo, storeInfoOf } from "../store-pages.ts";
 import { loadSupplier, type Supplier, suppliersPath } from "../supplier-form.ts";
+import { shownDate } from "../times.ts";
 import { catalogRowOf, type TierSet } from "./supplier-catalog.ts";
 
 /**
@@ -67,9 +68,9 @@ async function render(
     ["SKU", variant?.sku ?? null],
     ["Supplier SKU", row.supplier_sku],
     ["Prices in force", tiersText(row.price_list?.effective) ?? money(row.price, row.price_currency)],
-    ["In force since", row.price_list?.effective?.effective_from ?? null],
+    ["In force since", dateHtml(row.price_list?.effective?.effective_from)],
     ["Upcoming prices", tiersText(upcoming)],
-    ["Upcoming from", upcoming?.effective_from ?? null],
+    ["Upcoming from", dateHtml(upcoming?.effective_from)],
   ])}
 <h2 id="new-prices">New prices</h2>
 <p class="hint">With a date in the future the new tiers wait until that day and the prices in force stay until then; with today's date or none they apply at once. New upcoming prices replace upcoming ones already set.</p>
@@ -140,7 +141,7 @@ export async function savePricesAction(ctx: PageContext, rawSupplierId: unknown,
   ctx.session.flash.push({
     kind: "ok",
     text: values.effective_from
-      ? `Prices saved, from ${values.effective_from}.`
+      ? `Prices saved, from ${shownDate(values.effective_from) ?? values.effective_from}.`
       : "Prices saved; they apply now.",
   });
   return redirectTo(ctx.reply, `${suppliersPath(store.id, `/${supplier.id}`)}/catalog/${itemId}/prices`);
