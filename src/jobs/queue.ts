@@ -126,18 +126,24 @@ export class JobQueue {
       skip && skip.types.length > 0 && skip.stores.length > 0
         ? sql`and not (type in (${sql.join(skip.types)}) and coalesce(store_id in (${sql.join(skip.stores)}), false))`
         : sql``;
+    // The due jobs are picked in a WITH, which runs once: as `where id in (select … limit …)` beside
+    // the volatile set_config the subquery ran again for each row, and each run skipped the rows the
+    // update had just locked and picked the next ones, so a claim of 1 took every due job.
     const result = await sql<ClaimedJob>`
-      update jobs set state = 'running', attempts = attempts + 1, locked_by = ${workerId},
-        locked_until = ${leaseUntil}, updated_at = ${now}
-      where id in (
+      with picked as (
         select id from jobs
         where ((state = 'queued' and run_at <= ${now}) or (state = 'running' and locked_until < ${now}))
         ${typeFilter} ${skipFilter}
         order by run_at, id
         limit ${limit}
         for update skip locked
-      ) and ${WITHOUT_WAITING_FOR_DISK}
-      returning id, store_id, type, payload, attempts, max_attempts, dedupe_key`.execute(db);
+      )
+      update jobs set state = 'running', attempts = attempts + 1, locked_by = ${workerId},
+        locked_until = ${leaseUntil}, updated_at = ${now}
+      from picked
+      where jobs.id = picked.id and ${WITHOUT_WAITING_FOR_DISK}
+      returning jobs.id, jobs.store_id, jobs.type, jobs.payload, jobs.attempts, jobs.max_attempts,
+        jobs.dedupe_key`.execute(db);
     return result.rows;
   }
 
