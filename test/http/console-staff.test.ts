@@ -395,3 +395,53 @@ describe("the staff page in the store's time zone", () => {
     );
   });
 });
+
+describe("the store's front page", () => {
+  /** The front page's "Start here" links (label → path after the store's), and what else it shows. */
+  async function frontPage(agent: ConsoleAgent) {
+    const res = await agent.get(`/console/stores/${store.id}`);
+    assert.equal(res.status, 200);
+    const nav = /<nav class="shortcuts"[^>]*>([\s\S]*?)<\/nav>/.exec(res.body)?.[1] ?? "";
+    const links = [...nav.matchAll(/<a href="\/console\/stores\/\d+([^"]*)">([^<]+)<\/a>/g)].map((m) => [
+      m[2],
+      m[1].replaceAll("&amp;", "&"),
+    ]);
+    return { links, shown: pageText(res.body) };
+  }
+  const open = "/purchase_orders?status=ordered%2Cin_transit%2Cpartial";
+  const common = [
+    ["Orders awaiting delivery", open],
+    ["Low stock", "/stock/low"],
+    ["Stock levels", "/stock"],
+  ];
+
+  test("each role starts from the work it may do; the API switch and rate limits are the owner's", async () => {
+    const buyer = await frontPage(await joined("fp-buyer@example.com", "purchasing"));
+    assert.deepEqual(buyer.links, [
+      ["New purchase order", "/purchase_orders/new"],
+      ["Drafts", "/purchase_orders?status=draft"],
+      ...common,
+      ["Suppliers", "/suppliers"],
+    ]);
+    const stock = await frontPage(await joined("fp-stock@example.com", "inventory"));
+    assert.deepEqual(stock.links, [...common, ["New stock adjustment", "/stock_adjustments/new"]]);
+    const viewerAgent = await joined("fp-view@example.com", "viewer");
+    const viewer = await frontPage(viewerAgent);
+    assert.deepEqual(viewer.links, common);
+    for (const staff of [buyer, stock, viewer]) {
+      assert.doesNotMatch(staff.shown, /API access|Rate limits/);
+      assert.match(staff.shown, /Currency USD/);
+    }
+
+    const owner = await frontPage(await joined("fp-owner@example.com", "owner"));
+    assert.equal(owner.links.length, 7);
+    assert.match(owner.shown, /API access is on\./);
+    const limits = (await t.admin.get(`/admin/stores/${store.id}`)).body.data.rate_limits;
+    const grouped = new Intl.NumberFormat("en-US").format(limits.per_key_per_minute);
+    assert.match(grouped, /,/, "the store's limit has thousands to group");
+    assert.match(owner.shown, new RegExp(`Rate limits \\(requests per minute\\) Per key ${grouped} `));
+    // Each link leads to a page its reader may open.
+    for (const [, rest] of viewer.links)
+      assert.equal((await viewerAgent.get(`/console/stores/${store.id}${rest}`)).status, 200, rest);
+  });
+});

@@ -126,9 +126,39 @@ export async function createStoreAction(ctx: PageContext) {
   }
 }
 
+/**
+ * Where a staff member's work starts, by what their role may do: the store's front page leads with it
+ * (a buyer signing in found the API switch and rate limits first). Links only, so no API call.
+ */
+function shortcuts(ctx: PageContext, storeId: number): SafeHtml {
+  const open = `/purchase_orders?status=${encodeURIComponent("ordered,in_transit,partial")}`;
+  const links: [string, string][] = [
+    ...(can(ctx.request, "purchase_orders")
+      ? ([
+          ["New purchase order", "/purchase_orders/new"],
+          ["Drafts", "/purchase_orders?status=draft"],
+        ] as [string, string][])
+      : []),
+    ["Orders awaiting delivery", open],
+    ["Low stock", "/stock/low"],
+    ["Stock levels", "/stock"],
+    ...(can(ctx.request, "stock")
+      ? ([["New stock adjustment", "/stock_adjustments/new"]] as [string, string][])
+      : []),
+    ...(can(ctx.request, "suppliers") ? ([["Suppliers", "/suppliers"]] as [string, string][]) : []),
+  ];
+  return html`<nav class="shortcuts" aria-labelledby="shortcuts"><h2 id="shortcuts">Start here</h2>
+<ul>${links.map(([label, rest]) => html`<li><a href="${storePath(storeId, rest)}">${label}</a></li>`)}</ul></nav>`;
+}
+
+/** A count as people write it: 100000 as "100,000". */
+const count = (n: number) => new Intl.NumberFormat("en-US").format(n);
+
 export async function storePage(ctx: PageContext, rawId: unknown) {
   const store = await loadStore(ctx, rawId);
-  const body = html`${apiAccessSection(ctx, store, can(ctx.request, "settings") ? "overview" : null)}
+  // The API's switch and the rate limits are the store's settings: shown to those who keep them.
+  const keepsSettings = can(ctx.request, "settings");
+  const body = html`${shortcuts(ctx, store.id)}${keepsSettings ? apiAccessSection(ctx, store, "overview") : ""}
 <h2>Settings</h2>
 ${dl(
   [
@@ -150,12 +180,16 @@ ${dl([
   ["Stock adjustment prefix", String(store.numbering.stock_adjustment_prefix)],
   ["Next stock adjustment number", store.numbering.next_stock_adjustment_number],
 ])}
-<h2>Rate limits (requests per minute)</h2>
+${
+  keepsSettings
+    ? html`<h2>Rate limits (requests per minute)</h2>
 ${dl([
-  ["Per key", store.rate_limits.per_key_per_minute],
-  ["Per store", store.rate_limits.per_store_per_minute],
-  ["Writes per store", store.rate_limits.writes_per_store_per_minute],
-])}`;
+  ["Per key", count(store.rate_limits.per_key_per_minute)],
+  ["Per store", count(store.rate_limits.per_store_per_minute)],
+  ["Writes per store", count(store.rate_limits.writes_per_store_per_minute)],
+])}`
+    : ""
+}`;
   return sendPage(
     ctx.reply,
     page({
