@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { WITHOUT_WAITING_FOR_DISK } from "../db/transaction.ts";
@@ -104,6 +104,28 @@ export class JobQueue {
         .execute();
     }
     // Wake local workers once the surrounding transaction had a chance to commit.
+    setImmediate(() => this.notify());
+  }
+
+  /**
+   * The insert of one job (no dedupe key) whose payload is built by the statement itself, for a
+   * caller that writes its rows and the job in one statement (a WITH; the payload may use the ids an
+   * earlier part of it returned). Call `wakeAfterCommit` once the statement ran, as `enqueue` does.
+   */
+  insertInStatement(
+    type: string,
+    payload: RawBuilder<unknown>,
+    options: Pick<EnqueueOptions, "storeId" | "maxAttempts"> = {},
+  ): RawBuilder<unknown> {
+    const now = this.clock.now();
+    return sql`insert into jobs
+        (store_id, type, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at)
+      select ${options.storeId ?? null}::int, ${type}::text, ${payload}, 'queued', 0,
+        ${options.maxAttempts ?? 10}::int, ${now}::timestamptz, null, ${now}::timestamptz, ${now}::timestamptz`;
+  }
+
+  /** Wakes local workers once the surrounding transaction had a chance to commit. */
+  wakeAfterCommit(): void {
     setImmediate(() => this.notify());
   }
 

@@ -1,4 +1,6 @@
 /** The order history: who did what to an order, one row per change (GET …/history lists them). */
+import type { RawBuilder } from "kysely";
+import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 
 /** Every history row type (the API's list of them is this one). */
@@ -70,4 +72,19 @@ export async function addHistory(trx: Db, input: HistoryInput): Promise<void> {
       data: JSON.stringify(input.data ?? {}),
     })
     .execute();
+}
+
+/** History rows as one insert, for a caller's statement (a part of its WITH: a receipt's, receipts/). */
+export function historyInsert(
+  rows: readonly (Omit<HistoryInput, "principal" | "by"> & { by: string })[],
+): RawBuilder<unknown> {
+  return insertRows("purchase_order_history", rows, [
+    ["store_id", "int", (r) => r.storeId],
+    ["purchase_order_id", "int", (r) => r.orderId],
+    ["type", "text", (r) => r.type],
+    ["at", "timestamptz", (r) => r.at],
+    ["by_name", "text", (r) => r.by],
+    ["via", "text", (r) => r.via ?? null],
+    ["data", "jsonb", (r) => r.data ?? {}],
+  ]);
 }

@@ -11,6 +11,7 @@ export {
   addHistory,
   HISTORY_TYPES,
   type HistoryType,
+  historyInsert,
   SYSTEM_ACTOR,
 } from "./history.ts";
 export {
@@ -40,7 +41,7 @@ export {
   loadOrderParts,
   loadPurchaseOrder,
   loadPurchaseOrders,
-  lockOrderRecord,
+  lockOrderRecordForReceipt,
   type OrderParts,
   orderRecordQuery,
   presentSummaries,
@@ -89,8 +90,9 @@ export {
 } from "./queries.ts";
 export {
   addUnorderedLines,
-  bookReceipt,
+  bookAddedLinesTotals,
   bookReceivedQuantities,
+  receiptBooking,
   setStatusAfterVoid,
   settlePaymentChange,
   withdrawUnorderedQuantities,

@@ -380,11 +380,25 @@ export async function loadPurchaseOrders(
   return assembleOrdersInSlices(orders, parts);
 }
 
-/** The order's row with its supplier name and location, locked (`FOR UPDATE` of the order row only). */
-export async function lockOrderRecord(trx: Db, storeId: number, id: number): Promise<OrderRecord> {
-  const row = await orderRecordQuery(trx, storeId).where("po.id", "=", id).forUpdate("po").executeTakeFirst();
+/**
+ * The order's row with its supplier name and location, locked (`FOR UPDATE` of the order row only), for
+ * a receipt: with the id the receipt will take (from the receipts' identity, in the same statement), so
+ * every row the receipt writes can be written in one statement. An id taken by a receipt that is then
+ * refused is left unused, as a rolled-back insert leaves its id.
+ */
+export async function lockOrderRecordForReceipt(
+  trx: Db,
+  storeId: number,
+  id: number,
+): Promise<{ order: OrderRecord; receiptId: number }> {
+  const row = await orderRecordQuery(trx, storeId)
+    .select(sql<number>`nextval(pg_get_serial_sequence('receipts', 'id'))`.as("next_receipt_id"))
+    .where("po.id", "=", id)
+    .forUpdate("po")
+    .executeTakeFirst();
   if (!row) throw notFound("purchase order");
-  return row as OrderRecord;
+  const { next_receipt_id: receiptId, ...order } = row;
+  return { order: order as OrderRecord, receiptId: Number(receiptId) };
 }
 
 /** One full PurchaseOrder as GET returns it; 404 not_found when absent from the store. */

@@ -3,7 +3,7 @@
  * module's: receipts and payments decide what changes and call these with the caller's transaction.
  * Each is a fixed number of statements whatever the number of lines (a receipt is benchmarked).
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { type LineDraft, lineRowOf } from "./lines.ts";
@@ -70,25 +70,33 @@ export async function bookReceivedQuantities(
 }
 
 /**
- * A receipt's booking on the order in one statement: the lines' quantities (as
- * `bookReceivedQuantities`) in a data-modifying WITH, and the order's status (received_at set when it
- * became received) in the statement itself; two tables, so neither part needs the other's rows. Then
- * the totals again when the receipt added lines (they sum the booked lines, so a statement after).
+ * A receipt's booking on the order, as parts of the receipt's one statement (a data-modifying WITH,
+ * receipts/record.ts), by name: the lines' quantities (as `bookReceivedQuantities`) and the order's status
+ * (received_at set when it became received); two tables, so neither part needs the other's rows.
+ * When the receipt added lines, `bookAddedLinesTotals` follows (the totals sum the booked lines, so a
+ * statement after).
  */
-export async function bookReceipt(
-  trx: Db,
+export function receiptBooking(
   storeId: number,
   orderId: number,
   changes: readonly QuantityChange[],
-  after: { status: PurchaseOrderStatus; becameReceived: boolean; linesAdded: boolean },
+  after: { status: PurchaseOrderStatus; becameReceived: boolean },
   now: Date,
-): Promise<void> {
-  const booked =
-    changes.length === 0 ? sql`` : sql`with booked as (${quantitiesUpdate(storeId, changes, now)}) `;
+): Array<[name: string, write: RawBuilder<unknown>]> {
   const receivedAt = after.becameReceived ? sql`, received_at = ${now}` : sql``;
-  await sql`${booked}update purchase_orders set status = ${after.status}${receivedAt}, updated_at = ${now}
-    where store_id = ${storeId} and id = ${orderId}`.execute(trx);
-  if (after.linesAdded) await recomputeTotals(trx, storeId, orderId);
+  const status = sql`update purchase_orders set status = ${after.status}${receivedAt}, updated_at = ${now}
+    where store_id = ${storeId} and id = ${orderId}`;
+  return changes.length === 0
+    ? [["booked_order", status]]
+    : [
+        ["booked_lines", quantitiesUpdate(storeId, changes, now)],
+        ["booked_order", status],
+      ];
+}
+
+/** The order's totals again after a receipt added (unordered) lines and its booking ran. */
+export async function bookAddedLinesTotals(trx: Db, storeId: number, orderId: number): Promise<void> {
+  await recomputeTotals(trx, storeId, orderId);
 }
 
 /**

@@ -1,31 +1,32 @@
 /**
  * Recording a receipt. It locks its order row (FOR UPDATE) first, so two receipts for the same order
- * run one after the other and the second sees what the first booked; it reads everything the order
- * shows once, and the rest is a fixed number of statements whatever the number of lines (inserts and
- * one UPDATE … FROM unnest for the lines, one array per column), then the stock movements, history,
- * events and the platform push job, all in the caller's transaction. The answer and the event present
+ * run one after the other and the second sees what the first booked, and takes the receipt's id in
+ * the same statement; it reads everything the order shows once; then every row it writes (the receipt
+ * and its lines, the order lines' quantities and the order's status, history, the stock movements,
+ * the platform push job, the levels) goes in one statement whatever the number of lines (arrays per
+ * column), and the events after it, all in the caller's transaction. The answer and the event present
  * the order from what was read plus what was written.
  */
-import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import {
   type Actor,
-  addHistory,
   addUnorderedLines,
   assertCan,
-  bookReceipt,
+  bookAddedLinesTotals,
+  historyInsert,
   loadOrderPartsInOneStatement,
   loadPurchaseOrderInTransaction,
-  lockOrderRecord,
+  lockOrderRecordForReceipt,
   type PresentedReceipt,
   type PurchaseOrder,
+  receiptBooking,
 } from "../purchase-orders/index.ts";
-import { JUST_RECORDED, recordStockMovements } from "../stock/index.ts";
+import { JUST_RECORDED, recordStockMovementsWith } from "../stock/index.ts";
 import type { ComputedReceipt } from "./compute.ts";
 import { receiptMovements, receiptReference } from "./movements.ts";
 import { type Prepared, prepare } from "./prepare.ts";
 import { presentAfterReceipt, storedReceiptLines } from "./presented.ts";
-import { insertReceiptWithLines, type ReceiptLineWrite } from "./repository.ts";
+import { type ReceiptLineWrite, receiptLineIdsOf, receiptWrites } from "./repository.ts";
 import type { ReceiptBody, ReceiptCall } from "./types.ts";
 
 export async function recordReceipt(
@@ -34,7 +35,7 @@ export async function recordReceipt(
   body: ReceiptBody,
 ): Promise<{ receipt: PresentedReceipt; order: PurchaseOrder }> {
   const { ctx, trx, store } = call;
-  const order = await lockOrderRecord(trx, store.id, orderId);
+  const { order, receiptId } = await lockOrderRecordForReceipt(trx, store.id, orderId);
   assertCan("receipt", order.status);
   // Everything the order shows, read once, in one statement after the lock (so it sees what an earlier
   // receipt booked): the receipt is computed from it and the order presented from it afterwards with
@@ -46,45 +47,57 @@ export async function recordReceipt(
 
   // Unordered entries become order lines, fully received.
   const newLineIds = await addUnorderedLines(trx, store.id, orderId, newLines, now);
-  const receiptValues = receiptRow(store.id, orderId, prepared, body, now);
+  const receiptValues = { id: receiptId, ...receiptRow(store.id, orderId, prepared, body, now) };
   const bodyLines = body.lines ?? [];
   const lineWrites: ReceiptLineWrite[] = computed.lines.map((l) => ({
     line: l,
     lineId: l.lineId ?? newLineIds[l.source.index],
     entry: l.source.kind === "line" ? bodyLines[l.source.index] : undefined,
   }));
-  const { receiptId, lineIds } = await insertReceiptWithLines(trx, receiptValues, lineWrites, now);
-
   const becameReceived = computed.statusAfter === "received" && order.status !== "received";
-  await bookReceipt(
+  const changes = computed.lineChanges.map((c) => ({
+    id: c.lineId,
+    received: c.receivedAfter,
+    cancelled: c.cancelledAfter,
+  }));
+  // Every row the receipt writes, in the statement that records its movements: the receipt and its
+  // lines, the order's booking and history beside the ledger's own (one round trip).
+  const receiptRows = receiptWrites(receiptValues, lineWrites, now);
+  const { movementIds, columns } = await recordStockMovementsWith<{ receipt_line_ids: number[] | null }>(
+    ctx,
     trx,
-    store.id,
-    orderId,
-    computed.lineChanges.map((c) => ({
-      id: c.lineId,
-      received: c.receivedAfter,
-      cancelled: c.cancelledAfter,
-    })),
-    { status: computed.statusAfter, becameReceived, linesAdded: newLines.length > 0 },
-    now,
+    {
+      storeId: store.id,
+      subjectType: "receipt",
+      subjectId: receiptId,
+      reference: receiptReference(orderId, receiptId),
+      movements: receiptMovements(computed.movements, store.currency),
+    },
+    {
+      parts: [
+        ...receiptRows.parts,
+        ...receiptBooking(store.id, orderId, changes, { status: computed.statusAfter, becameReceived }, now),
+        [
+          "history",
+          historyInsert(
+            receiptHistory(call.actor, {
+              storeId: store.id,
+              orderId,
+              receiptId,
+              statusBefore: order.status,
+              computed,
+              lineWrites,
+              becameReceived,
+              now,
+            }),
+          ),
+        ],
+      ],
+      columns: receiptRows.columns,
+    },
   );
-  const movementIds = await recordStockMovements(ctx, trx, {
-    storeId: store.id,
-    subjectType: "receipt",
-    subjectId: receiptId,
-    reference: receiptReference(orderId, receiptId),
-    movements: receiptMovements(computed.movements, store.currency),
-  });
-  await addReceiptHistory(trx, call.actor, {
-    storeId: store.id,
-    orderId,
-    receiptId,
-    statusBefore: order.status,
-    computed,
-    lineWrites,
-    becameReceived,
-    now,
-  });
+  const lineIds = receiptLineIdsOf(columns);
+  if (newLines.length > 0) await bookAddedLinesTotals(trx, store.id, orderId);
 
   // New lines changed the order's totals in the database: read it back. Otherwise it is what was
   // read at the start with what this receipt wrote.
@@ -142,9 +155,10 @@ function receiptRow(storeId: number, orderId: number, prepared: Prepared, body: 
   } as const;
 }
 
-/** receipt_recorded on the order's history, and `received` when this receipt completed the order. */
-async function addReceiptHistory(
-  trx: Db,
+/**
+ * receipt_recorded on the order's history, and `received` when this receipt completed the order.
+ */
+function receiptHistory(
   actor: Actor,
   r: {
     storeId: number;
@@ -156,11 +170,11 @@ async function addReceiptHistory(
     becameReceived: boolean;
     now: Date;
   },
-): Promise<void> {
+) {
   const base = { storeId: r.storeId, orderId: r.orderId, by: actor.by, via: actor.via, at: r.now };
-  await addHistory(trx, {
+  const recorded = {
     ...base,
-    type: "receipt_recorded",
+    type: "receipt_recorded" as const,
     data: {
       receipt_id: r.receiptId,
       lines: r.lineWrites.map(({ line, lineId }) => ({
@@ -172,7 +186,8 @@ async function addReceiptHistory(
       })),
       status: { from: r.statusBefore, to: r.computed.statusAfter },
     },
-  });
-  if (r.becameReceived)
-    await addHistory(trx, { ...base, type: "received", data: { receipt_id: r.receiptId } });
+  };
+  return r.becameReceived
+    ? [recorded, { ...base, type: "received" as const, data: { receipt_id: r.receiptId } }]
+    : [recorded];
 }

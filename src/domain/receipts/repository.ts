@@ -2,17 +2,12 @@
  * The receipts module's rows: receipts and receipt_lines are written here only. Also the few reads a
  * receipt makes of what other modules keep (a location's name, the movements a receipt recorded).
  */
-import { type Insertable, sql } from "kysely";
+import { type Insertable, type RawBuilder, sql } from "kysely";
 import { type BulkColumn, type ColumnName, columnList, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import type { ReceiptsTable } from "../../db/tables/receipts_payments.ts";
 import type { ComputedReceiptLine } from "./compute.ts";
 import type { ReceiptLineBody } from "./types.ts";
-
-export async function insertReceipt(trx: Db, values: Insertable<ReceiptsTable>): Promise<number> {
-  const row = await trx.insertInto("receipts").values(values).returning("id").executeTakeFirstOrThrow();
-  return row.id;
-}
 
 /** One receipt line to write: what was computed, the order line it books, the request entry (if any). */
 export interface ReceiptLineWrite {
@@ -50,25 +45,37 @@ function lineColumns(
 }
 
 /**
- * Writes the receipt and its lines in one statement (the receipt in a data-modifying WITH, the lines
- * from one array per column, in the order given); answers the receipt's id and its lines' ids in order.
+ * The receipt and its lines (one array per column, in the order given) as parts of the statement
+ * that records the receipt's movements (stock/ledger.ts `recordStockMovementsWith`), so every row a
+ * receipt writes goes in one round trip. `values` carries the id the receipt takes (taken with the
+ * order's lock). `receipt_line_ids` answers the lines' ids in order.
  */
-export async function insertReceiptWithLines(
-  trx: Db,
-  values: Insertable<ReceiptsTable>,
+export function receiptWrites(
+  values: Insertable<ReceiptsTable> & { id: number },
   lines: readonly ReceiptLineWrite[],
   now: Date,
-): Promise<{ receiptId: number; lineIds: number[] }> {
-  if (lines.length === 0) return { receiptId: await insertReceipt(trx, values), lineIds: [] };
+): { parts: Array<[name: string, write: RawBuilder<unknown>]>; columns: RawBuilder<unknown> } {
   const names = Object.keys(values) as Array<keyof typeof values>;
+  const receipt = sql`insert into receipts (${sql.join(names.map((n) => sql.ref(n)))})
+    values (${sql.join(names.map((n) => values[n]))})`;
+  if (lines.length === 0)
+    return { parts: [["new_receipt", receipt]], columns: sql`null as receipt_line_ids` };
   const columns = lineColumns(values.store_id, now);
-  const { rows } = await sql<{ id: number; receipt_id: number }>`with r as (
-      insert into receipts (${sql.join(names.map((n) => sql.ref(n)))})
-      values (${sql.join(names.map((n) => values[n]))}) returning id)
-    insert into receipt_lines (receipt_id, ${columnList(columns)})
-    select r.id, u.* from r cross join (${unnestRows(lines, columns)}) as u
-    returning id, receipt_id`.execute(trx);
-  return { receiptId: rows[0].receipt_id, lineIds: rows.map((r) => r.id) };
+  const receiptLines = sql`insert into receipt_lines (receipt_id, ${columnList(columns)})
+    select ${values.id}::int, u.* from (${unnestRows(lines, columns)}) as u
+    returning id`;
+  return {
+    parts: [
+      ["new_receipt", receipt],
+      ["new_receipt_lines", receiptLines],
+    ],
+    columns: sql`(select json_agg(id) from new_receipt_lines) as receipt_line_ids`,
+  };
+}
+
+/** The lines' ids as the statement of `receiptWrites` answered them. */
+export function receiptLineIdsOf(columns: { receipt_line_ids: number[] | null }): number[] {
+  return (columns.receipt_line_ids ?? []).map(Number);
 }
 
 export function findReceipt(trx: Db, storeId: number, orderId: number, receiptId: number) {

@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, sql, type Updateable } from "kysely";
+import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type {
   StockAdjustmentLinesTable,
@@ -168,22 +168,24 @@ function lineQuantitiesUpdate(storeId: number, rows: readonly LineQuantities[]) 
 }
 
 /**
- * An apply's writes to its own rows in one statement: the lines' quantities in a data-modifying WITH
- * and the adjustment's status and times in the statement, which answers the row as updated.
+ * An apply's writes to its own rows, as parts of the statement that records its movements (the
+ * ledger's, stock/ledger.ts): the lines' quantities and the adjustment's status and times.
  */
-export async function markApplied(
-  trx: Db,
+export function appliedWrites(
   storeId: number,
   id: number,
   quantities: readonly LineQuantities[],
   set: { status: StockAdjustmentStatus; applied_at: Date; updated_at: Date },
-): Promise<AdjustmentRow> {
-  const lines =
-    quantities.length === 0 ? sql`` : sql`with q as (${lineQuantitiesUpdate(storeId, quantities)}) `;
-  const { rows } = await sql<AdjustmentRow>`${lines}update stock_adjustments
+): Array<[name: string, write: RawBuilder<unknown>]> {
+  const row = sql`update stock_adjustments
     set status = ${set.status}, applied_at = ${set.applied_at}, updated_at = ${set.updated_at}
-    where store_id = ${storeId} and id = ${id} returning *`.execute(trx);
-  return rows[0];
+    where store_id = ${storeId} and id = ${id}`;
+  return quantities.length === 0
+    ? [["applied", row]]
+    : [
+        ["applied_lines", lineQuantitiesUpdate(storeId, quantities)],
+        ["applied", row],
+      ];
 }
 
 export function adjustmentListQuery(

@@ -10,12 +10,12 @@ import {
   type AdjustmentLineInsert,
   type AdjustmentRow,
   type AdjustmentUpdate,
+  appliedWrites,
   findAdjustment,
   firstUnusedAdjustmentNumber,
   insertAdjustment,
   linesToApply,
   lockAdjustmentWithLocationName,
-  markApplied,
   replaceLines,
   updateAdjustmentRow,
 } from "./repository.ts";
@@ -308,32 +308,37 @@ export async function applyAdjustment(
     return { id: Number(line.id), before, after };
   });
   problems.throwIfAny();
-  const movementIds = await recordStockMovements(ctx, trx, {
-    storeId,
-    subjectType: SUBJECT,
-    subjectId: id,
-    reference: adjustmentReference(id),
-    movements: lines.map((line) => ({
-      inventoryItemId: Number(line.inventory_item_id),
-      locationId,
-      // `available` moves and on_hand follows, for every reason (cycle_count_available included).
-      availableDelta: line.delta,
-      reason: row.reason,
-    })),
-  });
   const now = ctx.clock.now();
-  const updated = await markApplied(trx, storeId, id, quantities, {
-    status,
-    applied_at: now,
-    updated_at: now,
-  });
+  const set = { status, applied_at: now, updated_at: now };
+  // The apply's own rows are written in the ledger's statement: one round trip for every write.
+  const movementIds = await recordStockMovements(
+    ctx,
+    trx,
+    {
+      storeId,
+      subjectType: SUBJECT,
+      subjectId: id,
+      reference: adjustmentReference(id),
+      movements: lines.map((line) => ({
+        inventoryItemId: Number(line.inventory_item_id),
+        locationId,
+        // `available` moves and on_hand follows, for every reason (cycle_count_available included).
+        availableDelta: line.delta,
+        reason: row.reason,
+      })),
+    },
+    { parts: appliedWrites(storeId, id, quantities, set) },
+  );
+  // The row as updated, without reading it back (the lock's read, location name aside).
+  const { current_location_name: currentLocationName, ...locked } = row;
+  const updated: AdjustmentRow = { ...locked, ...set };
   // The lines as now stored, without reading them back.
   const appliedLines = lines.map((line, index) => ({
     ...line,
     quantity_before: quantities[index].before,
     quantity_after: quantities[index].after,
   }));
-  const view = presentApplied(updated, appliedLines, row.current_location_name, movementIds.length > 0);
+  const view = presentApplied(updated, appliedLines, currentLocationName, movementIds.length > 0);
   await emitAdjustment(ctx, trx, storeId, "stock_adjustment.applied", view);
   return view;
 }

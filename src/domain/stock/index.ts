@@ -6,10 +6,12 @@
  */
 export { type AlertRuleItem, type AlertRules, getAlertRules, putAlertRules } from "./alert-rules.ts";
 export {
+  type AlongsideWrites,
   type MovementInput,
   PUSH_JOB,
   PUSH_MAX_ATTEMPTS,
   recordStockMovements,
+  recordStockMovementsWith,
   type SyncSubjectType,
 } from "./ledger.ts";
 export { type DriftRepair, repairLevelDrift } from "./level-drift.ts";

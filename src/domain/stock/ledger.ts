@@ -1,8 +1,8 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
-import { addMovementsToLevels } from "./movement-levels.ts";
+import { type LevelsAddedRow, levelsAdded } from "./movement-levels.ts";
 
 /** The records that move stock. */
 export type SyncSubjectType = "purchase_order" | "receipt" | "stock_adjustment";
@@ -36,6 +36,9 @@ export const PUSH_MAX_ATTEMPTS = 6;
  * The mirror's inventory levels of the moved items change in the same transaction (a level is the
  * platform's last report plus the movements it has not acknowledged), so GET /inventory_levels and
  * the next quantity_before see the movement at once, and item.* alert events fire here.
+ *
+ * All of it is one statement (a WITH of four writes), with the caller's own writes of the same
+ * request (`alongside`) as further parts of it when they need nothing it returns.
  */
 export async function recordStockMovements(
   ctx: AppContext,
@@ -47,7 +50,28 @@ export async function recordStockMovements(
     reference: string;
     movements: MovementInput[];
   },
+  alongside: AlongsideWrites = { parts: [] },
 ): Promise<number[]> {
+  return (await recordStockMovementsWith(ctx, trx, input, alongside)).movementIds;
+}
+
+/**
+ * Other writes of the same request, run in the ledger's statement as further parts of its WITH (one
+ * round trip for all): each part by its name (not one of the ledger's own: moved, synced, queued,
+ * added), and the columns the statement answers from them beside the ledger's (the ids they made).
+ */
+export interface AlongsideWrites {
+  parts: ReadonlyArray<readonly [name: string, write: RawBuilder<unknown>]>;
+  columns?: RawBuilder<unknown>;
+}
+
+/** `recordStockMovements` with the caller's writes beside; answers the movement ids and their columns. */
+export async function recordStockMovementsWith<Columns extends object>(
+  ctx: AppContext,
+  trx: Db,
+  input: Parameters<typeof recordStockMovements>[2],
+  alongside: AlongsideWrites,
+): Promise<{ movementIds: number[]; columns: Columns }> {
   const now = ctx.clock.now();
   const rows = input.movements
     .map((m) => ({
@@ -69,8 +93,14 @@ export async function recordStockMovements(
       (r) =>
         r.available_delta !== 0 || r.on_hand_delta !== 0 || r.incoming_delta !== 0 || r.unit_cost !== null,
     );
-  if (rows.length === 0) return [];
-  const { rows: inserted } = await insertRows(
+  const named = alongside.parts.map(([name, part]) => sql`${sql.id(name)} as (${part})`);
+  const theirs = alongside.columns ?? sql`1 as done`;
+  if (rows.length === 0) {
+    if (named.length === 0) return { movementIds: [], columns: {} as Columns };
+    const { rows: answered } = await sql<Columns>`with ${sql.join(named)} select ${theirs}`.execute(trx);
+    return { movementIds: [], columns: answered[0] };
+  }
+  const movements = insertRows(
     "stock_movements",
     rows,
     [
@@ -88,41 +118,19 @@ export async function recordStockMovements(
       ["reference", "text", (r) => r.reference],
       ["created_at", "timestamptz", (r) => r.created_at],
     ],
-    sql<{ id: number }>`returning id`,
-  ).execute(trx);
-  await trx
-    .insertInto("platform_sync_states")
-    .values({
-      store_id: input.storeId,
-      subject_type: input.subjectType,
-      subject_id: input.subjectId,
-      state: "pending",
-      attempted_at: null,
-      error: null,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(["store_id", "subject_type", "subject_id"])
-        .doUpdateSet({ state: "pending", error: null, updated_at: now }),
-    )
-    .execute();
-  await ctx.jobs.enqueue(
-    trx,
-    PUSH_JOB,
-    {
-      store_id: input.storeId,
-      subject_type: input.subjectType,
-      subject_id: input.subjectId,
-      movement_ids: inserted.map((r) => r.id),
-      grouped: true,
-    },
-    { storeId: input.storeId, maxAttempts: PUSH_MAX_ATTEMPTS },
+    sql`returning id`,
   );
-  await addMovementsToLevels(
-    ctx,
-    trx,
-    input.storeId,
+  const { storeId, subjectType, subjectId } = input;
+  // The push job names the movements it sends: their ids come from the insert in the same statement.
+  const pushJob = ctx.jobs.insertInStatement(
+    PUSH_JOB,
+    sql`jsonb_build_object('store_id', ${storeId}::int, 'subject_type', ${subjectType}::text,
+      'subject_id', ${subjectId}::bigint, 'movement_ids', (select jsonb_agg(id order by id) from moved),
+      'grouped', true)`,
+    { storeId, maxAttempts: PUSH_MAX_ATTEMPTS },
+  );
+  const levels = levelsAdded(
+    storeId,
     rows.map((r) => ({
       inventoryItemId: r.inventory_item_id,
       locationId: r.location_id,
@@ -130,6 +138,24 @@ export async function recordStockMovements(
       onHand: r.on_hand_delta,
       incoming: r.incoming_delta,
     })),
+    now,
   );
-  return inserted.map((r) => r.id);
+  // One statement, one round trip: the movements, the record's sync state, the push job and the levels
+  // (four parts of a WITH touching four tables; none reads another's rows but the job its ids).
+  const {
+    rows: [result],
+  } = await sql<LevelsAddedRow & { movement_ids: number[] } & Columns>`with moved as (${movements}),
+    synced as (insert into platform_sync_states
+        (store_id, subject_type, subject_id, state, attempted_at, error, updated_at)
+      values (${storeId}, ${subjectType}, ${subjectId}, 'pending', null, null, ${now})
+      on conflict (store_id, subject_type, subject_id)
+      do update set state = 'pending', error = null, updated_at = excluded.updated_at),
+    queued as (${pushJob}),
+    added as (${levels.upsert})${named.length > 0 ? sql`, ${sql.join(named)}` : sql``}
+    select (select json_agg(id order by id) from moved) as movement_ids, ${levels.columns("added")}, ${theirs}`.execute(
+    trx,
+  );
+  ctx.jobs.wakeAfterCommit();
+  await levels.emitCrossings(ctx, trx, result);
+  return { movementIds: result.movement_ids.map(Number), columns: result };
 }

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
@@ -11,19 +11,21 @@ import {
 } from "./level-alerts.ts";
 import { keyOf, type LevelDelta, sumByLevel } from "./level-keys.ts";
 
-/** A level row as the upsert of recorded movements returns it. */
-interface AddedLevel {
-  inventory_item_id: number;
-  location_id: number;
-  available: number;
-  on_hand: number;
-  incoming: number;
-  /** The statement created the row (it was not there before). */
-  inserted: boolean;
-}
-
-/** An AddedLevel as a JSON array (the upsert's rows come back as one JSON value beside the rules). */
+/** An added level as a JSON array: item, location, available, on_hand, incoming, inserted. */
 type AddedLevelArray = [number, number, number, number, number, boolean];
+
+/** The columns `levelsAdded` selects beside the caller's own, as the driver gives them. */
+export type LevelsAddedRow = AlertRulesRow & { levels: AddedLevelArray[] | null };
+
+/** The upsert of recorded movements into the levels, for a caller's statement (`recordStockMovements`). */
+export interface LevelsAdded {
+  /** The upsert, to put in a WITH under the name `cte`. */
+  upsert: RawBuilder<unknown>;
+  /** Selects the upserted rows and the store's alert rules for the items, from the WITH named `cte`. */
+  columns(cte: string): RawBuilder<unknown>;
+  /** After the statement ran: the item events for the crossings, in the same transaction. */
+  emitCrossings(ctx: AppContext, trx: Db, row: LevelsAddedRow): Promise<void>;
+}
 
 /**
  * Adds newly recorded movements to the mirror levels they touch, in one upsert: a movement is
@@ -31,23 +33,16 @@ type AddedLevelArray = [number, number, number, number, number, boolean];
  * platform's part alone, which is exactly what a full refresh would compute, without reading the level
  * rows or summing the unacknowledged movements first. Missing rows are created (their platform part
  * zero until the platform reports). Rows are written in (item, location) order, the lock order of
- * every level writer. Emits the item events for the crossings in the same transaction.
+ * every level writer. The upsert goes into the statement that records the movements (one round trip
+ * for the ledger's writes); the item events for the crossings are emitted after it, in the same
+ * transaction.
  */
-export async function addMovementsToLevels(
-  ctx: AppContext,
-  trx: Db,
-  storeId: number,
-  deltas: readonly LevelDelta[],
-): Promise<void> {
-  if (deltas.length === 0) return;
+export function levelsAdded(storeId: number, deltas: readonly LevelDelta[], now: Date): LevelsAdded {
   const byKey = sumByLevel(deltas);
   const list = [...byKey.values()].sort(
     (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
   );
-  const now = ctx.clock.now();
-  // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock). The
-  // store's alert rules for these items come in the same statement (one round trip, not two), read
-  // whether or not a level crossed anything.
+  // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock).
   const upsert = insertRows(
     "inventory_levels as l",
     list,
@@ -61,43 +56,37 @@ export async function addMovementsToLevels(
       ["created_at", "timestamptz", () => now],
       ["updated_at", "timestamptz", () => now],
     ],
-    sql<AddedLevel>`on conflict (store_id, inventory_item_id, location_id) do update set
+    sql`on conflict (store_id, inventory_item_id, location_id) do update set
       available = l.available + excluded.available, on_hand = l.on_hand + excluded.on_hand,
       incoming = l.incoming + excluded.incoming, updated_at = excluded.updated_at
       where (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)
       returning inventory_item_id, location_id, available, on_hand, incoming, (xmax = 0) as inserted`,
   );
   const itemIds = [...new Set(list.map((d) => d.inventoryItemId))];
-  const {
-    rows: [result],
-  } = await sql<AlertRulesRow & { levels: AddedLevelArray[] | null }>`with up as (${upsert})
-    select (select json_agg(json_build_array(inventory_item_id, location_id, available, on_hand, incoming,
-        inserted)) from up) as levels,
-      ${alertRulesColumns(storeId, itemIds)}`.execute(trx);
-  const rows: AddedLevel[] = (result.levels ?? []).map(
-    ([inventory_item_id, location_id, available, on_hand, incoming, inserted]) => ({
-      inventory_item_id: Number(inventory_item_id),
-      location_id: Number(location_id),
-      available,
-      on_hand,
-      incoming,
-      inserted,
-    }),
-  );
-  const changes: LevelChange[] = [];
-  for (const row of rows) {
-    if (row.inserted) continue;
-    const d = byKey.get(keyOf(row.inventory_item_id, row.location_id));
-    if (!d) continue;
-    changes.push({
-      key: { inventoryItemId: row.inventory_item_id, locationId: row.location_id },
-      before: {
-        available: row.available - d.available,
-        on_hand: row.on_hand - d.onHand,
-        incoming: row.incoming - d.incoming,
-      },
-      after: { available: row.available, on_hand: row.on_hand, incoming: row.incoming },
-    });
-  }
-  if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes, alertRulesOf(result));
+  return {
+    upsert,
+    // The store's alert rules for these items are read whether or not a level crossed anything: in
+    // the same statement they cost no round trip.
+    columns: (cte) => sql`(select json_agg(json_build_array(inventory_item_id, location_id, available,
+        on_hand, incoming, inserted)) from ${sql.table(cte)}) as levels,
+      ${alertRulesColumns(storeId, itemIds)}`,
+    async emitCrossings(ctx, trx, row) {
+      const changes: LevelChange[] = [];
+      for (const [item, location, available, on_hand, incoming, inserted] of row.levels ?? []) {
+        if (inserted) continue;
+        const d = byKey.get(keyOf(Number(item), Number(location)));
+        if (!d) continue;
+        changes.push({
+          key: { inventoryItemId: Number(item), locationId: Number(location) },
+          before: {
+            available: available - d.available,
+            on_hand: on_hand - d.onHand,
+            incoming: incoming - d.incoming,
+          },
+          after: { available, on_hand, incoming },
+        });
+      }
+      if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes, alertRulesOf(row));
+    },
+  };
 }
