@@ -4,9 +4,11 @@
  * through JSON.parse). A 500-line order's rows are that work. Import this module before starting the
  * app (pool clients bind their query function when they connect, and the JSON parsers are looked up
  * per result), run one request at a time with the workers off. The embedded database builds its rows
- * on its own thread: nothing is counted there.
+ * on its own thread, and the event loop receives them as a structured copy, which it rebuilds value
+ * by value: its rows' values are counted as they arrive (its JSON is parsed on its thread: not counted).
  */
 import pg from "pg";
+import { PGliteThread } from "../../src/db/pglite-thread.ts";
 
 interface Tally {
   values: number;
@@ -38,6 +40,19 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     (returned as Promise<unknown>).then(countResult, () => {});
   return returned;
 } as typeof pg.Client.prototype.query;
+
+const threadQuery = PGliteThread.prototype.query;
+PGliteThread.prototype.query = function (this: PGliteThread, ...args: Parameters<typeof threadQuery>) {
+  const returned = threadQuery.apply(this, args);
+  returned.then(
+    (result) => {
+      if (!recording) return;
+      for (const row of result.rows) recording.values += Object.keys(row as object).length;
+    },
+    () => {},
+  );
+  return returned;
+} as typeof threadQuery;
 
 /** Runs `work` and returns what the driver built meanwhile. */
 export async function driverWork<T>(work: () => Promise<T>): Promise<Tally & { result: T }> {

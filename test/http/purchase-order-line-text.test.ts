@@ -1,9 +1,10 @@
 /**
- * A big order's lines written as JSON text by PostgreSQL (issue 18 item 2,
- * src/domain/purchase-orders/line-text.ts): its GET and a header-only PATCH answer exactly what the
- * presenter gives (values, types, and the lines' bytes), the PATCH's event and an idempotent replay
- * hold the same, and the driver no longer builds the 500 lines on the event loop (PostgreSQL only;
- * the embedded database reads them the chunked way and builds rows on its own thread).
+ * A big order's lines written as JSON text by the database (issue 18 item 2,
+ * src/domain/purchase-orders/line-text.ts), on PostgreSQL and on the embedded database: its GET and a
+ * header-only PATCH answer exactly what the presenter gives (values, types, and the lines' bytes),
+ * the PATCH's event and an idempotent replay hold the same, and the event loop no longer receives the
+ * 500 lines as rows to build (the PostgreSQL driver's values and JSON, the embedded database's
+ * structured copies) for the GET, the PATCH, a page or a PDF.
  */
 import "../helpers/driver-work.ts";
 import assert from "node:assert/strict";
@@ -13,8 +14,6 @@ import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { driverWork } from "../helpers/driver-work.ts";
 import { createDraftOrder, createSupplier, eventsOf, idempotencyKey } from "../helpers/factories.ts";
-
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 /** Text a JSON writer must escape, and text it must not. */
 const AWKWARD = [
@@ -45,7 +44,7 @@ function richLine(i: number, taxRateId: number) {
   };
 }
 
-describe("a big order's lines as PostgreSQL's JSON text", () => {
+describe("a big order's lines as the database's JSON text", () => {
   let t: TestApp;
   let store: TestStore;
   const orders: Record<string, number> = {};
@@ -148,9 +147,7 @@ describe("a big order's lines as PostgreSQL's JSON text", () => {
     assert.deepEqual(replay.body, patched.body);
   });
 
-  test("the driver builds none of the lines for an order's GET, a header-only PATCH and a page", {
-    skip: !onPostgres && "PostgreSQL only: the embedded database builds rows on its thread",
-  }, async () => {
+  test("the driver builds none of the lines for an order's GET, a header-only PATCH, a page and a PDF", async () => {
     const id = orders.usd;
     await t.runtime.ctx.requestLog.flush();
     const get = await driverWork(() => store.api.get(`/v2/purchase_orders/${id}`));
@@ -163,12 +160,18 @@ describe("a big order's lines as PostgreSQL's JSON text", () => {
     const list = await driverWork(() => store.api.get("/v2/purchase_orders?limit=250"));
     expectStatus(list.result, 200);
     assert.equal(list.result.body.data.length, 3);
-    // Before: the GET parsed its lines' ~200 KB of JSON, the PATCH and the page built 500 and 620 rows
-    // of 30 columns.
+    // The order was changed by the PATCH: its PDF is rendered anew, its lines read for the render thread.
+    await t.runtime.ctx.requestLog.flush();
+    const pdf = await driverWork(() => store.api.get(`/v2/purchase_orders/${id}/pdf`));
+    expectStatus(pdf.result, 200);
+    // Before: the GET parsed its lines' ~200 KB of JSON (the embedded database: 500 rows of 30
+    // columns), the PATCH and the page built 500 and 620 rows of 30 columns, the PDF read the order
+    // as GET did.
     for (const [label, seen] of [
       ["GET", get],
       ["PATCH", patch],
       ["list", list],
+      ["PDF", pdf],
     ] as const) {
       assert.ok(seen.values < 500, `${label}: ${seen.values} values built by the driver`);
       assert.ok(

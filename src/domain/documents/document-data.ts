@@ -1,8 +1,9 @@
 import type { Db } from "../../db/database.ts";
-import { readPurchaseOrder } from "../purchase-orders/index.ts";
+import { readPurchaseOrderText } from "../purchase-orders/index.ts";
 import { findSupplier, presentSupplier } from "../suppliers/index.ts";
 import type { PdfVersion } from "./pdf-version.ts";
 import type { AddressView, PurchaseOrderDocument } from "./purchase-order-view.ts";
+import type { DocumentSource } from "./render-worker.ts";
 
 function locationAddress(name: string, address: Record<string, string | null> | null): AddressView {
   const a = address ?? {};
@@ -33,16 +34,19 @@ function readLocation(db: Db, storeId: number, locationId: number) {
  * Everything the PDF shows: the order as GET returns it and its supplier, read after `version`
  * (pdf-version.ts), which brought the store, the ship-to location and the bill-to. Read after it, so
  * what is rendered is never older than the version it is cached under. An order moved to another
- * supplier or location in between has that one read again.
+ * supplier or location in between has that one read again. The order's lines are left as the
+ * database's JSON text (`linesJson`, the document's `lines` empty; text-read.ts): the render thread
+ * parses them (render-worker.ts), so the event loop neither presents 500 lines nor copies them to the
+ * thread as 500 objects (issue 18 item 2).
  */
 export async function loadPurchaseOrderDocument(
   db: Db,
   storeId: number,
   orderId: number,
   version: PdfVersion,
-): Promise<PurchaseOrderDocument> {
-  const [order, supplierRow] = await Promise.all([
-    readPurchaseOrder(db, storeId, orderId),
+): Promise<DocumentSource> {
+  const [{ order, linesJson }, supplierRow] = await Promise.all([
+    readPurchaseOrderText(db, storeId, orderId),
     findSupplier(db, storeId, version.supplier_id),
   ]);
   const supplier =
@@ -58,7 +62,7 @@ export async function loadPurchaseOrderDocument(
         : { name: version.location_name, address: version.location_address };
   const shipTo =
     order.ship_to_address ?? (location ? locationAddress(location.name, location.address) : null);
-  return {
+  const document: PurchaseOrderDocument = {
     ...order,
     ship_to_address: shipTo as PurchaseOrderDocument["ship_to_address"],
     store: {
@@ -70,4 +74,5 @@ export async function loadPurchaseOrderDocument(
     supplier: presentSupplier(supplier),
     bill_to: version.bill_to_override,
   };
+  return { document, linesJson };
 }

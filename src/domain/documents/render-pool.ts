@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { AppError } from "../errors.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
-import type { RenderRequest, RenderResponse } from "./render-worker.ts";
+import type { DocumentSource, RenderRequest, RenderResponse } from "./render-worker.ts";
 
 /**
  * Renders purchase order PDFs on worker threads, so a big order's seconds of pdfkit layout never
@@ -91,15 +91,17 @@ export class RenderPool {
   }
 
   /**
-   * The PDF of `document`, rendered on a thread. `refusable` callers are refused with 429 when their
-   * store already has PER_STORE renders here or the queue is full; the others always wait their turn.
+   * The PDF of `document` (or of a document whose lines come as text: render-worker.ts), rendered on
+   * a thread. `refusable` callers are refused with 429 when their store already has PER_STORE renders
+   * here or the queue is full; the others always wait their turn.
    */
   render(
     storeId: number,
-    document: PurchaseOrderDocument,
+    document: PurchaseOrderDocument | DocumentSource,
     receivingCopy: boolean,
     refusable: boolean,
   ): Promise<Buffer> {
+    const source: DocumentSource = "document" in document ? document : { document };
     if (this.closed) return Promise.reject(new Error("the service is stopping: PDF rendering is closed"));
     const held = this.perStore.get(storeId) ?? 0;
     if (refusable && (held >= PER_STORE || this.queue.length >= QUEUE_LIMIT)) {
@@ -111,7 +113,7 @@ export class RenderPool {
     }
     this.perStore.set(storeId, held + 1);
     return new Promise<Buffer>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, storeId, request: { document, receivingCopy }, resolve, reject });
+      this.queue.push({ id: this.nextId++, storeId, request: { ...source, receivingCopy }, resolve, reject });
       this.dispatch();
     });
   }

@@ -8,9 +8,25 @@ import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
  * bytes back without copying them. Built as its own bundle (scripts/build.mjs) beside dist/server.mjs.
  */
 
-export interface RenderRequest {
+/**
+ * A document to render. A big order's lines may come as the JSON text the database wrote
+ * (purchase-orders/line-text.ts), `document.lines` then empty: this thread parses them, so the API's
+ * event loop neither presents 500 lines nor copies 500 objects to the thread (issue 18 item 2).
+ */
+export interface DocumentSource {
   readonly document: PurchaseOrderDocument;
+  readonly linesJson?: string;
+}
+
+export interface RenderRequest extends DocumentSource {
   readonly receivingCopy: boolean;
+}
+
+/** The document with its lines in place. */
+export function documentOf(source: DocumentSource): PurchaseOrderDocument {
+  return source.linesJson === undefined
+    ? source.document
+    : { ...source.document, lines: JSON.parse(source.linesJson) };
 }
 
 export type RenderResponse =
@@ -36,7 +52,7 @@ if (port) {
   }
   port.on("message", async (message: RenderRequest & { id: number }) => {
     try {
-      const pdf = await renderPurchaseOrderPdf(message.document, { receivingCopy: message.receivingCopy });
+      const pdf = await renderPurchaseOrderPdf(documentOf(message), { receivingCopy: message.receivingCopy });
       const bytes = new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength);
       // A pooled small Buffer shares its ArrayBuffer with others: copy it rather than transfer it.
       const own = pdf.byteOffset === 0 && pdf.byteLength === pdf.buffer.byteLength ? bytes : bytes.slice();

@@ -4,6 +4,7 @@ import { PdfCache } from "./pdf-cache.ts";
 import { pdfKeyOf, readPdfVersion } from "./pdf-version.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
 import { RenderPool } from "./render-pool.ts";
+import type { DocumentSource } from "./render-worker.ts";
 
 /** Rendered bytes kept per process: a few hundred typical orders, or a handful of the biggest. */
 const CACHE_BYTES = 32 * 1024 * 1024;
@@ -36,7 +37,7 @@ function renderedOnce(
   ctx: AppContext,
   storeId: number,
   key: string,
-  document: PurchaseOrderDocument,
+  document: DocumentSource,
   options: PdfOptions,
 ): Promise<Buffer> {
   const renderer = rendererOf(ctx);
@@ -80,7 +81,8 @@ export async function purchaseOrderPdfFile(
 }
 
 export interface RenderedPdf {
-  readonly document: PurchaseOrderDocument;
+  /** What the PDF shows but its lines (a big order's may be left as text for the render thread). */
+  readonly document: Omit<PurchaseOrderDocument, "lines">;
   readonly pdf: Buffer;
 }
 
@@ -95,7 +97,7 @@ export async function purchaseOrderPdf(
   options: PdfOptions,
 ): Promise<RenderedPdf> {
   const version = await readPdfVersion(ctx.db, storeId, orderId);
-  const document = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
+  const source = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
   const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version);
-  return { document, pdf: await renderedOnce(ctx, storeId, key, document, options) };
+  return { document: source.document, pdf: await renderedOnce(ctx, storeId, key, source, options) };
 }

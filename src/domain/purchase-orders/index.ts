@@ -112,7 +112,6 @@ export { moveOrdersToSupplier } from "./supplier-merge.ts";
 export {
   presentSummariesWithLinesText,
   readPurchaseOrderText,
-  readsLinesAsText,
   type SummaryWithLinesText,
 } from "./text-read.ts";
 export { computeMoney, recomputeTotals } from "./totals.ts";

@@ -7,31 +7,24 @@ import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { notFound } from "../errors.ts";
 import type { PresentedOrder } from "./line-text.ts";
-import {
-  assembleOrders,
-  loadOrderParts,
-  type OrderParts,
-  orderRecordQuery,
-  syncMapOf,
-  syncRowsOf,
-} from "./loading.ts";
+import { assembleOrders, type OrderParts, orderRecordQuery, syncMapOf, syncRowsOf } from "./loading.ts";
 import type { OrderRecord, PurchaseOrder } from "./presenter.ts";
-import { readOrderText, readsLinesAsText } from "./text-read.ts";
+import { readOrderText } from "./text-read.ts";
 
 /**
  * An order's parts read before a write's transaction, with the version of its row they are from.
  * Every write of an order's parts (lines, charges, receipts, payments) updates its row in the same
  * transaction, so a transaction that finds the row at `version` knows the parts are still these; a
  * write whose transaction would otherwise read a 500-line order (a header-only PATCH presenting it
- * for its event) reads it here instead, where on the embedded database other stores' statements go
- * in between its chunks, and holds the one connection that much shorter (issue 18 item 2).
+ * for its event) reads it here instead, its lines as the database's JSON text (text-read.ts), and
+ * holds the embedded database's one connection that much shorter (issue 18 item 2).
  */
 export interface PartsReadAhead {
   version: string;
   parts: OrderParts;
   /**
-   * On PostgreSQL the lines as the server wrote their JSON text (text-read.ts), `parts.lines` then
-   * empty: the PATCH's event and answer take them as they are.
+   * The lines as the database wrote their JSON text (text-read.ts), `parts.lines` then empty: the
+   * PATCH's event and answer take them as they are.
    */
   linesJson?: string;
 }
@@ -56,14 +49,9 @@ export async function readPartsAhead(
   storeId: number,
   id: number,
 ): Promise<PartsReadAhead | undefined> {
-  if (readsLinesAsText(db)) {
-    // One statement: the version and the parts are of one moment.
-    const read = await readOrderText(db, storeId, id);
-    return read && { version: read.version, parts: read.parts, linesJson: read.linesJson };
-  }
-  const version = await orderVersion(db, storeId, id);
-  if (version === undefined) return undefined;
-  return { version, parts: await loadOrderParts(db, storeId, [id]) };
+  // One statement: the version and the parts are of one moment.
+  const read = await readOrderText(db, storeId, id);
+  return read && { version: read.version, parts: read.parts, linesJson: read.linesJson };
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
- * A big order read on PostgreSQL with its lines as JSON text written by the server (line-text.ts):
- * the order's row, its version and every part in one prepared statement, the lines as one string,
- * the other parts as the one-statement read gives them. For the GET of an order beyond the small
- * read's size and for a header-only PATCH's read-ahead, whose 500 lines the API's event loop then
- * neither parses, presents nor serializes (issue 18 item 2).
+ * A big order read with its lines as JSON text written by the database (line-text.ts): the order's
+ * row, its version and every part in one prepared statement, the lines as one string, the other parts
+ * as the one-statement read gives them. For the GET of an order beyond the small read's size, a
+ * header-only PATCH's read-ahead, a list page and a PDF, whose 500 lines the API's event loop then
+ * neither builds, presents nor serializes (issue 18 item 2). On both databases: the embedded one
+ * builds the text on its own thread (db/pglite-thread.ts), where its rows came to the loop as 500
+ * objects to rebuild from a structured copy and present; measured in docs/reliability.md, 5b.
  */
 import type { Db } from "../../db/database.ts";
-import { type HotQuery, hotSql, readsInChunks } from "../../db/prepared.ts";
+import { type HotQuery, hotSql } from "../../db/prepared.ts";
 import { notFound } from "../errors.ts";
 import { linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
 import { assembleOrders, type OrderParts, presentSummaries } from "./loading.ts";
@@ -53,13 +55,6 @@ export interface OrderTextRead {
   linesJson: string;
 }
 
-/**
- * Whether `db` reads a big order with its lines as text: PostgreSQL. The embedded database keeps its
- * chunked reads (loading.ts), which let other stores' statements in between on its one connection;
- * its rows reach the API's thread already built, so there is no driver parsing to spare.
- */
-export const readsLinesAsText = (db: Db): boolean => !readsInChunks(db);
-
 /** The order in one statement with its lines as text; undefined when the store has no such order. */
 export async function readOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
   const [row] = await orderWithLinesText().run(db, storeId, id);
@@ -73,7 +68,7 @@ export async function readOrderText(db: Db, storeId: number, id: number): Promis
   };
 }
 
-/** The order as GET shows it, its lines as text (PostgreSQL); 404 `not_found` when absent. */
+/** The order as GET shows it, its lines as text; 404 `not_found` when absent. */
 export async function readPurchaseOrderText(
   db: Db,
   storeId: number,
@@ -103,7 +98,7 @@ export interface SummaryWithLinesText {
 }
 
 /**
- * presentSummaries' rows with their lines as text (PostgreSQL): a page of 250 orders holds up to
+ * presentSummaries' rows with their lines as text: a page of 250 orders holds up to
  * LINES_PER_PAGE (1,500) lines, whose rows the driver built and the loop presented and serialized
  * (issue 18 item 2). The orders' charges and sync are read and presented as before.
  */

@@ -21,9 +21,7 @@ import {
   parseStatusFilter,
   presentSummariesWithLinesText,
   readAheadForPatch,
-  readPurchaseOrder,
   readPurchaseOrderText,
-  readsLinesAsText,
   reopenOrder,
   smallOrderReadAhead,
   spliceLines,
@@ -131,8 +129,8 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
       const { store } = principalOf(request);
       const statuses = parseStatusFilter(request.query.status);
       const filters = { ...request.query, statuses };
-      if (readsLinesAsText(ctx.db) && request.query.lines !== false) {
-        // PostgreSQL writes each order's lines as JSON text (line-text.ts): rows are spliced, not built.
+      if (request.query.lines !== false) {
+        // The database writes each order's lines as JSON text (line-text.ts): rows are spliced, not built.
         const page = await listPurchaseOrdersAs(ctx, ctx.db, store.id, filters, "purchase_orders", (orders) =>
           presentSummariesWithLinesText(ctx.db, store.id, orders),
         );
@@ -185,10 +183,8 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
       const small = await loadSmallPurchaseOrder(ctx.db, store.id, id, readAheadRows(request, id));
       if (small) return { data: small };
       await takeStoreTurn(request);
-      // PostgreSQL writes a big order's lines as JSON text (line-text.ts): the loop only splices it in.
-      if (readsLinesAsText(ctx.db))
-        return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).text);
-      return { data: await readPurchaseOrder(ctx.db, store.id, id) };
+      // The database writes a big order's lines as JSON text (line-text.ts): the loop only splices it in.
+      return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).text);
     },
   );
 
