@@ -137,6 +137,19 @@ const PAYMENT_WORDS: Record<string, string> = { unpaid: "Unpaid", partial: "Part
 
 export const paymentWords = (status: string): string => PAYMENT_WORDS[status] ?? status;
 
+/**
+ * Where the order's incoming quantities stand on the store's platform, in words ("synced" is the API's):
+ * a failed push says why.
+ */
+const SYNC_WORDS: Record<string, string> = {
+  synced: "Up to date",
+  pending: "Waiting to be sent",
+  failed: "Failed",
+};
+
+export const syncWords = (sync: { state: string; error: string | null }): string =>
+  `${SYNC_WORDS[sync.state] ?? sync.state}${sync.error ? ` (${sync.error})` : ""}`;
+
 /** A charge's kind in the words the draft editor offers it ("Shipping"), on every page that shows one. */
 export const CHARGE_KIND_WORDS = { shipping: "Shipping", other: "Other" } as const;
 

@@ -156,6 +156,11 @@ describe("console purchase order actions", () => {
     const shown = text(res.body);
     assert.match(shown, /Expected 10 May 2031 /);
     assert.match(shown, /Payment due 1 Jun 2031 /);
+    // The platform's state in words, not the API's lower-case word.
+    const sync = (await getOrder(store.api, order.id)).platform_sync;
+    const words = { synced: "Up to date", pending: "Waiting to be sent" }[sync.state as string];
+    assert.ok(words, JSON.stringify(sync));
+    assert.match(shown, new RegExp(`Platform sync ${words} `));
     assert.match(res.body, /<time datetime="2031-05-10">10 May 2031<\/time>/);
     assert.match(res.body, /<th scope="row"><time datetime="2031-05-02">2 May 2031<\/time><\/th>/);
     assert.doesNotMatch(res.body, />\s*2031-0\d-\d\d\s*</, "no day printed as ISO");

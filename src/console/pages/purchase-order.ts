@@ -12,6 +12,7 @@ import {
   ordersPath,
   paymentWords,
   statusWords,
+  syncWords,
 } from "../purchase-order-data.ts";
 import { storeApi } from "../store-api.ts";
 import { money, storeInfoOf } from "../store-pages.ts";
@@ -76,12 +77,7 @@ ${dl(
       ["In transit", order.in_transit_at],
       ["Received", order.received_at],
       ["Closed", order.closed_at],
-      [
-        "Platform sync",
-        order.platform_sync
-          ? `${order.platform_sync.state}${order.platform_sync.error ? ` (${order.platform_sync.error})` : ""}`
-          : null,
-      ],
+      ["Platform sync", order.platform_sync ? syncWords(order.platform_sync) : null],
       ["Archived", order.archived],
     ] as Parameters<typeof dl>[0]
   ).filter(
