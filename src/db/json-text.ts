@@ -1,5 +1,7 @@
 import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
+import type { Db } from "./database.ts";
 import { type KeysetSpec, keysetPage, type PageRequest } from "./keyset-paging.ts";
+import { namePageStatement } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -30,15 +32,27 @@ export interface JsonPageRow {
  * `{"data":[…],"next_cursor":…,"has_more":…}`, in the Page schema's key order.
  */
 export async function keysetJsonPage<DB extends Database, TB extends keyof DB>(
+  db: Db,
   query: SelectQueryBuilder<DB, TB, JsonPageRow>,
   params: PageRequest,
   spec: KeysetSpec,
   secret: string,
 ): Promise<string> {
-  const page = await keysetPage(query, params, spec, secret, (row) => ({
-    time: row.page_time,
-    id: row.page_id,
-  }));
+  const page = await keysetPage(
+    query,
+    params,
+    spec,
+    secret,
+    (row) => ({ time: row.page_time, id: row.page_id }),
+    undefined,
+    async (finished) => {
+      // A named statement on PostgreSQL: the JSON's expressions made parsing and planning the
+      // statement cost the server about 450 µs a page, ten times running it for one variant by SKU.
+      const compiled = finished.compile();
+      namePageStatement(compiled.sql);
+      return (await db.executeQuery<JsonPageRow>(compiled)).rows;
+    },
+  );
   const data = page.data.map((row) => row.row_json).join(",");
   return `{"data":[${data}],"next_cursor":${JSON.stringify(page.next_cursor)},"has_more":${page.has_more}}`;
 }

@@ -100,6 +100,9 @@ export async function keysetPage<DB extends Database, TB extends keyof DB, O>(
    * `has_more` true, before the rows' weights add up beyond `max` (it always holds one row).
    */
   budget?: { weight: (row: O) => number; max: number },
+  /** Runs the page's finished query (json-text.ts names its statement); its `execute` by default. */
+  // biome-ignore lint/suspicious/noExplicitAny: the query as built above
+  execute: (query: SelectQueryBuilder<any, any, O>) => Promise<O[]> = (query) => query.execute(),
 ): Promise<Page<O>> {
   const limit = params.limit ?? 50;
   const binding = {
@@ -126,7 +129,7 @@ export async function keysetPage<DB extends Database, TB extends keyof DB, O>(
     .orderBy(spec.timeColumn, spec.direction)
     .orderBy(spec.idColumn, spec.direction)
     .limit(limit + 1);
-  const rows = await q.execute();
+  const rows = await execute(q);
   let keep = Math.min(rows.length, limit);
   if (budget) {
     let total = 0;

@@ -11,6 +11,22 @@ import { queryTogether } from "./pipelined.ts";
  */
 const namesBySql = new Map<string, string>();
 
+/** Distinct list page statements named at most (each is kept by every pool connection that ran it). */
+const MAX_PAGE_STATEMENTS = 32;
+let pageStatements = 0;
+
+/**
+ * A JSON list page's statement (db/json-text.ts), named on PostgreSQL like the hot queries, so each
+ * connection parses and plans its text once. Its text varies with the filters and the cursor given,
+ * a few shapes in practice; past MAX_PAGE_STATEMENTS shapes (a client sending SKU lists of every
+ * length) the others run unnamed, parsed and planned each time as before.
+ */
+export function namePageStatement(sql: string): void {
+  if (namesBySql.has(sql) || pageStatements >= MAX_PAGE_STATEMENTS) return;
+  pageStatements++;
+  namesBySql.set(sql, `stockroom_page_${pageStatements}`);
+}
+
 /** The statement name for an SQL text, if it was registered as a hot query. */
 export function preparedNameOf(sql: string): string | undefined {
   return namesBySql.get(sql);

@@ -30,12 +30,15 @@ PGliteThread.prototype.query = async function (this: PGliteThread, text: string,
 } as typeof PGliteThread.prototype.query;
 /** Every statement sent to PostgreSQL (a text, or "(sent together)" for statements sent as one). */
 const sentToPostgres: string[] = [];
+/** The same statements' names (undefined for an unnamed statement, parsed and planned each time). */
+const namesSentToPostgres: Array<string | undefined> = [];
 const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const answer = clientQuery.apply(this, args) as Promise<pg.QueryResult> | undefined;
   const first = args[0];
   const text = typeof first === "string" ? first : (first as { text?: string } | undefined)?.text;
   sentToPostgres.push(text ?? "(sent together)");
+  namesSentToPostgres.push((first as { name?: string } | undefined)?.name);
   if (isPageStatement(text) && answer && typeof answer.then === "function")
     answer.then(
       (r) => r.rows[0] && pageColumns.push(r.fields.map((f) => f.name)),
@@ -294,6 +297,23 @@ describe("pages and single reads written as JSON by the database", () => {
       assert.equal(res.status, path.endsWith("2147483647") ? 404 : 200);
       assert.equal(sentToPostgres.length, 1, `${path}: ${sentToPostgres.join(" | ")}`);
       assert.match(sentToPostgres[0], /row_to_json.*from "api_keys" as "k"/s);
+    }
+  });
+
+  test("on PostgreSQL a page's statement is named: parsed and planned once per connection, not per page", {
+    skip: !process.env.TEST_DATABASE_URL,
+  }, async () => {
+    const api = t.client(`Bearer ${stores[1].key}`);
+    for (const path of ["/v2/variants?sku=SKU-1", "/v2/variants?limit=3", "/v2/suppliers?limit=3"]) {
+      await t.runtime.ctx.requestLog.flush();
+      sentToPostgres.length = 0;
+      namesSentToPostgres.length = 0;
+      assert.equal((await api.get(path)).status, 200);
+      const pages = sentToPostgres.flatMap((text, i) =>
+        isPageStatement(text) ? [namesSentToPostgres[i]] : [],
+      );
+      assert.equal(pages.length, 1, path);
+      assert.match(pages[0] ?? "(unnamed)", /^stockroom_page_\d+$/, path);
     }
   });
 

@@ -70,7 +70,7 @@ export function listVariantsJson(
     "v.updated_at as page_time",
     "v.id as page_id",
   ]);
-  return keysetJsonPage(query, paging, variantListSpec(store.id, filters), ctx.cursorSecret);
+  return keysetJsonPage(db, query, paging, variantListSpec(store.id, filters), ctx.cursorSecret);
 }
 
 function variantListQuery(db: Db, storeId: number, filters: VariantFilters) {

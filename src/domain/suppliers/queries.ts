@@ -49,6 +49,7 @@ export function listSuppliersJson(
     );
   }
   return keysetJsonPage(
+    db,
     query,
     paging,
     {
