@@ -4,6 +4,7 @@
  */
 import Big from "big.js";
 import { type Insertable, sql, type Updateable } from "kysely";
+import { type BulkColumn, type ColumnName, insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import type { PurchaseOrdersTable } from "../../db/tables/purchase_orders.ts";
 import { notFound } from "../errors.ts";
@@ -165,9 +166,65 @@ export type ChargesWrite = SetWrite<ChargeDraft, ComputedMoney["charges"]>;
 
 const BATCH = 1000;
 
-/** Inserts lines (multi-row, in batches of 1,000); returns their ids in order. */
+type NewLine = { draft: LineDraft; money: ComputedMoney["lines"][number] };
+
+/** A new line's columns, one array each in the insert (`insertNewLines`). */
+const NEW_LINE_COLUMNS: ReadonlyArray<BulkColumn<NewLine, ColumnName<"purchase_order_lines">>> = [
+  ["position", "int", (r) => r.draft.position],
+  ["product_title", "text", (r) => r.draft.product_title],
+  ["variant_title", "text", (r) => r.draft.variant_title],
+  ["sku", "text", (r) => r.draft.sku],
+  ["supplier_sku", "text", (r) => r.draft.supplier_sku],
+  ["barcode", "text", (r) => r.draft.barcode],
+  ["pack_code", "text", (r) => r.draft.pack_code],
+  ["inventory_item_id", "bigint", (r) => r.draft.inventory_item_id],
+  ["variant_id", "bigint", (r) => r.draft.variant_id],
+  ["product_id", "bigint", (r) => r.draft.product_id],
+  ["location_id", "bigint", (r) => r.draft.location_id],
+  ["quantity", "int", (r) => r.draft.quantity],
+  ["cancelled_quantity", "int", (r) => r.draft.cancelled_quantity],
+  ["received_quantity", "int", (r) => r.draft.received_quantity],
+  ["unit_cost", "numeric", (r) => r.draft.unit_cost],
+  ["discount_percent", "numeric", (r) => r.draft.discount_percent],
+  ["taxable", "boolean", (r) => r.draft.taxable],
+  ["tax_rate_id", "int", (r) => r.draft.tax_rate_id],
+  ["tax_rate_percent", "numeric", (r) => r.money.tax_rate_percent],
+  ["weight_grams", "int", (r) => r.draft.weight_grams],
+  ["supplier_note", "text", (r) => r.draft.supplier_note],
+  ["internal_note", "text", (r) => r.draft.internal_note],
+  ["warnings", "jsonb", (r) => r.draft.warnings],
+  ["line_total", "numeric", (r) => r.money.line_total],
+  ["tax_amount", "numeric", (r) => r.money.tax_amount],
+];
+
+/**
+ * New lines (none keeps an id) in one statement, one array per column: a VALUES list of 100 lines
+ * was 2,800 parameters, a statement text per line count, and the slowest statement of an order's
+ * creation on the embedded database (5 ms of its 22). Answers their ids in order.
+ */
+async function insertNewLines(trx: Db, write: LinesWrite): Promise<number[]> {
+  const { storeId, orderId, drafts, money, now } = write;
+  const rows = drafts.map((draft, i) => ({ draft, money: money[i] }));
+  const { rows: inserted } = await insertRows(
+    "purchase_order_lines",
+    rows,
+    [
+      ["store_id", "int", () => storeId],
+      ["purchase_order_id", "int", () => orderId],
+      ...NEW_LINE_COLUMNS,
+      ["created_at", "timestamptz", (r) => r.draft.created_at ?? now],
+      ["updated_at", "timestamptz", () => now],
+    ],
+    sql<{ id: number }>`returning id`,
+  ).execute(trx);
+  return inserted.map((r) => r.id);
+}
+
+/** Inserts lines (new ones in one statement; kept ones multi-row, in batches of 1,000); ids in order. */
 export async function insertLines(trx: Db, write: LinesWrite): Promise<number[]> {
   const { storeId, orderId, drafts, money, now } = write;
+  if (drafts.length === 0) return [];
+  if (drafts.every((d) => d.id === undefined)) return insertNewLines(trx, write);
   const ids: number[] = [];
   for (let start = 0; start < drafts.length; start += BATCH) {
     const rows = drafts.slice(start, start + BATCH).map((l, i) => ({
