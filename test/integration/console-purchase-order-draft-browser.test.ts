@@ -71,6 +71,12 @@ describe("draft order editor in a browser", { skip: browserSkip }, () => {
     await page.getByLabel("Supplier", { exact: true }).fill("Northwind Apparel Co");
     await checkPage(page, "new-empty");
 
+    // The search box is wide enough for a product's title (it was 110 px, under 12 characters).
+    const searchBox = page.getByLabel("Find by title, SKU or barcode");
+    assert.ok(
+      ((await searchBox.boundingBox())?.width ?? 0) >= 250,
+      "the item search is at least 250 px wide",
+    );
     await page.getByLabel("Find by title, SKU or barcode").fill("classic tee");
     await page.getByRole("button", { name: "Search" }).click();
     const results = page.getByRole("list", { name: "Items found" });
