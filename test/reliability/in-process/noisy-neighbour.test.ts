@@ -49,6 +49,11 @@ const SAMPLE_EVERY_MS = 10;
  * 1.7× to 3.0× (every one under 3×) and PGlite 1.6× to 4.3× (one over 3×: a quiet moment's idle p99 of
  * 5.1 ms against a loaded 21.7 ms), so the bound is 5×, the lowest above every run, and not issue
  * 18's 3×: on PGlite B's lines are still presented and serialized on the loop (docs/reliability.md 5b).
+ * Then (26 November, h18n) PGlite writes those lines as JSON text too, and an uncached PDF hands the
+ * render thread the lines' text (main-thread CPU per request about halved, a page of 1,500 lines
+ * 24 → 6 ms): at load average 10 to 15, PGlite 0.8× to 3.1× (one run of five over 3×, the idle p99
+ * 12 to 33 ms) and PostgreSQL 1.7× to 4.0× (three runs), so the bound stays 5×: what is left is the busy machine and
+ * the main thread's collections, not one request's synchronous work (docs/reliability.md 5b).
  */
 const RATIO = 5;
 /**
