@@ -193,6 +193,79 @@ export class JobQueue {
       .execute();
   }
 
+  /**
+   * Leases, under `mark` rather than a worker id, up to `limit` due jobs of the type and store that
+   * were never attempted (not `exceptId`): a job takes them along (a push batch) and finishes them
+   * with completeLeased (their one attempt), or hands them back with releaseLeased (the attempt taken
+   * back). The lease commits without waiting for the disk: lost, the jobs are simply still queued.
+   */
+  async leaseWaiting(
+    db: Db,
+    type: string,
+    storeId: number,
+    options: { exceptId: number; mark: string; limit: number; leaseMs?: number },
+  ): Promise<Array<{ id: number; payload: Record<string, unknown> }>> {
+    const now = this.clock.now();
+    const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
+    const result = await sql<{ id: number; payload: Record<string, unknown> }>`
+      with picked as (
+        select id from jobs
+        where type = ${type} and store_id = ${storeId} and state = 'queued' and run_at <= ${now}
+          and attempts = 0 and id <> ${options.exceptId}
+        order by run_at, id
+        limit ${options.limit}
+        for update skip locked
+      )
+      update jobs set state = 'running', attempts = attempts + 1, locked_by = ${options.mark},
+        locked_until = ${leaseUntil}, updated_at = ${now}
+      from picked
+      where jobs.id = picked.id and ${WITHOUT_WAITING_FOR_DISK}
+      returning jobs.id, jobs.payload`.execute(db);
+    return result.rows;
+  }
+
+  /** Marks done the jobs among `ids` still leased under `mark` (leaseWaiting), in the caller's transaction. */
+  async completeLeased(trx: Db, ids: readonly number[], mark: string): Promise<void> {
+    if (ids.length === 0) return;
+    const now = this.clock.now();
+    await trx
+      .updateTable("jobs")
+      .set({
+        state: "done",
+        finished_at: now,
+        updated_at: now,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+      })
+      .where("id", "in", [...ids])
+      .where("state", "=", "running")
+      .where("locked_by", "=", mark)
+      .execute();
+  }
+
+  /** Hands the jobs among `ids` still leased under `mark` back to the queue, due now, no attempt counted. */
+  async releaseLeased(db: Db, ids: readonly number[], mark: string): Promise<void> {
+    if (ids.length === 0) return;
+    const now = this.clock.now();
+    await db
+      .updateTable("jobs")
+      .set({
+        state: "queued",
+        run_at: now,
+        attempts: sql<number>`greatest(attempts - 1, 0)`,
+        updated_at: now,
+        locked_by: null,
+        locked_until: null,
+      })
+      .where("id", "in", [...ids])
+      .where("state", "=", "running")
+      .where("locked_by", "=", mark)
+      .where(WITHOUT_WAITING_FOR_DISK)
+      .execute();
+    setImmediate(() => this.notify());
+  }
+
   /** Puts the job back for `retryAt`, or marks it failed when there is no retry. */
   async fail(db: Db, job: ClaimedJob, workerId: string, error: string, retryAt: Date | null): Promise<void> {
     const now = this.clock.now();

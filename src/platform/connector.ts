@@ -102,6 +102,26 @@ export interface PlatformConnector {
   listChanges(watermark: string | null, limit: number): Promise<CatalogChanges>;
   /** Applies one stock document; throws PlatformTransientError or PlatformPermanentError. */
   adjustInventory(adjustment: InventoryAdjustment): Promise<InventoryAdjustResult>;
+  /**
+   * Set when one document may carry several records' movements (their references differ; the
+   * document then has none) and up to `maxChanges` quantity changes: a push takes the store's waiting
+   * pushes along (push-batches.ts). Absent: a document carries one record's movements and at most
+   * MAX_DOCUMENT_CHANGES (Shopify: one referenceDocumentUri and 250 changes a call).
+   */
+  readonly batches?: { maxChanges: number };
+}
+
+/**
+ * Marks a platform error as one after which nothing of the document moved (refused before anything
+ * was applied, or rolled back), so a batch may be taken apart and its records pushed alone.
+ */
+export function movedNothing<E extends Error>(error: E): E {
+  return Object.assign(error, { movedNothing: true });
+}
+
+/** Whether the platform said nothing of the document moved (movedNothing). */
+export function nothingMoved(error: unknown): boolean {
+  return error instanceof Error && (error as { movedNothing?: boolean }).movedNothing === true;
 }
 
 /** Retry later: the platform is down, timed out or throttled us. */

@@ -8,14 +8,19 @@ import {
   markItemsDeleted,
 } from "../domain/catalog/index.ts";
 import {
+  assignBatches,
+  type BatchedMovement,
+  dissolveBatch,
   markMovementsPushed,
   markMovementsSkipped,
+  movementsOfBatches,
   PUSH_JOB,
   pushStandingOf,
   refreshLevels,
   type SyncSubjectType,
+  settleSyncedRecords,
   type UnpushedMovement,
-  unpushedMovements,
+  unpushedWithBatch,
   writeSyncState as writeRecordSyncState,
 } from "../domain/stock/index.ts";
 import { DeferJobError, type JobHandler, PermanentJobError } from "../jobs/worker.ts";
@@ -23,11 +28,15 @@ import {
   type InventoryAdjustment,
   type InventoryAdjustResult,
   type InventoryQuantityChange,
+  nothingMoved,
   PlatformBusyError,
+  type PlatformConnector,
   PlatformPermanentError,
+  PlatformTransientError,
 } from "./connector.ts";
 import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
 import { PlatformPausedError } from "./paused.ts";
+import { batchIdempotencyKey, type TakenPushes, takeWaitingPushes } from "./push-batches.ts";
 import { connectorForStore } from "./registry.ts";
 
 /**
@@ -43,6 +52,10 @@ import { connectorForStore } from "./registry.ts";
  * unacknowledged movement, and earlier documents were acknowledged whole, so the retry starts on a
  * document boundary) and sends it with the same key, and the platform answers the first result without
  * moving stock again.
+ *
+ * On a platform that takes it (PlatformConnector.batches: the simulated one), a push on its first
+ * attempt takes the store's waiting pushes along: their movements and its own go as one batch
+ * document, fixed in the database before it is sent (push-batches.ts).
  *
  * Jobs queued before documents were grouped (no `grouped` flag in the payload) push one movement per
  * document under the per-movement key they may already have used, so an upgrade in the middle of a
@@ -104,16 +117,20 @@ function changesOf(movement: Movement): InventoryQuantityChange[] {
   return changes;
 }
 
-/** Movements (sorted by id) as one platform ledger document. */
-export function documentFor(movements: readonly Movement[]): InventoryAdjustment {
+/** Movements (sorted by id) as one platform ledger document, under `key` (default: their ids'). */
+export function documentFor(movements: readonly Movement[], key?: string): InventoryAdjustment {
   const first = movements[0];
+  const references = new Set(movements.map((m) => m.reference));
   return {
-    idempotencyKey: documentIdempotencyKey(
-      first.store_id,
-      movements.map((m) => m.id),
-    ),
+    idempotencyKey:
+      key ??
+      documentIdempotencyKey(
+        first.store_id,
+        movements.map((m) => m.id),
+      ),
     reason: first.reason,
-    referenceDocumentUri: first.reference,
+    // A batch of several records' movements has no one reference (only platforms that take that batch).
+    referenceDocumentUri: references.size === 1 ? first.reference : null,
     changes: movements.flatMap(changesOf),
     itemCosts: movements.flatMap((m) =>
       m.unit_cost !== null
@@ -125,21 +142,31 @@ export function documentFor(movements: readonly Movement[]): InventoryAdjustment
 
 /**
  * Cuts movements (sorted by id) into documents, greedily from the first: a new document starts where
- * the reason or reference changes or the next movement would take it over MAX_DOCUMENT_CHANGES.
+ * the reason or reference changes or the next movement would take it over `maxChanges`.
+ * `batch`: several records' movements for a platform that takes them in one document; the reference
+ * does not cut, and movements of one reason go together whatever their order.
  */
-export function cutDocuments(movements: readonly Movement[], grouped = true): Movement[][] {
+export function cutDocuments(
+  movements: readonly Movement[],
+  grouped = true,
+  batch: { maxChanges: number } | null = null,
+): Movement[][] {
+  const maxChanges = batch?.maxChanges ?? MAX_DOCUMENT_CHANGES;
+  const ordered = batch
+    ? [...movements].sort((a, b) => (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : a.id - b.id))
+    : movements;
   const documents: Movement[][] = [];
   let current: Movement[] = [];
   let changes = 0;
-  for (const movement of movements) {
+  for (const movement of ordered) {
     const size = Math.max(1, changesOf(movement).length);
     const head = current[0];
     const fits =
       grouped &&
       head !== undefined &&
       head.reason === movement.reason &&
-      head.reference === movement.reference &&
-      changes + size <= MAX_DOCUMENT_CHANGES;
+      (batch !== null || head.reference === movement.reference) &&
+      changes + size <= maxChanges;
     if (!fits && current.length > 0) {
       documents.push(current);
       current = [];
@@ -149,86 +176,212 @@ export function cutDocuments(movements: readonly Movement[], grouped = true): Mo
     changes += size;
   }
   if (current.length > 0) documents.push(current);
-  return documents;
+  return batch ? documents.map((d) => [...d].sort((a, b) => a.id - b.id)) : documents;
+}
+
+/** The job a push runs as: its id and attempt (a batch is only taken on a first attempt). */
+export interface PushRun {
+  jobId: number;
+  attempts: number;
+}
+
+/** A document to send: its movements (by id) and the batch it is, null for one record's own. */
+interface PlannedDocument {
+  movements: BatchedMovement[];
+  batchId: number | null;
+}
+
+/**
+ * The documents that carry the job's unacknowledged movements `mine`: the batches they are in
+ * already (a retry, or another push took them along), then, on a first attempt on a platform that
+ * takes batches, a new batch of them and the store's waiting pushes' movements; what is left goes as
+ * the record's own documents, as before batches. Answers the jobs taken along (null: none).
+ */
+async function planDocuments(
+  ctx: AppContext,
+  connector: PlatformConnector,
+  payload: PushPayload,
+  mine: BatchedMovement[],
+  run: PushRun | null,
+): Promise<{ documents: PlannedDocument[]; taken: TakenPushes | null }> {
+  const storeId = payload.store_id;
+  const built = new Map<number, BatchedMovement[]>();
+  let taken: TakenPushes | null = null;
+  let own = mine;
+  const free = own.filter((m) => m.push_batch_id === null);
+  if (connector.batches && payload.grouped && run && run.attempts === 1 && free.length > 0) {
+    taken = await takeWaitingPushes(ctx, ctx.db, storeId, run.jobId);
+    if (taken.pool.length > 0) {
+      const pool = [...new Map([...free, ...taken.pool].map((m) => [m.id, m])).values()];
+      const documents = cutDocuments(pool, true, connector.batches) as BatchedMovement[][];
+      const assigned = await assignBatches(
+        ctx.db,
+        storeId,
+        documents.map((d) => d.map((m) => m.id)),
+      );
+      for (const m of pool) {
+        const batchId = assigned.get(m.id);
+        if (batchId === undefined) continue;
+        const movements = built.get(batchId) ?? [];
+        movements.push({ ...m, push_batch_id: batchId });
+        built.set(batchId, movements);
+      }
+      // Some of the job's own went into another push's batch meanwhile: read where they are now.
+      own = free.every((m) => assigned.has(m.id))
+        ? own.map((m) => ({ ...m, push_batch_id: m.push_batch_id ?? assigned.get(m.id) ?? null }))
+        : await unpushedWithBatch(ctx.db, storeId, payload.movement_ids);
+    }
+  }
+  const elsewhere = new Set<number>();
+  for (const m of own)
+    if (m.push_batch_id !== null && !built.has(m.push_batch_id)) elsewhere.add(m.push_batch_id);
+  for (const m of await movementsOfBatches(ctx.db, storeId, [...elsewhere])) {
+    const batchId = m.push_batch_id as number;
+    const movements = built.get(batchId) ?? [];
+    movements.push(m);
+    built.set(batchId, movements);
+  }
+  const documents: PlannedDocument[] = [...built.entries()].map(([batchId, movements]) => ({
+    batchId,
+    movements: movements.sort((a, b) => a.id - b.id),
+  }));
+  const alone = own.filter((m) => m.push_batch_id === null);
+  for (const movements of cutDocuments(alone, payload.grouped) as BatchedMovement[][])
+    documents.push({ batchId: null, movements });
+  documents.sort((a, b) => a.movements[0].id - b.movements[0].id);
+  return { documents, taken };
 }
 
 /**
  * Pushes the job's unacknowledged movements, acknowledging each document as the platform accepts it;
- * the last acknowledgement settles the record's platform_sync in the same transaction.
+ * the last acknowledgement settles the record's platform_sync in the same transaction. A batch's
+ * acknowledgement also settles the other records it carried and completes the jobs taken along that
+ * wait for nothing more; the others go back to the queue when the push ends.
  */
 export async function pushMovements(
   ctx: AppContext,
   payload: PushPayload,
   hooks: PushHooks = {},
+  run: PushRun | null = null,
 ): Promise<void> {
   const storeId = payload.store_id;
-  const movements = await unpushedMovements(ctx.db, storeId, payload.movement_ids);
+  const mine = await unpushedWithBatch(ctx.db, storeId, payload.movement_ids);
   // Nothing left to send (a retry after the last acknowledgement): only the settling may be missing.
-  if (movements.length === 0) return settle(ctx, ctx.db, payload);
+  if (mine.length === 0) return settle(ctx, ctx.db, subjectOf(payload));
   const connector = await connectorForStore(ctx, ctx.db, storeId);
-  const documents = cutDocuments(movements, payload.grouped);
-  const gone = await deletedInventoryItems(
-    ctx.db,
-    storeId,
-    movements.map((m) => m.inventory_item_id),
-  );
-  for (const [index, document] of documents.entries()) {
-    // Every change goes, deleted items' too: what a call sends must not depend on when the mirror
-    // learnt of a deletion, or a retry would send a key with another input than its first attempt.
-    // The connector leaves out what the platform no longer has (skippedItems). Costs are not keyed
-    // (setting one is idempotent by itself), so leaving out unchanged ones and deleted items' differs
-    // between retries without harm.
-    const whole = documentFor(document);
-    const adjustment = {
-      ...whole,
-      itemCosts: await changedUnitCosts(
-        ctx.db,
-        storeId,
-        whole.itemCosts.filter((c) => !gone.has(c.inventoryItemId)),
-      ),
-    };
-    const result: InventoryAdjustResult =
-      adjustment.changes.length === 0 && adjustment.itemCosts.length === 0
-        ? { replayed: false, levels: [] }
-        : await connector.adjustInventory(adjustment);
-    const ids = document.map((m) => m.id);
-    const skipped = new Set(result.skippedItems ?? []);
-    await hooks.afterPush?.(ids);
-    await ctx.db.transaction().execute(async (trx) => {
-      // Lost on a crash of the database server, the acknowledgement is redone: the retry sends the
-      // same document under the same key, and the platform answers it without moving stock again.
-      await commitWithoutWaitingForDisk(trx);
-      const acked = await markMovementsPushed(trx, storeId, ids, ctx.clock.now());
-      // Another worker holding the same job (its lease ran out) acknowledged the document first.
-      if (acked > 0) {
-        await markMovementsSkipped(
-          trx,
+  let taken: TakenPushes | null = null;
+  try {
+    const plan = await planDocuments(ctx, connector, payload, mine, run);
+    taken = plan.taken;
+    const { documents } = plan;
+    const gone = await deletedInventoryItems(
+      ctx.db,
+      storeId,
+      documents.flatMap((d) => d.movements.map((m) => m.inventory_item_id)),
+    );
+    for (const [index, { movements: document, batchId }] of documents.entries()) {
+      // Every change goes, deleted items' too: what a call sends must not depend on when the mirror
+      // learnt of a deletion, or a retry would send a key with another input than its first attempt.
+      // The connector leaves out what the platform no longer has (skippedItems). Costs are not keyed
+      // (setting one is idempotent by itself), so leaving out unchanged ones and deleted items' differs
+      // between retries without harm.
+      const whole = documentFor(
+        document,
+        batchId === null ? undefined : batchIdempotencyKey(storeId, batchId, document.length),
+      );
+      // The last cost given for an item wins (several receipts of one item in a batch).
+      const costs = [...new Map(whole.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
+      const adjustment = {
+        ...whole,
+        itemCosts: await changedUnitCosts(
+          ctx.db,
           storeId,
-          document.filter((m) => skipped.has(m.inventory_item_id)).map((m) => m.id),
-          ctx.clock.now(),
-        );
-        // What the platform no longer has is deleted in the mirror now, as its deletion delivery
-        // would do (that delivery may be lost, and reconciliation may be minutes away).
-        await markItemsDeleted(trx, storeId, result.goneItems ?? result.skippedItems ?? [], ctx.clock.now());
-        await adoptUnitCosts(trx, storeId, adjustment.itemCosts, ctx.clock.now());
-        await refreshLevels(
-          ctx,
-          trx,
-          storeId,
-          document.map((m) => ({ inventoryItemId: m.inventory_item_id, locationId: m.location_id })),
-          result.levels,
-          document.map((m) => ({
-            inventoryItemId: m.inventory_item_id,
-            locationId: m.location_id,
-            available: m.available_delta,
-            onHand: m.on_hand_delta,
-            incoming: m.incoming_delta,
-          })),
-        );
+          costs.filter((c) => !gone.has(c.inventoryItemId)),
+        ),
+      };
+      let result: InventoryAdjustResult;
+      try {
+        result =
+          adjustment.changes.length === 0 && adjustment.itemCosts.length === 0
+            ? { replayed: false, levels: [] }
+            : await connector.adjustInventory(adjustment);
+      } catch (error) {
+        const records = new Set(document.map((m) => `${m.subject_type}:${m.subject_id}`));
+        if (batchId === null || records.size < 2 || !nothingMoved(error)) throw error;
+        // The platform refused a batch and moved nothing: no one record is held to that (the refusal
+        // may be another record's). Each record goes again alone, this one at its next attempt.
+        await dissolveBatch(ctx.db, storeId, batchId);
+        throw new PlatformTransientError(error instanceof Error ? error.message : String(error));
       }
-      if (index === documents.length - 1) await settle(ctx, trx, payload);
-    });
+      const ids = document.map((m) => m.id);
+      const skipped = new Set(result.skippedItems ?? []);
+      await hooks.afterPush?.(ids);
+      await ctx.db.transaction().execute(async (trx) => {
+        // Lost on a crash of the database server, the acknowledgement is redone: the retry sends the
+        // same document under the same key, and the platform answers it without moving stock again.
+        await commitWithoutWaitingForDisk(trx);
+        const now = ctx.clock.now();
+        const acked = await markMovementsPushed(trx, storeId, ids, now);
+        // Another worker holding the same job (its lease ran out) acknowledged the document first.
+        if (acked > 0) {
+          await markMovementsSkipped(
+            trx,
+            storeId,
+            document.filter((m) => skipped.has(m.inventory_item_id)).map((m) => m.id),
+            now,
+          );
+          // What the platform no longer has is deleted in the mirror now, as its deletion delivery
+          // would do (that delivery may be lost, and reconciliation may be minutes away).
+          await markItemsDeleted(trx, storeId, result.goneItems ?? result.skippedItems ?? [], now);
+          await adoptUnitCosts(trx, storeId, adjustment.itemCosts, now);
+          await refreshLevels(
+            ctx,
+            trx,
+            storeId,
+            document.map((m) => ({ inventoryItemId: m.inventory_item_id, locationId: m.location_id })),
+            result.levels,
+            document.map((m) => ({
+              inventoryItemId: m.inventory_item_id,
+              locationId: m.location_id,
+              available: m.available_delta,
+              onHand: m.on_hand_delta,
+              incoming: m.incoming_delta,
+            })),
+          );
+          if (batchId !== null) await settleCarried(ctx, trx, payload, document);
+        }
+        // Acknowledged here or by another worker: either way these movements are on the platform.
+        if (taken) await ctx.jobs.completeLeased(trx, taken.acknowledged(ids), taken.mark);
+        if (index === documents.length - 1) await settle(ctx, trx, subjectOf(payload));
+      });
+    }
+  } finally {
+    // Jobs taken along that this push did not finish (it failed, or they wait for movements in
+    // another batch) go back to the queue at once; their attempt was not counted.
+    if (taken) await ctx.jobs.releaseLeased(ctx.db, taken.left(), taken.mark).catch(() => {});
   }
+}
+
+/** The other records a batch carried: synced in one statement, or settled one by one. */
+async function settleCarried(
+  ctx: AppContext,
+  trx: Db,
+  payload: PushPayload,
+  document: readonly BatchedMovement[],
+): Promise<void> {
+  const subjects = new Map<string, { type: SyncSubjectType; id: number }>();
+  for (const m of document)
+    if (m.subject_type !== payload.subject_type || m.subject_id !== payload.subject_id)
+      subjects.set(`${m.subject_type}:${m.subject_id}`, { type: m.subject_type, id: m.subject_id });
+  const rest = await settleSyncedRecords(trx, payload.store_id, [...subjects.values()], ctx.clock.now());
+  for (const subject of rest)
+    await settle(ctx, trx, { storeId: payload.store_id, subjectType: subject.type, subjectId: subject.id });
+}
+
+type Subject = { storeId: number; subjectType: SyncSubjectType; subjectId: number };
+
+function subjectOf(payload: PushPayload): Subject {
+  return { storeId: payload.store_id, subjectType: payload.subject_type, subjectId: payload.subject_id };
 }
 
 /** Records where the push left the record, now. */
@@ -258,17 +411,12 @@ export function skippedMessage(items: readonly number[]): string {
  * naming the items, when some of its changes were left out because the platform deleted their item
  * (docs/decisions.md, "Deleted products and variants").
  */
-async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<void> {
-  const subject = {
-    storeId: payload.store_id,
-    subjectType: payload.subject_type,
-    subjectId: payload.subject_id,
-  };
+async function settle(ctx: AppContext, db: Db, subject: Subject): Promise<void> {
   const { unpushed, skippedItems: skipped } = await pushStandingOf(
     db,
-    payload.store_id,
-    payload.subject_type,
-    payload.subject_id,
+    subject.storeId,
+    subject.subjectType,
+    subject.subjectId,
     SKIPPED_ITEMS_NAMED + 1,
   );
   if (!unpushed) {
@@ -277,9 +425,9 @@ async function settle(ctx: AppContext, db: Db, payload: PushPayload): Promise<vo
     return writeSyncState(ctx, db, subject, "synced", null);
   }
   // A failed push job still holding movements of this record: its error is the record's.
-  const failed = await ctx.jobs.lastFailedJobAbout(db, PUSH_JOB, payload.store_id, {
-    type: payload.subject_type,
-    id: payload.subject_id,
+  const failed = await ctx.jobs.lastFailedJobAbout(db, PUSH_JOB, subject.storeId, {
+    type: subject.subjectType,
+    id: subject.subjectId,
   });
   if (failed) return writeSyncState(ctx, db, subject, "failed", failed.last_error);
   return writeSyncState(ctx, db, subject, "pending", null);
@@ -294,7 +442,7 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
     async run(ctx, job) {
       const payload = parsePushPayload(job.payload);
       try {
-        await pushMovements(ctx, payload, hooks);
+        await pushMovements(ctx, payload, hooks, { jobId: job.id, attempts: job.attempts });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const subject = {

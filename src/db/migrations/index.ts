@@ -21,6 +21,7 @@ import { pushSkipsMigration } from "./021_push_skips.ts";
 import { reconcileBulkOperationMigration } from "./022_reconcile_bulk_operation.ts";
 import { syncBulkOperationMigration } from "./028_sync_bulk_operation.ts";
 import { supplierNameLookupMigration } from "./031_supplier_name_lookup.ts";
+import { pushBatchesMigration } from "./034_push_batches.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   "022_reconcile_bulk_operation": migrationOf(reconcileBulkOperationMigration),
   "028_sync_bulk_operation": migrationOf(syncBulkOperationMigration),
   "031_supplier_name_lookup": migrationOf(supplierNameLookupMigration),
+  "034_push_batches": migrationOf(pushBatchesMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

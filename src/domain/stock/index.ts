@@ -20,6 +20,14 @@ export { lockLevelsAt } from "./level-locks.ts";
 export { refreshLevels } from "./levels.ts";
 export { type LevelFilters, listLevels } from "./lists.ts";
 export {
+  assignBatches,
+  type BatchedMovement,
+  dissolveBatch,
+  movementsOfBatches,
+  settleSyncedRecords,
+  unpushedWithBatch,
+} from "./push-batches.ts";
+export {
   advancePushGeneration,
   type PushCallState,
   pushCallStatesOf,

@@ -6,6 +6,7 @@ import { inTransaction } from "../../db/transaction.ts";
 import {
   type InventoryAdjustment,
   type InventoryAdjustResult,
+  movedNothing,
   type PlatformInventoryLevel,
   PlatformPermanentError,
   PlatformTransientError,
@@ -21,10 +22,15 @@ export async function applySimAdjustment(
   storeId: number,
   adjustment: InventoryAdjustment,
 ): Promise<InventoryAdjustResult> {
-  if (!adjustment.idempotencyKey) throw new PlatformPermanentError("an idempotency key is required");
+  // Every refusal below comes before anything was written, or rolls the transaction back: the
+  // document moved nothing (movedNothing), so a batch it carried may be taken apart.
+  if (!adjustment.idempotencyKey)
+    throw movedNothing(new PlatformPermanentError("an idempotency key is required"));
   const fault = await takeFault(db, storeId);
-  if (fault === "down") throw new PlatformTransientError("platform unavailable (simulated outage)");
-  if (fault === "reject") throw new PlatformPermanentError("rejected by the platform (simulated refusal)");
+  if (fault === "down")
+    throw movedNothing(new PlatformTransientError("platform unavailable (simulated outage)"));
+  if (fault === "reject")
+    throw movedNothing(new PlatformPermanentError("rejected by the platform (simulated refusal)"));
   return inTransaction(db, async (trx) => {
     const shop = await trx
       .selectFrom("sim_stores")
@@ -32,7 +38,7 @@ export async function applySimAdjustment(
       .where("store_id", "=", storeId)
       .forUpdate()
       .executeTakeFirst();
-    if (!shop) throw new PlatformPermanentError(`unknown shop for store ${storeId}`);
+    if (!shop) throw movedNothing(new PlatformPermanentError(`unknown shop for store ${storeId}`));
     const seen = await trx
       .selectFrom("sim_push_keys")
       .select("result")
@@ -52,12 +58,13 @@ export async function applySimAdjustment(
     ];
     const items = await knownItems(trx, storeId, itemIds);
     const missingItem = itemIds.find((id) => !items.has(id));
-    if (missingItem !== undefined) throw new PlatformPermanentError(`unknown inventory item ${missingItem}`);
+    if (missingItem !== undefined)
+      throw movedNothing(new PlatformPermanentError(`unknown inventory item ${missingItem}`));
     const locationIds = adjustment.changes.map((c) => c.locationId);
     const locations = await knownLocations(trx, storeId, locationIds);
     const missingLocation = locationIds.find((id) => !locations.has(id));
     if (missingLocation !== undefined)
-      throw new PlatformPermanentError(`unknown location ${missingLocation}`);
+      throw movedNothing(new PlatformPermanentError(`unknown location ${missingLocation}`));
 
     const levels = await lockLevelsToChange(
       trx,

@@ -12,6 +12,11 @@ import { listSimChanges } from "./change-feed.ts";
 /** The simulated platform behind the same connector interface a real platform uses. */
 export class SimulatedConnector implements PlatformConnector {
   readonly platform = "simulated";
+  /**
+   * The simulated platform takes several records' movements in one document, of any size its one
+   * transaction can write: a push takes the store's waiting pushes along (push-batches.ts).
+   */
+  readonly batches = { maxChanges: 10_000 };
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,

@@ -190,7 +190,8 @@ export interface PushCount {
 
 /**
  * How a store's movements reached the platform. A document's key is
- * `stockroom-<store>-movements-<first>-<last>-<count>` (or `…-movement-<id>` for one movement), so
+ * `stockroom-<store>-movements-<first>-<last>-<count>` (or `…-movement-<id>` for one movement, or
+ * `…-batch-<batch>-<count>` for several records' movements on the simulated platform), so
  * `movementsPushed === movements` means every movement went in exactly one applied document: a
  * document re-cut differently on a retry and applied twice would count its movements twice.
  */
@@ -198,7 +199,8 @@ export async function pushCount(db: TestDatabase, storeId: number): Promise<Push
   const [row] = await db.query(
     `select
        (select count(*) from sim_push_keys where store_id = $1) as documents,
-       (select coalesce(sum(case when key like '%-movements-%' then split_part(key, '-', 6)::int else 1 end), 0)
+       (select coalesce(sum(case when key like '%-movements-%' then split_part(key, '-', 6)::int
+          when key like '%-batch-%' then split_part(key, '-', 5)::int else 1 end), 0)
           from sim_push_keys where store_id = $1) as pushed,
        (select count(*) from stock_movements where store_id = $1) as movements,
        (select count(*) from stock_movements where store_id = $1 and pushed_at is not null) as acknowledged`,

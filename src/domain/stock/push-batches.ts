@@ -1,0 +1,114 @@
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type { SyncSubjectType } from "./ledger.ts";
+import type { UnpushedMovement } from "./pushes.ts";
+
+/**
+ * The ledger's side of push batches (platform/push-batches.ts sends them): several records'
+ * movements of one store put in one platform document. `push_batch_id` is the document a movement
+ * was put in, committed before the document is sent, so every attempt sends the same movements under
+ * the same key (migration 034).
+ */
+
+/** A movement as a batched push reads it: what a document carries, its record and its batch. */
+export interface BatchedMovement extends UnpushedMovement {
+  subject_type: SyncSubjectType;
+  subject_id: number;
+  push_batch_id: number | null;
+}
+
+const COLUMNS = sql`m.id, m.store_id, m.subject_type, m.subject_id, m.inventory_item_id, m.location_id,
+  m.available_delta, m.on_hand_delta, m.incoming_delta, m.unit_cost, m.unit_cost_currency, m.reason,
+  m.reference, m.push_batch_id`;
+
+function asMovements(rows: BatchedMovement[]): BatchedMovement[] {
+  return rows.map((r) => ({
+    ...r,
+    push_batch_id: r.push_batch_id === null ? null : Number(r.push_batch_id),
+  }));
+}
+
+/** The movements among `ids` the platform has not acknowledged, by id, with their batch. */
+export async function unpushedWithBatch(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<BatchedMovement[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from stock_movements m
+    where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and m.pushed_at is null
+    order by m.id`.execute(db);
+  return asMovements(rows);
+}
+
+/** The unacknowledged movements of the store's batches `batchIds`, by id. */
+export async function movementsOfBatches(
+  db: Db,
+  storeId: number,
+  batchIds: readonly number[],
+): Promise<BatchedMovement[]> {
+  if (batchIds.length === 0) return [];
+  const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from stock_movements m
+    where m.store_id = ${storeId} and m.push_batch_id = any(${[...batchIds]}::bigint[])
+      and m.pushed_at is null
+    order by m.id`.execute(db);
+  return asMovements(rows);
+}
+
+/**
+ * Puts the movements of each document in a batch of its own, numbered from the sequence, in one
+ * statement that commits waiting for the disk (the batch must outlive anything the platform is sent).
+ * Answers each movement put in a batch and its batch; one another push put in a batch first is left out.
+ */
+export async function assignBatches(
+  db: Db,
+  storeId: number,
+  documents: ReadonlyArray<readonly number[]>,
+): Promise<Map<number, number>> {
+  const ids = documents.flat();
+  const indexes = documents.flatMap((d, i) => d.map(() => i));
+  const { rows } = await sql<{ id: number; push_batch_id: number }>`
+    with numbered as (
+      select i - 1 as doc, nextval('push_batch_ids') as batch
+      from generate_series(1, ${documents.length}::int) i
+    )
+    update stock_movements m set push_batch_id = n.batch
+    from unnest(${ids}::bigint[], ${indexes}::int[]) d(id, doc)
+    join numbered n on n.doc = d.doc
+    where m.store_id = ${storeId} and m.id = d.id and m.pushed_at is null and m.push_batch_id is null
+    returning m.id, m.push_batch_id`.execute(db);
+  return new Map(rows.map((r) => [Number(r.id), Number(r.push_batch_id)]));
+}
+
+/**
+ * Takes the unacknowledged movements of a batch out of it, after the platform refused its document
+ * having moved nothing: each record's own push sends them again, alone.
+ */
+export async function dissolveBatch(db: Db, storeId: number, batchId: number): Promise<void> {
+  await sql`update stock_movements set push_batch_id = null
+    where store_id = ${storeId} and push_batch_id = ${batchId} and pushed_at is null`.execute(db);
+}
+
+/**
+ * Marks synced, in one statement, the records among `subjects` none of whose movements waits for the
+ * platform or was left out by it; answers the others, which the caller settles one by one.
+ */
+export async function settleSyncedRecords(
+  trx: Db,
+  storeId: number,
+  subjects: ReadonlyArray<{ type: SyncSubjectType; id: number }>,
+  now: Date,
+): Promise<Array<{ type: SyncSubjectType; id: number }>> {
+  if (subjects.length === 0) return [];
+  const { rows } = await sql<{ subject_type: SyncSubjectType; subject_id: number }>`
+    update platform_sync_states s set state = 'synced', error = null, attempted_at = ${now},
+      updated_at = ${now}
+    from unnest(${subjects.map((s) => s.type)}::text[], ${subjects.map((s) => s.id)}::bigint[]) d(t, i)
+    where s.store_id = ${storeId} and s.subject_type = d.t and s.subject_id = d.i
+      and not exists (select 1 from stock_movements m
+        where m.store_id = ${storeId} and m.subject_type = d.t and m.subject_id = d.i
+          and (m.pushed_at is null or m.push_skipped_at is not null))
+    returning s.subject_type, s.subject_id`.execute(trx);
+  const done = new Set(rows.map((r) => `${r.subject_type}:${Number(r.subject_id)}`));
+  return subjects.filter((s) => !done.has(`${s.type}:${s.id}`));
+}
