@@ -321,22 +321,43 @@ export function apiBody(
   };
 }
 
-/** The supplier's catalog rows by inventory item (at most a thousand items: four pages). */
+/**
+ * The supplier's catalog rows by inventory item as the picker browses them: the first thousand
+ * (four pages); `complete` when that is the whole catalog.
+ */
 export async function catalogTerms(
   api: StoreApi,
   supplierId: number | null,
-): Promise<Map<number, CatalogRow>> {
-  const terms = new Map<number, CatalogRow>();
-  if (supplierId === null) return terms;
+): Promise<{ rows: Map<number, CatalogRow>; complete: boolean }> {
+  const rows = new Map<number, CatalogRow>();
+  if (supplierId === null) return { rows, complete: true };
   let cursor: string | null = null;
   for (let page = 0; page < 4; page++) {
     const query = `limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
     const res: Page<CatalogRow> = await api.get(`/suppliers/${supplierId}/catalog?${query}`);
-    for (const row of res.data) terms.set(row.inventory_item_id, row);
-    if (!res.has_more || !res.next_cursor) break;
+    for (const row of res.data) rows.set(row.inventory_item_id, row);
+    if (!res.has_more || !res.next_cursor) return { rows, complete: true };
     cursor = res.next_cursor;
   }
-  return terms;
+  return { rows, complete: false };
+}
+
+/** The supplier's catalog rows of these items, whatever the catalog's size: one call per 250 items. */
+export async function catalogRowsOf(
+  api: StoreApi,
+  supplierId: number,
+  itemIds: number[],
+): Promise<CatalogRow[]> {
+  const chunks: number[][] = [];
+  for (let i = 0; i < itemIds.length; i += 250) chunks.push(itemIds.slice(i, i + 250));
+  const pages = await Promise.all(
+    chunks.map((ids) =>
+      api.get<Page<CatalogRow>>(
+        `/suppliers/${supplierId}/catalog?limit=250&inventory_item_id=${ids.join(",")}`,
+      ),
+    ),
+  );
+  return pages.flatMap((p) => p.data);
 }
 
 /** The tier price for a quantity in the order's currency (the highest tier not above it), else null. */

@@ -353,7 +353,7 @@ export interface paths {
         };
         /**
          * A supplier's catalog rows, oldest update first
-         * @description The items this supplier sells, with its codes, pack sizes, minimums and tiered prices; `inventory_item_id` (added by this service) answers only that item's row, or none when the supplier does not list it. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
+         * @description The items this supplier sells, with its codes, pack sizes, minimums and tiered prices; `inventory_item_id` (added by this service: one id, or up to 250 separated by commas, as on /v2/variants) answers only those items' rows, none for an item the supplier does not list. A page of at most `limit` (1 to 250, default 50) rows, oldest update first; pass `next_cursor` as `cursor` for the next page (an unreadable cursor is 400 `invalid_cursor`; a cursor is valid only with the filters that gave it). `updated_at_min` is the change feed: overlap windows by a minute or two.
          *
          *     **Scope:** `read`.
          */
@@ -5869,8 +5869,8 @@ export interface operations {
                 updated_at_max?: string;
                 created_at_min?: string;
                 created_at_max?: string;
-                /** @description A platform id (for Shopify, the numeric tail of the GID): an integer up to 2^53-1. */
-                inventory_item_id?: number;
+                /** @description One inventory item id, or up to 250 separated by commas. */
+                inventory_item_id?: string;
             };
             header?: never;
             path: {

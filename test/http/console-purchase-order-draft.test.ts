@@ -269,6 +269,57 @@ describe("console draft purchase orders", () => {
     assert.equal(catalogCalls(refused.calls), 1);
   });
 
+  test("a catalog of 1,001 items: the 1,001st item's line has its tier price and pack warning, added or reopened", async () => {
+    const items = Array.from({ length: 1001 }, (_, i) => 800_001 + i);
+    await insertFixtureVariants(t, store.id, items);
+    const big = await createSupplier(store.api, { name: "Big Catalog", currency: "USD" });
+    // Written in order, 250 rows a call: the last item is the catalog's 1,001st row, past four pages.
+    for (let i = 0; i < items.length; i += 250) {
+      const rows = items.slice(i, i + 250).map((id) => ({ inventory_item_id: id }));
+      if (i + 250 >= items.length)
+        rows[rows.length - 1] = {
+          inventory_item_id: 801_001,
+          pack_size: 6,
+          pack_unit: "case",
+          min_order_qty: 12,
+          tiers: [{ min_qty: 1, price: "3.25" }],
+        } as (typeof rows)[number];
+      expectStatus(await store.api.put(`/v2/suppliers/${big.id}/catalog`, { rows }), 200);
+    }
+    const fourPages = await store.api.get(`/v2/suppliers/${big.id}/catalog?limit=250`);
+    assert.equal(fourPages.body.data[0].inventory_item_id, 800_001, "the catalog's first row");
+
+    const blank = await agent.get(`${base()}/new?supplier_id=${big.id}`);
+    const add = await apiCallsDuring(t, () =>
+      post(`${base()}/new`, blank.body, { _do: `add:${801_001 + FIXTURE_VARIANT_OFFSET}` }),
+    );
+    assert.equal(add.result.status, 200);
+    assert.equal(formFields(add.result.body).line_qty_0, "12", "the supplier's minimum, in whole packs");
+    assert.match(add.result.body, /id="line-cost-0" name="line_cost_0" value="" placeholder="3.25"/);
+    // The first thousand rows for the picker, then the line's item by id: once in the request.
+    const catalogCalls = add.calls.filter((c) => c.startsWith(`/v2/suppliers/${big.id}/catalog?`));
+    assert.equal(catalogCalls.length, 5);
+    assert.deepEqual(
+      catalogCalls.filter((c) => c.includes("inventory_item_id=")),
+      [`/v2/suppliers/${big.id}/catalog?limit=250&inventory_item_id=801001`],
+    );
+    const warned = await post(`${base()}/new`, add.result.body, { line_qty_0: "13", _do: "search" });
+    assert.match(text(warned.body), /Not a whole number of packs of 6 \(case\)\. Suggested: 18\./);
+
+    // A saved draft reopened: the line's cost that the tier gives is left blank, its warning shown.
+    const created = await store.api.post("/v2/purchase_orders", {
+      supplier_id: big.id,
+      lines: [{ variant_id: 801_001 + FIXTURE_VARIANT_OFFSET, quantity: 13 }],
+    });
+    expectStatus(created, 201);
+    assert.equal(created.body.data.lines[0].unit_cost, "3.25");
+    const opened = await agent.get(`${base()}/${created.body.data.id}/edit`);
+    assert.equal(opened.status, 200);
+    assert.equal(formFields(opened.body).line_cost_0, "", "the tier's price is not pinned as typed");
+    assert.match(opened.body, /placeholder="3.25"/);
+    assert.match(text(opened.body), /Not a whole number of packs of 6 \(case\)\. Suggested: 18\./);
+  });
+
   test("editing a draft changes its fields, reprices by tier, adds and removes lines", async () => {
     const created = await store.api.post("/v2/purchase_orders", {
       supplier_id: supplier.id,

@@ -442,4 +442,71 @@ describe("supplier catalog", () => {
       [1001],
     );
   });
+
+  test("GET ?inventory_item_id=a,b,c: those items' rows only, paged; bad or over 250 ids refused; no other store's rows", async () => {
+    const s = await newSupplier();
+    const url = `/v2/suppliers/${s.id}/catalog`;
+    await api.put(url, { rows: [1011, 1012, 1013, 1014].map((id) => ({ inventory_item_id: id })) });
+    const itemsOf = (body: { data: { inventory_item_id: number }[] }) =>
+      body.data.map((r) => r.inventory_item_id).sort();
+
+    // Several ids, one repeated, one the store has but the supplier does not list, one nobody has.
+    const some = await api.get(`${url}?inventory_item_id=1014,1012,1012,1020,987654321`);
+    assert.equal(some.status, 200);
+    assert.deepEqual(itemsOf(some.body), [1012, 1014]);
+    assert.equal(some.body.has_more, false);
+    assert.equal(some.body.next_cursor, null);
+    const none = await api.get(`${url}?inventory_item_id=987654321,987654322`);
+    assert.deepEqual(none.body, { data: [], has_more: false, next_cursor: null });
+
+    // Paged within the filter; a cursor of the filtered list is bound to its ids.
+    const first = await api.get(`${url}?inventory_item_id=1011,1012,1013&limit=2`);
+    assert.equal(first.body.data.length, 2);
+    const cursor = encodeURIComponent(first.body.next_cursor);
+    const rest = await api.get(`${url}?inventory_item_id=1011,1012,1013&limit=2&cursor=${cursor}`);
+    assert.deepEqual([...itemsOf(first.body), ...itemsOf(rest.body)].sort(), [1011, 1012, 1013]);
+    assert.equal(rest.body.has_more, false);
+    const crossed = await api.get(`${url}?inventory_item_id=1011,1012&limit=2&cursor=${cursor}`);
+    assert.equal(crossed.status, 400);
+    assert.equal(crossed.body.error.code, "invalid_cursor");
+
+    // 250 ids are one call; 251, or anything but positive ids and commas, is refused as on /v2/variants.
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => 1011 + i).join(",");
+    const full = await api.get(`${url}?inventory_item_id=${ids(250)}&limit=250`);
+    assert.equal(full.status, 200);
+    assert.deepEqual(itemsOf(full.body), [1011, 1012, 1013, 1014]);
+    for (const bad of ["abc", "1011,,1012", "0", "1011,-2", ids(251), "9999999999999999"]) {
+      const refused = await api.get(`${url}?inventory_item_id=${bad}`);
+      assert.equal(refused.status, bad === "9999999999999999" ? 400 : 422, bad);
+      assert.equal(
+        refused.body.error.code,
+        bad === "9999999999999999" ? "invalid_filter" : "validation_failed",
+      );
+      if (refused.status === 422)
+        assert.deepEqual(
+          detailsOf(refused.body).map(([field]) => field),
+          ["inventory_item_id"],
+        );
+    }
+
+    // Another store's supplier listing the same item ids: never seen from here, nor this one from there.
+    const other = await t.createStore({ currency: "USD", timezone: "UTC" });
+    await insertFixtureVariants(t, other.id, [1011, 1012]);
+    const theirs = await newSupplier({}, other.api);
+    assert.equal(
+      (
+        await other.api.put(`/v2/suppliers/${theirs.id}/catalog`, {
+          rows: [{ inventory_item_id: 1011, supplier_sku: "THEIRS" }],
+        })
+      ).status,
+      200,
+    );
+    const ours = await api.get(`${url}?inventory_item_id=1011,1012`);
+    assert.ok(ours.body.data.every((r: { supplier_sku: string | null }) => r.supplier_sku !== "THEIRS"));
+    assert.deepEqual(itemsOf(ours.body), [1011, 1012]);
+    const notOurs = await api.get(`/v2/suppliers/${theirs.id}/catalog?inventory_item_id=1011`);
+    assert.equal(notOurs.status, 404);
+    const notTheirs = await other.api.get(`${url}?inventory_item_id=1011`);
+    assert.equal(notTheirs.status, 404);
+  });
 });

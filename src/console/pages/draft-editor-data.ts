@@ -1,5 +1,5 @@
 import type { PageContext } from "../context.ts";
-import { type CatalogRow, catalogTerms, type DraftState, lineLabel } from "../draft-order.ts";
+import { type CatalogRow, catalogRowsOf, catalogTerms, type DraftState, lineLabel } from "../draft-order.ts";
 import { searchItems, type Variant, variantsOfItems } from "../item-search.ts";
 import { type Location, locationsOf } from "../stock-levels.ts";
 import { type StoreApi, storeApi } from "../store-api.ts";
@@ -74,19 +74,34 @@ export async function settleSupplier(ctx: PageContext, draft: DraftState): Promi
   return picked;
 }
 
+/** The settled supplier's catalog terms, the rows of `itemIds` among them (lines, an added item). */
+export type SupplierTerms = (itemIds?: readonly (number | null)[]) => Promise<Map<number, CatalogRow>>;
+
 /**
  * The catalog terms of the supplier the form names, read once per request however many steps of the
  * request use them (adding an item, a save's tier prices, drawing the editor); a catalog that cannot
- * be read gives no terms rather than no page.
+ * be read gives no terms rather than no page. The picker browses the first thousand rows; the items
+ * asked for past those (a catalog over 1,000 items) are read by id, each once, so every line has its
+ * tier price and warnings whatever the catalog's size.
  */
-export function supplierTerms(
-  api: StoreApi,
-  supplierId: number | null,
-): () => Promise<Map<number, CatalogRow>> {
-  let read: Promise<Map<number, CatalogRow>> | null = null;
-  return () => {
-    read ??= catalogTerms(api, supplierId).catch(() => new Map<number, CatalogRow>());
-    return read;
+export function supplierTerms(api: StoreApi, supplierId: number | null): SupplierTerms {
+  let read: Promise<{ rows: Map<number, CatalogRow>; complete: boolean }> | null = null;
+  const asked = new Set<number>();
+  return async (itemIds = []) => {
+    read ??= catalogTerms(api, supplierId).catch(() => ({
+      rows: new Map<number, CatalogRow>(),
+      complete: true,
+    }));
+    const { rows, complete } = await read;
+    if (complete || supplierId === null) return rows;
+    const missing = [...new Set(itemIds)].filter(
+      (id): id is number => id !== null && !rows.has(id) && !asked.has(id),
+    );
+    if (missing.length === 0) return rows;
+    for (const id of missing) asked.add(id);
+    const found = await catalogRowsOf(api, supplierId, missing).catch(() => []);
+    for (const row of found) rows.set(row.inventory_item_id, row);
+    return rows;
   };
 }
 
@@ -102,10 +117,7 @@ export async function editorData(
   ctx: PageContext,
   draft: DraftState,
   supplier: SupplierFilter,
-  terms: () => Promise<Map<number, CatalogRow>> = supplierTerms(
-    storeApi(ctx.request),
-    supplierIdOf(supplier),
-  ),
+  terms: SupplierTerms = supplierTerms(storeApi(ctx.request), supplierIdOf(supplier)),
 ): Promise<EditorData> {
   const { request } = ctx;
   const api = storeApi(request);
@@ -113,7 +125,7 @@ export async function editorData(
   const [store, locations, catalog, taxRates] = await Promise.all([
     storeInfoOf(request),
     locationsOf(api),
-    terms(),
+    terms(draft.lines.map((l) => l.itemId)),
     ctx.admin.get<Page<TaxRate>>(`/admin/stores/${api.storeId}/tax_rates`).then((r) => r.data),
   ]);
   // The supplier's catalog items first, typed or not: what this supplier sells, at its prices.

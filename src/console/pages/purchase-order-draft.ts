@@ -14,7 +14,6 @@ import {
 } from "../context.ts";
 import {
   apiBody,
-  type CatalogRow,
   type DraftState,
   draftOfForm,
   draftOfOrder,
@@ -32,6 +31,7 @@ import { supplierProblem } from "../supplier-filter.ts";
 import {
   editorData,
   knownCurrency,
+  type SupplierTerms,
   settleSupplier,
   supplierIdOf,
   supplierTerms,
@@ -95,14 +95,16 @@ async function addLine(
   ctx: PageContext,
   draft: DraftState,
   variantText: string,
-  terms: () => Promise<Map<number, CatalogRow>>,
+  terms: SupplierTerms,
 ): Promise<void> {
   if (!/^\d{1,16}$/.test(variantText)) return;
   const api = storeApi(ctx.request);
-  const [variant, catalog] = await Promise.all([
+  // The catalog's first rows are read meanwhile; an item past them is then read by id.
+  const [variant] = await Promise.all([
     api.get<{ data: Variant }>(`/variants/${variantText}`).then((r) => r.data),
     terms(),
   ]);
+  const catalog = await terms([variant.inventory_item_id]);
   draft.lines.push({
     lineId: null,
     variantId: variant.id,
@@ -148,7 +150,10 @@ async function editorAction(ctx: PageContext, order: Order | null) {
     let keptLinePrice: Parameters<typeof apiBody>[1];
     if (order) {
       // No supplier named keeps the order's (a PATCH without supplier_id), so its prices apply.
-      const prices = await (supplier.kind === "supplier" ? terms() : supplierTerms(api, order.supplier.id)());
+      const items = draft.lines.map((l) => l.itemId);
+      const prices = await (supplier.kind === "supplier" ? terms : supplierTerms(api, order.supplier.id))(
+        items,
+      );
       const currency = knownCurrency(draft.currency) || order.currency;
       keptLinePrice = (line, quantity) =>
         line.itemId === null ? null : tierPrice(prices.get(line.itemId), currency, quantity);
@@ -213,7 +218,7 @@ export async function editDraftPage(ctx: PageContext, rawOrderId: unknown) {
     return redirectTo(ctx.reply, ordersPath(storeId, `/${order.id}`));
   }
   const terms = supplierTerms(storeApi(ctx.request), order.supplier.id);
-  const draft = draftOfOrder(order, await terms(), formKey());
+  const draft = draftOfOrder(order, await terms(order.lines.map((l) => l.inventory_item_id)), formKey());
   const supplier = await settleSupplier(ctx, draft);
   // The order's supplier is the one the editor opens with: its terms are not read again.
   const data = await editorData(

@@ -136,8 +136,8 @@ export async function getSupplierJson(
 
 /**
  * A supplier's catalog rows, prices as they stand on the store's today; 404 when the supplier is not
- * the store's. `inventoryItemId`: only that item's row (the `supplier_catalog_items_key` index finds
- * it), so a page about one item does not read the catalog.
+ * the store's. `inventoryItemIds`: only those items' rows (the `supplier_catalog_items_key` index finds
+ * each), so a page about a few items does not read the catalog.
  */
 export async function listCatalogRows(
   ctx: AppContext,
@@ -145,12 +145,12 @@ export async function listCatalogRows(
   store: { id: number; timezone: string },
   supplierId: number,
   paging: PageRequest,
-  inventoryItemId?: number,
+  inventoryItemIds?: number[],
 ): Promise<Page<SupplierCatalogRowView>> {
   const storeId = store.id;
   await getSupplier(db, storeId, supplierId);
   let query = catalogListQuery(db, storeId, supplierId);
-  if (inventoryItemId !== undefined) query = query.where("c.inventory_item_id", "=", inventoryItemId);
+  if (inventoryItemIds !== undefined) query = query.where("c.inventory_item_id", "in", inventoryItemIds);
   const page = await keysetPage(
     query,
     paging,
@@ -162,7 +162,7 @@ export async function listCatalogRows(
         list: "supplier_catalog",
         store: storeId,
         supplier: supplierId,
-        inventory_item_id: inventoryItemId,
+        inventory_item_id: inventoryItemIds?.join(","),
       },
     },
     ctx.cursorSecret,

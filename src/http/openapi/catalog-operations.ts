@@ -76,7 +76,7 @@ export const CATALOG_OPERATIONS: Record<string, OperationDoc> = {
   },
   "GET /v2/suppliers/{id}/catalog": {
     operationId: "listSupplierCatalog",
-    description: `The items this supplier sells, with its codes, pack sizes, minimums and tiered prices; \`inventory_item_id\` (added by this service) answers only that item's row, or none when the supplier does not list it. ${PAGED}`,
+    description: `The items this supplier sells, with its codes, pack sizes, minimums and tiered prices; \`inventory_item_id\` (added by this service: one id, or up to 250 separated by commas, as on /v2/variants) answers only those items' rows, none for an item the supplier does not list. ${PAGED}`,
   },
   "PUT /v2/suppliers/{id}/catalog": {
     operationId: "upsertSupplierCatalog",

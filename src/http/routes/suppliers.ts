@@ -29,6 +29,7 @@ import {
   PagingQuery,
   PlatformId,
 } from "../schemas/common.ts";
+import { InventoryItemIdList, itemIdsOf } from "../schemas/item-id-list.ts";
 import { sendWrite } from "../write.ts";
 import {
   CatalogRowInput,
@@ -262,7 +263,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
         summary: "A supplier's catalog rows, oldest update first",
         params: IdParam,
         querystring: Type.Object(
-          { ...PagingQuery, inventory_item_id: Type.Optional(PlatformId) },
+          { ...PagingQuery, inventory_item_id: Type.Optional(InventoryItemIdList) },
           { additionalProperties: false },
         ),
         response: { 200: Page(SupplierCatalogRowSchema), ...commonErrorResponses },
@@ -271,7 +272,7 @@ export async function supplierRoutes(instance: FastifyInstance): Promise<void> {
     async (request) => {
       const { store } = principalOf(request);
       const { inventory_item_id, ...paging } = request.query;
-      return listCatalogRows(ctx, ctx.db, store, request.params.id, paging, inventory_item_id);
+      return listCatalogRows(ctx, ctx.db, store, request.params.id, paging, itemIdsOf(inventory_item_id));
     },
   );
 
