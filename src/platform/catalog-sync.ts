@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
+import { maintainAfterBulkSync } from "../db/maintenance.ts";
 import { inTransaction } from "../db/transaction.ts";
 import { applyCatalogChanges } from "../domain/catalog/index.ts";
 import { refreshLevels } from "../domain/stock/index.ts";
@@ -71,6 +72,9 @@ export async function syncCatalog(
       if (!changes.hasMore) break;
     }
   }
+  // Statistics for what a bulk import wrote before the store is reported imported (PGlite only);
+  // inside store creation's transaction VACUUM cannot run, the periodic task takes it then.
+  if (!options.trx) await maintainAfterBulkSync(db, result.changes);
   return result;
 }
 
