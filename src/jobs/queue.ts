@@ -43,6 +43,18 @@ export const DEFAULT_LEASE_MS = 30_000;
  * committed), claimed with FOR UPDATE SKIP LOCKED under a lease, so any number of worker processes
  * can share it and a dead worker's jobs come back when its lease runs out.
  */
+/** A finished job's columns: done at `now`, its lease and last error cleared. */
+function doneAt(now: Date) {
+  return {
+    state: "done",
+    finished_at: now,
+    updated_at: now,
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+  } as const;
+}
+
 export class JobQueue {
   private readonly listeners = new Set<() => void>();
   constructor(private readonly clock: Clock) {}
@@ -179,14 +191,7 @@ export class JobQueue {
     const now = this.clock.now();
     await db
       .updateTable("jobs")
-      .set({
-        state: "done",
-        finished_at: now,
-        updated_at: now,
-        locked_by: null,
-        locked_until: null,
-        last_error: null,
-      })
+      .set(doneAt(now))
       .where("id", "=", job.id)
       .where("locked_by", "=", workerId)
       .where(WITHOUT_WAITING_FOR_DISK)
@@ -230,14 +235,7 @@ export class JobQueue {
     const now = this.clock.now();
     await trx
       .updateTable("jobs")
-      .set({
-        state: "done",
-        finished_at: now,
-        updated_at: now,
-        locked_by: null,
-        locked_until: null,
-        last_error: null,
-      })
+      .set(doneAt(now))
       .where("id", "in", [...ids])
       .where("state", "=", "running")
       .where("locked_by", "=", mark)
