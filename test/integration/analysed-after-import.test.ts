@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { sql } from "kysely";
-import { loadConfig } from "../../src/config.ts";
-import { createRuntime, type Runtime } from "../../src/runtime.ts";
-
-const ADMIN = { authorization: "Bearer test-admin-token-0123456789abcdef" };
+import type { Runtime } from "../../src/runtime.ts";
+import {
+  EMBEDDED_ADMIN as ADMIN,
+  embeddedRuntimeWithStore,
+  reltuplesOf,
+} from "../helpers/embedded-runtime.ts";
 
 /**
  * PGlite has no autoanalyze: a bulk import's tables get statistics as its sync ends (db/maintenance.ts),
@@ -13,13 +14,7 @@ const ADMIN = { authorization: "Bearer test-admin-token-0123456789abcdef" };
 describe("statistics right after a bulk catalog import (embedded database)", () => {
   let runtime: Runtime;
   let storeId: number;
-  const reltuples = async (table: string) =>
-    Number(
-      (
-        await sql<{ n: number }>`select reltuples::float8 as n from pg_class where relname = ${table}
-          and relnamespace = current_schema()::regnamespace`.execute(runtime.ctx.db)
-      ).rows[0].n,
-    );
+  const reltuples = (table: string) => reltuplesOf(runtime, table);
   const generate = async (products: number, variantsPerProduct: number) => {
     const res = await runtime.app.inject({
       method: "POST",
@@ -33,24 +28,7 @@ describe("statistics right after a bulk catalog import (embedded database)", () 
   };
 
   before(async () => {
-    const config = loadConfig({
-      DATA_DIR: ":memory:",
-      DATABASE_URL: "",
-      ADMIN_TOKEN: "test-admin-token-0123456789abcdef",
-      BOOTSTRAP: "none",
-      WORKERS: "off",
-      LOG_LEVEL: "silent",
-    });
-    runtime = await createRuntime(config, { logger: false });
-    const created = await runtime.app.inject({
-      method: "POST",
-      url: "/admin/stores",
-      headers: ADMIN,
-      payload: { name: "Imported", currency: "USD", timezone: "UTC", seed: "empty" },
-    });
-    assert.equal(created.statusCode, 201);
-    storeId = created.json().data.id;
-    await runtime.worker.drain();
+    ({ runtime, storeId } = await embeddedRuntimeWithStore("Imported", "empty"));
   });
   after(() => runtime.close());
 

@@ -1,39 +1,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
-import { loadConfig } from "../../src/config.ts";
 import { maintainEmbeddedTables, tablesDueForMaintenance } from "../../src/db/maintenance.ts";
-import { createRuntime, type Runtime } from "../../src/runtime.ts";
+import type { Runtime } from "../../src/runtime.ts";
+import { embeddedRuntimeWithStore, reltuplesOf } from "../helpers/embedded-runtime.ts";
 
 /** The embedded database's stand-in for autovacuum (PGlite has no daemon to gather statistics). */
 describe("embedded database maintenance", () => {
   let runtime: Runtime;
-  const reltuples = async (table: string) =>
-    Number(
-      (
-        await sql<{ n: number }>`select reltuples::float8 as n from pg_class where relname = ${table}
-          and relnamespace = current_schema()::regnamespace`.execute(runtime.ctx.db)
-      ).rows[0].n,
-    );
+  const reltuples = (table: string) => reltuplesOf(runtime, table);
 
   before(async () => {
-    const config = loadConfig({
-      DATA_DIR: ":memory:",
-      DATABASE_URL: "",
-      ADMIN_TOKEN: "test-admin-token-0123456789abcdef",
-      BOOTSTRAP: "none",
-      WORKERS: "off",
-      LOG_LEVEL: "silent",
-    });
-    runtime = await createRuntime(config, { logger: false });
-    const created = await runtime.app.inject({
-      method: "POST",
-      url: "/admin/stores",
-      headers: { authorization: "Bearer test-admin-token-0123456789abcdef" },
-      payload: { name: "Maintained", currency: "USD", timezone: "UTC", seed: "demo" },
-    });
-    assert.equal(created.statusCode, 201);
-    await runtime.worker.drain();
+    ({ runtime } = await embeddedRuntimeWithStore("Maintained", "demo"));
   });
   after(() => runtime.close());
 
