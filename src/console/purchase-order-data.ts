@@ -147,8 +147,18 @@ const SYNC_WORDS: Record<string, string> = {
   failed: "Failed",
 };
 
-export const syncWords = (sync: { state: string; error: string | null }): string =>
-  `${SYNC_WORDS[sync.state] ?? sync.state}${sync.error ? ` (${sync.error})` : ""}`;
+/**
+ * A record that never had anything to send (a draft moves no stock, an order whose incoming was never
+ * pushed) is "synced" with no attempt in the API; "Up to date" would suggest the platform has seen it.
+ */
+export const syncWords = (sync: {
+  state: string;
+  error: string | null;
+  attempted_at?: string | null;
+}): string =>
+  sync.state === "synced" && !sync.attempted_at
+    ? "Nothing to send yet"
+    : `${SYNC_WORDS[sync.state] ?? sync.state}${sync.error ? ` (${sync.error})` : ""}`;
 
 /** A charge's kind in the words the draft editor offers it ("Shipping"), on every page that shows one. */
 export const CHARGE_KIND_WORDS = { shipping: "Shipping", other: "Other" } as const;

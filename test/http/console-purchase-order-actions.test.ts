@@ -13,6 +13,7 @@ import {
   createSupplier,
   customLine,
   getOrder,
+  trackedVariants,
 } from "../helpers/factories.ts";
 import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 import { joinStaff, mailsTo } from "../helpers/staff.ts";
@@ -43,9 +44,22 @@ describe("console purchase order actions", () => {
   }
 
   test("a draft is marked ordered from its page; the history says the operator did it in the console", async () => {
-    const order = await draft();
+    // A tracked item's line, so ordering has incoming quantities to send to the platform.
+    const [variant] = await trackedVariants(store.api);
+    const supplier = await createSupplier(store.api, { email: "orders@acme.test" });
+    const order = await createDraftOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: [{ variant_id: variant.id, quantity: 3, unit_cost: "12.50" }],
+    });
     const shown = await agent.get(orderPath(order.id));
     assert.match(shown.body, /Mark ordered/);
+    // A draft moves no stock: nothing was sent to the platform, and the page does not claim it is up to date.
+    assert.deepEqual((await getOrder(store.api, order.id)).platform_sync, {
+      state: "synced",
+      attempted_at: null,
+      error: null,
+    });
+    assert.match(text(shown.body), /Platform sync Nothing to send yet /);
     const res = await agent.post(`${orderPath(order.id)}/mark_ordered`, {
       _csrf: hiddenValue(shown.body, "_csrf"),
     });
@@ -54,6 +68,10 @@ describe("console purchase order actions", () => {
     const page = text((await agent.get(orderPath(order.id))).body);
     assert.match(page, new RegExp(`${order.number} is marked ordered\\.`));
     assert.match(page, /Ordered operator \(console\)/);
+    // Ordering sends the incoming quantities; once the platform took them, the order is up to date.
+    assert.match(page, /Platform sync Waiting to be sent /);
+    await t.drain();
+    assert.match(text((await agent.get(orderPath(order.id))).body), /Platform sync Up to date /);
     const history = (await store.api.get(`/v2/purchase_orders/${order.id}/history`)).body.data;
     assert.deepEqual(
       history.filter((h: any) => h.type === "ordered").map((h: any) => [h.by, h.via]),
@@ -156,11 +174,14 @@ describe("console purchase order actions", () => {
     const shown = text(res.body);
     assert.match(shown, /Expected 10 May 2031 /);
     assert.match(shown, /Payment due 1 Jun 2031 /);
-    // The platform's state in words, not the API's lower-case word.
-    const sync = (await getOrder(store.api, order.id)).platform_sync;
-    const words = { synced: "Up to date", pending: "Waiting to be sent" }[sync.state as string];
-    assert.ok(words, JSON.stringify(sync));
-    assert.match(shown, new RegExp(`Platform sync ${words} `));
+    // The platform's state in words, not the API's lower-case word: a custom line has no item on the
+    // platform, so this order never had anything to send.
+    assert.deepEqual((await getOrder(store.api, order.id)).platform_sync, {
+      state: "synced",
+      attempted_at: null,
+      error: null,
+    });
+    assert.match(shown, /Platform sync Nothing to send yet /);
     assert.match(res.body, /<time datetime="2031-05-10">10 May 2031<\/time>/);
     assert.match(res.body, /<th scope="row"><time datetime="2031-05-02">2 May 2031<\/time><\/th>/);
     assert.doesNotMatch(res.body, />\s*2031-0\d-\d\d\s*</, "no day printed as ISO");

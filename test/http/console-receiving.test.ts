@@ -543,6 +543,12 @@ describe("console receiving and payments", () => {
     assert.equal(afterOne.payment_status, "partial");
     const page1 = await agent.get(orderPath(order.id));
     assert.match(text(page1.body), /Payment of \$10\.50 USD recorded on/);
+    // The method in a person's words, the stored value the API's.
+    assert.match(page1.body, /<td data-label="Method">Bank transfer<\/td>/);
+    assert.match(
+      page1.body,
+      /<option value="bank transfer" selected>Bank transfer<\/option><option value="card">Card<\/option>/,
+    );
     assert.match(text(page1.body), /Payment status Partly paid/);
     assert.match(text(page1.body), /Balance due \$33\.50 USD/);
 

@@ -25,6 +25,20 @@ const orderPath = (storeId: number, orderId: number, rest = "") =>
 const STATUS_WORDS = { unpaid: "Unpaid", partial: "Partly paid", paid: "Paid" } as const;
 const METHODS = ["bank transfer", "card", "cash", "cheque", "other"];
 
+/**
+ * The methods the form offers, as a person writes them in a list ("Bank transfer"); the stored value
+ * stays the API's word. A method an integration wrote in its own words is shown as it wrote it.
+ */
+const METHOD_WORDS: Record<string, string> = {
+  "bank transfer": "Bank transfer",
+  card: "Card",
+  cash: "Cash",
+  cheque: "Cheque",
+  other: "Other",
+};
+
+const methodWords = (method: string): string => METHOD_WORDS[method] ?? method;
+
 /** What is paid and what is left (never below zero), in decimals. */
 export function balanceOf(order: Order): { paid: string; due: string } {
   const paid = (order.payments ?? []).reduce((s, p) => s.plus(p.amount), new Big(0));
@@ -70,7 +84,7 @@ ${input("amount", "text", html` inputmode="decimal" required`)}</div>
 <div class="field"><label for="payment-paid_on">Paid on <span class="hint">(empty: today)</span></label>${input("paid_on", "date")}</div>
 <div class="field"><label for="payment-method">Method</label>
 <select id="payment-method" name="method">${METHODS.map(
-    (m) => html`<option value="${m}"${values.method === m ? html` selected` : ""}>${m}</option>`,
+    (m) => html`<option value="${m}"${values.method === m ? html` selected` : ""}>${methodWords(m)}</option>`,
   )}</select></div>
 <div class="field"><label for="payment-reference">Reference</label>${input("reference", "text", html` maxlength="200"`)}</div>
 <div class="field"><label for="payment-note">Note</label>${input("note", "text", html` maxlength="5000"`)}</div>
@@ -97,7 +111,7 @@ export function paymentsSection(ctx: PageContext, storeId: number, order: Order)
     (p) => html`<tr>
 <th scope="row">${dateHtml(p.paid_on)}</th>
 <td class="num" data-label="Amount">${money(p.amount, p.currency)}</td>
-<td data-label="Method">${p.method}</td>
+<td data-label="Method">${methodWords(p.method)}</td>
 <td data-label="Reference">${p.reference ?? html`<span class="muted">–</span>`}</td>
 <td data-label="Note">${p.note ?? html`<span class="muted">–</span>`}</td>
 ${writable ? html`<td><a href="${base}/payments/${p.id}/delete">Delete…<span class="visually-hidden"> the payment of ${money(p.amount, p.currency)} on ${shownDate(p.paid_on) ?? p.paid_on}</span></a></td>` : ""}
