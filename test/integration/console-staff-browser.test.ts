@@ -120,14 +120,13 @@ describe("staff in the console, in a browser", { skip: browserSkip }, () => {
   });
 
   test("a viewer sees no write control on any page, and a forged POST is refused", async () => {
-    const created = await t.admin.post(`/admin/stores/${store.id}/staff`, {
-      email: "vi@example.com",
-      role: "viewer",
-    });
+    // A long address: the header must still read well on a phone (below).
+    const email = "viewer.of.the.warehouse.accounts@harbour-hardware-wholesale.example.com";
+    const created = await t.admin.post(`/admin/stores/${store.id}/staff`, { email, role: "viewer" });
     assert.equal(created.status, 201);
     await t.drain();
     const viewer = await person();
-    await join(viewer, "vi@example.com", "viewer's long password", "Set password and sign in");
+    await join(viewer, email, "viewer's long password", "Set password and sign in");
     for (const [name, rest] of [
       ["viewer-overview", ""],
       ["viewer-alert-rules", "/alert_rules"],
@@ -137,6 +136,24 @@ describe("staff in the console, in a browser", { skip: browserSkip }, () => {
       assert.deepEqual(await postForms(viewer), ["/console/logout"], name);
       await checkPage(viewer, name);
     }
+    // At 390 px the console's name and Sign out share the first row, the button on one line, and who is
+    // signed in takes a row of its own below them, not a column of a few letters a line.
+    await viewer.setViewportSize({ width: 390, height: 800 });
+    const box = async (selector: string) => (await viewer.locator(selector).boundingBox())!;
+    const [brand, signOut, who] = [
+      await box("header.top .brand"),
+      await box("header.top .logout button"),
+      await box("header.top .who"),
+    ];
+    assert.ok(
+      Math.abs(signOut.y + signOut.height / 2 - (brand.y + brand.height / 2)) < 8,
+      "Sign out beside the name",
+    );
+    assert.ok(signOut.height < 2 * 24, `Sign out on one line (${signOut.height} px)`);
+    assert.ok(who.y >= brand.y + brand.height - 1, "who is signed in below the name");
+    assert.ok(who.width > 300, `who is signed in on a row of its own (${who.width} px wide)`);
+    assert.ok(who.height <= 3 * 24, `the address in at most three lines (${who.height} px)`);
+    await viewer.setViewportSize({ width: 1280, height: 800 });
     // A POST made by hand with the session's own CSRF token: refused, nothing changed.
     const rulesBefore = (await t.admin.get(`/admin/stores/${store.id}/alert_rules`)).body.data;
     const status = await viewer.evaluate(async (storeId) => {
