@@ -28,6 +28,23 @@ const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
 const PLANNED_WITH_VALUES = /\bon\s+conflict\s*\([^)]*\)\s*where\b/i;
 
 /**
+ * A run with an array parameter longer than this is planned with its values, as PostgreSQL's server
+ * plans the `pg` driver's unnamed statements. A kept statement's generic plan (from its sixth run)
+ * knows neither the array's length nor its elements: it estimates 10, and `id = any($2)` left as a
+ * filter compares each row with every element in turn, where a plan made with the values hashes them.
+ * A batched platform push passes up to 6,400 movement ids; checked one by one against the store's
+ * few thousand unacknowledged movements in a burst of applies, one such statement held the one
+ * connection for 1.0-2.3 s (docs/performance.md, "PGlite writes per request"). Planning anew costs
+ * ~1 ms, nothing beside a statement over thousands of values; the API's own arrays (a 200-line
+ * apply's columns) stay under it and keep their prepared statement.
+ */
+const PLANNED_FROM_ARRAY_LENGTH = 1000;
+
+function hasLongArray(parameters: unknown[]): boolean {
+  return parameters.some((value) => Array.isArray(value) && value.length > PLANNED_FROM_ARRAY_LENGTH);
+}
+
+/**
  * A statement that changes the schema may change the shape a kept statement's rows were described
  * with, which PostgreSQL refuses ("cached plan must not change result type"): every kept statement is
  * closed after one, so the next use prepares it anew. Only migrations and tests run such statements.
@@ -65,7 +82,8 @@ export class PGliteStatements {
   ) {}
 
   async run(sql: string, parameters: unknown[]): Promise<StatementResult> {
-    if (!DATA_STATEMENT.test(sql) || PLANNED_WITH_VALUES.test(sql)) return this.runOnce(sql, parameters);
+    if (!DATA_STATEMENT.test(sql) || PLANNED_WITH_VALUES.test(sql) || hasLongArray(parameters))
+      return this.runOnce(sql, parameters);
     const statement = this.kept.get(sql) ?? (await this.prepare(sql));
     this.kept.delete(sql);
     this.kept.set(sql, statement);

@@ -96,6 +96,33 @@ describe("PGlite statements prepared once", () => {
     assert.deepEqual(rows, [{ key: "k0" }, { key: "k1" }]);
   });
 
+  test("a run with an array of over 1,000 values is planned with them, not by the kept generic plan", async () => {
+    await db.exec(`
+      create table moves (id bigint primary key, store int not null, done boolean not null);
+      create index moves_open on moves (store) where not done;
+      insert into moves select i, 1, false from generate_series(1, 3000) i;
+    `);
+    const open =
+      "select count(*)::int as n from moves where store = $1 and id = any($2::bigint[]) and not done";
+    const plans = async () => {
+      const { rows } = await db.query<{ generic_plans: number; custom_plans: number }>(
+        "select generic_plans, custom_plans from pg_prepared_statements where statement = $1",
+        [open],
+      );
+      return rows[0];
+    };
+    // Short arrays: kept, and from the sixth run on PostgreSQL uses its generic plan.
+    for (let i = 0; i < 7; i++)
+      assert.deepEqual((await statements.run(open, [1, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]])).rows, [{ n: 10 }]);
+    const kept = await plans();
+    assert.ok(kept.generic_plans >= 1, `generic plans: ${kept.generic_plans}`);
+    // A generic plan checks each open row against every value of $2 in turn (3,000 x 3,000 here);
+    // this run is planned with its values (hashed) and leaves the kept statement's counts alone.
+    const all = Array.from({ length: 3000 }, (_, i) => i + 1);
+    assert.deepEqual((await statements.run(open, [1, all])).rows, [{ n: 3000 }]);
+    assert.deepEqual(await plans(), kept);
+  });
+
   test("a schema change under a kept statement: the next run describes the new shape", async () => {
     const all = "select * from jobs where id = $1";
     assert.deepEqual(Object.keys((await statements.run(all, [1])).rows[0] as object), ["id", "key", "state"]);
