@@ -306,6 +306,12 @@ describe("console draft purchase orders", () => {
     const warned = await post(`${base()}/new`, add.result.body, { line_qty_0: "13", _do: "search" });
     assert.match(text(warned.body), /Not a whole number of packs of 6 \(case\)\. Suggested: 18\./);
 
+    // Found by its SKU, the 1,001st item is this supplier's, with its terms, like the first thousand.
+    const searched = await post(`${base()}/new`, blank.body, { item_q: "SKU-801001", _do: "search" });
+    assert.equal(searched.status, 200);
+    const result = /<ul class="picker-results"[^>]*>([\s\S]*?)<\/ul>/.exec(searched.body)?.[1] ?? "";
+    assert.match(text(result), /^ ?Add Fixture product – Variant 801001 SKU-801001 From this supplier · /);
+
     // A saved draft reopened: the line's cost that the tier gives is left blank, its warning shown.
     const created = await store.api.post("/v2/purchase_orders", {
       supplier_id: big.id,

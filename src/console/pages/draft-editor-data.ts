@@ -105,6 +105,17 @@ export function supplierTerms(api: StoreApi, supplierId: number | null): Supplie
   };
 }
 
+/**
+ * Items a search found, with the supplier's terms of each read by id when the catalog is too long to
+ * have been read whole (over 1,000 items): the 1,001st item found by its SKU is marked "From this
+ * supplier" with its prices like the first, and the supplier's items come first, as they do below that.
+ */
+async function foundWithTheirTerms(found: Variant[], terms: SupplierTerms): Promise<Variant[]> {
+  const catalog = await terms(found.map((v) => v.inventory_item_id));
+  const group = (v: Variant) => (catalog.has(v.inventory_item_id) ? 0 : 1);
+  return found.sort((a, b) => group(a) - group(b));
+}
+
 /** The settled supplier's id, null when the form names none. */
 export const supplierIdOf = (supplier: SupplierFilter) =>
   supplier.kind === "supplier" ? supplier.supplier.id : null;
@@ -132,7 +143,10 @@ export async function editorData(
   const found =
     draft.itemQ === ""
       ? await browseItems(api, catalog)
-      : await searchItems(api, draft.itemQ, PICKER_ROWS, new Set(catalog.keys()));
+      : await foundWithTheirTerms(
+          await searchItems(api, draft.itemQ, PICKER_ROWS, new Set(catalog.keys())),
+          terms,
+        );
   const shownFromCatalog = found.filter((v) => catalog.has(v.inventory_item_id)).length;
   const currency =
     knownCurrency(draft.currency) ||
