@@ -2,20 +2,51 @@ import type { FastifyReply } from "fastify";
 
 /**
  * Sends a body the database wrote as JSON text (src/db/json-text.ts) as it is: Fastify passes a string
- * with a JSON content type through without running the route's serializer. The route keeps its
- * response schema for the OpenAPI document; test/http/json-from-database.test.ts holds the text to it.
+ * (or bytes) with a JSON content type through without running the route's serializer. The route keeps
+ * its response schema for the OpenAPI document; test/http/json-from-database.test.ts holds the text to it.
  */
 // biome-ignore lint/suspicious/noExplicitAny: any route's reply, whatever its typed schema
-export function sendJsonText(reply: FastifyReply<any, any, any, any, any, any, any, any>, text: string) {
+export function sendJsonText(
+  reply: FastifyReply<any, any, any, any, any, any, any, any>,
+  text: string | Buffer,
+) {
   return (reply as FastifyReply).type("application/json; charset=utf-8").send(text);
 }
 
 /**
- * An answer's body already serialized, sent and stored (idempotent replays) as it is: a 500-line
- * order's JSON whose lines PostgreSQL wrote (domain/purchase-orders/line-text.ts), which stringifying
- * again would cost the event loop what writing it in the database saved (issue 18 item 2). Write
- * routes return it from their transaction (write.ts).
+ * The UTF-8 bytes of JSON text given in pieces, in one buffer outside the JavaScript heap. A big
+ * order's answer is its header's text with the ~280 KB of its lines' text (as the database wrote it)
+ * in the middle: joined as a string it was copied into a new string on the event loop, and Node's
+ * HTTP layer copied it once more to put the headers before it, two copies a request in the loop's
+ * young generation, whose collections every other store's requests wait behind (issue 18 item 2).
+ * Written into a buffer, each piece is encoded once, off the heap, and the buffer is sent as it is.
+ */
+export function jsonBytes(pieces: readonly string[]): Buffer {
+  let length = 0;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  const bytes = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at);
+  return bytes;
+}
+
+/**
+ * An answer's body already serialized, in pieces whose concatenation is its JSON text, sent and
+ * stored (idempotent replays) as it is: a 500-line order's JSON whose lines the database wrote
+ * (domain/purchase-orders/line-text.ts), which stringifying again would cost the event loop what
+ * writing it in the database saved (issue 18 item 2). Write routes return it from their
+ * transaction (write.ts).
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly pieces: readonly string[]) {}
+
+  /** The whole text (an idempotent response is stored as one). */
+  get text(): string {
+    return this.pieces.join("");
+  }
+
+  /** The text's UTF-8 bytes, to send. */
+  bytes(): Buffer {
+    return jsonBytes(this.pieces);
+  }
 }

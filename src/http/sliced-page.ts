@@ -3,28 +3,36 @@ import type { TSchema } from "@sinclair/typebox";
 import type { FastifyReply } from "fastify";
 import type { Page } from "../db/keyset-paging.ts";
 import { yieldToLoop } from "../domain/slices.ts";
+import { jsonBytes } from "./json-text-reply.ts";
 
 /**
  * Sends a page of documents with lines (up to LINES_PER_PAGE of them, a megabyte of JSON) as a stream,
  * one row at a time, the event loop let in between: serialized and written whole, such a page held
  * it for tens of milliseconds, and every other store's requests waited (issue 18 item 2). The bytes
  * are what the route's `Page(item)` response schema gives: each row goes through that item schema's
- * serializer, the envelope around them is written here.
+ * serializer, the envelope around them is written here. A row given in pieces (its text with a big
+ * order's lines as the database wrote them) is written as bytes, its pieces never joined into a new
+ * string on the loop (json-text-reply.ts, jsonBytes).
  */
 export function sendPageInSlices<T>(
   reply: FastifyReply,
   page: Page<T>,
   item: TSchema,
-  /** A row's text from the item schema's serializer, when rows are not that schema's objects. */
-  rowText?: (serializeItem: (value: unknown) => string, row: T) => string,
+  /**
+   * A row's text from the item schema's serializer, when rows are not that schema's objects, in
+   * pieces whose concatenation is the text.
+   */
+  rowText?: (serializeItem: (value: unknown) => string, row: T) => readonly string[],
 ): FastifyReply {
   const serializeItem = reply.compileSerializationSchema(item) as (value: unknown) => string;
-  const serialize = rowText ? (row: T) => rowText(serializeItem, row) : serializeItem;
+  const serialize = rowText ? (row: T) => rowText(serializeItem, row) : (row: T) => [serializeItem(row)];
   async function* chunks() {
     yield '{"data":[';
     for (let i = 0; i < page.data.length; i++) {
       if (i > 0) await yieldToLoop();
-      yield (i > 0 ? "," : "") + serialize(page.data[i]);
+      const comma = i > 0 ? "," : "";
+      const pieces = serialize(page.data[i]);
+      yield pieces.length === 1 ? comma + pieces[0] : jsonBytes([comma, ...pieces]);
     }
     yield `],"next_cursor":${JSON.stringify(page.next_cursor)},"has_more":${page.has_more}}`;
   }

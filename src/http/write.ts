@@ -33,6 +33,6 @@ export async function sendWrite<T>(
 ): Promise<FastifyReply> {
   const result = await writeTransaction(request, work);
   reply.code(result.status);
-  if (result.body instanceof JsonText) return sendJsonText(reply, result.body.text);
+  if (result.body instanceof JsonText) return sendJsonText(reply, result.body.bytes());
   return result.body === undefined ? reply.send() : reply.send(result.body);
 }

@@ -6,7 +6,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import { type Actor, addHistory, type HistoryType } from "./history.ts";
-import { hasLinesText, orderJson, type PresentedOrder } from "./line-text.ts";
+import { hasLinesText, orderJsonPieces, type PresentedOrder } from "./line-text.ts";
 
 export interface StoreInfo {
   id: number;
@@ -33,7 +33,7 @@ export async function emitOrder(
     call.ctx,
     call.trx,
     hasLinesText(order)
-      ? { ...fields, subjectId: order.order.id, dataJson: orderJson(order) }
+      ? { ...fields, subjectId: order.order.id, dataJson: orderJsonPieces(order) }
       : { ...fields, subjectId: order.id, data: order },
   );
 }

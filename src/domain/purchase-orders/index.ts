@@ -30,10 +30,9 @@ export {
 export { assertLineCap, MAX_LINES_PER_ORDER } from "./line-cap.ts";
 export {
   hasLinesText,
+  linesPieces,
   type OrderWithLinesText,
-  orderJson,
   type PresentedOrder,
-  spliceLines,
 } from "./line-text.ts";
 export { type LineDraft, type LineInput, lineRowOf, resolveLines } from "./lines.ts";
 export {

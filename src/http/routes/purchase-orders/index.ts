@@ -10,6 +10,7 @@ import {
   createPurchaseOrder,
   deletePurchaseOrder,
   duplicateOrder,
+  linesPieces,
   listHistory,
   listPurchaseOrders,
   listPurchaseOrdersAs,
@@ -24,7 +25,6 @@ import {
   readPurchaseOrderText,
   reopenOrder,
   smallOrderReadAhead,
-  spliceLines,
   unarchiveOrder,
   updatePurchaseOrder,
 } from "../../../domain/purchase-orders/index.ts";
@@ -135,7 +135,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
           presentSummariesWithLinesText(ctx.db, store.id, orders),
         );
         return sendPageInSlices(reply, page, PurchaseOrderSummarySchema, (serialize, row) =>
-          spliceLines(serialize(row.order), row.linesJson),
+          linesPieces(serialize(row.order), row.linesJson),
         );
       }
       const page = await listPurchaseOrders(ctx, ctx.db, store.id, filters);
@@ -184,7 +184,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
       if (small) return { data: small };
       await takeStoreTurn(request);
       // The database writes a big order's lines as JSON text (line-text.ts): the loop only splices it in.
-      return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).text);
+      return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).bytes());
     },
   );
 

@@ -1,10 +1,10 @@
 import type { FastifyReply } from "fastify";
 import {
   hasLinesText,
+  linesPieces,
   type OrderWithLinesText,
   type PresentedOrder,
   type PurchaseOrder,
-  spliceLines,
 } from "../../../domain/purchase-orders/index.ts";
 import { JsonText } from "../../json-text-reply.ts";
 
@@ -15,7 +15,7 @@ import { JsonText } from "../../json-text-reply.ts";
  * lines (issue 18 item 2). The answer's status must be the one whose schema applies (200).
  */
 export function orderText(reply: FastifyReply, order: OrderWithLinesText): JsonText {
-  return new JsonText(spliceLines(reply.serialize({ data: order.order }) as string, order.linesJson));
+  return new JsonText(linesPieces(reply.serialize({ data: order.order }) as string, order.linesJson));
 }
 
 /** A route's `{data: order}` answer, already serialized when the order's lines are text. */
