@@ -150,6 +150,15 @@ export async function misfitTables(page: Page, width: number): Promise<string[]>
           );
         if (table.scrollWidth > table.clientWidth + 1)
           problems.push(`${name} overflows itself: ${table.scrollWidth} px in ${table.clientWidth} px`);
+      } else if (
+        table.querySelector(":scope > tbody > tr > td.empty") &&
+        scrolls &&
+        scroller!.scrollWidth > scroller!.clientWidth + 1
+      ) {
+        // A list with nothing in it has nothing to scroll to: its headings must not run off the side.
+        problems.push(
+          `${name} is empty but scrolls: ${scroller!.scrollWidth} px in a ${scroller!.clientWidth} px box`,
+        );
       } else if (right > pageWidth + 1) {
         const style = scrolls ? getComputedStyle(scroller!).overflowX : "visible";
         if (!scrolls || !["auto", "scroll"].includes(style))
