@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { sql } from "kysely";
+import { type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import {
   createOrderedOrder,
@@ -42,6 +43,18 @@ describe("GET of one purchase order, small in one statement and big the full way
     return [patched.body.data, admin.body.data];
   }
 
+  /**
+   * GET's answer, which for a small order the database writes as text (order-json.ts), field by field
+   * and byte for byte what the full read's presenter and the route's serializer give (a PATCH without
+   * fields answers the order so).
+   */
+  async function expectAsFullRead(res: HttpResult, id: number) {
+    const patched = await store.api.patch(`/v2/purchase_orders/${id}`, {});
+    expectStatus(patched, 200);
+    assert.equal(res.raw.body, patched.raw.body);
+    for (const full of await fullReads(id)) assert.deepEqual(res.body.data, full);
+  }
+
   before(async () => {
     t = await startTestApp();
     store = await t.createStore({ seed: "demo" });
@@ -57,7 +70,11 @@ describe("GET of one purchase order, small in one statement and big the full way
     const [vat] = (await t.admin.get(`/admin/stores/${store.id}/tax_rates`)).body.data;
     expectStatus(
       await t.admin.put(`/admin/stores/${store.id}/exchange_rates`, {
-        rates: [{ currency: "EUR", rate_to_base: "1.08" }],
+        rates: [
+          { currency: "EUR", rate_to_base: "1.08" },
+          { currency: "KWD", rate_to_base: "3.25" },
+          { currency: "JPY", rate_to_base: "0.0067" },
+        ],
       }),
       200,
     );
@@ -135,7 +152,85 @@ describe("GET of one purchase order, small in one statement and big the full way
     assert.equal(got.receipts.length, 2);
     assert.equal(got.payments.length, 1);
     assert.ok(got.receipts.some((r: { voided_at: string | null }) => r.voided_at !== null));
-    for (const full of await fullReads(small.id)) assert.deepEqual(got, full);
+    await expectAsFullRead(res, small.id);
+  });
+
+  test("an order in a currency without minor units, with a charge in one of three, a shipping text and a failed push, answers as the full read presents it", async () => {
+    const supplier = await createSupplier(store.api, { currency: "JPY" });
+    const [location] = await listLocations(store.api);
+    const [first] = await trackedVariants(store.api);
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      currency: "JPY",
+      // More digits than a float keeps: the rate is a number in the answer, the same double either way.
+      exchange_rate: "0.006712345678",
+      ship_to_override: 'Dock 4, "rear gate"\nUnit ünï \u0001',
+      notes: 'tab\there, quote " and backslash \\',
+      lines: [
+        { variant_id: first.id, quantity: 3, unit_cost: "1250" },
+        line(2, { quantity: 2, unit_cost: "99.5" }),
+        // At no cost (a no_cost warning): its landed cost is a whole number, written with the store
+        // currency's two places ("0.00"), not the order's none.
+        line(3, { quantity: 1, unit_cost: "0" }),
+      ],
+      charges: [
+        {
+          label: "Duty",
+          amount: "3.125",
+          currency: "KWD",
+          allocation_method: "custom",
+          custom_split: [
+            { position: 1, amount: "1" },
+            { position: 2, amount: "2.125" },
+          ],
+        },
+        { label: null, kind: "shipping", amount: "800", currency: "JPY", billed_by_supplier: false },
+      ],
+    });
+    const lines = (await store.api.get(`/v2/purchase_orders/${order.id}`)).body.data.lines;
+    const receipt = await store.api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      {
+        location_id: location.id,
+        lines: [
+          { line_id: lines[0].id, quantity: 4 },
+          { line_id: lines[2].id, quantity: 1 },
+        ],
+      },
+      idempotencyKey("small-read-jpy"),
+    );
+    expectStatus(receipt, 201);
+    expectStatus(await store.api.post(`/v2/purchase_orders/${order.id}/payments`, { amount: "1500" }), 201);
+    await t.drain();
+    // A push the platform refused, with an error text that needs escaping.
+    await sql`update platform_sync_states set state = 'failed', error = ${'Refused: "SKU" ünknown\nline 2'}
+      where store_id = ${store.id} and subject_type = 'receipt' and subject_id = ${receipt.body.data.id}`.execute(
+      t.runtime.ctx.db,
+    );
+
+    const res = await store.api.get(`/v2/purchase_orders/${order.id}`);
+    expectStatus(res, 200);
+    const got = res.body.data;
+    assert.equal(got.totals.currency, "JPY");
+    assert.equal(got.exchange_rate.rate, 0.006712345678);
+    assert.deepEqual(
+      got.charges.map((c: { amount: string; currency: string }) => [c.amount, c.currency]),
+      [
+        ["3.125", "KWD"],
+        ["800", "JPY"],
+      ],
+    );
+    assert.deepEqual(got.charges[0].custom_split, [
+      { position: 1, amount: "1.000" },
+      { position: 2, amount: "2.125" },
+    ]);
+    assert.equal(got.ship_to_address.text, 'Dock 4, "rear gate"\nUnit ünï \u0001');
+    assert.equal(got.receipts[0].platform_sync.state, "failed");
+    assert.equal(got.receipts[0].platform_sync.error, 'Refused: "SKU" ünknown\nline 2');
+    assert.equal(got.payments[0].amount, "1500");
+    assert.equal(got.lines[2].warnings[0].code, "no_cost");
+    assert.equal(got.receipts[0].lines[1].landed_unit_cost, "0.00");
+    await expectAsFullRead(res, order.id);
   });
 
   test("a 51-line order answers as the full read presents it", async () => {

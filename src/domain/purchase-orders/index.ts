@@ -52,7 +52,7 @@ export { onOrderQuantities } from "./on-order.ts";
 export {
   loadOrderPartsInOneStatement,
   loadPurchaseOrderInTransaction,
-  loadSmallPurchaseOrder,
+  loadSmallPurchaseOrderJson,
   readPurchaseOrder,
   SMALL_ORDER_LINES,
   smallOrderReadAhead,

@@ -16,10 +16,10 @@ import { moneySqlText } from "../money-sql.ts";
 import type { PurchaseOrder } from "./presenter.ts";
 
 /** A JSON value of a nullable SQL value: its JSON text, or null. */
-const orNull = (text: string) => `coalesce(${text}, 'null')`;
+export const orNull = (text: string) => `coalesce(${text}, 'null')`;
 
 /** JSON text of each kind of column, as JSON.stringify writes the presenter's value. */
-const json = {
+export const json = {
   /** An integer (ids, quantities). */
   int: (expr: string) => orNull(`(${expr})::text`),
   /** A string: quoted and escaped by PostgreSQL's JSON output. */
@@ -33,11 +33,27 @@ const json = {
   unitCost: (expr: string, places: string) => `'"' || ${moneySqlText.unitCost(expr, places)} || '"'`,
 };
 
-/** `{"key":value,…}` from [key, JSON text expression] pairs, in that order. */
-function object(fields: ReadonlyArray<readonly [string, string]>): string {
-  return (
-    fields.map(([key, value], i) => `'${i === 0 ? "{" : ","}"${key}":' || ${value}`).join(" || ") + " || '}'"
-  );
+/** PostgreSQL's limit on a function's arguments (FUNC_MAX_ARGS). */
+const MAX_ARGS = 100;
+
+/**
+ * `{"key":value,…}` from [key, JSON text expression] pairs, in that order; every value must be
+ * non-null text. One `concat` call writes the object, where a chain of `||` called the text
+ * concatenation once per piece and copied the growing text each time (an order's header is 90
+ * pieces).
+ */
+export function object(fields: ReadonlyArray<readonly [string, string]>): string {
+  const pieces = fields.flatMap(([key, value], i) => [`'${i === 0 ? "{" : ","}"${key}":'`, value]);
+  pieces.push("'}'");
+  return concatSql(pieces);
+}
+
+/** `concat(…)` of text pieces, nested when they are more than one call takes. */
+function concatSql(pieces: readonly string[]): string {
+  if (pieces.length <= MAX_ARGS) return `concat(${pieces.join(", ")})`;
+  const groups: string[] = [];
+  for (let i = 0; i < pieces.length; i += MAX_ARGS) groups.push(concatSql(pieces.slice(i, i + MAX_ARGS)));
+  return concatSql(groups);
 }
 
 /** A line's warnings as presentLine maps them (code, message, suggested_quantity). */
@@ -92,10 +108,10 @@ function lineObject(places: string): string {
 
 /**
  * SQL of the JSON array text (`[…]`) of the lines of the order `po` (an alias in the enclosing
- * statement), in position order, as the presented order's `lines`.
+ * statement), in position order, as the presented order's `lines`; `places`: SQL of the minor units
+ * of the order's currency, found for each line unless the statement has them already.
  */
-export function linesJsonSql(): string {
-  const places = moneySqlText.minorUnits("po.currency");
+export function linesJsonSql(places = moneySqlText.minorUnits("po.currency")): string {
   return `(select '[' || coalesce(string_agg(${lineObject(places)}, ',' order by l.position, l.id), '') || ']'
     from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id)`;
 }

@@ -2,21 +2,23 @@
  * `GET /v2/purchase_orders/{id}` of a small order in one statement (issue 22 item 2). The full read
  * (loading.ts) is the order's row, then five statements for its parts: seven round trips and seven
  * statements planned per request, where a single-record read should cost about what the key lookup
- * costs. Here the order row comes with its parts as JSON arrays, one row per part row, written from
- * the column lists below; it is a named prepared statement on each PostgreSQL connection.
+ * costs. Here the database writes the small order's whole answer as the contract's JSON text
+ * (order-json.ts), as the supplier and variant reads do; on PostgreSQL it is a scalar subquery of the
+ * key lookup's own statement, a named prepared statement on each connection.
  *
  * Only for a small order (at most SMALL_ORDER_LINES lines and SMALL_ORDER_RECEIPT_LINES receipt lines):
- * the statement then answers `small: false` with no parts, and the caller reads the order the full
- * way, in its store's turn and (embedded database) in chunks, so a 500-line order never holds the one
- * connection for a whole statement.
+ * the statement then answers NOT_SMALL, and the caller reads the order the full way, in its store's
+ * turn and (embedded database) in chunks, so a 500-line order never holds the one connection for a
+ * whole statement.
  *
- * Values come back exactly as the driver gives them on the full read: every string column is sent as
- * its text (`numeric` keeps its scale, a date its `YYYY-MM-DD`), a timestamp becomes a Date again,
- * numbers, booleans and JSON columns pass as they are. Which kind a column is follows from its type
- * in src/db/tables, so a column added there and not here fails the type check.
+ * The same file reads any order's parts in one statement (a receipt's read under the order's lock, a
+ * big order's GET and PDF): every string column is sent as its text (`numeric` keeps its scale, a
+ * date its `YYYY-MM-DD`), a timestamp becomes a Date again, numbers, booleans and JSON columns pass as
+ * they are, exactly as the driver gives them on the full read. Which kind a column is follows from
+ * its type in src/db/tables, so a column added there and not here fails the type check.
  */
 import type { Db } from "../../db/database.ts";
-import { hotSql, readAheadOf, readsInChunks } from "../../db/prepared.ts";
+import { hotSql, type JsonRecord, readAheadOf, readsInChunks } from "../../db/prepared.ts";
 import { notFound } from "../errors.ts";
 import type { SyncState } from "../stock/index.ts";
 import {
@@ -27,6 +29,7 @@ import {
   type ReceiptRecord,
   syncKey,
 } from "./loading.ts";
+import { orderCurrenciesSql, orderJsonSql } from "./order-json.ts";
 import type {
   ChargeRow,
   LineRow,
@@ -242,9 +245,6 @@ function rowDecoder<Row>(spec: Spec<Row>): (values: unknown[]) => Row {
 
 const sameOrder = (alias: string) => `${alias}.store_id = po.store_id and ${alias}.purchase_order_id = po.id`;
 
-/** A part as a JSON array of rows, only for a small order (CASE runs the subquery only then). */
-const part = (select: string) => `case when size.small then coalesce((${select}), '[]'::json) end`;
-
 /** A part as a JSON array of rows, whatever the order's size. */
 export const wholePart = (select: string) => `coalesce((${select}), '[]'::json)`;
 
@@ -275,30 +275,62 @@ export const ORDER_COLUMNS_SQL = Object.keys(ORDER)
   .map((name) => `po."${name}"`)
   .join(", ");
 
-const ORDER_BY_ID_SQL = `select ${ORDER_COLUMNS_SQL},
-  s.name as supplier_name, loc.name as location_name, loc.address as location_address, size.small,
-  ${partColumns(part)}
-from purchase_orders po
-left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
-left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
--- offset 0 keeps the size check one subquery: pulled up, PostgreSQL copied both counts into every part
-cross join lateral (select
+/**
+ * The size check: at most SMALL_ORDER_LINES lines and SMALL_ORDER_RECEIPT_LINES receipt lines, each
+ * counted no further than one past its bound. `offset 0` keeps it one subquery: pulled up, PostgreSQL
+ * copied both counts into every part.
+ */
+const SIZE_SQL = `cross join lateral (select
   (select count(*) from (select 1 from purchase_order_lines l where ${sameOrder("l")}
     limit ${SMALL_ORDER_LINES + 1}) counted) <= ${SMALL_ORDER_LINES}
   and (select count(*) from (select 1 from receipt_lines rl join receipts r on r.id = rl.receipt_id
     where ${sameOrder("r")} limit ${SMALL_ORDER_RECEIPT_LINES + 1}) counted) <= ${SMALL_ORDER_RECEIPT_LINES}
-  as small offset 0) size
-where po.store_id = $1 and po.id = $2`;
+  as small offset 0) size`;
+
+/** A big order's answer from the small read: read it the full way (no row: there is no such order). */
+const NOT_SMALL = "";
+
+/**
+ * The small order as the contract's JSON text (order-json.ts), NOT_SMALL for a bigger one (CASE
+ * writes the JSON only for a small order).
+ */
+const orderJsonById = hotSql<[number, number], JsonRecord>(
+  "stockroom_order_json_by_id",
+  `select case when size.small then ${orderJsonSql()} else '${NOT_SMALL}' end as row_json
+from purchase_orders po
+left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
+left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
+${SIZE_SQL}
+${orderCurrenciesSql()}
+where po.store_id = $1 and po.id = $2`,
+  { priority: false },
+);
+
+/**
+ * The same statement, written by authentication into the key lookup's own statement on PostgreSQL
+ * (db/prepared.ts, keyLookupBeside): one statement and one round trip for the whole request.
+ */
+export const smallOrderReadAhead = readAheadOf(orderJsonById, 2147483647, { json: true });
+
+/**
+ * The order as GET shows it, as its JSON text, read in one statement when it is small; null when it
+ * is not (read it with readPurchaseOrderText). 404 `not_found` when the store has no such order.
+ * `ahead`: the statement's rows as smallOrderReadAhead read them with the key lookup, when it did.
+ */
+export async function loadSmallPurchaseOrderJson(
+  db: Db,
+  storeId: number,
+  id: number,
+  ahead?: readonly JsonRecord[],
+): Promise<string | null> {
+  const [row] = ahead ?? (await orderJsonById.run(db, storeId, id));
+  if (!row) throw notFound("purchase order");
+  return row.row_json === NOT_SMALL ? null : row.row_json;
+}
 
 type Parts = "lines" | "charges" | "receipts" | "receipt_lines" | "payments" | "sync";
 
 export type PartsRow = { [K in Parts]: unknown[][] | null };
-
-type OrderByIdRow = OrderRecord & { small: boolean } & PartsRow;
-
-const orderById = hotSql<[number, number], OrderByIdRow>("stockroom_order_by_id", ORDER_BY_ID_SQL, {
-  priority: false,
-});
 
 const decode = {
   line: rowDecoder(LINE),
@@ -308,30 +340,6 @@ const decode = {
   payment: rowDecoder(PAYMENT),
   sync: rowDecoder(SYNC),
 };
-
-/** The same statement, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
-export const smallOrderReadAhead = readAheadOf(orderById, 2147483647);
-
-/**
- * The order as GET shows it, read in one statement when it is small; null when it is not (read it
- * with loadPurchaseOrder). 404 `not_found` when the store has no such order. `ahead`: the statement's
- * rows as smallOrderReadAhead read them with the key lookup, when it did.
- */
-export async function loadSmallPurchaseOrder(
-  db: Db,
-  storeId: number,
-  id: number,
-  ahead?: readonly unknown[],
-): Promise<PurchaseOrder | null> {
-  const [row] = (ahead as OrderByIdRow[] | undefined) ?? (await orderById.run(db, storeId, id));
-  if (!row) throw notFound("purchase order");
-  const { small, lines, charges, receipts, receipt_lines, payments, sync, ...order } = row;
-  if (!small) return null;
-  const parts = partsOf({ lines, charges, receipts, receipt_lines, payments, sync });
-  const presented = assembleOrders([order as OrderRecord], parts).get(id);
-  if (!presented) throw notFound("purchase order");
-  return presented;
-}
 
 /** The parts' rows as the full read gives them (OrderParts), from their JSON arrays. */
 export function partsOf(row: PartsRow): OrderParts {

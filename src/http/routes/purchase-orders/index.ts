@@ -14,7 +14,7 @@ import {
   listHistory,
   listPurchaseOrders,
   listPurchaseOrdersAs,
-  loadSmallPurchaseOrder,
+  loadSmallPurchaseOrderJson,
   markInTransit,
   markOrdered,
   ORDER_SORTS,
@@ -168,7 +168,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     {
       // A small order (most of them) is one statement and as light as a supplier's read; a big one
       // is read the full way in its store's turn.
-      // On PostgreSQL the small order's statement goes to the server with the key lookup (readAhead).
+      // On PostgreSQL the small order's JSON is written in the key lookup's own statement (readAhead).
       config: { scope: "read", storeTurn: "in-handler", readAhead: smallOrderReadAhead },
       schema: {
         tags,
@@ -180,8 +180,9 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     async (request, reply) => {
       const { store } = principalOf(request);
       const { id } = request.params;
-      const small = await loadSmallPurchaseOrder(ctx.db, store.id, id, readAheadRows(request, id));
-      if (small) return { data: small };
+      // A small order's answer is the JSON text the database wrote (one-statement-read.ts).
+      const small = await loadSmallPurchaseOrderJson(ctx.db, store.id, id, readAheadRows(request, id));
+      if (small !== null) return sendJsonText(reply, `{"data":${small}}`);
       await takeStoreTurn(request);
       // The database writes a big order's lines as JSON text (line-text.ts): the loop only splices it in.
       return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).bytes());
