@@ -67,6 +67,7 @@ async function serve(options: PGliteThreadOptions): Promise<void> {
         return;
       }
       try {
+        if (request.begin) await statements.run(request.begin, []);
         const result = await statements.run(request.sql, request.parameters);
         port.postMessage({ id: request.id, rows: result.rows, affectedRows: result.affectedRows });
       } catch (error) {
