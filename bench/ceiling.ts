@@ -5,8 +5,8 @@
  * the same run, on the same machine, at the same moment.
  *
  * The write ceiling, `POST /write/receipt/:order`: in one transaction, the rows a 50-line receipt
- * writes (bench/lib/write-ceiling.ts), in tables of their own; receipts and applies are reported as a
- * fraction of it (`writeRatio`).
+ * writes (bench/lib/write-ceiling.ts), in tables of their own, answered with the receipt and its order
+ * as the service answers; receipts and applies are reported as a fraction of it (`writeRatio`).
  *
  * PostgreSQL (`DATABASE_URL`): a pg Pool of 10 (the service's pool size) on the benchmark database,
  * reading the service's own `stores` table. PGlite (`CEILING_PGLITE_DIR`): a PGlite of its own in that
@@ -163,13 +163,14 @@ async function main(): Promise<void> {
   });
   app.post<{ Params: { order: string } }>("/write/receipt/:order", async (request, reply) => {
     const orderId = Number(request.params.order);
-    const lines = orders.get(orderId);
-    if (!lines)
+    const order = orders.get(orderId);
+    if (!order)
       return reply.code(404).send({
         error: WRITES ? `orders are 1 to ${WRITE_CEILING_ORDERS}` : "started without CEILING_WRITES=1",
       });
-    const presented = await transact((run) => writeReceiptRows(run, orderId, lines));
-    return reply.code(201).send({ data: presented });
+    // The answer the service would send: the receipt and its order, as stored.
+    const body = await transact((run) => writeReceiptRows(run, orderId, order));
+    return reply.code(201).type("application/json; charset=utf-8").send(body);
   });
   await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT ?? "0") });
   const stop = async () => {

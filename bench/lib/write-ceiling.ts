@@ -8,8 +8,19 @@
  * schema of their own, `ceiling`, so the service's workers never see these jobs and events and its
  * stock is untouched. `like` leaves out foreign keys: the ceiling skips their lookups, which makes it
  * a little higher (stricter) than the tables the service writes.
+ *
+ * A row's size is part of the row. The contract fixes the event's `data` (the order as GET shows it,
+ * every receipt with its lines, and the receipt beside it) and the replay of a keyed write (the
+ * answer as first sent, kept sealed): so the ceiling's event and stored answer are the service's own
+ * shapes, built from a real receipt's event (receipt-sample.json: the order after its first receipt,
+ * one line of each kind kept) over the ceiling's own rows, and the answer is sealed as the service
+ * seals it (src/http/plugins/sealed-text.ts) and sent back. The event and the answer grow with the
+ * order's receipts, as the service's do.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { STORED_RESPONSE_PURPOSE, seal, sealingKey, unseal } from "../../src/http/plugins/sealed-text.ts";
+import { Sealer, SecretKey } from "../../src/secrets/index.ts";
 
 /** One statement on a connection inside (or outside) a transaction. */
 export type Run = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
@@ -68,34 +79,114 @@ interface LineRow {
   received_quantity: number;
 }
 
+/** An order of the ceiling: its lines and the receipts written so far, as presented. */
+export interface CeilingOrder {
+  lines: LineRow[];
+  receipts: Array<Record<string, unknown>>;
+}
+
+type Json = Record<string, unknown>;
+/** A real 50-line order's event after its first receipt (data and extra), one line and one receipt line kept. */
+const SAMPLE = JSON.parse(readFileSync(new URL("./receipt-sample.json", import.meta.url), "utf8")) as {
+  data: Json & { lines: Json[]; receipts: Array<Json & { lines: Json[] }> };
+};
+
+/** A line's unit cost: 40 values over 50 lines, as the bench's variants have. */
+const unitCost = (i: number) => (4.25 + (i % 40)).toFixed(2);
+
+/** The ceiling's receipt as the service presents one. */
+function presentCeilingReceipt(
+  receiptId: number,
+  orderId: number,
+  now: string,
+  lines: readonly LineRow[],
+  receiptLineIds: readonly number[],
+): Json {
+  const [receipt] = SAMPLE.data.receipts;
+  const [line] = receipt.lines;
+  return {
+    ...receipt,
+    id: receiptId,
+    purchase_order_id: orderId,
+    received_at: now,
+    lines: receiptLineIds.map((id, i) => ({
+      ...line,
+      id,
+      line_id: lines[i].id,
+      unit_cost: unitCost(i),
+      landed_unit_cost: unitCost(i),
+    })),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The ceiling's order as GET presents an order (the event's `data`). */
+function presentCeilingOrder(orderId: number, order: CeilingOrder, now: string): Json {
+  const { lines: sampleLines, receipts: _receipts, ...header } = SAMPLE.data;
+  const [line] = sampleLines;
+  return {
+    ...header,
+    id: orderId,
+    number: `PO-${String(orderId).padStart(4, "0")}`,
+    status: "partial",
+    // Each line's own values, varied as a real order's are (so they compress no better).
+    lines: order.lines.map((l, i) => ({
+      ...line,
+      id: l.id,
+      position: i + 1,
+      variant_title: `Option ${i + 1}`,
+      sku: `BULK-${String(orderId).padStart(6, "0")}-${i + 1}`,
+      barcode: String(2900000000000 + l.inventory_item_id * 7),
+      inventory_item_id: l.inventory_item_id,
+      variant_id: l.inventory_item_id + 1000,
+      received_quantity: l.received_quantity,
+      outstanding_quantity: 1000 - l.received_quantity,
+      unit_cost: unitCost(i),
+      line_total: (Number(unitCost(i)) * 1000).toFixed(2),
+      weight_grams: 100 + i,
+    })),
+    receipts: order.receipts,
+    updated_at: now,
+  };
+}
+
+/** Seals stored answers as the service does (the key is the bench's own). */
+const SEAL_KEY = sealingKey(new Sealer(new SecretKey(Buffer.alloc(32, 1))), STORED_RESPONSE_PURPOSE);
+
+/** A stored answer of the ceiling, opened (for its test). */
+export function openCeilingAnswer(stored: string): string {
+  return unseal(stored, SEAL_KEY);
+}
+
 /**
  * Lines of the prepared orders, read once at start: the service reads an order's lines in the
  * receipt's transaction; the ceiling knows them already.
  */
-export async function loadCeilingOrders(run: Run): Promise<Map<number, LineRow[]>> {
+export async function loadCeilingOrders(run: Run): Promise<Map<number, CeilingOrder>> {
   const rows = (await run(
     "select id, purchase_order_id, inventory_item_id, received_quantity from ceiling.purchase_order_lines order by purchase_order_id, position",
     [],
   )) as unknown as Array<LineRow & { purchase_order_id: number }>;
-  const orders = new Map<number, LineRow[]>();
+  const orders = new Map<number, CeilingOrder>();
   for (const r of rows) {
-    const lines = orders.get(r.purchase_order_id) ?? [];
-    lines.push({
+    const order = orders.get(r.purchase_order_id) ?? { lines: [], receipts: [] };
+    order.lines.push({
       id: r.id,
       inventory_item_id: Number(r.inventory_item_id),
       received_quantity: r.received_quantity,
     });
-    orders.set(r.purchase_order_id, lines);
+    orders.set(r.purchase_order_id, order);
   }
   return orders;
 }
 
-/** The statements of one receipt, in the order the service runs them; `run` is inside a transaction. */
-export async function writeReceiptRows(
-  run: Run,
-  orderId: number,
-  lines: LineRow[],
-): Promise<Record<string, unknown>> {
+/**
+ * The statements of one receipt, in the order the service runs them; `run` is inside a transaction.
+ * Returns the answer's JSON text (what was stored sealed).
+ */
+export async function writeReceiptRows(run: Run, orderId: number, order: CeilingOrder): Promise<string> {
+  const { lines } = order;
   const now = new Date().toISOString();
   const n = lines.length;
   const fill = <T>(v: T) => Array.from({ length: n }, () => v);
@@ -134,9 +225,10 @@ export async function writeReceiptRows(
     `update ceiling.purchase_orders set status = 'partial', updated_at = $1 where store_id = $2 and id = $3`,
     [now, STORE, orderId],
   );
-  await run(
+  const movements = await run(
     `insert into ceiling.stock_movements (store_id, subject_type, subject_id, inventory_item_id, location_id, available_delta, on_hand_delta, incoming_delta, unit_cost, unit_cost_currency, reason, reference, created_at)
-     select * from unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::numeric[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])`,
+     select * from unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::numeric[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])
+     returning id`,
     [
       fill(STORE),
       fill("receipt"),
@@ -163,7 +255,14 @@ export async function writeReceiptRows(
      values ($1, 'platform.push', $2, 'queued', 0, 10, $3, $4, $3, $3)`,
     [
       STORE,
-      JSON.stringify({ subject_type: "receipt", subject_id: receiptId }),
+      // The service's payload: the movements it pushes, by id.
+      JSON.stringify({
+        grouped: true,
+        store_id: STORE,
+        subject_id: receiptId,
+        movement_ids: movements.map((m) => Number(m.id)),
+        subject_type: "receipt",
+      }),
       now,
       `push:receipt:${receiptId}`,
     ],
@@ -175,31 +274,45 @@ export async function writeReceiptRows(
        on_hand = l.on_hand + excluded.on_hand, incoming = l.incoming + excluded.incoming, updated_at = excluded.updated_at`,
     [fill(STORE), items, fill(LOCATION), fill(1), fill(1), fill(-1), fill(now), fill(now)],
   );
-  const presented = {
-    id: receiptId,
-    purchase_order_id: orderId,
-    received_at: now,
-    lines: receiptLines.map((r, i) => ({
-      id: Number(r.id),
-      line_id: ids[i],
-      quantity: 1,
-      received_quantity: lines[i].received_quantity,
-      unit_cost: "2.50",
-    })),
-  };
-  const body = JSON.stringify({ data: presented });
+  const presentedReceipt = presentCeilingReceipt(
+    receiptId,
+    orderId,
+    now,
+    lines,
+    receiptLines.map((r) => Number(r.id)),
+  );
+  order.receipts.push(presentedReceipt);
+  const presentedOrder = presentCeilingOrder(orderId, order, now);
   await run(
     `insert into ceiling.purchase_order_history (store_id, purchase_order_id, type, at, by_name, via, data) values ($1, $2, 'received', $3, 'bench', 'api', $4)`,
-    [STORE, orderId, now, JSON.stringify({ receipt_id: receiptId, lines: n })],
+    [
+      STORE,
+      orderId,
+      now,
+      // The service's history row: every line's quantities.
+      JSON.stringify({
+        receipt_id: receiptId,
+        lines: ids.map((id) => ({ line_id: id, quantity: 1, surplus_quantity: 0, rejected_quantity: 0 })),
+        status: { from: "ordered", to: "partial" },
+      }),
+    ],
   );
   await run(
-    `insert into ceiling.events (id, store_id, name, subject_type, subject_id, data, occurred_at) values ($1, $2, 'purchase_order.received', 'purchase_order', $3, $4, $5)`,
-    [`evt_${randomUUID()}`, STORE, orderId, body, now],
+    `insert into ceiling.events (id, store_id, name, subject_type, subject_id, data, extra, occurred_at) values ($1, $2, 'purchase_order.receipt_recorded', 'purchase_order', $3, $4, $5, $6)`,
+    [
+      `evt_${randomUUID()}`,
+      STORE,
+      orderId,
+      JSON.stringify(presentedOrder),
+      JSON.stringify({ receipt: presentedReceipt }),
+      now,
+    ],
   );
+  const body = JSON.stringify({ data: presentedReceipt, purchase_order: presentedOrder });
   await run(
     `insert into ceiling.idempotency_keys (store_id, api_key_id, key, request_hash, state, status_code, response_body, locked_at, created_at)
      values ($1, 1, $2, 'h', 'done', 201, $3, $4, $4)`,
-    [STORE, randomUUID(), body, now],
+    [STORE, randomUUID(), seal(body, SEAL_KEY), now],
   );
-  return presented;
+  return body;
 }

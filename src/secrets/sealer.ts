@@ -8,9 +8,16 @@
  * not stored: a value copied to another row or another use does not open there.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { SecretKey } from "./keys.ts";
 
 const FORMAT = "k1";
+/**
+ * A plaintext that starts with this byte is deflated text. No UTF-8 text starts with 0xff (the byte
+ * never occurs in UTF-8), so values sealed before compression existed, and short ones sealed as they
+ * are, still open as text.
+ */
+const DEFLATED = 0xff;
 
 export class Sealer {
   private readonly keys: ReadonlyMap<string, SecretKey>;
@@ -27,11 +34,20 @@ export class Sealer {
     return [this.current.id, ...this.previous.map((k) => k.id).filter((id) => id !== this.current.id)];
   }
 
-  seal(text: string, context: string): string {
+  /**
+   * `compress`: deflate the text before sealing (for large values such as stored responses: a
+   * 50-line receipt's answer is ~80 KB of JSON that deflates tenfold, and sealed values do not
+   * compress afterwards). Not for a secret sealed again and again beside text an attacker chooses:
+   * the compressed length would leak it.
+   */
+  seal(text: string, context: string, options: { compress?: boolean } = {}): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.current.cipherKey, iv);
     cipher.setAAD(Buffer.from(context, "utf8"));
-    const body = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
+    const plain = options.compress
+      ? Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(text, { level: 1 })])
+      : Buffer.from(text, "utf8");
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
     return [
       FORMAT,
       this.current.id,
@@ -51,11 +67,15 @@ export class Sealer {
     const decipher = createDecipheriv("aes-256-gcm", key.cipherKey, iv);
     decipher.setAAD(Buffer.from(context, "utf8"));
     decipher.setAuthTag(tag);
+    let plain: Buffer;
     try {
-      return Buffer.concat([decipher.update(body), decipher.final()]).toString("utf8");
+      plain = Buffer.concat([decipher.update(body), decipher.final()]);
     } catch {
       throw new Error("sealed value could not be opened (altered, or sealed for another use)");
     }
+    return plain[0] === DEFLATED
+      ? inflateRawSync(plain.subarray(1)).toString("utf8")
+      : plain.toString("utf8");
   }
 
   /** The `like` pattern of values sealed with the key `keyId`. */

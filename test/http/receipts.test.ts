@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
+import { COMPRESS_FROM } from "../../src/http/plugins/sealed-text.ts";
 import { type Client, type HttpResult, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectDetails, expectInvalidTransition, expectStatus } from "../helpers/assertions.ts";
 import {
@@ -952,6 +953,33 @@ describe("replays", () => {
       (e) => e.name === "purchase_order.receipt_recorded",
     );
     assert.equal(recorded.length, 1);
+  });
+
+  test("a long answer is stored deflated under its seal and replays byte for byte", async () => {
+    const loc = locations[0].id;
+    const order = await newOrder({
+      location_id: loc,
+      lines: Array.from({ length: 12 }, () => ({ variant_id: freshVariant().id, quantity: 5, unit_cost: 2 })),
+    });
+    const body = { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) };
+    const headers = key();
+    const first = await receive(order.id, body, headers);
+    expectStatus(first, 201);
+    assert.ok(first.raw.body.length >= COMPRESS_FROM, `an answer of ${first.raw.body.length} characters`);
+    const stored = await t.runtime.ctx.db
+      .selectFrom("idempotency_keys")
+      .select("response_body")
+      .where("key", "=", headers["idempotency-key"])
+      .executeTakeFirstOrThrow();
+    // Sealed as it is, the answer would be a third longer (base64); deflated, a fraction of it.
+    assert.ok(
+      stored.response_body!.length < first.raw.body.length / 2,
+      `stored ${stored.response_body!.length} characters for an answer of ${first.raw.body.length}`,
+    );
+    const replay = await receive(order.id, body, headers);
+    expectStatus(replay, 201);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    assert.equal(replay.raw.body, first.raw.body);
   });
 });
 

@@ -27,6 +27,20 @@ describe("sealer", () => {
     assert.throws(() => sealer.open("plain-text", "webhook:7"), /not a sealed value/);
   });
 
+  it("deflates a long value when asked, and opens it, or one sealed as it is, to the same text", () => {
+    const sealer = new Sealer(keyA);
+    const text = JSON.stringify({
+      lines: Array.from({ length: 200 }, (_, i) => ({ id: i, sku: `SKU-${i}`, note: "é ✓" })),
+    });
+    const deflated = sealer.seal(text, "idempotency", { compress: true });
+    const plain = sealer.seal(text, "idempotency");
+    assert.match(deflated, new RegExp(`^k1\\.${keyA.id}\\.`));
+    assert.ok(deflated.length < plain.length / 4, `${deflated.length} against ${plain.length}`);
+    assert.equal(sealer.open(deflated, "idempotency"), text);
+    assert.equal(sealer.open(plain, "idempotency"), text);
+    assert.throws(() => sealer.open(deflated, "webhook:1"), /could not be opened/);
+  });
+
   it("opens with the previous key and seals with the current one", () => {
     const old = new Sealer(keyA).seal("secret", "idempotency");
     const rotated = new Sealer(keyB, [keyA]);

@@ -18,8 +18,19 @@ export function sealingKey(sealer: Sealer, purpose: string): SealingKey {
   return { sealer, purpose };
 }
 
+/**
+ * Responses this long or longer are deflated before they are sealed. A receipt's or an apply's answer
+ * (the whole order or adjustment, 50-200 lines) is 60-100 KB of JSON, about a tenth of that deflated;
+ * sealed, it would not compress in the database, and every byte of it went to the WAL and the TOAST
+ * table once more in base64. Shorter answers are sealed as they are (deflating them saves little).
+ * The one answer with a secret, a webhook's creation, is sealed once with a secret made for it, so
+ * its length cannot be used to guess the secret as repeated compressions of one secret beside text
+ * an attacker varies could (and a long description aside, it is under this length).
+ */
+export const COMPRESS_FROM = 4096;
+
 export function seal(text: string, key: SealingKey): string {
-  return key.sealer.seal(text, key.purpose);
+  return key.sealer.seal(text, key.purpose, { compress: text.length >= COMPRESS_FROM });
 }
 
 export function unseal(stored: string, key: SealingKey): string {

@@ -1,0 +1,334 @@
+/**
+ * `node --import tsx bench/write-bytes.ts`: what one write costs PostgreSQL in measures a shared,
+ * loaded machine does not blur: WAL bytes (read back with pg_waldump and kept to this run's own
+ * relations and transactions, so other databases' traffic on the same server does not count),
+ * statements, and CPU time of the service's process and of the PostgreSQL backends serving it.
+ *
+ * The service runs in process (workers off) on a database of its own (`WRITE_BYTES_DATABASE`,
+ * default `write_bytes`, dropped and made again) of the server `WRITE_BYTES_SERVER` (default
+ * postgres://postgres@127.0.0.1:5432); pg_waldump must read the server's `pg_wal` (run as root or
+ * the server's user on the same machine). Measured, one request at a time, after a warm-up:
+ * 50-line receipts going round ordered orders as the bench's receipt scenario does (several per
+ * order, so the order's event grows with its receipts), 200-line applies, and the write ceiling's
+ * transaction (bench/lib/write-ceiling.ts) on the same database. `N` (default 60) requests each.
+ */
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import pg from "pg";
+import { loadConfig } from "../src/config.ts";
+import { createRuntime } from "../src/runtime.ts";
+import { loadCeilingOrders, prepareWriteCeiling, type Run, writeReceiptRows } from "./lib/write-ceiling.ts";
+
+const SERVER = process.env.WRITE_BYTES_SERVER ?? "postgres://postgres@127.0.0.1:5432";
+const DATABASE = process.env.WRITE_BYTES_DATABASE ?? "write_bytes";
+const N = Number(process.env.N ?? "60");
+const WALDUMP =
+  [process.env.PG_WALDUMP, "/usr/lib/postgresql/15/bin/pg_waldump"].find((p) => p && existsSync(p)) ??
+  "pg_waldump";
+const WARM = 10;
+const RECEIPTS_PER_ORDER = 3;
+const ADMIN = "bench-admin-token-0123456789abcdef";
+
+const admin = new pg.Client({ connectionString: `${SERVER}/postgres` });
+await admin.connect();
+await admin.query(`drop database if exists ${DATABASE} with (force)`);
+await admin.query(`create database ${DATABASE}`);
+await admin.end();
+const own = new pg.Client({ connectionString: `${SERVER}/${DATABASE}` });
+
+// Statements counted at the driver: every pg Client's query but this harness's own connection.
+let statements = 0;
+let counting = false;
+const originalQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (counting && this !== own) {
+    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
+    if (text && !/^\s*(begin|commit|rollback)\b/i.test(text)) statements++;
+  }
+  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+const config = loadConfig({
+  DATA_DIR: ":memory:",
+  DATABASE_URL: `${SERVER}/${DATABASE}`,
+  ADMIN_TOKEN: ADMIN,
+  BOOTSTRAP: "none",
+  WORKERS: "off",
+  LOG_LEVEL: "silent",
+  SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"),
+});
+const runtime = await createRuntime(config, { logger: false });
+const { app } = runtime;
+await own.connect();
+const ownPid = Number((await own.query("select pg_backend_pid() as pid")).rows[0].pid);
+
+async function call<T = any>(
+  method: string,
+  url: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const res = await app.inject({
+    method: method as "GET",
+    url,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { payload: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  return JSON.parse(res.body) as T;
+}
+
+// ---- the store, its catalog, orders and drafts (not measured) ----
+const store = (
+  await call("POST", "/admin/stores", ADMIN, { name: "W", currency: "USD", timezone: "UTC", seed: "demo" })
+).data;
+await call("PATCH", `/admin/stores/${store.id}`, ADMIN, {
+  rate_limits: { per_key_per_minute: 1e7, per_store_per_minute: 1e7, writes_per_store_per_minute: 1e7 },
+});
+const key = (
+  await call("POST", `/admin/stores/${store.id}/keys`, ADMIN, {
+    name: "w",
+    scopes: ["read", "write:purchase_orders", "write:suppliers", "write:inventory"],
+  })
+).data.key as string;
+await call("POST", `/admin/stores/${store.id}/platform/catalog/generate`, ADMIN, {
+  products: 40,
+  variants_per_product: 50,
+});
+await runtime.worker.drain();
+const variants: Array<{ id: number; sku: string }> = [];
+for (let cursor: string | null = null; ; ) {
+  const page: { data: Array<{ id: number; sku: string }>; next_cursor: string | null } = await call(
+    "GET",
+    `/v2/variants?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    key,
+  );
+  variants.push(...page.data.filter((v) => v.sku?.startsWith("BULK-")));
+  if (!page.next_cursor) break;
+  cursor = page.next_cursor;
+}
+const location = (await call("GET", "/v2/locations", key)).data[0].id as number;
+const supplier = (await call("POST", "/v2/suppliers", key, { name: "Bytes" })).data.id as number;
+
+const receiptsNeeded = WARM + N;
+const orderCount = Math.ceil(receiptsNeeded / RECEIPTS_PER_ORDER);
+const orders: Array<{ id: number; body: string }> = [];
+for (let i = 0; i < orderCount; i++) {
+  const items = variants.slice((i * 50) % (variants.length - 50), ((i * 50) % (variants.length - 50)) + 50);
+  const made = await call("POST", "/v2/purchase_orders", key, {
+    supplier_id: supplier,
+    location_id: location,
+    reference: `BYTES-${i + 1}`,
+    lines: items.map((v) => ({ variant_id: v.id, quantity: 1000 })),
+  });
+  const ordered = await call("POST", `/v2/purchase_orders/${made.data.id}/mark_ordered`, key, {});
+  orders.push({
+    id: ordered.data.id,
+    body: JSON.stringify({
+      note: "bench",
+      lines: ordered.data.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })),
+    }),
+  });
+}
+const drafts: number[] = [];
+for (let i = 0; i < WARM + N; i++) {
+  const start = (i * 200) % (variants.length - 200);
+  const made = await call("POST", "/v2/stock_adjustments", key, {
+    location_id: location,
+    reason: "correction",
+    note: "bench",
+    lines: variants.slice(start, start + 200).map((v, j) => ({ variant_id: v.id, delta: (j % 5) + 1 })),
+  });
+  drafts.push(made.data.id);
+}
+await runtime.worker.drain();
+
+// Receipts in the bench's order: every order's first receipt, then every order's second, …
+const receiptCalls = Array.from({ length: RECEIPTS_PER_ORDER }, () => orders)
+  .flat()
+  .map(
+    (o) => () =>
+      call("POST", `/v2/purchase_orders/${o.id}/receipts`, key, o.body, { "idempotency-key": randomUUID() }),
+  );
+const applyCalls = drafts.map(
+  (id) => () =>
+    call("POST", `/v2/stock_adjustments/${id}/apply`, key, undefined, { "idempotency-key": randomUUID() }),
+);
+
+// The ceiling's tables beside the service's, and one transaction per receipt on a connection of its own.
+const ceilingClient = new pg.Client({ connectionString: `${SERVER}/${DATABASE}` });
+await ceilingClient.connect();
+const ceilingRun: Run = async (sql, params) => (await ceilingClient.query(sql, params)).rows;
+await prepareWriteCeiling(ceilingRun);
+// Round the ceiling's first orders as the receipts go round theirs, so its event grows alike.
+const ceilingOrders = [...(await loadCeilingOrders(ceilingRun)).entries()].slice(0, orderCount);
+let ceilingNext = 0;
+const ceilingCall = async () => {
+  const [orderId, order] = ceilingOrders[ceilingNext++ % ceilingOrders.length];
+  await ceilingClient.query("begin");
+  await writeReceiptRows(ceilingRun, orderId, order);
+  await ceilingClient.query("commit");
+};
+
+// ---- measuring ----
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+
+/** CPU time so far of each backend serving this database (but this harness's own), by pid. */
+async function backendCpuMs(): Promise<Map<number, number>> {
+  const { rows } = await own.query<{ pid: number }>(
+    "select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> $1",
+    [ownPid],
+  );
+  const byPid = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      byPid.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_MS); // utime + stime
+    } catch {
+      // the backend ended between the two reads
+    }
+  }
+  return byPid;
+}
+
+/** CPU the backends spent between two readings (a backend started between them counts whole). */
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
+const lsn = async () => String((await own.query("select pg_current_wal_insert_lsn() as l")).rows[0].l);
+
+/** relfilenode -> what it stores, for this database's tables, their indexes and TOAST. */
+async function relationNames(): Promise<Map<string, string>> {
+  const { rows } = await own.query<{ node: string; name: string }>(`
+    select c.relfilenode::text as node,
+      case
+        when c.relkind = 'i' and ti.relname is not null then tp.relname || ' (toast index)'
+        when c.relkind = 'i' then coalesce(it.relname, '?') || ' (index)'
+        when c.relkind = 't' then coalesce(tp2.relname, '?') || ' (toast)'
+        else c.relname end as name
+    from pg_class c
+    left join pg_index ix on ix.indexrelid = c.oid
+    left join pg_class it on it.oid = ix.indrelid and it.relkind <> 't'
+    left join pg_class ti on ti.oid = ix.indrelid and ti.relkind = 't'
+    left join pg_class tp on tp.reltoastrelid = ti.oid
+    left join pg_class tp2 on tp2.reltoastrelid = c.oid
+    where c.relfilenode <> 0`);
+  return new Map(rows.map((r) => [r.node, r.name]));
+}
+
+interface Wal {
+  bytes: number;
+  withoutFullPages: number;
+  byRelation: Map<string, number>;
+}
+
+/** WAL between two positions that this database's relations, or transactions writing them, made. */
+function walBetween(start: string, end: string, dbOid: string, names: Map<string, string>): Wal {
+  const dataDir = String(process.env.PGDATA ?? "/var/lib/postgresql/15/main");
+  const out = execFileSync(WALDUMP, ["-p", `${dataDir}/pg_wal`, "-s", start, "-e", end], {
+    maxBuffer: 1 << 30,
+  }).toString();
+  const records = out.split("\n").filter((l) => l.startsWith("rmgr:"));
+  const ours = new Set<string>();
+  const parsed = records.map((line) => {
+    const [, rec, tot] = /len \(rec\/tot\):\s*(\d+)\/\s*(\d+)/.exec(line) ?? [];
+    const tx = /tx:\s*(\d+)/.exec(line)?.[1] ?? "0";
+    const rel = /rel \d+\/(\d+)\/(\d+)/.exec(line);
+    const mine = rel !== null && rel[1] === dbOid;
+    if (mine && tx !== "0") ours.add(tx);
+    return { rec: Number(rec), tot: Number(tot), tx, node: mine ? rel[2] : null, line };
+  });
+  const wal: Wal = { bytes: 0, withoutFullPages: 0, byRelation: new Map() };
+  for (const r of parsed) {
+    if (r.node === null && !(r.tx !== "0" && ours.has(r.tx))) continue;
+    wal.bytes += r.tot;
+    wal.withoutFullPages += r.rec;
+    const what = r.node ? (names.get(r.node) ?? `relfilenode ${r.node}`) : r.line.slice(6, 18).trim();
+    wal.byRelation.set(what, (wal.byRelation.get(what) ?? 0) + r.tot);
+  }
+  return wal;
+}
+
+const dbOid = String(
+  (await own.query("select oid from pg_database where datname = current_database()")).rows[0].oid,
+);
+
+async function measure(label: string, calls: Array<() => Promise<unknown>>): Promise<void> {
+  for (const c of calls.slice(0, WARM)) await c();
+  const measured = calls.slice(WARM, WARM + N);
+  const start = await lsn();
+  const cpu0 = process.cpuUsage();
+  const backend0 = await backendCpuMs();
+  statements = 0;
+  counting = true;
+  for (const c of measured) await c();
+  counting = false;
+  const cpu = process.cpuUsage(cpu0);
+  const backend = cpuSince(backend0, await backendCpuMs());
+  const end = await lsn();
+  const wal = walBetween(start, end, dbOid, await relationNames());
+  const n = measured.length;
+  const kb = (b: number) => (b / n / 1024).toFixed(1);
+  console.log(
+    `\n## ${label}: ${n} requests, one at a time (load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
+  );
+  console.log(`statements a request: ${(statements / n).toFixed(1)} (BEGIN/COMMIT not counted)`);
+  console.log(`WAL a request: ${kb(wal.bytes)} KB (${kb(wal.withoutFullPages)} KB without full-page images)`);
+  console.log(
+    `CPU a request: service ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms, PostgreSQL backends ${(backend / n).toFixed(2)} ms`,
+  );
+  for (const [what, bytes] of [...wal.byRelation].sort((a, b) => b[1] - a[1]).slice(0, 14))
+    console.log(`  ${what.padEnd(48)} ${kb(bytes).padStart(8)} KB`);
+}
+
+/** The sizes of what the measured requests stored: text bytes and as stored (after TOAST compression). */
+async function storedSizes(schema: string, eventName: string): Promise<void> {
+  const sizes = async (sql: string) => (await own.query(sql)).rows[0];
+  const events = await sizes(
+    `select round(avg(octet_length(data::text) + coalesce(octet_length(extra::text), 0))) as text,
+       round(avg(pg_column_size(data) + coalesce(pg_column_size(extra), 0))) as stored, count(*)::int as n
+     from ${schema}.events where name = '${eventName}'`,
+  );
+  const responses = await sizes(
+    `select round(avg(octet_length(response_body))) as text, round(avg(pg_column_size(response_body))) as stored, count(*)::int as n
+     from ${schema}.idempotency_keys where response_body is not null`,
+  );
+  console.log(
+    `  ${schema}: event ${events.text} B (stored ${events.stored}, ${events.n} rows); stored response ${responses.text} B (stored ${responses.stored}, ${responses.n} rows)`,
+  );
+}
+
+// ONLY=receipt,apply,ceiling (any of them) measures those alone.
+const only = new Set((process.env.ONLY ?? "receipt,apply,ceiling").split(","));
+// EVENTS_COMPRESSION=lz4 (or pglz): the events' columns compressed so (an experiment).
+if (process.env.EVENTS_COMPRESSION) {
+  for (const column of ["data", "extra"])
+    await own.query(
+      `alter table events alter column ${column} set compression ${process.env.EVENTS_COMPRESSION}`,
+    );
+}
+if (only.has("receipt")) {
+  await measure("50-line receipt", receiptCalls);
+  await storedSizes("public", "purchase_order.receipt_recorded");
+}
+if (only.has("apply")) await measure("200-line apply", applyCalls);
+if (only.has("ceiling")) {
+  await measure(
+    "write ceiling (bench/lib/write-ceiling.ts)",
+    Array.from({ length: WARM + N }, () => ceilingCall),
+  );
+  await storedSizes("ceiling", "purchase_order.receipt_recorded");
+}
+
+await ceilingClient.end();
+await own.end();
+await runtime.close();
