@@ -2,6 +2,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { ensureDatabaseFiles } from "./pglite-initdb.ts";
 import { PGliteStatements } from "./pglite-statements.ts";
 import type { PGliteRequest, PGliteResponse, PGliteThreadOptions } from "./pglite-thread.ts";
+import { BYTES_COLUMN_SUFFIX } from "./text-bytes.ts";
 
 /**
  * The embedded database's thread (pglite-thread.ts): PGlite runs here, so its queries (WebAssembly,
@@ -46,6 +47,30 @@ function errorOf(error: unknown): Extract<PGliteResponse, { error: unknown }>["e
   return { message: error.message, fields };
 }
 
+const utf8 = new TextEncoder();
+
+/**
+ * The rows' text in columns named `…_utf8` turned into UTF-8 bytes in place (db/text-bytes.ts), and
+ * the buffers to hand over with them: a big order's lines' JSON text then reaches the event loop
+ * without being copied into its heap.
+ */
+function textColumnsAsBytes(rows: unknown[]): ArrayBuffer[] {
+  const first = rows[0];
+  if (typeof first !== "object" || first === null) return [];
+  const columns = Object.keys(first).filter((name) => name.endsWith(BYTES_COLUMN_SUFFIX));
+  if (columns.length === 0) return [];
+  const buffers: ArrayBuffer[] = [];
+  for (const row of rows as Record<string, unknown>[])
+    for (const column of columns) {
+      const value = row[column];
+      if (typeof value !== "string") continue;
+      const bytes = utf8.encode(value);
+      row[column] = bytes;
+      buffers.push(bytes.buffer as ArrayBuffer);
+    }
+  return buffers;
+}
+
 async function serve(options: PGliteThreadOptions): Promise<void> {
   const port = parentPort!;
   if (options.dataDir) await ensureDatabaseFiles(options.dataDir);
@@ -69,7 +94,8 @@ async function serve(options: PGliteThreadOptions): Promise<void> {
       try {
         if (request.begin) await statements.run(request.begin, []);
         const result = await statements.run(request.sql, request.parameters);
-        port.postMessage({ id: request.id, rows: result.rows, affectedRows: result.affectedRows });
+        const transfer = textColumnsAsBytes(result.rows);
+        port.postMessage({ id: request.id, rows: result.rows, affectedRows: result.affectedRows }, transfer);
       } catch (error) {
         port.postMessage({ id: request.id, error: errorOf(error) } satisfies PGliteResponse);
       }

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
+import type { TextOrBytes } from "../db/text-bytes.ts";
 import { randomBase62 } from "../domain/secrets.ts";
 
 interface EmitFields {
@@ -21,12 +22,15 @@ interface EmitFields {
  * milliseconds; joined here, it was one more copy of it in the loop's young generation. The pieces
  * go to the database as they are, which joins them (issue 18 item 2).
  */
-export type EmitInput = EmitFields & ({ data: object } | { dataJson: readonly string[] });
+export type EmitInput = EmitFields & ({ data: object } | { dataJson: readonly TextOrBytes[] });
 
 /** The `data` column's value: the object's JSON, or the pieces of its text joined by the database. */
 function dataValue(input: EmitInput) {
   if (!("dataJson" in input)) return JSON.stringify(input.data);
-  const pieces = input.dataJson.map((piece) => sql`${piece}::text`);
+  // A piece the embedded database handed over as bytes (db/text-bytes.ts) goes back as bytes.
+  const pieces = input.dataJson.map((piece) =>
+    typeof piece === "string" ? sql`${piece}::text` : sql`convert_from(${piece}::bytea, 'UTF8')`,
+  );
   return sql<string>`(${sql.join(pieces, sql` || `)})::jsonb`;
 }
 

@@ -1,12 +1,13 @@
 import type { FastifyReply } from "fastify";
+import { type TextOrBytes, textOf, utf8Length } from "../db/text-bytes.ts";
 
 /**
  * Sends a body the database wrote as JSON text (src/db/json-text.ts) as it is: Fastify passes a string
  * (or bytes) with a JSON content type through without running the route's serializer. The route keeps
  * its response schema for the OpenAPI document; test/http/json-from-database.test.ts holds the text to it.
  */
-// biome-ignore lint/suspicious/noExplicitAny: any route's reply, whatever its typed schema
 export function sendJsonText(
+  // biome-ignore lint/suspicious/noExplicitAny: any route's reply, whatever its typed schema
   reply: FastifyReply<any, any, any, any, any, any, any, any>,
   text: string | Buffer,
 ) {
@@ -19,14 +20,21 @@ export function sendJsonText(
  * in the middle: joined as a string it was copied into a new string on the event loop, and Node's
  * HTTP layer copied it once more to put the headers before it, two copies a request in the loop's
  * young generation, whose collections every other store's requests wait behind (issue 18 item 2).
- * Written into a buffer, each piece is encoded once, off the heap, and the buffer is sent as it is.
+ * Written into a buffer, each piece is encoded once, off the heap, and the buffer is sent as it is; a
+ * piece the embedded database handed over as bytes (db/text-bytes.ts) is copied as it is.
  */
-export function jsonBytes(pieces: readonly string[]): Buffer {
+export function jsonBytes(pieces: readonly TextOrBytes[]): Buffer {
   let length = 0;
-  for (const piece of pieces) length += Buffer.byteLength(piece);
+  for (const piece of pieces) length += utf8Length(piece);
   const bytes = Buffer.allocUnsafe(length);
   let at = 0;
-  for (const piece of pieces) at += bytes.write(piece, at);
+  for (const piece of pieces) {
+    if (typeof piece === "string") at += bytes.write(piece, at);
+    else {
+      bytes.set(piece, at);
+      at += piece.byteLength;
+    }
+  }
   return bytes;
 }
 
@@ -38,11 +46,11 @@ export function jsonBytes(pieces: readonly string[]): Buffer {
  * transaction (write.ts).
  */
 export class JsonText {
-  constructor(readonly pieces: readonly string[]) {}
+  constructor(readonly pieces: readonly TextOrBytes[]) {}
 
   /** The whole text (an idempotent response is stored as one). */
   get text(): string {
-    return this.pieces.join("");
+    return this.pieces.map(textOf).join("");
   }
 
   /** The text's UTF-8 bytes, to send. */

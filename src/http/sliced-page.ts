@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { TSchema } from "@sinclair/typebox";
 import type { FastifyReply } from "fastify";
 import type { Page } from "../db/keyset-paging.ts";
+import type { TextOrBytes } from "../db/text-bytes.ts";
 import { yieldToLoop } from "../domain/slices.ts";
 import { jsonBytes } from "./json-text-reply.ts";
 
@@ -22,7 +23,7 @@ export function sendPageInSlices<T>(
    * A row's text from the item schema's serializer, when rows are not that schema's objects, in
    * pieces whose concatenation is the text.
    */
-  rowText?: (serializeItem: (value: unknown) => string, row: T) => readonly string[],
+  rowText?: (serializeItem: (value: unknown) => string, row: T) => readonly TextOrBytes[],
 ): FastifyReply {
   const serializeItem = reply.compileSerializationSchema(item) as (value: unknown) => string;
   const serialize = rowText ? (row: T) => rowText(serializeItem, row) : (row: T) => [serializeItem(row)];
@@ -32,7 +33,8 @@ export function sendPageInSlices<T>(
       if (i > 0) await yieldToLoop();
       const comma = i > 0 ? "," : "";
       const pieces = serialize(page.data[i]);
-      yield pieces.length === 1 ? comma + pieces[0] : jsonBytes([comma, ...pieces]);
+      const [only] = pieces;
+      yield pieces.length === 1 && typeof only === "string" ? comma + only : jsonBytes([comma, ...pieces]);
     }
     yield `],"next_cursor":${JSON.stringify(page.next_cursor)},"has_more":${page.has_more}}`;
   }

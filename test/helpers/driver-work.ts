@@ -5,7 +5,9 @@
  * app (pool clients bind their query function when they connect, and the JSON parsers are looked up
  * per result), run one request at a time with the workers off. The embedded database builds its rows
  * on its own thread, and the event loop receives them as a structured copy, which it rebuilds value
- * by value: its rows' values are counted as they arrive (its JSON is parsed on its thread: not counted).
+ * by value: its rows' values are counted as they arrive (its JSON is parsed on its thread: not counted),
+ * and so are the characters of the strings among them, each a copy made in the loop's heap (a column
+ * the thread hands over as bytes, db/text-bytes.ts, is not one).
  */
 import pg from "pg";
 import { PGliteThread } from "../../src/db/pglite-thread.ts";
@@ -13,6 +15,8 @@ import { PGliteThread } from "../../src/db/pglite-thread.ts";
 interface Tally {
   values: number;
   jsonChars: number;
+  /** Characters of the strings the embedded database's rows brought to the event loop. */
+  textChars: number;
 }
 
 let recording: Tally | null = null;
@@ -47,7 +51,11 @@ PGliteThread.prototype.query = function (this: PGliteThread, ...args: Parameters
   returned.then(
     (result) => {
       if (!recording) return;
-      for (const row of result.rows) recording.values += Object.keys(row as object).length;
+      for (const row of result.rows) {
+        const values = Object.values(row as object);
+        recording.values += values.length;
+        for (const value of values) if (typeof value === "string") recording.textChars += value.length;
+      }
     },
     () => {},
   );
@@ -56,7 +64,7 @@ PGliteThread.prototype.query = function (this: PGliteThread, ...args: Parameters
 
 /** Runs `work` and returns what the driver built meanwhile. */
 export async function driverWork<T>(work: () => Promise<T>): Promise<Tally & { result: T }> {
-  const tally: Tally = { values: 0, jsonChars: 0 };
+  const tally: Tally = { values: 0, jsonChars: 0, textChars: 0 };
   recording = tally;
   try {
     const result = await work();

@@ -1,5 +1,6 @@
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
+import { type TextOrBytes, textOf } from "../../db/text-bytes.ts";
 import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
 
@@ -15,7 +16,7 @@ import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
  */
 export interface DocumentSource {
   readonly document: PurchaseOrderDocument;
-  readonly linesJson?: string;
+  readonly linesJson?: TextOrBytes;
 }
 
 export interface RenderRequest extends DocumentSource {
@@ -26,7 +27,7 @@ export interface RenderRequest extends DocumentSource {
 export function documentOf(source: DocumentSource): PurchaseOrderDocument {
   return source.linesJson === undefined
     ? source.document
-    : { ...source.document, lines: JSON.parse(source.linesJson) };
+    : { ...source.document, lines: JSON.parse(textOf(source.linesJson)) };
 }
 
 export type RenderResponse =

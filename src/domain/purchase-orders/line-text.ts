@@ -12,6 +12,7 @@
  * rounding to the currency's minor units, which money-sql.ts takes from the same Intl data).
  * test/http/purchase-order-line-text.test.ts compares the two on lines with every field set.
  */
+import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { moneySqlText } from "../money-sql.ts";
 import type { PurchaseOrder } from "./presenter.ts";
 
@@ -122,7 +123,8 @@ export function linesJsonSql(places = moneySqlText.minorUnits("po.currency")): s
  */
 export interface OrderWithLinesText {
   readonly order: PurchaseOrder;
-  readonly linesJson: string;
+  /** As the database wrote it: bytes from the embedded database (db/text-bytes.ts). */
+  readonly linesJson: TextOrBytes;
 }
 
 /** A presented order: an object, or (a big order on PostgreSQL) one with its lines as text. */
@@ -144,7 +146,7 @@ export function hasLinesText(order: PresentedOrder): order is OrderWithLinesText
  * item 2). The answer is written from the pieces (http/json-text-reply.ts) and the event's data is
  * joined by the database (events/outbox.ts).
  */
-export function linesPieces(textWithoutLines: string, linesJson: string): [string, string, string] {
+export function linesPieces(textWithoutLines: string, linesJson: TextOrBytes): [string, TextOrBytes, string] {
   const marker = '"lines":[]';
   const at = textWithoutLines.indexOf(marker);
   if (at < 0) throw new Error("no empty lines to fill in the order's JSON");
@@ -152,7 +154,7 @@ export function linesPieces(textWithoutLines: string, linesJson: string): [strin
 }
 
 /** The presented order's JSON text (JSON.stringify's, as the order's events store it), in pieces. */
-export function orderJsonPieces(order: PresentedOrder): readonly string[] {
+export function orderJsonPieces(order: PresentedOrder): readonly TextOrBytes[] {
   return hasLinesText(order)
     ? linesPieces(JSON.stringify(order.order), order.linesJson)
     : [JSON.stringify(order)];

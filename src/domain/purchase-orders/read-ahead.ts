@@ -5,6 +5,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
+import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { notFound } from "../errors.ts";
 import type { PresentedOrder } from "./line-text.ts";
 import { assembleOrders, type OrderParts, orderRecordQuery, syncMapOf, syncRowsOf } from "./loading.ts";
@@ -26,7 +27,7 @@ export interface PartsReadAhead {
    * The lines as the database wrote their JSON text (text-read.ts), `parts.lines` then empty: the
    * PATCH's event and answer take them as they are.
    */
-  linesJson?: string;
+  linesJson?: TextOrBytes;
 }
 
 /** The version of the order's row (`xmin`, the transaction that last wrote it); undefined if absent. */

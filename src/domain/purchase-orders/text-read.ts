@@ -9,6 +9,7 @@
  */
 import type { Db } from "../../db/database.ts";
 import { type HotQuery, hotSql } from "../../db/prepared.ts";
+import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { notFound } from "../errors.ts";
 import { linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
 import { assembleOrders, type OrderParts, presentSummaries } from "./loading.ts";
@@ -25,7 +26,8 @@ type OrderTextRow = OrderRecord &
   Omit<PartsRow, "lines"> & {
     /** The row's version (`xmin`): read-ahead.ts. */
     version: string;
-    lines_json: string;
+    /** `_utf8`: bytes from the embedded database (db/text-bytes.ts). */
+    lines_utf8: TextOrBytes;
   };
 
 /** Built on first use: the currencies' minor units are read from Intl then, not at start-up. */
@@ -37,7 +39,7 @@ const orderWithLinesText = () =>
     `select ${ORDER_COLUMNS_SQL},
   s.name as supplier_name, loc.name as location_name, loc.address as location_address,
   po.xmin::text as version,
-  ${linesJsonSql()} as lines_json,
+  ${linesJsonSql()} as lines_utf8,
   ${otherPartColumns(wholePart)}
 from purchase_orders po
 left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
@@ -52,19 +54,19 @@ export interface OrderTextRead {
   version: string;
   /** Every part but the lines (empty here: they are in `linesJson`). */
   parts: OrderParts;
-  linesJson: string;
+  linesJson: TextOrBytes;
 }
 
 /** The order in one statement with its lines as text; undefined when the store has no such order. */
 export async function readOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
   const [row] = await orderWithLinesText().run(db, storeId, id);
   if (!row) return undefined;
-  const { version, lines_json, charges, receipts, receipt_lines, payments, sync, ...record } = row;
+  const { version, lines_utf8, charges, receipts, receipt_lines, payments, sync, ...record } = row;
   return {
     record: record as OrderRecord,
     version,
     parts: partsOf({ lines: null, charges, receipts, receipt_lines, payments, sync }),
-    linesJson: lines_json,
+    linesJson: lines_utf8,
   };
 }
 
@@ -80,13 +82,13 @@ export async function readPurchaseOrderText(
   return { order, linesJson: read.linesJson };
 }
 
-let pageStatement: HotQuery<[number, number[]], { id: number; lines_json: string }> | undefined;
+let pageStatement: HotQuery<[number, number[]], { id: number; lines_utf8: TextOrBytes }> | undefined;
 
 /** The lines' JSON text of each order of a page (one statement, whatever the page's lines). */
 const pageLinesText = () =>
-  (pageStatement ??= hotSql<[number, number[]], { id: number; lines_json: string }>(
+  (pageStatement ??= hotSql<[number, number[]], { id: number; lines_utf8: TextOrBytes }>(
     "stockroom_page_lines_text",
-    `select po.id, ${linesJsonSql()} as lines_json from purchase_orders po
+    `select po.id, ${linesJsonSql()} as lines_utf8 from purchase_orders po
 where po.store_id = $1 and po.id = any($2::int[])`,
     { priority: false },
   ));
@@ -94,7 +96,7 @@ where po.store_id = $1 and po.id = any($2::int[])`,
 /** A list row presented without lines, with its lines as the server wrote their JSON text. */
 export interface SummaryWithLinesText {
   readonly order: PurchaseOrderSummary;
-  readonly linesJson: string;
+  readonly linesJson: TextOrBytes;
 }
 
 /**
@@ -116,6 +118,6 @@ export async function presentSummariesWithLinesText(
       orders.map((o) => o.id),
     ),
   ]);
-  const linesOf = new Map(texts.map((row) => [row.id, row.lines_json]));
+  const linesOf = new Map(texts.map((row) => [row.id, row.lines_utf8]));
   return heads.map((order) => ({ order, linesJson: linesOf.get(order.id) ?? "[]" }));
 }
