@@ -29,6 +29,8 @@ export interface RuntimeOptions {
   logger?: boolean | object;
   workerLogger?: FastifyBaseLogger;
   workerPollMs?: number;
+  /** An in-memory embedded database starts from these files, not initdb (tests' migrated template). */
+  embeddedTemplate?: Uint8Array<ArrayBuffer>;
 }
 
 export interface Runtime {
@@ -78,6 +80,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     schema: options.schema,
+    embeddedTemplate: options.embeddedTemplate,
   });
   await migrateToLatest(database.db as never);
   const clock = options.clock ?? systemClock;

@@ -51,6 +51,8 @@ export interface OpenOptions {
   /** PostgreSQL only: a schema to work in (tests give each file its own). Created when missing. */
   schema?: string;
   poolSize?: number;
+  /** Embedded and in memory only: a data directory's tar to start from instead of initdb (tests). */
+  embeddedTemplate?: Uint8Array<ArrayBuffer>;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
@@ -99,7 +101,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   }
   // On a thread of its own (pglite-thread.ts): its queries never hold the API's event loop. The
   // thread is started only when used, so a PostgreSQL deployment never loads the embedded engine.
-  const pglite = new PGliteThread({ dataDir });
+  const loadDataDir = dataDir === undefined ? options.embeddedTemplate : undefined;
+  const pglite = new PGliteThread({ dataDir, loadDataDir });
   try {
     await pglite.waitReady;
   } catch (error) {

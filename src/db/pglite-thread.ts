@@ -12,6 +12,11 @@ import { keepHoldAfterThreadStart } from "../start-memory.ts";
 export interface PGliteThreadOptions {
   /** The data directory; undefined for an in-memory database. */
   dataDir: string | undefined;
+  /**
+   * In memory only: the files to start from (a tar of a data directory, PGlite's `dumpDataDir`)
+   * instead of running initdb. Tests start every app from one migrated copy (test/helpers).
+   */
+  loadDataDir?: Uint8Array<ArrayBuffer>;
 }
 
 export type PGliteRequest =

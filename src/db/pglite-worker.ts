@@ -77,6 +77,7 @@ async function serve(options: PGliteThreadOptions): Promise<void> {
   const { PGlite } = await import("@electric-sql/pglite");
   const pglite = new PGlite({
     dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir && new Blob([options.loadDataDir]),
     postgresqlconf: SETTINGS,
     parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
   });

@@ -5,6 +5,7 @@ import { type Clock, ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { Module } from "../../src/modules/module.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
+import { migratedTemplate } from "./embedded-template.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 export const ALL_SCOPES = [
@@ -85,7 +86,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const clock = options.clock ?? new ManualClock();
-  const runtime = await createRuntime(config, { clock, schema, modules: options.modules, workerPollMs: 50 });
+  const runtime = await createRuntime(config, {
+    clock,
+    schema,
+    modules: options.modules,
+    workerPollMs: 50,
+    // PGlite: a copy of a migrated database instead of initdb and migrations (embedded-template.ts).
+    embeddedTemplate: databaseUrl ? undefined : await migratedTemplate(),
+  });
   if (options.workers) runtime.worker.start();
   const { app } = runtime;
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { loadConfig } from "../../src/config.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
+import { migratedTemplate } from "./embedded-template.ts";
 
 /** The admin token of embeddedRuntimeWithStore's runtime, as a request header. */
 export const EMBEDDED_ADMIN = { authorization: "Bearer test-admin-token-0123456789abcdef" };
@@ -23,7 +24,7 @@ export async function embeddedRuntimeWithStore(
     WORKERS: "off",
     LOG_LEVEL: "silent",
   });
-  const runtime = await createRuntime(config, { logger: false });
+  const runtime = await createRuntime(config, { logger: false, embeddedTemplate: await migratedTemplate() });
   const created = await runtime.app.inject({
     method: "POST",
     url: "/admin/stores",
