@@ -7,8 +7,18 @@
  * so a changed migration makes a new one. Each app still runs `migrateToLatest` over it (which then
  * finds nothing to do), and production's start does not use any of this.
  */
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -57,10 +67,12 @@ async function makeTemplate(): Promise<Uint8Array<ArrayBuffer>> {
 
 let template: Promise<Uint8Array<ArrayBuffer>> | undefined;
 
+const templateFile = () => path.join(FOLDER, `migrated-${templateDigest()}.tar`);
+
 /** The migrated template's tar: read from the cache, else made and kept there (an atomic rename). */
 export function migratedTemplate(): Promise<Uint8Array<ArrayBuffer>> {
   template ??= (async () => {
-    const file = path.join(FOLDER, `migrated-${templateDigest()}.tar`);
+    const file = templateFile();
     try {
       return new Uint8Array(readFileSync(file));
     } catch {
@@ -73,4 +85,43 @@ export function migratedTemplate(): Promise<Uint8Array<ArrayBuffer>> {
     }
   })();
   return template;
+}
+
+/**
+ * Fills `directory` (an embedded database's files: `DATA_DIR/pglite`) with the migrated template, for
+ * tests of a service on disk whose subject is not initdb (a first start's initdb is server-start's).
+ * The files are made from the tar once per machine, by PGlite in a child process (its WebAssembly
+ * heap goes when it exits), and copied from there.
+ */
+export async function copyMigratedDatabase(directory: string): Promise<void> {
+  await migratedTemplate();
+  const files = templateFile().replace(/\.tar$/, ".files");
+  if (!existsSync(path.join(files, "PG_VERSION"))) {
+    const making = `${files}.${process.pid}.partial`;
+    rmSync(making, { recursive: true, force: true });
+    const pglite = import.meta.resolve("@electric-sql/pglite");
+    const code = [
+      `const { PGlite } = await import(${JSON.stringify(pglite)});`,
+      `const { readFileSync } = await import("node:fs");`,
+      `const tar = new Blob([readFileSync(${JSON.stringify(templateFile())})]);`,
+      `const db = new PGlite({ dataDir: ${JSON.stringify(making)}, loadDataDir: tar });`,
+      "await db.waitReady;",
+      "await db.close();",
+    ].join("\n");
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, ["--input-type=module", "--eval", code], (error, _out, stderr) =>
+        error
+          ? reject(new Error(`could not write the template's files: ${stderr || error.message}`))
+          : resolve(),
+      ),
+    );
+    try {
+      renameSync(making, files);
+    } catch (error) {
+      // Another test process made them meanwhile: theirs are as good.
+      rmSync(making, { recursive: true, force: true });
+      if (!existsSync(path.join(files, "PG_VERSION"))) throw error;
+    }
+  }
+  cpSync(files, directory, { recursive: true });
 }

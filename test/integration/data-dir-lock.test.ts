@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type ChildServer, freePort, startChildServer, stopChildServer } from "../helpers/child-server.ts";
+import { copyMigratedDatabase } from "../helpers/embedded-template.ts";
 
 /**
  * One process at a time on an embedded database's files (src/db/pglite-lock.ts): `npm run worker` or a
@@ -44,6 +45,9 @@ describe("one process at a time on the embedded database's files", () => {
   before(async () => {
     execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
     dataDir = await mkdtemp(join(tmpdir(), "stockroom-lock-"));
+    // The database's files are there already (a copy of the migrated template): the lock is this
+    // file's subject, a first start's initdb (~4 s of CPU) is server-start's.
+    await copyMigratedDatabase(join(dataDir, "pglite"));
   });
   after(async () => {
     await rm(dataDir, { recursive: true, force: true });

@@ -22,6 +22,7 @@ import { createWebhooksModule } from "../../src/modules/webhooks.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
 import { SecretsRefusal } from "../../src/secrets/index.ts";
 import { ADMIN_TOKEN } from "../helpers/app.ts";
+import { copyMigratedDatabase } from "../helpers/embedded-template.ts";
 import { makePki, type Pki } from "../helpers/pki.ts";
 
 const databaseUrl = process.env.TEST_DATABASE_URL ?? "";
@@ -67,9 +68,14 @@ after(async () => {
   pki.dispose();
 });
 
-/** A place for one installation: its DATA_DIR and, on PostgreSQL, its schema. */
-function installation(): { dataDir: string; schema?: string } {
+/**
+ * A place for one installation: its DATA_DIR and, on PostgreSQL, its schema. On PGlite its database
+ * files are a copy of the migrated template (initdb is server-start's subject, not this file's: ~4 s
+ * of CPU each), unless `empty` (a restore copies files in).
+ */
+async function installation(empty = false): Promise<{ dataDir: string; schema?: string }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "stockroom-secrets-"));
+  if (!databaseUrl && !empty) await copyMigratedDatabase(path.join(dataDir, "pglite"));
   const schema = databaseUrl ? `secrets_${process.pid}_${randomBytes(3).toString("hex")}` : undefined;
   cleanups.push(async () => {
     rmSync(dataDir, { recursive: true, force: true });
@@ -180,7 +186,7 @@ async function sealedValues(rt: Runtime) {
 
 describe("the secrets key", () => {
   test("without SECRETS_KEY a 0600 key file under DATA_DIR seals, and the database alone opens nothing", async (t) => {
-    const place = installation();
+    const place = await installation();
     let rt = await start(place);
     const hook = await storeWithWebhook(rt, "/file", "k-file");
     const keyFile = path.join(place.dataDir, "secrets.key");
@@ -204,7 +210,7 @@ describe("the secrets key", () => {
     if (databaseUrl) return t.diagnostic("a backup of the embedded database files: PGlite only");
     // A backup of the database files alone, restored elsewhere: a new key file is made, opens nothing,
     // and the start is refused rather than running with secrets it cannot read.
-    const restored = installation();
+    const restored = await installation(true);
     cpSync(path.join(place.dataDir, "pglite"), path.join(restored.dataDir, "pglite"), { recursive: true });
     await assert.rejects(start(restored), (error: unknown) => {
       assert.ok(error instanceof SecretsRefusal);
@@ -217,7 +223,7 @@ describe("the secrets key", () => {
   });
 
   test("rotation: with SECRETS_KEY=B and SECRETS_KEY_PREVIOUS=A old secrets sign, and end sealed with B", async () => {
-    const place = installation();
+    const place = await installation();
     let rt = await start(place, { SECRETS_KEY: keyA });
     const hook = await storeWithWebhook(rt, "/rotate", "k-rotate");
     const idA = rt.ctx.sealer.current.id;
@@ -258,7 +264,7 @@ describe("the secrets key", () => {
   });
 
   test("migration: rows sealed with the old in-database key are re-sealed and the key row deleted", async () => {
-    const place = installation();
+    const place = await installation();
     let rt = await start(place, { SECRETS_KEY: keyA });
     const hook = await storeWithWebhook(rt, "/migrate", "k-migrate");
     // Put the database back as the previous version left it: the key in service_settings, rows sealed
@@ -307,7 +313,7 @@ describe("the secrets key", () => {
   });
 
   test("a start with a key that opens no sealed row exits non-zero and says why", async () => {
-    const place = installation();
+    const place = await installation();
     const rt = await start(place, { SECRETS_KEY: keyA });
     await storeWithWebhook(rt, "/refuse", "k-refuse");
     const idA = rt.ctx.sealer.current.id;
@@ -341,7 +347,7 @@ describe("the secrets key", () => {
 
   test("a shared database with an in-memory key and no SECRETS_KEY is warned about at start", async (t) => {
     if (!databaseUrl) return t.diagnostic("needs DATABASE_URL: PostgreSQL only");
-    const place = installation();
+    const place = await installation();
     const lines: string[] = [];
     const config = loadConfig({
       DATA_DIR: ":memory:",
