@@ -15,7 +15,8 @@ export interface DatabaseHandle {
   db: Db;
   /**
    * The same database for the worker. On PGlite its turns on the single connection alternate with
-   * the API's (pglite-dialect.ts); on PostgreSQL it is `db` (the pool serves both).
+   * the API's (pglite-dialect.ts); on PostgreSQL it has a pool of its own (WORKER_POOL_SIZE), so the
+   * worker's statements never wait behind the API's queue for a connection.
    */
   backgroundDb: Db;
   kind: "pglite" | "postgres";
@@ -55,6 +56,38 @@ export interface OpenOptions {
   embeddedTemplate?: Uint8Array<ArrayBuffer>;
 }
 
+/**
+ * Connections of the worker's own pool on PostgreSQL, beside the API's 10. When both shared one pool,
+ * 32 concurrent receipts kept every connection busy and each of a platform push's statements queued
+ * behind the waiting requests for one: in three benchmark runs not one push finished during the
+ * receipts (as many were pending after them as receipts had been made); in the one run with a pool
+ * of its own some did. The embedded database alternates the two sides' turns for the same reason
+ * (pglite-dialect.ts). Four is half the worker's default slots: its jobs spend much of their time
+ * off the database (a platform call, a delivery), and each connection is a server process.
+ */
+export const WORKER_POOL_SIZE = 4;
+
+function postgresPool(options: OpenOptions, max: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl ?? undefined,
+    max,
+    options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    connectionTimeoutMillis: 5_000,
+    // A statement stuck behind a lock or a dead server must not hang a request forever.
+    statement_timeout: 30_000,
+  });
+  // A client losing its server (a restart) must not crash the process. The pool listens only while a
+  // client is idle; a checked-out client (between the statements of a transaction) would emit an
+  // unhandled 'error'. Every client gets a listener for life: its pending query fails, the pool
+  // drops it on release, and the request answers 503.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    sendHotQueriesPrepared(client);
+  });
+  return pool;
+}
+
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const schema = options.schema;
@@ -69,27 +102,24 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
         await admin.end();
       }
     }
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      options: schema ? `-c search_path=${schema}` : undefined,
-      connectionTimeoutMillis: 5_000,
-      // A statement stuck behind a lock or a dead server must not hang a request forever.
-      statement_timeout: 30_000,
-    });
-    // A client losing its server (a restart) must not crash the process. The pool listens only while a
-    // client is idle; a checked-out client (between the statements of a transaction) would emit an
-    // unhandled 'error'. Every client gets a listener for life: its pending query fails, the pool
-    // drops it on release, and the request answers 503.
-    pool.on("error", () => {});
-    pool.on("connect", (client) => {
-      client.on("error", () => {});
-      sendHotQueriesPrepared(client);
-    });
+    const pool = postgresPool(options, options.poolSize ?? 10);
     const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     // The key lookup and a single-record read go to the server together (prepared.ts).
     registerPool(db, pool);
-    return { db, backgroundDb: db, kind: "postgres", close: () => db.destroy() };
+    const workerPool = postgresPool(options, WORKER_POOL_SIZE);
+    const backgroundDb = new Kysely<Database>({
+      dialect: new CurrentSchemaPostgresDialect({ pool: workerPool }),
+    });
+    registerPool(backgroundDb, workerPool);
+    return {
+      db,
+      backgroundDb,
+      kind: "postgres",
+      close: async () => {
+        await backgroundDb.destroy();
+        await db.destroy();
+      },
+    };
   }
   let dataDir: string | undefined;
   let lock: { release(): void } | undefined;
