@@ -61,6 +61,8 @@ const config = loadConfig({
 const runtime = await createRuntime(config, { logger: false });
 const { app } = runtime;
 await own.connect();
+// PRE_SQL: statements run on the fresh database before anything is made (an experiment's settings).
+if (process.env.PRE_SQL) await own.query(process.env.PRE_SQL);
 const ownPid = Number((await own.query("select pg_backend_pid() as pid")).rows[0].pid);
 
 async function call<T = any>(
