@@ -22,6 +22,7 @@ import { reconcileBulkOperationMigration } from "./022_reconcile_bulk_operation.
 import { syncBulkOperationMigration } from "./028_sync_bulk_operation.ts";
 import { supplierNameLookupMigration } from "./031_supplier_name_lookup.ts";
 import { pushBatchesMigration } from "./034_push_batches.ts";
+import { linePageRoomMigration } from "./035_line_page_room.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   "028_sync_bulk_operation": migrationOf(syncBulkOperationMigration),
   "031_supplier_name_lookup": migrationOf(supplierNameLookupMigration),
   "034_push_batches": migrationOf(pushBatchesMigration),
+  "035_line_page_room": migrationOf(linePageRoomMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */
