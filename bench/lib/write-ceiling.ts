@@ -50,8 +50,15 @@ const LOCATION = 1;
 export async function prepareWriteCeiling(run: Run): Promise<void> {
   await run("drop schema if exists ceiling cascade", []);
   await run("create schema ceiling", []);
-  for (const table of WRITE_CEILING_TABLES)
+  for (const table of WRITE_CEILING_TABLES) {
     await run(`create table ceiling.${table} (like public.${table} including all)`, []);
+    // `like` copies no storage parameters: the same room on the pages (fillfactor, migration 035).
+    const [options] = await run(
+      "select array_to_string(reloptions, ', ') as list from pg_class where oid = $1::regclass",
+      [`public.${table}`],
+    );
+    if (options?.list) await run(`alter table ceiling.${table} set (${options.list})`, []);
+  }
   await run(
     `insert into ceiling.purchase_orders (id, store_id, sequential_id, number, status, supplier_id, currency, exchange_rate_base_currency, exchange_rate_date, location_id)
      select o, $1, o, 'PO-' || o, 'ordered', 1, 'USD', 'USD', current_date, $2 from generate_series(1, $3::int) as o`,
