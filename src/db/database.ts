@@ -3,7 +3,7 @@ import path from "node:path";
 import { Kysely } from "kysely";
 import pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
-import { ConnectionTurns, PGliteDialect } from "./pglite-dialect.ts";
+import { ConnectionTurns, PGliteDialect, registerTurns } from "./pglite-dialect.ts";
 import { lockDataDirectory } from "./pglite-lock.ts";
 import { PGliteThread } from "./pglite-thread.ts";
 import { markOneConnection, preparedNameOf, registerPool, runHotQueriesOn } from "./prepared.ts";
@@ -145,6 +145,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   // Authentication's lookup, before every request, goes ahead of queued statements (pglite-dialect.ts).
   const priorityDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "priority") });
   runHotQueriesOn(db, priorityDb);
+  registerTurns(db, turns);
+  registerTurns(backgroundDb, turns);
   markOneConnection(db);
   markOneConnection(backgroundDb);
   return {

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { PeriodicTask } from "../jobs/worker.ts";
 import type { Db } from "./database.ts";
+import { apiWaitingOn } from "./pglite-dialect.ts";
 import { readsInChunks } from "./prepared.ts";
 
 /**
@@ -43,10 +44,34 @@ export async function maintainEmbeddedTables(db: Db): Promise<string[]> {
   return due;
 }
 
+/**
+ * Ticks in a row the maintenance lets pass while API requests wait for the connection (5 minutes).
+ * A VACUUM ANALYZE is one statement: in a burst of 200-line applies those of the tables the burst grew
+ * held the one connection 160-670 ms each, with up to 31 requests queued behind it, 20 ms of the
+ * connection per apply (docs/performance.md, "PGlite writes per request"). A quiet tick does them; a
+ * load that never lets up still gets them after this many.
+ */
+export const MAINTENANCE_DEFERRED_AT_MOST = 10;
+
+/** Ticks let pass in a row, by database handle. */
+const deferredTicks = new WeakMap<object, number>();
+
+/** Whether this tick lets the maintenance pass, counting it if so. */
+export function deferMaintenance(db: Db): boolean {
+  const deferred = deferredTicks.get(db) ?? 0;
+  if (apiWaitingOn(db) > 0 && deferred < MAINTENANCE_DEFERRED_AT_MOST) {
+    deferredTicks.set(db, deferred + 1);
+    return true;
+  }
+  deferredTicks.delete(db);
+  return false;
+}
+
 export const embeddedMaintenanceTask: PeriodicTask = {
   name: "embedded-maintenance",
   intervalMs: EMBEDDED_MAINTENANCE_INTERVAL_MS,
   async run(ctx) {
+    if (deferMaintenance(ctx.db)) return;
     await maintainEmbeddedTables(ctx.db);
   },
 };

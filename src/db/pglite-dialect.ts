@@ -102,6 +102,11 @@ export class ConnectionTurns {
     private readonly timeoutMs = ACQUIRE_TIMEOUT_MS,
   ) {}
 
+  /** API statements (foreground and priority) waiting for the connection now. */
+  apiWaiting(): number {
+    return this.waiting.foreground.length + this.waiting.priority.length;
+  }
+
   async acquire(lane: Lane): Promise<void> {
     const waits = currentDatabaseWaits();
     if (!waits) return this.take(lane);
@@ -178,6 +183,18 @@ export class ConnectionTurns {
     this.holder = lane;
     this.heldSince = this.now();
   }
+}
+
+/** The turns of each handle over the embedded database (database.ts registers them). */
+const turnsOfHandle = new WeakMap<object, ConnectionTurns>();
+
+export function registerTurns(handle: object, turns: ConnectionTurns): void {
+  turnsOfHandle.set(handle, turns);
+}
+
+/** API statements waiting for the embedded database's connection now (0 for any other handle). */
+export function apiWaitingOn(handle: object): number {
+  return turnsOfHandle.get(handle)?.apiWaiting() ?? 0;
 }
 
 class PGliteDriver implements Driver {
