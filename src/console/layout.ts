@@ -67,18 +67,12 @@ export function storePath(storeId: number, rest = ""): string {
   return `/console/stores/${storeId}${rest}`;
 }
 
-/** An address that may wrap before its "@" (a `<wbr>`) rather than anywhere in a narrow header. */
-function emailBreakable(email: string): SafeHtml {
-  const at = email.lastIndexOf("@");
-  return at > 0 ? html`${email.slice(0, at)}<wbr>${email.slice(at)}` : html`${email}`;
-}
-
 export function page(options: PageOptions): string {
   const { session, store, tab } = options;
   const title = store ? `${options.title} · ${store.name}` : options.title;
   const who =
     session?.actor.kind === "staff"
-      ? html`<p class="who">${emailBreakable(session.actor.email)} <span class="muted">(${session.actor.role})</span></p>`
+      ? html`<p class="who">${session.actor.email} <span class="muted">(${session.actor.role})</span></p>`
       : "";
   const header = html`<header class="top">
   <a class="brand" href="${homePath(session)}">Stockroom console</a>
