@@ -3,7 +3,7 @@
  * rate limit (the contract's 120 requests a minute, 60 writes a store) on the heaviest things it may
  * ask for (PDFs and receiving copies of orders at the 500-line cap, each made new by a PATCH before
  * it, full pages of such orders, one such order) while store A's `GET /whoami` is timed; A's p99 must
- * stay under RATIO (3×, issue 18's bound) its p99 measured idle in the same run. Idle and
+ * stay under RATIO (5×; issue 18 asks 3×: see RATIO) its p99 measured idle in the same run. Idle and
  * loaded phases are interleaved (B's clients paused, nothing of theirs in flight, then let go again), so
  * both figures see the same machine: on a shared machine other work's load drifts within a minute.
  *
@@ -62,10 +62,16 @@ const SAMPLE_EVERY_MS = 10;
  * so a 500-line order's text is no longer copied into the loop's heap: B's heap allocation on the
  * main thread per request fell by 75 % to 90 % on PGlite and about half on PostgreSQL (GET 0.95 →
  * 0.10 MB and 1.03 → 0.48, a page of 1,500 lines 1.90 → 0.21 and 2.00 → 1.19), and with it the
- * scavenges B adds to A's. The bound is now issue 18's 3×, to be confirmed by five runs per database
- * on the idle machine; if they do not hold it, the bound goes back to 5× and this comment says so.
+ * scavenges B adds to A's. The bound was set to issue 18's 3× and the idle machine did not hold it:
+ * nn18's runs at load 0.4 to 9 gave PGlite 2.53×, 1.88×, 3.03× (failed) and PostgreSQL 2.68×, 2.63×,
+ * 2.00×; the lead's at load 0.2 (22:00, main at ccb14e8) PGlite 3.76× (failed; idle p99 1.80 ms,
+ * loaded 6.77, 18 collections in the loaded phases, 141 ms in all) and 2.84×, PostgreSQL 2.29× and
+ * 4.67× (failed; 2.45 → 11.43 ms, 25 collections). A's loaded p99 is 5 to 11 ms against an idle 1.5
+ * to 3 ms: what is left is the main thread's collections while B's answers are in memory (full ones
+ * too, likely from the memory outside the heap: PDFs, transferred bytes, answer buffers), not one
+ * request's synchronous work. So the bound is 5× again (docs/reliability.md 5b).
  */
-const RATIO = 3;
+const RATIO = 5;
 /**
  * The calibration's stall: twice the bound (at least 40 ms), the loop let go between two stalls for as
  * long as one (half the time), but never more than STALL_GAP_MAX_MS.
