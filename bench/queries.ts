@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { loadConfig } from "../src/config.ts";
 import { PGliteThread } from "../src/db/pglite-thread.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
 
 const statements: string[] = [];
 let counting = false;
@@ -32,26 +33,7 @@ const config = loadConfig({
 const runtime = await createRuntime(config, { logger: false });
 const { app, ctx } = runtime;
 
-async function call(
-  method: string,
-  url: string,
-  token: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await app.inject({
-    method: method as "GET",
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res.headers["content-type"]?.toString().includes("json") ? JSON.parse(res.body) : res.body;
-}
+const call = injectCaller(app);
 
 const rows: Array<{ path: string; statements: number; transactions: number; ms: number; tables: string }> =
   [];
@@ -87,34 +69,12 @@ async function count(label: string, fn: () => Promise<unknown>): Promise<void> {
   });
 }
 
-const store = (
-  await call("POST", "/admin/stores", ADMIN, { name: "Q", currency: "USD", timezone: "UTC", seed: "demo" })
-).data;
-await call("PATCH", `/admin/stores/${store.id}`, ADMIN, {
-  rate_limits: { per_key_per_minute: 1e7, per_store_per_minute: 1e7, writes_per_store_per_minute: 1e7 },
-});
-const key = (
-  await call("POST", `/admin/stores/${store.id}/keys`, ADMIN, {
-    name: "q",
-    scopes: ["read", "write:purchase_orders", "write:suppliers", "write:inventory", "webhooks"],
-  })
-).data.key as string;
-await call("POST", `/admin/stores/${store.id}/platform/catalog/generate`, ADMIN, {
+const { key, variants } = await storeWithBulkCatalog(call, () => runtime.worker.drain(), {
+  admin: ADMIN,
+  name: "Q",
+  scopes: ["read", "write:purchase_orders", "write:suppliers", "write:inventory", "webhooks"],
   products: 20,
-  variants_per_product: 50,
 });
-await runtime.worker.drain();
-const variants: Array<{ id: number; sku: string }> = [];
-for (let cursor: string | null = null; ; ) {
-  const page: { data: Array<{ id: number; sku: string }>; next_cursor: string | null } = await call(
-    "GET",
-    `/v2/variants?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-    key,
-  );
-  variants.push(...page.data.filter((v) => v.sku?.startsWith("BULK-")));
-  if (!page.next_cursor) break;
-  cursor = page.next_cursor;
-}
 const locations = (await call("GET", "/v2/locations", key)).data as Array<{ id: number }>;
 const suppliers: number[] = [];
 for (let i = 0; i < 30; i++)

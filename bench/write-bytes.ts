@@ -18,6 +18,7 @@ import { existsSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
 import { loadCeilingOrders, prepareWriteCeiling, type Run, writeReceiptRows } from "./lib/write-ceiling.ts";
 
 const SERVER = process.env.WRITE_BYTES_SERVER ?? "postgres://postgres@127.0.0.1:5432";
@@ -65,56 +66,15 @@ await own.connect();
 if (process.env.PRE_SQL) await own.query(process.env.PRE_SQL);
 const ownPid = Number((await own.query("select pg_backend_pid() as pid")).rows[0].pid);
 
-async function call<T = any>(
-  method: string,
-  url: string,
-  token: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<T> {
-  const res = await app.inject({
-    method: method as "GET",
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { payload: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return JSON.parse(res.body) as T;
-}
+const call = injectCaller(app);
 
 // ---- the store, its catalog, orders and drafts (not measured) ----
-const store = (
-  await call("POST", "/admin/stores", ADMIN, { name: "W", currency: "USD", timezone: "UTC", seed: "demo" })
-).data;
-await call("PATCH", `/admin/stores/${store.id}`, ADMIN, {
-  rate_limits: { per_key_per_minute: 1e7, per_store_per_minute: 1e7, writes_per_store_per_minute: 1e7 },
-});
-const key = (
-  await call("POST", `/admin/stores/${store.id}/keys`, ADMIN, {
-    name: "w",
-    scopes: ["read", "write:purchase_orders", "write:suppliers", "write:inventory"],
-  })
-).data.key as string;
-await call("POST", `/admin/stores/${store.id}/platform/catalog/generate`, ADMIN, {
+const { key, variants } = await storeWithBulkCatalog(call, () => runtime.worker.drain(), {
+  admin: ADMIN,
+  name: "W",
+  scopes: ["read", "write:purchase_orders", "write:suppliers", "write:inventory"],
   products: 40,
-  variants_per_product: 50,
 });
-await runtime.worker.drain();
-const variants: Array<{ id: number; sku: string }> = [];
-for (let cursor: string | null = null; ; ) {
-  const page: { data: Array<{ id: number; sku: string }>; next_cursor: string | null } = await call(
-    "GET",
-    `/v2/variants?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-    key,
-  );
-  variants.push(...page.data.filter((v) => v.sku?.startsWith("BULK-")));
-  if (!page.next_cursor) break;
-  cursor = page.next_cursor;
-}
 const location = (await call("GET", "/v2/locations", key)).data[0].id as number;
 const supplier = (await call("POST", "/v2/suppliers", key, { name: "Bytes" })).data.id as number;
 
