@@ -14,7 +14,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { createRuntime } from "../src/runtime.ts";
@@ -41,11 +42,36 @@ const own = new pg.Client({ connectionString: `${SERVER}/${DATABASE}` });
 // Statements counted at the driver: every pg Client's query but this harness's own connection.
 let statements = 0;
 let counting = false;
+// VERBOSE=1: each measured statement's first words and how often it ran.
+const texts = new Map<string, number>();
+const dumped = new Set<string>();
 const originalQuery = pg.Client.prototype.query;
+// PG_STATS=1: the backends log each measured statement's parse, plan and execution CPU (the server's
+// log_*_stats, for this harness's sessions only), summed by statement after each run (server log read).
+const PG_STATS = process.env.PG_STATS === "1";
+const statsOn = new WeakSet<pg.Client>();
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (PG_STATS && counting && this !== own && !statsOn.has(this)) {
+    statsOn.add(this);
+    (originalQuery as (...a: unknown[]) => unknown).call(
+      this,
+      "set log_parser_stats = on; set log_planner_stats = on; set log_executor_stats = on",
+    );
+  }
   if (counting && this !== own) {
     const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
-    if (text && !/^\s*(begin|commit|rollback)\b/i.test(text)) statements++;
+    if (text && !/^\s*(begin|commit|rollback)\b/i.test(text)) {
+      statements++;
+      if (process.env.DUMP && !dumped.has(text.slice(0, 40))) {
+        dumped.add(text.slice(0, 40));
+        const values = typeof args[0] === "string" ? args[1] : (args[0] as { values?: unknown[] }).values;
+        writeFileSync(`${process.env.DUMP}-${dumped.size}.json`, JSON.stringify({ text, values }));
+      }
+      if (process.env.VERBOSE) {
+        const head = text.slice(0, 200).replace(/\s+/g, " ").trim().slice(0, 90);
+        texts.set(head, (texts.get(head) ?? 0) + 1);
+      }
+    }
   }
   return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof pg.Client.prototype.query;
@@ -224,15 +250,79 @@ const dbOid = String(
   (await own.query("select oid from pg_database where datname = current_database()")).rows[0].oid,
 );
 
+const SERVER_LOG = process.env.PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log";
+
+/**
+ * The backends' CPU by phase and statement from the server log written since `from` (PG_STATS): each
+ * `… STATISTICS` entry's user + system seconds, attributed to the STATEMENT line after it.
+ */
+function printBackendStats(from: number, n: number): void {
+  const size = statSync(SERVER_LOG).size;
+  const fd = openSync(SERVER_LOG, "r");
+  const buffer = Buffer.alloc(size - from);
+  readSync(fd, buffer, 0, buffer.length, from);
+  closeSync(fd);
+  const sums = new Map<string, number>();
+  let phase: string | null = null;
+  let cpu = 0;
+  for (const line of buffer.toString("utf8").split("\n")) {
+    const stats = /LOG:\s+(PARSER|PARSE ANALYSIS|REWRITER|PLANNER|EXECUTOR) STATISTICS/.exec(line);
+    if (stats) {
+      phase = stats[1];
+      cpu = 0;
+      continue;
+    }
+    const usage = /!\s+([\d.]+) s user, ([\d.]+) s system/.exec(line);
+    if (usage && phase && cpu === 0) {
+      cpu = (Number(usage[1]) + Number(usage[2])) * 1000;
+      continue;
+    }
+    const statement = /STATEMENT:\s+(.*)/.exec(line);
+    if (statement && phase) {
+      const key = `${phase.padEnd(14)} ${statement[1].slice(0, 200).replace(/\s+/g, " ").slice(0, 70)}`;
+      sums.set(key, (sums.get(key) ?? 0) + cpu);
+      phase = null;
+    }
+  }
+  let total = 0;
+  for (const ms of sums.values()) total += ms;
+  console.log(`backends' CPU by phase and statement (server log): ${(total / n).toFixed(2)} ms a request`);
+  for (const [key, ms] of [...sums].sort((a, b) => b[1] - a[1]).slice(0, 24))
+    console.log(`  ${(ms / n).toFixed(3).padStart(7)} ms ${key}`);
+}
+
+/**
+ * PROFILE=<prefix>: a CPU profile of the service's process during each measured run (not the set-up),
+ * written to <prefix>-<label>.cpuprofile (Chrome DevTools, or speedscope).
+ */
+async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
+  const prefix = process.env.PROFILE;
+  if (!prefix) return run();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  const result = await run();
+  const { profile } = await session.post("Profiler.stop");
+  writeFileSync(`${prefix}-${label.split(" ")[0]}.cpuprofile`, JSON.stringify(profile));
+  session.disconnect();
+  return result;
+}
+
 async function measure(label: string, calls: Array<() => Promise<unknown>>): Promise<void> {
   for (const c of calls.slice(0, WARM)) await c();
   const measured = calls.slice(WARM, WARM + N);
   const start = await lsn();
   const cpu0 = process.cpuUsage();
   const backend0 = await backendCpuMs();
+  const logAt = PG_STATS ? statSync(SERVER_LOG).size : 0;
   statements = 0;
+  texts.clear();
   counting = true;
-  for (const c of measured) await c();
+  await profiled(label, async () => {
+    for (const c of measured) await c();
+  });
   counting = false;
   const cpu = process.cpuUsage(cpu0);
   const backend = cpuSince(backend0, await backendCpuMs());
@@ -248,6 +338,8 @@ async function measure(label: string, calls: Array<() => Promise<unknown>>): Pro
   console.log(
     `CPU a request: service ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms, PostgreSQL backends ${(backend / n).toFixed(2)} ms`,
   );
+  if (PG_STATS) printBackendStats(logAt, n);
+  for (const [head, count] of texts) console.log(`  ${(count / n).toFixed(1).padStart(5)} × ${head}`);
   for (const [what, bytes] of [...wal.byRelation].sort((a, b) => b[1] - a[1]).slice(0, 14))
     console.log(`  ${what.padEnd(48)} ${kb(bytes).padStart(8)} KB`);
 }
