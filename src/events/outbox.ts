@@ -12,6 +12,8 @@ interface EmitFields {
   subjectId: number;
   /** Envelope fields beside `data` (e.g. `receipt` for purchase_order.receipt_recorded). */
   extra?: Record<string, unknown>;
+  /** `extra` as the JSON text of its object, when the caller serialized it already. */
+  extraText?: string;
 }
 
 /**
@@ -22,11 +24,17 @@ interface EmitFields {
  * milliseconds; joined here, it was one more copy of it in the loop's young generation. The pieces
  * go to the database as they are, which joins them (issue 18 item 2).
  */
-export type EmitInput = EmitFields & ({ data: object } | { dataJson: readonly TextOrBytes[] });
+export type EmitInput = EmitFields &
+  ({ data: object } | { dataJson: readonly TextOrBytes[] } | { dataText: string });
 
-/** The `data` column's value: the object's JSON, or the pieces of its text joined by the database. */
+/**
+ * The `data` column's value: the object's JSON, its text as the caller serialized it (a write that
+ * answers the same object serializes it once for the event, the stored answer and the reply), or the
+ * pieces of its text joined by the database.
+ */
 function dataValue(input: EmitInput) {
-  if (!("dataJson" in input)) return JSON.stringify(input.data);
+  if ("dataText" in input) return input.dataText;
+  if ("data" in input) return JSON.stringify(input.data);
   // A piece the embedded database handed over as bytes (db/text-bytes.ts) goes back as bytes.
   const pieces = input.dataJson.map((piece) =>
     typeof piece === "string" ? sql`${piece}::text` : sql`convert_from(${piece}::bytea, 'UTF8')`,
@@ -60,7 +68,7 @@ export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<
       subject_type: input.subjectType,
       subject_id: input.subjectId,
       data: dataValue(input),
-      extra: input.extra ? JSON.stringify(input.extra) : null,
+      extra: input.extraText ?? (input.extra ? JSON.stringify(input.extra) : null),
       occurred_at: occurredAt,
     })
     .returning("seq")

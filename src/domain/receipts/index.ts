@@ -4,7 +4,7 @@
  */
 export { previewReceiptFor, type ReceiptPreview } from "./preview.ts";
 export { getReceipt, listReceipts } from "./queries.ts";
-export { recordReceipt } from "./record.ts";
+export { type RecordedReceipt, recordReceipt } from "./record.ts";
 export { orderIdOfReceipt, ordersOfReceipts } from "./repository.ts";
 export type { ReceiptBody, ReceiptCall, StoreRef } from "./types.ts";
 export { voidReceipt } from "./void.ts";

@@ -29,11 +29,22 @@ import { presentAfterReceipt, storedReceiptLines } from "./presented.ts";
 import { type ReceiptLineWrite, receiptLineIdsOf, receiptWrites } from "./repository.ts";
 import type { ReceiptBody, ReceiptCall } from "./types.ts";
 
+/**
+ * The receipt and the order as recorded, and their JSON texts: the event's data and extra were
+ * written from these texts, and the caller answers with them rather than serializing the order
+ * (50-line order: 40-90 KB of JSON) once more for the reply and once for the stored answer.
+ */
+export interface RecordedReceipt {
+  receipt: PresentedReceipt;
+  order: PurchaseOrder;
+  json: { receipt: string; order: string };
+}
+
 export async function recordReceipt(
   call: ReceiptCall,
   orderId: number,
   body: ReceiptBody,
-): Promise<{ receipt: PresentedReceipt; order: PurchaseOrder }> {
+): Promise<RecordedReceipt> {
   const { ctx, trx, store } = call;
   const { order, receiptId } = await lockOrderRecordForReceipt(trx, store.id, orderId);
   assertCan("receipt", order.status);
@@ -114,13 +125,14 @@ export async function recordReceipt(
           receiptSync: movementIds.length > 0 ? JUST_RECORDED : null,
         });
   const presentedReceipt = presented.receipts.find((r) => r.id === receiptId)!;
+  const json = { receipt: JSON.stringify(presentedReceipt), order: JSON.stringify(presented) };
   await emit(ctx, trx, {
     storeId: store.id,
     name: "purchase_order.receipt_recorded",
     subjectType: "purchase_order",
     subjectId: orderId,
-    data: presented,
-    extra: { receipt: presentedReceipt },
+    dataText: json.order,
+    extraText: `{"receipt":${json.receipt}}`,
   });
   if (becameReceived) {
     await emit(ctx, trx, {
@@ -128,10 +140,10 @@ export async function recordReceipt(
       name: "purchase_order.received",
       subjectType: "purchase_order",
       subjectId: orderId,
-      data: presented,
+      dataText: json.order,
     });
   }
-  return { receipt: presentedReceipt, order: presented };
+  return { receipt: presentedReceipt, order: presented, json };
 }
 
 /** The receipts row as written (and presented from, when the order is not read back). */

@@ -9,6 +9,7 @@ export { adjustmentNumbersOf } from "./repository.ts";
 export {
   type AdjustmentInput,
   type AdjustmentLineInput,
+  type AppliedAdjustment,
   applyAdjustment,
   cancelAdjustment,
   createAdjustment,

@@ -10,6 +10,7 @@ import {
   recordReceipt,
   voidReceipt,
 } from "../../domain/receipts/index.ts";
+import { JsonText } from "../json-text-reply.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
@@ -209,12 +210,16 @@ export async function receiptRoutes(instance: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const principal = principalOf(request);
       return sendWrite(request, reply, async (trx) => {
-        const { receipt, order } = await recordReceipt(
+        const { json } = await recordReceipt(
           { ctx, trx, store: principal.store, actor: actorOf(principal) },
           request.params.id,
           request.body as ReceiptBody,
         );
-        return { status: 201, body: { data: receipt, purchase_order: order } };
+        // The texts the event was written from: the answer, sent and stored, is made of them.
+        return {
+          status: 201,
+          body: new JsonText([`{"data":`, json.receipt, `,"purchase_order":`, json.order, "}"]),
+        };
       });
     },
   );

@@ -13,6 +13,7 @@ import {
   type StockAdjustmentStatus,
   updateAdjustment,
 } from "../../domain/stock-adjustments/index.ts";
+import { JsonText } from "../json-text-reply.ts";
 import { principalOf } from "../plugins/auth.ts";
 import {
   commonErrorResponses,
@@ -276,10 +277,11 @@ export async function stockAdjustmentRoutes(instance: FastifyInstance): Promise<
     },
     async (request, reply) => {
       const { store } = principalOf(request);
-      return sendWrite(request, reply, async (trx) => ({
-        status: 200,
-        body: { data: await applyAdjustment(request.server.ctx, trx, store.id, request.params.id) },
-      }));
+      return sendWrite(request, reply, async (trx) => {
+        const { json } = await applyAdjustment(request.server.ctx, trx, store.id, request.params.id);
+        // The text the event was written from: the answer, sent and stored, is made of it.
+        return { status: 200, body: new JsonText(['{"data":', json, "}"]) };
+      });
     },
   );
 
