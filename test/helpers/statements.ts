@@ -9,9 +9,14 @@ import pg from "pg";
 import { PGliteThread } from "../../src/db/pglite-thread.ts";
 
 let recording: string[] | null = null;
+/** Statements sent to PostgreSQL under a name (prepared once per connection), while recording. */
+let recordingNamed: string[] | null = null;
 
-function note(text: unknown): void {
-  if (recording && typeof text === "string") recording.push(text.replace(/\s+/g, " ").trim());
+function note(text: unknown, named = false): void {
+  if (!recording || typeof text !== "string") return;
+  const statement = text.replace(/\s+/g, " ").trim();
+  recording.push(statement);
+  if (named) recordingNamed?.push(statement);
 }
 
 const threadQuery = PGliteThread.prototype.query;
@@ -22,8 +27,9 @@ PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params
 
 const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const first = args[0];
-  note(typeof first === "string" ? first : (first as { text?: string } | undefined)?.text);
+  const first = args[0] as string | { text?: string; name?: string } | undefined;
+  if (typeof first === "string") note(first);
+  else note(first?.text, first?.name !== undefined);
   return clientQuery.apply(this, args);
 } as typeof pg.Client.prototype.query;
 
@@ -35,6 +41,8 @@ export interface Counted<T> {
   statements: string[];
   /** Every statement sent, transaction control included, in order. */
   all: string[];
+  /** Statements sent as named prepared statements (PostgreSQL; the embedded database has no names). */
+  named: string[];
   /** BEGINs and COMMITs. */
   begins: number;
   commits: number;
@@ -43,17 +51,21 @@ export interface Counted<T> {
 /** Runs `work` and returns what it sent to the database. */
 export async function countStatements<T>(work: () => Promise<T>): Promise<Counted<T>> {
   const seen: string[] = [];
+  const named: string[] = [];
   recording = seen;
+  recordingNamed = named;
   let result: T;
   try {
     result = await work();
   } finally {
     recording = null;
+    recordingNamed = null;
   }
   return {
     result,
     statements: seen.filter((s) => !CONTROL.test(s)),
     all: seen,
+    named,
     begins: seen.filter((s) => /^begin\b/i.test(s)).length,
     commits: seen.filter((s) => /^commit\b/i.test(s)).length,
   };

@@ -55,6 +55,15 @@ describe("statements per write", () => {
 
   after(() => t.close());
 
+  /**
+   * On PostgreSQL the ledger's statement (every row a receipt or an apply writes) goes as a named
+   * prepared statement: parsed once per connection, not on every request.
+   */
+  function expectLedgerPrepared(named: string[]) {
+    if (t.runtime.ctx.dbKind !== "postgres") return;
+    assert.equal(named.filter((s) => /^with moved as \(insert into "stock_movements"/.test(s)).length, 1);
+  }
+
   /** One request, counted alone (the request log's buffered insert written before it), key lookup aside. */
   async function counted<T>(request: () => Promise<T>) {
     await t.runtime.ctx.requestLog.flush();
@@ -83,12 +92,13 @@ describe("statements per write", () => {
       lines: variants.slice(100, 150).map((v) => ({ variant_id: v.id, quantity: 10 })),
     });
     const body = { lines: order.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) };
-    const { result, statements, begins, commits } = await counted(() =>
+    const { result, statements, named, begins, commits } = await counted(() =>
       store.api.post(`/v2/purchase_orders/${order.id}/receipts`, body, idempotencyKey("receipt")),
     );
     expectStatus(result, 201);
     assert.equal(statements.length, 7, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
+    expectLedgerPrepared(named);
     // The claim runs before the transaction, on its own: a concurrent retry sees it at once.
     const claim = statements.findIndex((s) => /^insert into idempotency_keys/i.test(s));
     assert.equal(claim, 0, statements.join("\n"));
@@ -102,12 +112,13 @@ describe("statements per write", () => {
       lines: variants.slice(0, 200).map((v, i) => ({ variant_id: v.id, delta: (i % 5) + 1 })),
     });
     expectStatus(draft, 201);
-    const { result, statements, begins, commits } = await counted(() =>
+    const { result, statements, named, begins, commits } = await counted(() =>
       store.api.post(`/v2/stock_adjustments/${draft.body.data.id}/apply`, undefined, idempotencyKey("apply")),
     );
     expectStatus(result, 200);
     assert.equal(statements.length, 8, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
+    expectLedgerPrepared(named);
     // The applied adjustment is presented without reading it back: what GET reads, field by field.
     const read = await store.api.get(`/v2/stock_adjustments/${draft.body.data.id}`);
     expectStatus(read, 200);
