@@ -16,18 +16,22 @@ import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { moneySqlText } from "../money-sql.ts";
 import type { PurchaseOrder } from "./presenter.ts";
 
-/** A JSON value of a nullable SQL value: its JSON text, or null. */
+/** A JSON value of a nullable SQL value: its JSON (text or json), or null. */
 export const orNull = (text: string) => `coalesce(${text}, 'null')`;
 
-/** JSON text of each kind of column, as JSON.stringify writes the presenter's value. */
+/**
+ * JSON of each kind of column, as JSON.stringify writes the presenter's value: text, or `json`
+ * (`to_json`), which `concat` writes as its text. Not `to_json(…)::text`: that cast is an I/O
+ * conversion the server sets up anew on every execution of the statement and runs on every value.
+ */
 export const json = {
   /** An integer (ids, quantities). */
-  int: (expr: string) => orNull(`(${expr})::text`),
+  int: (expr: string) => orNull(`to_json(${expr})`),
   /** A string: quoted and escaped by PostgreSQL's JSON output. */
-  text: (expr: string) => orNull(`to_json(${expr})::text`),
-  bool: (expr: string) => `(${expr})::text`,
+  text: (expr: string) => orNull(`to_json(${expr})`),
+  bool: (expr: string) => `to_json(${expr})`,
   /** `Number(numeric text)`: the value without trailing zeros (numerics never print an exponent). */
-  number: (expr: string) => orNull(`trim_scale(${expr})::text`),
+  number: (expr: string) => orNull(`to_json(trim_scale(${expr}))`),
   /** formatMoney (money-sql.ts): rounded half up to `places`, exactly that many decimals. */
   money: (expr: string, places: string) => `'"' || ${moneySqlText.money(expr, places)} || '"'`,
   /** formatUnitCost (money-sql.ts; numeric(20, 8): no rounding), never fewer than `places` decimals. */
@@ -38,8 +42,8 @@ export const json = {
 const MAX_ARGS = 100;
 
 /**
- * `{"key":value,…}` from [key, JSON text expression] pairs, in that order; every value must be
- * non-null text. One `concat` call writes the object, where a chain of `||` called the text
+ * `{"key":value,…}` from [key, JSON expression] pairs, in that order; every value must be non-null
+ * text or json. One `concat` call writes the object, where a chain of `||` called the text
  * concatenation once per piece and copied the growing text each time (an order's header is 90
  * pieces).
  */
@@ -60,12 +64,12 @@ function concatSql(pieces: readonly string[]): string {
 /** A line's warnings as presentLine maps them (code, message, suggested_quantity). */
 function warnings(alias: string): string {
   const warning = object([
-    ["code", orNull("(w.value->'code')::text")],
-    ["message", orNull("(w.value->'message')::text")],
-    ["suggested_quantity", orNull("(w.value->'suggested_quantity')::text")],
+    ["code", orNull("w.value->'code'")],
+    ["message", orNull("w.value->'message'")],
+    ["suggested_quantity", orNull("w.value->'suggested_quantity'")],
   ]);
-  return `'[' || case when ${alias}.warnings = '[]'::jsonb then '' else (select string_agg(${warning}, ',' order by w.ordinality)
-    from jsonb_array_elements(${alias}.warnings) with ordinality w) end || ']'`;
+  return `'[' || case when ${alias}.warnings = '[]'::jsonb then '' else array_to_string(array(select ${warning}
+    from jsonb_array_elements(${alias}.warnings) with ordinality w order by w.ordinality), ',') end || ']'`;
 }
 
 /**
@@ -113,8 +117,20 @@ function lineObject(places: string): string {
  * of the order's currency, found for each line unless the statement has them already.
  */
 export function linesJsonSql(places = moneySqlText.minorUnits("po.currency")): string {
-  return `(select '[' || coalesce(string_agg(${lineObject(places)}, ',' order by l.position, l.id), '') || ']'
-    from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id)`;
+  return jsonArraySql(
+    lineObject(places),
+    "from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id",
+    "l.position, l.id",
+  );
+}
+
+/**
+ * `[…]` of the JSON texts `element` of `from`'s rows in `orderBy` order, `[]` without rows. An
+ * array of the rows, not `string_agg`: the server sets up an aggregate's state (its input, its sort)
+ * on every execution of the statement, rows or none, and an order's read has one per part.
+ */
+export function jsonArraySql(element: string, from: string, orderBy: string): string {
+  return `('[' || array_to_string(array(select ${element} ${from} order by ${orderBy}), ',') || ']')`;
 }
 
 /**

@@ -14,27 +14,25 @@
  * test/http/purchase-order-one-statement-read.test.ts holds it to the full read, byte for byte.
  */
 import { moneySqlText } from "../money-sql.ts";
-import { json, linesJsonSql, object, orNull } from "./line-text.ts";
+import { json, jsonArraySql, linesJsonSql, object, orNull } from "./line-text.ts";
 
 /** `Date#toISOString` of a timestamptz, quoted (null stays null). */
 const iso = (expr: string) =>
   orNull(`'"' || to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`);
-/** Any scalar as PostgreSQL's JSON writes it: strings escaped, a date as `YYYY-MM-DD`. */
-const value = (expr: string) => orNull(`to_json(${expr})::text`);
+/** Any scalar as PostgreSQL's JSON writes it: strings escaped, a date as `YYYY-MM-DD` (json, see line-text.ts). */
+const value = (expr: string) => orNull(`to_json(${expr})`);
 /** `Number(numeric text)`: the nearest double, written as PostgreSQL writes a float8 (shortest exact). */
-const num = (expr: string) => `to_json((${expr})::float8)::text`;
+const num = (expr: string) => `to_json((${expr})::float8)`;
 /** A nullable amount, formatMoney'd. */
 const moneyOrNull = (expr: string, places: string) => orNull(json.money(expr, places));
 
-/** `[…]` of the JSON texts `element` of `from`'s rows in `orderBy` order; `[]` without rows. */
-const array = (element: string, from: string, orderBy: string) =>
-  `(select '[' || coalesce(string_agg(${element}, ',' order by ${orderBy}), '') || ']' ${from})`;
+const array = jsonArraySql;
 
 /** `{id, name}` of a location, its name `Location <id>` when the mirror has none (locationRef). */
 const locationRef = (id: string, name: string) =>
   object([
     ["id", json.int(id)],
-    ["name", `to_json(coalesce(${name}, 'Location ' || ${id}))::text`],
+    ["name", `to_json(coalesce(${name}, 'Location ' || ${id}))`],
   ]);
 
 /** platform_sync of one record: its row, else never moved (NEVER_MOVED: synced, never attempted). */
@@ -51,7 +49,7 @@ const ADDRESS_KEYS = ["line1", "line2", "city", "province_code", "zip", "country
 
 /** A location's address field as presented: its string, else null (shipToAddress's `pick`). */
 const pick = (key: string) =>
-  `case when jsonb_typeof(loc.address->'${key}') = 'string' then (loc.address->'${key}')::text else 'null' end`;
+  `case when jsonb_typeof(loc.address->'${key}') = 'string' then loc.address->'${key}' else 'null' end`;
 
 /** ship_to_address: the override as text, else the location's address, else null. */
 const SHIP_TO = `case
@@ -71,7 +69,7 @@ end`;
 /** A charge's custom split, amounts in the charge's currency (`cp.places`). */
 const CUSTOM_SPLIT = `case when c.custom_split is null then 'null' else ${array(
   object([
-    ["position", "(s.value->'position')::text"],
+    ["position", "s.value->'position'"],
     ["amount", json.money("(s.value->>'amount')::numeric", "cp.places")],
   ]),
   "from jsonb_array_elements(c.custom_split) with ordinality s",
@@ -181,7 +179,7 @@ export function orderJsonSql(): string {
       "supplier",
       object([
         ["id", json.int("po.supplier_id")],
-        ["name", `to_json(coalesce(s.name, ''))::text`],
+        ["name", `to_json(coalesce(s.name, ''))`],
       ]),
     ],
     ["supplier_id", json.int("po.supplier_id")],
