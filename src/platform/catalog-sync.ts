@@ -78,6 +78,28 @@ export async function syncCatalog(
   return result;
 }
 
+/**
+ * Moves the store's watermark past changes the caller's transaction has already adopted (a push's
+ * acknowledgement adopts the levels and costs the platform reported for its adjustment), when the
+ * mirror stands right before them: the sync then has nothing of them to read back. A mirror anywhere
+ * else (behind, or already past) is left to the sync. Answers whether it moved.
+ */
+export async function advanceMirrorPast(
+  ctx: AppContext,
+  trx: Db,
+  storeId: number,
+  feed: { before: string; after: string },
+): Promise<boolean> {
+  const now = ctx.clock.now();
+  const moved = await trx
+    .updateTable("mirror_sync_states")
+    .set({ watermark: feed.after, synced_at: now, updated_at: now })
+    .where("store_id", "=", storeId)
+    .where("watermark", "=", feed.before)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
+}
+
 /** Records why the last sync attempt failed (shown by the admin sync status). */
 export async function recordSyncError(ctx: AppContext, storeId: number, error: string): Promise<void> {
   const now = ctx.clock.now();

@@ -94,6 +94,13 @@ export interface InventoryAdjustResult {
    * before it was deleted). The mirror marks their variants deleted. Absent or empty: none.
    */
   goneItems?: number[];
+  /**
+   * Where the platform's change feed stood right before and right after this adjustment, when the
+   * changes in between are this adjustment's alone (its levels as `levels` reports them, and its item
+   * costs): a mirror at `before` that adopted both is at `after`. Absent: the platform cannot say
+   * (Shopify), or nothing moved.
+   */
+  feed?: { before: string; after: string };
 }
 
 export interface PlatformConnector {

@@ -24,6 +24,7 @@ import {
   writeSyncState as writeRecordSyncState,
 } from "../domain/stock/index.ts";
 import { DeferJobError, type JobHandler, PermanentJobError } from "../jobs/worker.ts";
+import { advanceMirrorPast } from "./catalog-sync.ts";
 import {
   type InventoryAdjustment,
   type InventoryAdjustResult,
@@ -353,6 +354,11 @@ export async function pushMovements(
         // Acknowledged here or by another worker: either way these movements are on the platform.
         if (taken) await ctx.jobs.completeLeased(trx, taken.acknowledged(ids), taken.mark);
         if (index === documents.length - 1) await settle(ctx, trx, subjectOf(payload));
+        // The levels and costs the platform reported for this document are adopted above: when its
+        // change feed says they were all it changed, the mirror sync need not read them back (on the
+        // simulated platform that read-back cost as much of the embedded database as the push).
+        // Last, so on PostgreSQL the store's mirror row is locked only until the commit.
+        if (acked > 0 && result.feed) await advanceMirrorPast(ctx, trx, storeId, result.feed);
       });
     }
   } finally {

@@ -706,6 +706,73 @@ describe("platform sync", () => {
     assert.equal(await t.drain(), 0, "nothing new to pull");
   });
 
+  test("a push's acknowledgement moves the mirror past its own changes; a platform change before it is still pulled", async () => {
+    const [v, w] = [tracked[10], tracked[11]];
+    const loc = locationIds[0];
+    const watermark = async () =>
+      (
+        await t.runtime.ctx.db
+          .selectFrom("mirror_sync_states")
+          .select("watermark")
+          .where("store_id", "=", store.id)
+          .executeTakeFirstOrThrow()
+      ).watermark;
+    const changeSeq = async () =>
+      String(
+        (
+          await t.runtime.ctx.db
+            .selectFrom("sim_stores")
+            .select("change_seq")
+            .where("store_id", "=", store.id)
+            .executeTakeFirstOrThrow()
+        ).change_seq,
+      );
+    await t.runtime.worker.runPeriodic("catalog.sync-scan");
+    await t.drain();
+    assert.equal(await watermark(), await changeSeq(), "the mirror has pulled everything");
+
+    // The mirror stands right before the push's changes: its acknowledgement moves it past them.
+    const start = await level(v.inventory_item_id, loc);
+    await move([
+      {
+        inventoryItemId: v.inventory_item_id,
+        locationId: loc,
+        availableDelta: 4,
+        unitCost: "2.75",
+        unitCostCurrency: "USD",
+        reason: "received",
+      },
+    ]);
+    assert.equal(await t.drain(), 1, "the push alone");
+    assert.equal(await watermark(), await changeSeq());
+    await t.runtime.worker.runPeriodic("catalog.sync-scan");
+    assert.equal(await t.drain(), 0, "no sync queued: nothing of the push to read back");
+    const pushed = await level(v.inventory_item_id, loc);
+    const onPlatform = await platformLevel(v.inventory_item_id, loc);
+    assert.deepEqual([pushed.available, pushed.on_hand], [start.available + 4, start.on_hand + 4]);
+    assert.deepEqual([onPlatform.available, onPlatform.on_hand], [pushed.available, pushed.on_hand]);
+    assert.equal((await store.api.get(`/v2/variants/${v.id}`)).body.data.unit_cost, "2.75");
+
+    // A sale on the platform before the push: the mirror is behind it, so the watermark stays and the
+    // sync brings the sale and reads the push's level back without counting anything twice.
+    const before = await watermark();
+    const other = await level(w.inventory_item_id, loc);
+    await changeSimInventory(t.runtime.ctx.db, clock, store.id, [
+      { inventory_item_id: w.inventory_item_id, location_id: loc, adjust: -3 },
+    ]);
+    await move([
+      { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: 2, reason: "correction" },
+    ]);
+    assert.equal(await t.drain(), 1);
+    assert.equal(await watermark(), before, "left to the sync");
+    await t.runtime.worker.runPeriodic("catalog.sync-scan");
+    assert.equal(await t.drain(), 1, "the sync");
+    assert.equal(await watermark(), await changeSeq());
+    assert.equal((await level(w.inventory_item_id, loc)).available, other.available - 3);
+    assert.equal((await level(v.inventory_item_id, loc)).available, start.available + 6);
+    assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available + 6);
+  });
+
   // Its own app with real workers and the system clock (started inside a test: on PostgreSQL two apps
   // must not run their migrations at the same moment). The bound is counted in runs of the
   // once-a-second scan, not in milliseconds: a busy machine slows the scan and the sync alike.

@@ -109,6 +109,13 @@ export async function applySimAdjustment(
         created_at: clock.now(),
       })
       .execute();
-    return { replayed: false, levels: reported };
+    // The change numbers just allocated are this adjustment's alone (the shop's row stays locked to
+    // the commit), so the feed from `first - 1` to its last number is what it reports.
+    const last = first + touched.length + costs.length - 1;
+    return {
+      replayed: false,
+      levels: reported,
+      ...(last >= first ? { feed: { before: String(first - 1), after: String(last) } } : {}),
+    };
   });
 }
