@@ -1,6 +1,6 @@
 /**
  * Rendered PDFs kept for reuse, least recently used first out, bounded by their total size. The key
- * is a digest of everything the document shows (see rendering.ts), so an entry is never stale: an
+ * is the version of everything the document shows (pdf-version.ts), so an entry is never stale: an
  * order, store, supplier or location that changes makes a new key, and the old entry ages out.
  */
 export class PdfCache {

@@ -1,7 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import { loadPurchaseOrderDocument } from "./document-data.ts";
 import { PdfCache } from "./pdf-cache.ts";
-import { pdfKeyOf, readPdfVersion } from "./pdf-version.ts";
+import { pdfKeyOf, readPdfHead, readPdfVersion } from "./pdf-version.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
 import { RenderPool } from "./render-pool.ts";
 import type { DocumentSource } from "./render-worker.ts";
@@ -64,7 +64,8 @@ export interface PdfFile {
 
 /**
  * A purchase order's PDF (or receiving copy) to serve: from the cache when nothing it shows has
- * changed (one statement, the version: pdf-version.ts), else read and rendered off the event loop.
+ * changed (one statement of two columns, the version: pdf-version.ts), else read and rendered off the
+ * event loop, cached under the version read with the document (never older than what it renders).
  */
 export async function purchaseOrderPdfFile(
   ctx: AppContext,
@@ -72,10 +73,11 @@ export async function purchaseOrderPdfFile(
   orderId: number,
   options: PdfOptions,
 ): Promise<PdfFile> {
+  const head = await readPdfHead(ctx.db, storeId, orderId);
+  const cached = rendererOf(ctx).cache.get(pdfKeyOf(storeId, orderId, options.receivingCopy, head.version));
+  if (cached) return { number: head.order_number, pdf: cached };
   const version = await readPdfVersion(ctx.db, storeId, orderId);
-  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version);
-  const cached = rendererOf(ctx).cache.get(key);
-  if (cached) return { number: version.order_number, pdf: cached };
+  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version.version);
   const document = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
   return { number: version.order_number, pdf: await renderedOnce(ctx, storeId, key, document, options) };
 }
@@ -98,6 +100,6 @@ export async function purchaseOrderPdf(
 ): Promise<RenderedPdf> {
   const version = await readPdfVersion(ctx.db, storeId, orderId);
   const source = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
-  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version);
+  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version.version);
   return { document: source.document, pdf: await renderedOnce(ctx, storeId, key, source, options) };
 }
