@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
+import { hotSql } from "../db/prepared.ts";
 import type { TextOrBytes } from "../db/text-bytes.ts";
 import { randomBase62 } from "../domain/secrets.ts";
 
@@ -53,26 +54,67 @@ export interface EmittedEvent {
 }
 
 /**
+ * An event whose data is one JSON text (nearly every event; every write emits one): a fixed text,
+ * prepared once per PostgreSQL connection (db/prepared.ts), not built, compiled, parsed and planned
+ * for each event.
+ */
+const insertEvent = hotSql<
+  [
+    id: string,
+    storeId: number,
+    name: string,
+    subjectType: string,
+    subjectId: number,
+    data: string,
+    extra: string | null,
+    occurredAt: Date,
+  ],
+  { seq: number }
+>(
+  "stockroom_event_insert",
+  `insert into events (id, store_id, name, subject_type, subject_id, data, extra, occurred_at)
+   values ($1, $2, $3, $4, $5, $6, $7, $8) returning seq`,
+  { priority: false },
+);
+
+/**
  * The outbox: an event is a row written in the caller's transaction, so a committed change always has
  * its event and a rolled-back one never does.
  */
 export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<EmittedEvent> {
   const occurredAt = ctx.clock.now();
   const id = `evt_${randomBase62(24)}`;
-  const row = await trx
-    .insertInto("events")
-    .values({
-      id,
-      store_id: input.storeId,
-      name: input.name,
-      subject_type: input.subjectType,
-      subject_id: input.subjectId,
-      data: dataValue(input),
-      extra: input.extraText ?? (input.extra ? JSON.stringify(input.extra) : null),
-      occurred_at: occurredAt,
-    })
-    .returning("seq")
-    .executeTakeFirstOrThrow();
+  const extra = input.extraText ?? (input.extra ? JSON.stringify(input.extra) : null);
+  const data = dataValue(input);
+  const [row] =
+    typeof data === "string"
+      ? await insertEvent.run(
+          trx,
+          id,
+          input.storeId,
+          input.name,
+          input.subjectType,
+          input.subjectId,
+          data,
+          extra,
+          occurredAt,
+        )
+      : [
+          await trx
+            .insertInto("events")
+            .values({
+              id,
+              store_id: input.storeId,
+              name: input.name,
+              subject_type: input.subjectType,
+              subject_id: input.subjectId,
+              data,
+              extra,
+              occurred_at: occurredAt,
+            })
+            .returning("seq")
+            .executeTakeFirstOrThrow(),
+        ];
   const event: EmittedEvent = {
     id,
     seq: row.seq,

@@ -56,12 +56,18 @@ describe("statements per write", () => {
   after(() => t.close());
 
   /**
-   * On PostgreSQL the ledger's statement (every row a receipt or an apply writes) goes as a named
-   * prepared statement: parsed once per connection, not on every request.
+   * On PostgreSQL the write's statements in its transaction go as named prepared statements, parsed
+   * once per connection, not on every request: the ledger's (every row a receipt or an apply writes),
+   * the event, and `others` (each pattern matching one statement sent under a name).
    */
-  function expectLedgerPrepared(named: string[]) {
+  function expectPrepared(named: string[], others: RegExp[]) {
     if (t.runtime.ctx.dbKind !== "postgres") return;
-    assert.equal(named.filter((s) => /^with moved as \(insert into "stock_movements"/.test(s)).length, 1);
+    for (const pattern of [
+      /^with moved as \(insert into "stock_movements"/,
+      /^insert into events /,
+      ...others,
+    ])
+      assert.equal(named.filter((s) => pattern.test(s)).length, 1, `${pattern} in:\n${named.join("\n")}`);
   }
 
   /** One request, counted alone (the request log's buffered insert written before it), key lookup aside. */
@@ -98,7 +104,7 @@ describe("statements per write", () => {
     expectStatus(result, 201);
     assert.equal(statements.length, 7, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
-    expectLedgerPrepared(named);
+    expectPrepared(named, [/^select "po"\.\*.* for update of "po"$/]);
     // The claim runs before the transaction, on its own: a concurrent retry sees it at once.
     const claim = statements.findIndex((s) => /^insert into idempotency_keys/i.test(s));
     assert.equal(claim, 0, statements.join("\n"));
@@ -118,7 +124,11 @@ describe("statements per write", () => {
     expectStatus(result, 200);
     assert.equal(statements.length, 8, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
-    expectLedgerPrepared(named);
+    expectPrepared(named, [
+      /^select sa\.\*, loc\.name as current_location_name from stock_adjustments sa /,
+      /^select l\.\*, exists \(/,
+      /^select inventory_item_id, available from inventory_levels .* for update$/,
+    ]);
     // The applied adjustment is presented without reading it back: what GET reads, field by field.
     const read = await store.api.get(`/v2/stock_adjustments/${draft.body.data.id}`);
     expectStatus(read, 200);

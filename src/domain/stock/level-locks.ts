@@ -1,4 +1,5 @@
 import type { Db } from "../../db/database.ts";
+import { hotSql } from "../../db/prepared.ts";
 
 /**
  * Mirror levels locked before a record reads them to move stock (a stock adjustment's quantity_before).
@@ -13,18 +14,24 @@ async function lockExisting(
 ): Promise<Map<number, number>> {
   const result = new Map<number, number>();
   if (inventoryItemIds.length === 0) return result;
-  const rows = await trx
-    .selectFrom("inventory_levels")
-    .select(["inventory_item_id", "available"])
-    .where("store_id", "=", storeId)
-    .where("location_id", "=", locationId)
-    .where("inventory_item_id", "in", [...new Set(inventoryItemIds)])
-    .orderBy("inventory_item_id")
-    .forUpdate()
-    .execute();
+  const rows = await lockAt.run(trx, storeId, locationId, [...new Set(inventoryItemIds)]);
   for (const row of rows) result.set(Number(row.inventory_item_id), row.available);
   return result;
 }
+
+// One text whatever the number of items (an array, where an `in` list of as many parameters made a
+// text per count), prepared once per PostgreSQL connection (db/prepared.ts).
+const lockAt = hotSql<
+  [storeId: number, locationId: number, itemIds: number[]],
+  { inventory_item_id: number; available: number }
+>(
+  "stockroom_levels_lock_at",
+  `select inventory_item_id, available from inventory_levels
+   where store_id = $1 and location_id = $2 and inventory_item_id = any($3::bigint[])
+   order by inventory_item_id
+   for update`,
+  { priority: false },
+);
 
 /**
  * Locks the levels of these items at the location and answers each item's `available`. An item with
