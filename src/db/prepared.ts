@@ -1,7 +1,6 @@
 import { type Compilable, CompiledQuery, type InferResult } from "kysely";
 import pg from "pg";
 import type { Db } from "./database.ts";
-import { queryTogether } from "./pipelined.ts";
 
 /**
  * Queries that run on (nearly) every request, built and compiled once instead of per call, and run on
@@ -92,58 +91,23 @@ export function hotSql<Params extends unknown[], Row>(
 }
 
 /**
- * A single-record read that can go to the server together with the key lookup (issue 22 item 2): the
- * record's hot query, whose parameters are the store's id ($1) and the record's id ($2), turned into
- * one that takes the API key's hash instead of the store's id and finds the store through the key
- * (`api_keys.key_hash` is unique). Authentication sends the key lookup and this statement in one
- * write on one pool checkout (`runWithKeyLookup`), and PostgreSQL answers both in one write: one round
- * trip per request where there were two. Its rows are used only once the key lookup has let the
- * request in (auth.ts); a key refused for any reason leaves them unread.
+ * A single-record read that goes to the server inside the key lookup's own statement (issue 22 item
+ * 2; keyLookupBeside below): the record's hot query, written as one JSON text, whose parameters are
+ * the store's id ($1) and the record's id ($2). Its JSON is used only once the key lookup has let the
+ * request in (auth.ts); a key refused for any reason leaves it unread.
  */
-export interface ReadAhead<Row> {
-  readonly query: HotQuery<[keyHash: string, id: string], Row>;
+export interface ReadAhead {
   /** The record's own statement (store $1, id $2). */
-  readonly record: HotQuery<[storeId: number, id: number], Row>;
+  readonly record: HotQuery<[storeId: number, id: number], JsonRecord>;
   /** The record's largest id (its column's range): a bigger one in the path is not read ahead. */
   readonly maxId: number;
-  /** A record read as one JSON text: it goes in the key lookup's own statement (keyLookupBeside). */
-  readonly json: boolean;
 }
 
-export function readAheadOf<Row>(
-  record: HotQuery<[storeId: number, id: number], Row>,
+export function readAheadOf(
+  record: HotQuery<[storeId: number, id: number], JsonRecord>,
   maxId: number,
-  options: { json: boolean } = { json: false },
-): ReadAhead<Row> {
-  let text: string | null = null;
-  let name = "";
-  const textOf = (db: Db): string => {
-    if (text === null) {
-      const inner = record.statement(db);
-      name = `${inner.name}_by_key`;
-      // $1 is the store's id in the record's statement: there it becomes the key's store.
-      const body = inner.text.replace(/\$1(?!\d)/g, "ahead_key.store_id");
-      // (A newline before the parenthesis: the body may end in a `--` comment.)
-      text = `select ahead_record.* from api_keys ahead_key cross join lateral (${body}\n) ahead_record where ahead_key.key_hash = $1`;
-      namesBySql.set(text, name);
-    }
-    return text;
-  };
-  return {
-    maxId,
-    record,
-    json: options.json,
-    query: {
-      run: (db, ...params) => {
-        const sqlText = textOf(db);
-        return runNamed(db, name, sqlText, params);
-      },
-      statement: (db) => {
-        const sqlText = textOf(db);
-        return { name, text: sqlText };
-      },
-    },
-  };
+): ReadAhead {
+  return { record, maxId };
 }
 
 /** A record read as one JSON text (db/json-text.ts): the only column of its statement's row. */
@@ -155,12 +119,13 @@ export interface JsonRecord {
  * The key lookup with a JSON record beside it, in one statement: `key` is the lookup (its hash $1),
  * the record's statement (store $1, id $2) becomes a scalar subquery on the key's store. A record
  * written as JSON has one column, so it sits beside the key's columns without a clash of names; one
- * statement costs the server one bind and execution, and the API one row to read, where the pair sent
- * together (runTogether) cost two of each. `ahead_json` is null when the store has no such record.
+ * statement costs the server one bind and execution, and the API one row to read, where the two
+ * statements sent together in one write (before cf1db58) cost two of each. `ahead_json` is null when
+ * the store has no such record.
  */
 export function keyLookupBeside<Key>(
   key: HotQuery<[keyHash: string], Key>,
-  ahead: ReadAhead<JsonRecord>,
+  ahead: ReadAhead,
 ): HotQuery<[keyHash: string, id: string], Key & { ahead_json: string | null }> {
   let statement: { name: string; text: string } | null = null;
   const statementOf = (db: Db) => {
@@ -183,7 +148,7 @@ export function keyLookupBeside<Key>(
   };
 }
 
-/** The PostgreSQL pool behind a database handle (database.ts), for statements sent together. */
+/** The PostgreSQL pool behind a database handle (database.ts), for the hot queries run straight on it. */
 const pools = new WeakMap<Db, pg.Pool>();
 
 export function registerPool(db: Db, pool: pg.Pool): void {
@@ -214,29 +179,13 @@ async function runNamed<Row>(db: Db, name: string, text: string, values: unknown
   return result.rows;
 }
 
-/** Whether `db` can send a statement together with another (PostgreSQL; the embedded database runs in process). */
-export function sendsTogether(db: Db): boolean {
-  return pools.has(db);
-}
-
 /**
- * Two hot queries on one pool checkout, written to the server together and answered together (one
- * Sync: one implicit transaction, one round trip). Null when `db` cannot (see sendsTogether).
+ * Whether `db` runs on a PostgreSQL pool (the hot queries go straight to it). The embedded database
+ * keeps looked-up keys in process (auth-cache.ts), so a record read with the key lookup would cost it
+ * a statement the cache saves.
  */
-export async function runTogether<P1 extends unknown[], R1, P2 extends unknown[], R2>(
-  db: Db,
-  first: HotQuery<P1, R1>,
-  firstParams: P1,
-  second: HotQuery<P2, R2>,
-  secondParams: P2,
-): Promise<[R1[], R2[]] | null> {
-  const pool = pools.get(db);
-  if (!pool) return null;
-  const [a, b] = await queryTogether(pool, [
-    { ...first.statement(db), values: firstParams },
-    { ...second.statement(db), values: secondParams },
-  ]);
-  return [a as R1[], b as R2[]];
+export function onPool(db: Db): boolean {
+  return pools.has(db);
 }
 
 /**

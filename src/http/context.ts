@@ -58,7 +58,7 @@ declare module "fastify" {
      * A single-record read (`/…/:id`) that authentication sends to PostgreSQL together with the key
      * lookup (db/prepared.ts); the handler takes its rows with `readAheadRows`.
      */
-    readAhead?: ReadAhead<unknown>;
+    readAhead?: ReadAhead;
   }
   interface FastifyRequest {
     principal: Principal | null;

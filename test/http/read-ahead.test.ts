@@ -1,10 +1,10 @@
 /**
- * `GET /v2/suppliers/{id}`, `/v2/variants/{id}` and `/v2/purchase_orders/{id}` on PostgreSQL send their
- * record's statement to the server together with the key lookup, on one pool checkout and in one
- * write (src/db/prepared.ts, readAheadOf; issue 22 item 2). What they answer must not change: the same
- * body as the handler's own read (asked here with a zero-padded id, which is never read ahead), and a
- * key refused for any reason answers as before without showing what was read with it. On the embedded
- * database nothing is sent together and the same tests pass through the handler's own read.
+ * `GET /v2/suppliers/{id}`, `/v2/variants/{id}` and `/v2/purchase_orders/{id}` on PostgreSQL read their
+ * record as JSON inside the key lookup's own statement (src/db/prepared.ts, keyLookupBeside; issue 22
+ * item 2). What they answer must not change: the same body as the handler's own read (asked here with a
+ * zero-padded id, which is never read ahead), and a key refused for any reason answers as before
+ * without showing what was read with it. On the embedded database nothing is read ahead and the same
+ * tests pass through the handler's own read.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -15,7 +15,7 @@ import { createDraftOrder, createSupplier, customLine, trackedVariants } from ".
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-describe("single-record reads sent with the key lookup", () => {
+describe("single-record reads made with the key lookup", () => {
   let t: TestApp;
   let store: TestStore;
   let other: TestStore;

@@ -71,7 +71,7 @@ const variantJsonById = hotQuery("stockroom_variant_json_by_id", (db: Db) =>
 );
 
 /** The same read, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
-export const variantReadAhead = readAheadOf(variantJsonById, Number.MAX_SAFE_INTEGER, { json: true });
+export const variantReadAhead = readAheadOf(variantJsonById, Number.MAX_SAFE_INTEGER);
 
 /**
  * One variant (deleted ones too: orders and history point at them) as the contract's JSON text, or

@@ -310,7 +310,7 @@ where po.store_id = $1 and po.id = $2`,
  * The same statement, written by authentication into the key lookup's own statement on PostgreSQL
  * (db/prepared.ts, keyLookupBeside): one statement and one round trip for the whole request.
  */
-export const smallOrderReadAhead = readAheadOf(orderJsonById, 2147483647, { json: true });
+export const smallOrderReadAhead = readAheadOf(orderJsonById, 2147483647);
 
 /**
  * The order as GET shows it, as its JSON text, read in one statement when it is small; null when it

@@ -117,7 +117,7 @@ const supplierJsonById = hotQuery("stockroom_supplier_json_by_id", (db: Db) =>
 );
 
 /** The same read, sent with the key lookup by authentication on PostgreSQL (db/prepared.ts). */
-export const supplierReadAhead = readAheadOf(supplierJsonById, 2147483647, { json: true });
+export const supplierReadAhead = readAheadOf(supplierJsonById, 2147483647);
 
 /**
  * One supplier as the contract's JSON text, or 404 `not_found`; `ahead`: its rows as

@@ -1,14 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import {
-  hotQuery,
-  type JsonRecord,
-  keyLookupBeside,
-  type ReadAhead,
-  runTogether,
-  sendsTogether,
-} from "../../db/prepared.ts";
+import { hotQuery, keyLookupBeside, onPool, type ReadAhead } from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
 import { keyHasScope } from "../../domain/scopes.ts";
 import { API_KEY_PATTERN, hashSecret } from "../../domain/secrets.ts";
@@ -94,29 +87,25 @@ async function consolePrincipal(ctx: AppContext, actor: ConsoleActor): Promise<P
 type KeyLookupRow = Awaited<ReturnType<typeof keyLookup.run>>[number];
 
 /** The key lookup with each JSON record beside it (keyLookupBeside), made once per route's readAhead. */
-const besideKey = new WeakMap<ReadAhead<unknown>, ReturnType<typeof keyLookupBeside<KeyLookupRow>>>();
+const besideKey = new WeakMap<ReadAhead, ReturnType<typeof keyLookupBeside<KeyLookupRow>>>();
 
 /**
- * The key's row (undefined when unknown) and the route's record read with it: a record written as
- * JSON in the key lookup's own statement, any other sent beside it (one round trip either way).
+ * The key's row (undefined when unknown) and the route's record, written as JSON in the key lookup's
+ * own statement (one statement, one round trip).
  */
 async function readWithKey(
   db: Db,
   hash: string,
-  alongside: { readAhead: ReadAhead<unknown>; id: string },
-): Promise<[KeyLookupRow | undefined, unknown[]] | null> {
+  alongside: { readAhead: ReadAhead; id: string },
+): Promise<[KeyLookupRow | undefined, unknown[]]> {
   const { readAhead, id } = alongside;
-  if (readAhead.json) {
-    let beside = besideKey.get(readAhead);
-    if (!beside) {
-      beside = keyLookupBeside(keyLookup, readAhead as ReadAhead<JsonRecord>);
-      besideKey.set(readAhead, beside);
-    }
-    const [row] = await beside.run(db, hash, id);
-    return [row, row?.ahead_json == null ? [] : [{ row_json: row.ahead_json }]];
+  let beside = besideKey.get(readAhead);
+  if (!beside) {
+    beside = keyLookupBeside(keyLookup, readAhead);
+    besideKey.set(readAhead, beside);
   }
-  const both = await runTogether(db, keyLookup, [hash], readAhead.query, [hash, id]);
-  return both && [both[0][0], both[1]];
+  const [row] = await beside.run(db, hash, id);
+  return [row, row?.ahead_json == null ? [] : [{ row_json: row.ahead_json }]];
 }
 
 /**
@@ -129,7 +118,7 @@ export async function authenticate(
   ctx: AppContext,
   authorization: string | undefined,
   cache: AuthKeyCache<KeyLookupRow> | null = null,
-  alongside?: { readAhead: ReadAhead<unknown>; id: string },
+  alongside?: { readAhead: ReadAhead; id: string },
 ): Promise<Principal & { apiAccess: boolean; readAhead?: unknown[] }> {
   if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -137,8 +126,8 @@ export async function authenticate(
   const token = match[1];
   if (!API_KEY_PATTERN.test(token)) throw unauthorized("The API key is malformed.");
   const hash = hashSecret(token);
-  // The route's record read, when it has one, goes to the server with the lookup (one round trip).
-  // A failure of the pair (the record's statement refused its id) leaves the lookup to run alone.
+  // The route's record read, when it has one, goes to the server in the lookup's statement. If that
+  // statement fails (the record's statement refused its id), the lookup runs alone.
   const both = alongside ? await readWithKey(ctx.db, hash, alongside).catch(() => null) : null;
   const read = async () => (await keyLookup.run(ctx.db, hash))[0];
   const row = both ? both[0] : cache ? await cache.lookup(hash, read) : await read();
@@ -175,8 +164,8 @@ export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest("principal", null);
   const cache = app.ctx.dbKind === "pglite" ? new AuthKeyCache<KeyLookupRow>(authRowsVersion) : null;
   app.decorateRequest("readAhead", null);
-  // PostgreSQL only (the cache above is the embedded database's): see authenticate.
-  const together = sendsTogether(app.ctx.db);
+  // PostgreSQL only (the cache above is the embedded database's): see onPool.
+  const readsAhead = onPool(app.ctx.db);
   app.addHook("onRequest", async (request: FastifyRequest) => {
     const config = request.routeOptions.config;
     const scope = config?.scope;
@@ -190,7 +179,7 @@ export function registerAuth(app: FastifyInstance): void {
       }
       return;
     }
-    const id = together && config.readAhead ? pathId(request, config.readAhead.maxId) : null;
+    const id = readsAhead && config.readAhead ? pathId(request, config.readAhead.maxId) : null;
     const { apiAccess, readAhead, ...principal } = await authenticate(
       app.ctx,
       request.headers.authorization,
