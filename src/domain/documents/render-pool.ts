@@ -55,6 +55,8 @@ interface Thread {
   idleTimer: NodeJS.Timeout | null;
   /** Stops the thread when its render takes too long. */
   jobTimer: NodeJS.Timeout | null;
+  /** Whether the thread runs code yet: a render's time limit starts then, not while it starts. */
+  online: boolean;
 }
 
 /** The worker's entry: the TypeScript file under tsx (tests), the bundle beside dist/server.mjs. */
@@ -147,11 +149,19 @@ export class RenderPool {
         continue;
       }
       thread.job = job;
-      thread.jobTimer = setTimeout(
-        () => this.failed(thread, new Error(`the PDF thread answered nothing in ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      ).unref();
+      if (thread.online) this.startJobTimer(thread);
     }
+  }
+
+  /**
+   * The render's time limit. A thread's start (a new one after a stopped thread, or the first on a
+   * loaded machine) is not the render's time: the limit is for a thread that runs and answers nothing.
+   */
+  private startJobTimer(thread: Thread): void {
+    thread.jobTimer = setTimeout(
+      () => this.failed(thread, new Error(`the PDF thread answered nothing in ${this.timeoutMs} ms`)),
+      this.timeoutMs,
+    ).unref();
   }
 
   /** The oldest waiting render of the store whose last render was taken longest ago. */
@@ -169,9 +179,19 @@ export class RenderPool {
 
   private grow(): Thread | null {
     if (this.threads.length >= this.size) return null;
-    const thread: Thread = { worker: this.startThread(), job: null, idleTimer: null, jobTimer: null };
+    const thread: Thread = {
+      worker: this.startThread(),
+      job: null,
+      idleTimer: null,
+      jobTimer: null,
+      online: false,
+    };
     // Never keeps the process alive by itself; a running service has its listener for that.
     thread.worker.unref();
+    thread.worker.once("online", () => {
+      thread.online = true;
+      if (thread.job && !thread.jobTimer) this.startJobTimer(thread);
+    });
     thread.worker.on("message", (message: RenderResponse) => this.finished(thread, message));
     thread.worker.on("error", (error) => this.failed(thread, error));
     thread.worker.on("exit", (code) => this.failed(thread, new Error(`the PDF thread exited (${code})`)));
