@@ -21,6 +21,8 @@ export interface SealedColumn {
   lockMatching(trx: Db, pattern: string, limit: number): Promise<SealedRow[]>;
   /** Writes re-sealed values back (`sealed` replaced), in one statement. */
   write(trx: Db, rows: readonly SealedRow[]): Promise<void>;
+  /** Whether a value is deflated before it is sealed (as its owner seals it when writing); default no. */
+  compress?(plain: string): boolean;
   /** How many values do not match the `like` pattern, by their first two dot-separated parts. */
   countNotMatching(db: Db, pattern: string): Promise<Array<{ prefix: string; count: number }>>;
 }

@@ -104,7 +104,7 @@ async function reseal(
             `to re-seal it: ${(error as Error).message}`,
         );
       }
-      return { ...row, sealed: sealer.seal(plain, row.context) };
+      return { ...row, sealed: sealer.seal(plain, row.context, { compress: column.compress?.(plain) }) };
     });
     await column.write(trx, resealed);
   }

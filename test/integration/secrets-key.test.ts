@@ -228,6 +228,23 @@ describe("the secrets key", () => {
     const hook = await storeWithWebhook(rt, "/rotate", "k-rotate");
     const idA = rt.ctx.sealer.current.id;
     assert.ok((await sealedValues(rt)).webhooks.every((w) => w.secret_encrypted.startsWith(`k1.${idA}.`)));
+    // A stored answer long enough to be deflated under its seal (4,096 UTF-16 units: the longest URL
+    // and description, the latter in characters of two units each), then the URL put back.
+    const longUrl = `https://hooks.test:${port}/rotate?${"q".repeat(2000)}`;
+    const longChange = { url: longUrl, description: "📦".repeat(1000) };
+    const long = await call(rt, "PATCH", `/v2/webhooks/${hook.webhookId}`, hook.apiKey, longChange, {
+      "idempotency-key": "k-long",
+    });
+    assert.equal(long.status, 200, JSON.stringify(long.body));
+    const url = `https://hooks.test:${port}/rotate`;
+    assert.equal(
+      (await call(rt, "PATCH", `/v2/webhooks/${hook.webhookId}`, hook.apiKey, { url })).status,
+      200,
+    );
+    const longSealed = () =>
+      sealedValues(rt).then((v) => v.responses.find((r) => r.key === "k-long")!.response_body!);
+    const answerLength = JSON.stringify(long.body).length;
+    assert.ok((await longSealed()).length < answerLength / 4, "deflated when first sealed");
     await rt.close();
 
     rt = await start(place, { SECRETS_KEY: keyB, SECRETS_KEY_PREVIOUS: keyA });
@@ -239,11 +256,13 @@ describe("the secrets key", () => {
       sealed.webhooks.every((w) => w.secret_encrypted.startsWith(`k1.${idB}.`)),
       "re-sealed with B",
     );
-    assert.equal(sealed.responses.length, 1);
+    assert.equal(sealed.responses.length, 2);
     assert.ok(
       sealed.responses.every((r) => r.response_body!.startsWith(`k1.${idB}.`)),
       "re-sealed with B",
     );
+    // Re-sealed as it was first sealed: deflated (sealed as it is, it would be a third longer than the answer).
+    assert.ok((await longSealed()).length < answerLength / 4, "still deflated once re-sealed");
     await assertSignsWith(rt, hook, "/rotate", hook.secret);
     // The stored response still replays, opened with B.
     const replay = await call(
@@ -255,6 +274,10 @@ describe("the secrets key", () => {
       { "idempotency-key": "k-rotate" },
     );
     assert.deepEqual(replay, { status: 201, body: hook.created });
+    const longReplay = await call(rt, "PATCH", `/v2/webhooks/${hook.webhookId}`, hook.apiKey, longChange, {
+      "idempotency-key": "k-long",
+    });
+    assert.deepEqual(longReplay, long);
     await rt.close();
 
     // B alone now suffices: nothing is left under A.

@@ -29,8 +29,10 @@ export function sealingKey(sealer: Sealer, purpose: string): SealingKey {
  */
 export const COMPRESS_FROM = 4096;
 
+const deflated = (text: string): boolean => text.length >= COMPRESS_FROM;
+
 export function seal(text: string, key: SealingKey): string {
-  return key.sealer.seal(text, key.purpose, { compress: text.length >= COMPRESS_FROM });
+  return key.sealer.seal(text, key.purpose, { compress: deflated(text) });
 }
 
 export function unseal(stored: string, key: SealingKey): string {
@@ -47,6 +49,8 @@ interface ResponseRef {
 export const storedResponsesColumn: SealedColumn = {
   label: "stored idempotent responses",
   legacyPatterns: [LEGACY_PATTERNS.storedResponse],
+  // Re-sealed at start (a rotated key) as written: deflated when long.
+  compress: deflated,
   async lockMatching(trx: Db, pattern: string, limit: number): Promise<SealedRow[]> {
     const rows = await trx
       .selectFrom("idempotency_keys")
