@@ -193,6 +193,19 @@ function cpuSince(before: Map<number, number>, after: Map<number, number>): numb
 }
 
 const lsn = async () => String((await own.query("select pg_current_wal_insert_lsn() as l")).rows[0].l);
+/**
+ * The end of the run's WAL: the insert position once the log is flushed up to it. Read at once, the
+ * insert position could hold another session's record not yet flushed, which pg_waldump cannot read
+ * ("invalid record length"), and the run failed.
+ */
+async function flushedLsn(): Promise<string> {
+  const end = await flushedLsn();
+  for (;;) {
+    const { rows } = await own.query("select pg_current_wal_flush_lsn() >= $1::pg_lsn as flushed", [end]);
+    if (rows[0].flushed) return end;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /** relfilenode -> what it stores, for this database's tables, their indexes and TOAST. */
 async function relationNames(): Promise<Map<string, string>> {
@@ -326,7 +339,7 @@ async function measure(label: string, calls: Array<() => Promise<unknown>>): Pro
   counting = false;
   const cpu = process.cpuUsage(cpu0);
   const backend = cpuSince(backend0, await backendCpuMs());
-  const end = await lsn();
+  const end = await flushedLsn();
   const wal = walBetween(start, end, dbOid, await relationNames());
   const n = measured.length;
   const kb = (b: number) => (b / n / 1024).toFixed(1);
