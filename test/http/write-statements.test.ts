@@ -58,13 +58,17 @@ describe("statements per write", () => {
   /**
    * On PostgreSQL the write's statements in its transaction go as named prepared statements, parsed
    * once per connection, not on every request: the ledger's (every row a receipt or an apply writes),
-   * the event, and `others` (each pattern matching one statement sent under a name).
+   * the event, the key's claim and stored answer, the subscriptions read, and `others` (each pattern
+   * matching one statement sent under a name).
    */
   function expectPrepared(named: string[], others: RegExp[]) {
     if (t.runtime.ctx.dbKind !== "postgres") return;
     for (const pattern of [
       /^with moved as \(insert into "stock_movements"/,
       /^insert into events /,
+      /^insert into idempotency_keys /,
+      /^update idempotency_keys set state = 'done'/,
+      /^select events from webhooks /,
       ...others,
     ])
       assert.equal(named.filter((s) => pattern.test(s)).length, 1, `${pattern} in:\n${named.join("\n")}`);

@@ -25,6 +25,7 @@
  */
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
+import { hotSql } from "../../db/prepared.ts";
 import type { EmittedEvent } from "../../events/outbox.ts";
 import { foldKey, foldRunAt, foldsWithin, subscribes, TEST_EVENT } from "./catalogue.ts";
 import { FANOUT_JOB, FOLD_JOB, JOB_MAX_ATTEMPTS } from "./job-types.ts";
@@ -35,6 +36,17 @@ import type { WebhookRuntime } from "./runtime.ts";
  * Runs in the transaction of every emitted event. Costs one small query when the store has no
  * subscriber for the event, and one job (or lane row) otherwise.
  */
+/**
+ * The store's active subscriptions, read in the transaction of every emitted event (every write):
+ * a fixed text, prepared once per PostgreSQL connection (db/prepared.ts), not built, compiled,
+ * parsed and planned for each event.
+ */
+const activeSubscriptions = hotSql<[storeId: number], { events: string[] }>(
+  "stockroom_webhooks_active",
+  "select events from webhooks where store_id = $1 and status = 'active'",
+  { priority: false },
+);
+
 export async function routeEmittedEvent(
   ctx: AppContext,
   rt: WebhookRuntime,
@@ -43,12 +55,7 @@ export async function routeEmittedEvent(
 ): Promise<void> {
   // webhook.test goes only to the endpoint tested, queued by the test call itself.
   if (event.name === TEST_EVENT) return;
-  const hooks = await trx
-    .selectFrom("webhooks")
-    .select("events")
-    .where("store_id", "=", event.storeId)
-    .where("status", "=", "active")
-    .execute();
+  const hooks = await activeSubscriptions.run(trx, event.storeId);
   if (!hooks.some((h) => subscribes(h.events, event.name))) return;
   const now = ctx.clock.now();
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
+import { hotSql } from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
 import { JsonText } from "../json-text-reply.ts";
 import { type SealingKey, STORED_RESPONSE_PURPOSE, seal, sealingKey, unseal } from "./sealed-text.ts";
@@ -93,22 +93,39 @@ export async function completeClaim(
   status: number,
   body: unknown,
 ): Promise<void> {
-  await trx
-    .updateTable("idempotency_keys")
-    .set({
-      state: "done",
-      status_code: status,
-      response_body:
-        body === undefined
-          ? null
-          : seal(body instanceof JsonText ? body.text : JSON.stringify(body), claim.sealKey),
-    })
-    .where("store_id", "=", claim.storeId)
-    .where("api_key_id", "=", claim.apiKeyId)
-    .where("key", "=", claim.key)
-    .execute();
+  const responseBody =
+    body === undefined
+      ? null
+      : seal(body instanceof JsonText ? body.text : JSON.stringify(body), claim.sealKey);
+  await storeResponse.run(trx, status, responseBody, claim.storeId, claim.apiKeyId, claim.key);
   claim.completed = true;
 }
+
+// Every keyed write runs these two: fixed texts, prepared once per PostgreSQL connection
+// (db/prepared.ts), not built, compiled, parsed and planned for each request.
+const storeResponse = hotSql<
+  [status: number, body: string | null, storeId: number, apiKeyId: number, key: string],
+  never
+>(
+  "stockroom_idempotency_store_response",
+  `update idempotency_keys set state = 'done', status_code = $1, response_body = $2
+   where store_id = $3 and api_key_id = $4 and key = $5`,
+  { priority: false },
+);
+
+const claimKeyStatement = hotSql<
+  [storeId: number, apiKeyId: number, key: string, hash: string, now: Date],
+  { key: string }
+>(
+  "stockroom_idempotency_claim",
+  `insert into idempotency_keys
+     (store_id, api_key_id, key, request_hash, state, status_code, response_body, locked_at, created_at)
+   select $1::int, $2::int, $3::text, $4::text, 'in_progress', null, null, $5::timestamptz, $5::timestamptz
+   where set_config('synchronous_commit', 'off', true) = 'off'
+   on conflict (store_id, api_key_id, key) do nothing
+   returning key`,
+  { priority: false },
+);
 
 /**
  * The claim, committed on its own so a concurrent retry sees it at once (409 in progress), but without
@@ -124,14 +141,7 @@ async function insertClaim(
   hash: string,
   now: Date,
 ): Promise<boolean> {
-  const { rows } = await sql<{ key: string }>`
-    insert into idempotency_keys
-      (store_id, api_key_id, key, request_hash, state, status_code, response_body, locked_at, created_at)
-    select ${ids.store_id}::int, ${ids.api_key_id}::int, ${ids.key}::text, ${hash}::text, 'in_progress',
-      null, null, ${now}::timestamptz, ${now}::timestamptz
-    where set_config('synchronous_commit', 'off', true) = 'off'
-    on conflict (store_id, api_key_id, key) do nothing
-    returning key`.execute(db);
+  const rows = await claimKeyStatement.run(db, ids.store_id, ids.api_key_id, ids.key, hash, now);
   return rows.length > 0;
 }
 
