@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import { maintainAfterBulkSync } from "../db/maintenance.ts";
@@ -82,7 +83,9 @@ export async function syncCatalog(
  * Moves the store's watermark past changes the caller's transaction has already adopted (a push's
  * acknowledgement adopts the levels and costs the platform reported for its adjustment), when the
  * mirror stands right before them: the sync then has nothing of them to read back. A mirror anywhere
- * else (behind, or already past) is left to the sync. Answers whether it moved.
+ * else (behind, or already past) is left to the sync, and so is one whose row another transaction
+ * holds: a sync batch locks it before the levels, an acknowledgement holds levels already, so waiting
+ * for it here could deadlock on PostgreSQL. Answers whether it moved.
  */
 export async function advanceMirrorPast(
   ctx: AppContext,
@@ -91,13 +94,12 @@ export async function advanceMirrorPast(
   feed: { before: string; after: string },
 ): Promise<boolean> {
   const now = ctx.clock.now();
-  const moved = await trx
-    .updateTable("mirror_sync_states")
-    .set({ watermark: feed.after, synced_at: now, updated_at: now })
-    .where("store_id", "=", storeId)
-    .where("watermark", "=", feed.before)
-    .executeTakeFirst();
-  return Number(moved.numUpdatedRows) > 0;
+  const { numAffectedRows } = await sql`
+    update mirror_sync_states set watermark = ${feed.after}, synced_at = ${now}, updated_at = ${now}
+    where store_id = ${storeId} and watermark = ${feed.before}
+      and store_id in (select store_id from mirror_sync_states
+        where store_id = ${storeId} and watermark = ${feed.before} for update skip locked)`.execute(trx);
+  return Number(numAffectedRows ?? 0) > 0;
 }
 
 /** Records why the last sync attempt failed (shown by the admin sync status). */

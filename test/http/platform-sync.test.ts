@@ -773,6 +773,39 @@ describe("platform sync", () => {
     assert.equal((await platformLevel(v.inventory_item_id, loc)).available, start.available + 6);
   });
 
+  test("an acknowledgement does not wait for a mirror row a sync holds: it leaves the watermark to it", async (c) => {
+    // Only PostgreSQL has a second connection to hold the row from.
+    if (t.runtime.database.kind === "pglite") return c.skip("one connection");
+    const v = tracked[12];
+    const loc = locationIds[0];
+    await t.runtime.worker.runPeriodic("catalog.sync-scan");
+    await t.drain();
+    const mirror = () =>
+      t.runtime.ctx.db
+        .selectFrom("mirror_sync_states")
+        .select("watermark")
+        .where("store_id", "=", store.id)
+        .executeTakeFirstOrThrow();
+    const before = (await mirror()).watermark;
+    const subject = await move([
+      { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: 1, reason: "correction" },
+    ]);
+    await t.runtime.ctx.db.transaction().execute(async (trx) => {
+      await trx
+        .selectFrom("mirror_sync_states")
+        .select("store_id")
+        .where("store_id", "=", store.id)
+        .forUpdate()
+        .execute();
+      assert.equal(await t.drain(), 1);
+      assert.equal((await syncOf(subject)).state, "synced", "acknowledged while the row is held");
+    });
+    assert.equal((await mirror()).watermark, before, "left to the sync");
+    await t.runtime.worker.runPeriodic("catalog.sync-scan");
+    assert.equal(await t.drain(), 1);
+    assert.notEqual((await mirror()).watermark, before);
+  });
+
   // Its own app with real workers and the system clock (started inside a test: on PostgreSQL two apps
   // must not run their migrations at the same moment). The bound is counted in runs of the
   // once-a-second scan, not in milliseconds: a busy machine slows the scan and the sync alike.
