@@ -199,7 +199,7 @@ const lsn = async () => String((await own.query("select pg_current_wal_insert_ls
  * ("invalid record length"), and the run failed.
  */
 async function flushedLsn(): Promise<string> {
-  const end = await flushedLsn();
+  const end = await lsn();
   for (;;) {
     const { rows } = await own.query("select pg_current_wal_flush_lsn() >= $1::pg_lsn as flushed", [end]);
     if (rows[0].flushed) return end;
