@@ -38,6 +38,15 @@ describe("platform sync", () => {
   const level = (itemId: number, locationId: number) => mirrorLevelRow(store.api, itemId, locationId);
   const platformLevel = (itemId: number, locationId: number) =>
     platformLevelRow(t, store.id, itemId, locationId);
+  /** Where the store's mirror has read the platform's change feed up to. */
+  const watermark = async () =>
+    (
+      await t.runtime.ctx.db
+        .selectFrom("mirror_sync_states")
+        .select("watermark")
+        .where("store_id", "=", store.id)
+        .executeTakeFirstOrThrow()
+    ).watermark;
   const move = async (movements: MovementInput[], subjectId = ++subjectCounter) => {
     await recordTestMovements(t, store.id, subjectId, movements);
     return subjectId;
@@ -276,13 +285,7 @@ describe("platform sync", () => {
     const loc = locationIds[0];
     await syncCatalog(t.runtime.ctx, store.id);
     const before = (await store.api.get(`/v2/variants/${v.id}`)).body.data;
-    const watermark = (
-      await t.runtime.ctx.db
-        .selectFrom("mirror_sync_states")
-        .select("watermark")
-        .where("store_id", "=", store.id)
-        .executeTakeFirstOrThrow()
-    ).watermark;
+    const mark = await watermark();
     await move([
       {
         inventoryItemId: v.inventory_item_id,
@@ -298,7 +301,7 @@ describe("platform sync", () => {
     const acknowledged = (await store.api.get(`/v2/variants/${v.id}`)).body.data;
     assert.equal(acknowledged.unit_cost, "3.25");
     const connector = await connectorForStore(t.runtime.ctx, t.runtime.ctx.db, store.id);
-    const feed = await connector.listChanges(watermark, 1000);
+    const feed = await connector.listChanges(mark, 1000);
     assert.deepEqual(feed.itemCosts, [
       { inventoryItemId: v.inventory_item_id, unitCost: "3.25000000", currency: "USD" },
     ]);
@@ -312,7 +315,7 @@ describe("platform sync", () => {
       .execute();
     await t.runtime.ctx.db
       .updateTable("mirror_sync_states")
-      .set({ watermark })
+      .set({ watermark: mark })
       .where("store_id", "=", store.id)
       .execute();
     await syncCatalog(t.runtime.ctx, store.id);
@@ -709,14 +712,6 @@ describe("platform sync", () => {
   test("a push's acknowledgement moves the mirror past its own changes; a platform change before it is still pulled", async () => {
     const [v, w] = [tracked[10], tracked[11]];
     const loc = locationIds[0];
-    const watermark = async () =>
-      (
-        await t.runtime.ctx.db
-          .selectFrom("mirror_sync_states")
-          .select("watermark")
-          .where("store_id", "=", store.id)
-          .executeTakeFirstOrThrow()
-      ).watermark;
     const changeSeq = async () =>
       String(
         (
@@ -780,13 +775,7 @@ describe("platform sync", () => {
     const loc = locationIds[0];
     await t.runtime.worker.runPeriodic("catalog.sync-scan");
     await t.drain();
-    const mirror = () =>
-      t.runtime.ctx.db
-        .selectFrom("mirror_sync_states")
-        .select("watermark")
-        .where("store_id", "=", store.id)
-        .executeTakeFirstOrThrow();
-    const before = (await mirror()).watermark;
+    const before = await watermark();
     const subject = await move([
       { inventoryItemId: v.inventory_item_id, locationId: loc, availableDelta: 1, reason: "correction" },
     ]);
@@ -800,10 +789,10 @@ describe("platform sync", () => {
       assert.equal(await t.drain(), 1);
       assert.equal((await syncOf(subject)).state, "synced", "acknowledged while the row is held");
     });
-    assert.equal((await mirror()).watermark, before, "left to the sync");
+    assert.equal(await watermark(), before, "left to the sync");
     await t.runtime.worker.runPeriodic("catalog.sync-scan");
     assert.equal(await t.drain(), 1);
-    assert.notEqual((await mirror()).watermark, before);
+    assert.notEqual(await watermark(), before);
   });
 
   // Its own app with real workers and the system clock (started inside a test: on PostgreSQL two apps
