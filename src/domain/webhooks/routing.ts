@@ -33,10 +33,6 @@ import { addLaneItems, isHot } from "./lane.ts";
 import type { WebhookRuntime } from "./runtime.ts";
 
 /**
- * Runs in the transaction of every emitted event. Costs one small query when the store has no
- * subscriber for the event, and one job (or lane row) otherwise.
- */
-/**
  * The store's active subscriptions, read in the transaction of every emitted event (every write):
  * a fixed text, prepared once per PostgreSQL connection (db/prepared.ts), not built, compiled,
  * parsed and planned for each event.
@@ -47,6 +43,10 @@ const activeSubscriptions = hotSql<[storeId: number], { events: string[] }>(
   { priority: false },
 );
 
+/**
+ * Runs in the transaction of every emitted event. Costs one small query when the store has no
+ * subscriber for the event, and one job (or lane row) otherwise.
+ */
 export async function routeEmittedEvent(
   ctx: AppContext,
   rt: WebhookRuntime,
