@@ -65,14 +65,17 @@ export function adjustmentReference(id: number): string {
   return `stockroom://stock_adjustments/${id}`;
 }
 
+/** The adjustment's event; `json`, when given, is the view's JSON text already made by the caller. */
 async function emitAdjustment(
   ctx: AppContext,
   trx: Db,
   storeId: number,
   name: string,
   view: StockAdjustmentView,
+  json?: string,
 ): Promise<void> {
-  await emit(ctx, trx, { storeId, name, subjectType: SUBJECT, subjectId: view.id, data: view });
+  const fields = { storeId, name, subjectType: SUBJECT, subjectId: view.id };
+  await emit(ctx, trx, json === undefined ? { ...fields, data: view } : { ...fields, dataText: json });
 }
 
 /** An applied adjustment and its JSON text, which the event was written from. */
@@ -348,13 +351,7 @@ export async function applyAdjustment(
   }));
   const view = presentApplied(updated, appliedLines, currentLocationName, movementIds.length > 0);
   const json = JSON.stringify(view);
-  await emit(ctx, trx, {
-    storeId,
-    name: "stock_adjustment.applied",
-    subjectType: SUBJECT,
-    subjectId: view.id,
-    dataText: json,
-  });
+  await emitAdjustment(ctx, trx, storeId, "stock_adjustment.applied", view, json);
   return { view, json };
 }
 
