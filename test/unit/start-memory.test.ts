@@ -46,9 +46,10 @@ describe("memory during and after start-up", () => {
     assert.ok(duringStart >= initial * 4, `young generation ${initial} MB -> ${duringStart} MB`);
   });
 
-  it("held during start-up, it stays at its initial size; settled, it grows again under the same work", () => {
+  it("held during start-up, it does not grow past its initial size; settled, it grows again under the same work", () => {
     const { initial, duringStart, afterSettling } = run("hold");
-    assert.equal(duringStart, initial);
+    // Not grown is what the hold promises; V8 may still shrink an idle young generation below it.
+    assert.ok(duringStart <= initial, `during start-up: ${duringStart} MB (initial ${initial} MB)`);
     assert.ok(afterSettling >= initial * 4, `after settling: ${afterSettling} MB (initial ${initial} MB)`);
   });
 });
