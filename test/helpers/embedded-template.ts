@@ -17,6 +17,8 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -69,15 +71,64 @@ let template: Promise<Uint8Array<ArrayBuffer>> | undefined;
 
 const templateFile = () => path.join(FOLDER, `migrated-${templateDigest()}.tar`);
 
+/**
+ * Templates unused for this long are deleted when a new one is made. Every change to a migration
+ * makes a new template (a tar and its files, tens of megabytes), so a developer's machine would
+ * otherwise keep one per migration edit for ever; a week keeps those of other checkouts in use.
+ */
+export const TEMPLATE_UNUSED_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Deletes the templates in `folder` (tars and their files) not used since `now - TEMPLATE_UNUSED_MS`,
+ * but never `keep`. A template's tar is touched each time it is used, so its time says when it was
+ * last used. Returns the names deleted.
+ */
+export function pruneUnusedTemplates(folder: string, keep: string, now = Date.now()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  const deleted: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith("migrated-") || name.startsWith(path.basename(keep, ".tar"))) continue;
+    // A tar's files go with it; a crashed process's partial copy is judged by its own time.
+    const tar = name.endsWith(".partial") ? name : name.replace(/\.files$/, ".tar");
+    let usedAt: number;
+    try {
+      usedAt = statSync(path.join(folder, tar)).mtimeMs;
+    } catch {
+      usedAt = 0; // files left without their tar
+    }
+    if (now - usedAt < TEMPLATE_UNUSED_MS) continue;
+    rmSync(path.join(folder, name), { recursive: true, force: true });
+    deleted.push(name);
+  }
+  return deleted;
+}
+
+function markUsed(file: string): void {
+  const now = new Date();
+  try {
+    utimesSync(file, now, now);
+  } catch {
+    // A cache on a read-only disk is still a cache; it is only never pruned.
+  }
+}
+
 /** The migrated template's tar: read from the cache, else made and kept there (an atomic rename). */
 export function migratedTemplate(): Promise<Uint8Array<ArrayBuffer>> {
   template ??= (async () => {
     const file = templateFile();
     try {
-      return new Uint8Array(readFileSync(file));
+      const tar = new Uint8Array(readFileSync(file));
+      markUsed(file);
+      return tar;
     } catch {
       const made = await makeTemplate();
       mkdirSync(FOLDER, { recursive: true });
+      pruneUnusedTemplates(FOLDER, file);
       const partial = `${file}.${process.pid}.partial`;
       writeFileSync(partial, made);
       renameSync(partial, file);
