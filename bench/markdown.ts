@@ -18,11 +18,52 @@ function row(name: string, r: Row): string {
   )} | ${percent(r.writeRatio)} | ${r.peakRssMb === null ? "—" : n(r.peakRssMb, 0)} |`;
 }
 
+/** A row's share of its ceiling: writes against the write ceiling (×write), the rest the read one. */
+function share(r: Row | undefined): string {
+  if (!r) return "—";
+  if (r.writeRatio !== undefined && r.writeRatio !== null) return `${percent(r.writeRatio)} ×write`;
+  return percent(r.ratio);
+}
+
+/**
+ * One table of every scenario's rows on both databases side by side (issue 22 item 5): req/s, the
+ * share of the ceiling measured in the same run at the same connection count, and p99.
+ */
+function summary(): string[] {
+  const keys: string[] = [];
+  const byDb = new Map<string, Map<string, Row>>();
+  for (const run of report.runs) {
+    const rows = new Map<string, Row>();
+    const add = (key: string, r: Row) => {
+      rows.set(key, r);
+      if (!keys.includes(key)) keys.push(key);
+    };
+    for (const r of run.ceiling) add(`ceiling ${r.label}`, r);
+    for (const r of run.writeCeiling ?? []) add(`write ceiling ${r.label}`, r);
+    for (const sc of run.scenarios) for (const r of sc.rows) add(`${sc.name} ${r.label}`, r);
+    byDb.set(run.db, rows);
+  }
+  const dbs = report.runs.map((run) => run.db);
+  const out = [
+    `| scenario | ${dbs.map((db) => `${names[db]} req/s | share | p99 ms`).join(" | ")} |`,
+    `|---|${dbs.map(() => "---:|---:|---:").join("|")}|`,
+  ];
+  for (const key of keys) {
+    const cells = dbs.map((db) => {
+      const r = byDb.get(db)?.get(key);
+      return r ? `${n(r.rps)} | ${key.includes("ceiling") ? "" : share(r)} | ${n(r.p99, 2)}` : "— | — | —";
+    });
+    out.push(`| ${key} | ${cells.join(" | ")} |`);
+  }
+  return out;
+}
+
 const m = report.machine;
 const out: string[] = [];
 out.push(
   `Run of ${report.generatedAt} (${report.mode}) on ${m.os} ${m.arch}, ${m.cpus} × ${m.cpuModel}, ${m.memoryGb.toFixed(1)} GB; Node ${report.node}; load average ${m.loadAverageAtStart.map((l) => l.toFixed(1)).join(" / ")} at start, ${m.loadAverageAtEnd.map((l) => l.toFixed(1)).join(" / ")} at the end.`,
 );
+out.push("", "Every scenario against its ceiling, both databases:", "", ...summary());
 for (const run of report.runs) {
   out.push(
     "",
