@@ -14,7 +14,16 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { Session } from "node:inspector/promises";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
@@ -323,21 +332,85 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
+/** CPU so far of each of this process's threads, by thread name (the main thread as "main"). */
+function threadCpuMs(): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
+      const name =
+        Number(tid) === process.pid ? "main" : readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return byName;
+}
+
+/**
+ * ALLOC=<prefix>: a sampling heap profile of the measured run (every sampled allocation, kept or
+ * collected), written to <prefix>-<label>.heapprofile, and the functions that allocated most printed
+ * by bytes a request.
+ */
+async function allocationProfiled<T>(label: string, n: number, run: () => Promise<T>): Promise<T> {
+  const prefix = process.env.ALLOC;
+  if (!prefix) return run();
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never);
+  const result = await run();
+  const { profile } = (await session.post("HeapProfiler.stopSampling")) as {
+    profile: { head: AllocationNode };
+  };
+  writeFileSync(`${prefix}-${label.split(" ")[0]}.heapprofile`, JSON.stringify(profile));
+  session.disconnect();
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (node: AllocationNode) => {
+    const f = node.callFrame;
+    const site = `${f.functionName || "(anonymous)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  console.log(`allocated (sampled): ${(total / n / 1024).toFixed(0)} KB a request; by function:`);
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`  ${(bytes / n / 1024).toFixed(1).padStart(7)} KB ${site}`);
+  return result;
+}
+
+interface AllocationNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocationNode[];
+}
+
 async function measure(label: string, calls: Array<() => Promise<unknown>>): Promise<void> {
   for (const c of calls.slice(0, WARM)) await c();
   const measured = calls.slice(WARM, WARM + N);
   const start = await lsn();
   const cpu0 = process.cpuUsage();
+  const threads0 = threadCpuMs();
   const backend0 = await backendCpuMs();
   const logAt = PG_STATS ? statSync(SERVER_LOG).size : 0;
   statements = 0;
   texts.clear();
   counting = true;
-  await profiled(label, async () => {
-    for (const c of measured) await c();
-  });
+  await allocationProfiled(label, measured.length, () =>
+    profiled(label, async () => {
+      for (const c of measured) await c();
+    }),
+  );
   counting = false;
   const cpu = process.cpuUsage(cpu0);
+  const threads = threadCpuMs();
   const backend = cpuSince(backend0, await backendCpuMs());
   const end = await flushedLsn();
   const wal = walBetween(start, end, dbOid, await relationNames());
@@ -350,6 +423,13 @@ async function measure(label: string, calls: Array<() => Promise<unknown>>): Pro
   console.log(`WAL a request: ${kb(wal.bytes)} KB (${kb(wal.withoutFullPages)} KB without full-page images)`);
   console.log(
     `CPU a request: service ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms, PostgreSQL backends ${(backend / n).toFixed(2)} ms`,
+  );
+  const byThread = [...threads]
+    .map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1]);
+  console.log(
+    `service CPU by thread (10 ms ticks): ${byThread.map(([name, ms]) => `${name} ${(ms / n).toFixed(2)}`).join(", ")} ms a request`,
   );
   if (PG_STATS) printBackendStats(logAt, n);
   for (const [head, count] of texts) console.log(`  ${(count / n).toFixed(1).padStart(5)} × ${head}`);
