@@ -29,9 +29,78 @@ export type BulkColumn<R, N extends string = string> = readonly [
 ];
 
 /**
- * An array element as the drivers serialise it the same way: instants as ISO text (a Date inside an
- * array would be formatted by each driver in its own way), JSON values as their text.
+ * On the embedded database (pglite-statements.ts), a run with an array parameter longer than this is
+ * planned with its values, as PostgreSQL's server
+ * plans the `pg` driver's unnamed statements. A kept statement's generic plan (from its sixth run)
+ * knows neither the array's length nor its elements: it estimates 10, and `id = any($2)` left as a
+ * filter compares each row with every element in turn, where a plan made with the values hashes them.
+ * A batched platform push passes up to 6,400 movement ids; checked one by one against the store's
+ * few thousand unacknowledged movements in a burst of applies, one such statement held the one
+ * connection for 1.0-2.3 s (docs/performance.md, "PGlite writes per request"). Planning anew costs
+ * ~1 ms, nothing beside a statement over thousands of values; the API's own arrays (a 200-line
+ * apply's columns) stay under it and keep their prepared statement.
  */
+export const PLANNED_FROM_ARRAY_LENGTH = 1000;
+
+/** Element types written bare in an array literal when given as numbers. */
+const NUMBER_TYPES = new Set<ElementType>(["int", "bigint", "numeric"]);
+/** What must be backslashed inside a quoted array element. */
+const NEEDS_ESCAPE = /[\\"]/;
+const ESCAPED = /[\\"]/g;
+
+/**
+ * An array parameter as PostgreSQL's array literal text (`{1,2,NULL}`, `{"a b","c\\"d"}`), made here
+ * in one pass and sent as one text value. Given a JavaScript array, node-postgres builds the same
+ * literal itself, but quotes every element and runs two regular expressions over each (a 50-line
+ * receipt's ~700 elements, a 200-line apply's ~2,800); PGlite passes a text value through as it is.
+ * The server parses the literal as the cast's element type, so what is stored is the same. Elements:
+ * null and undefined are NULL; a Date its ISO text (each driver would format a Date its own way); a
+ * JSON value not given as text its JSON; a boolean t or f; a number of a numeric type bare; anything
+ * else its text, quoted.
+ */
+export function arrayLiteral(type: ElementType, values: readonly unknown[]): string {
+  const bareNumbers = NUMBER_TYPES.has(type);
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ",";
+    const value = values[i];
+    if (value === null || value === undefined) {
+      out += "NULL";
+      continue;
+    }
+    if (typeof value === "number" && bareNumbers) {
+      out += String(value);
+      continue;
+    }
+    if (typeof value === "boolean") {
+      out += value ? "t" : "f";
+      continue;
+    }
+    const text =
+      value instanceof Date
+        ? value.toISOString()
+        : type === "jsonb" && typeof value !== "string"
+          ? JSON.stringify(value)
+          : String(value);
+    out += NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, "\\$&")}"` : `"${text}"`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * `$n::type[]` for an array of values: one text parameter (see arrayLiteral). An array longer than
+ * PLANNED_FROM_ARRAY_LENGTH is passed as an array: the embedded database plans a statement with such
+ * a parameter anew with its values (pglite-statements.ts), which it cannot tell from a text.
+ */
+export function arrayParam(type: ElementType, values: readonly unknown[]): RawBuilder<unknown> {
+  const value =
+    values.length > PLANNED_FROM_ARRAY_LENGTH
+      ? values.map((v) => element(type, v))
+      : arrayLiteral(type, values);
+  return sql`${value}::${sql.raw(type)}[]`;
+}
+
+/** An element of an array passed as an array: what arrayLiteral writes for it, unquoted. */
 function element(type: ElementType, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
@@ -48,10 +117,7 @@ export function unnestRows<R>(
   rows: readonly R[],
   columns: ReadonlyArray<BulkColumn<R>>,
 ): RawBuilder<unknown> {
-  const arrays = columns.map(([, type, value]) => {
-    const values = rows.map((row) => element(type, value(row)));
-    return sql`${values}::${sql.raw(type)}[]`;
-  });
+  const arrays = columns.map(([, type, value]) => arrayParam(type, rows.map(value)));
   return sql`select * from unnest(${sql.join(arrays)})`;
 }
 

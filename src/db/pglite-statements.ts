@@ -1,4 +1,5 @@
 import { type PGlite, parse, protocol } from "@electric-sql/pglite";
+import { PLANNED_FROM_ARRAY_LENGTH } from "./bulk.ts";
 
 /**
  * How the embedded database's thread runs a statement (pglite-worker.ts): as a named prepared
@@ -27,19 +28,7 @@ const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
  */
 const PLANNED_WITH_VALUES = /\bon\s+conflict\s*\([^)]*\)\s*where\b/i;
 
-/**
- * A run with an array parameter longer than this is planned with its values, as PostgreSQL's server
- * plans the `pg` driver's unnamed statements. A kept statement's generic plan (from its sixth run)
- * knows neither the array's length nor its elements: it estimates 10, and `id = any($2)` left as a
- * filter compares each row with every element in turn, where a plan made with the values hashes them.
- * A batched platform push passes up to 6,400 movement ids; checked one by one against the store's
- * few thousand unacknowledged movements in a burst of applies, one such statement held the one
- * connection for 1.0-2.3 s (docs/performance.md, "PGlite writes per request"). Planning anew costs
- * ~1 ms, nothing beside a statement over thousands of values; the API's own arrays (a 200-line
- * apply's columns) stay under it and keep their prepared statement.
- */
-const PLANNED_FROM_ARRAY_LENGTH = 1000;
-
+/** A run with an array parameter longer than PLANNED_FROM_ARRAY_LENGTH (db/bulk.ts) is planned with its values. */
 function hasLongArray(parameters: unknown[]): boolean {
   return parameters.some((value) => Array.isArray(value) && value.length > PLANNED_FROM_ARRAY_LENGTH);
 }

@@ -4,7 +4,7 @@
  * Each is a fixed number of statements whatever the number of lines (a receipt is benchmarked).
  */
 import { type RawBuilder, sql } from "kysely";
-import { unnestRows } from "../../db/bulk.ts";
+import { arrayParam, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { type LineDraft, lineRowOf } from "./lines.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
@@ -55,7 +55,10 @@ function quantitiesUpdate(storeId: number, changes: readonly QuantityChange[], n
       ["received", "int", (c) => c.received],
       ["cancelled", "int", (c) => c.cancelled],
     ])}) as v(id, received, cancelled)
-    where l.id = v.id and l.id = any(${changes.map((c) => c.id)}::int[]) and l.store_id = ${storeId}`;
+    where l.id = v.id and l.id = any(${arrayParam(
+      "int",
+      changes.map((c) => c.id),
+    )}) and l.store_id = ${storeId}`;
 }
 
 /** Sets the received and cancelled quantities of order lines, in one statement. */

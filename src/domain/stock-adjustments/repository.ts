@@ -1,4 +1,5 @@
 import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from "kysely";
+import { arrayParam } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { hotSql } from "../../db/prepared.ts";
 import type {
@@ -166,8 +167,17 @@ type LineQuantities = { id: number; before: number; after: number };
 function lineQuantitiesUpdate(storeId: number, rows: readonly LineQuantities[]) {
   return sql`update stock_adjustment_lines as l
     set quantity_before = v.quantity_before, quantity_after = v.quantity_after
-    from unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.before)}::integer[],
-      ${rows.map((r) => r.after)}::integer[]) as v(id, quantity_before, quantity_after)
+    from unnest(${arrayParam(
+      "bigint",
+      rows.map((r) => r.id),
+    )}, ${arrayParam(
+      "int",
+      rows.map((r) => r.before),
+    )},
+      ${arrayParam(
+        "int",
+        rows.map((r) => r.after),
+      )}) as v(id, quantity_before, quantity_after)
     where l.store_id = ${storeId} and l.id = v.id`;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
+import { arrayParam } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import { findVariants, locationNames } from "../catalog/index.ts";
@@ -39,7 +40,7 @@ export function alertRulesColumns(storeId: number, itemIds: readonly number[]) {
       exists (select 1 from alert_item_rules where store_id = ${storeId}) as any_item_rule,
       (select json_agg(json_build_array(inventory_item_id, location_id, reorder_point, max_stock))
         from alert_item_rules
-        where store_id = ${storeId} and inventory_item_id = any(${[...itemIds]}::bigint[])) as item_rules`;
+        where store_id = ${storeId} and inventory_item_id = any(${arrayParam("bigint", itemIds)})) as item_rules`;
 }
 
 export function alertRulesOf(row: AlertRulesRow): AlertRules {

@@ -1,3 +1,4 @@
+import { arrayLiteral } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { hotSql } from "../../db/prepared.ts";
 
@@ -14,7 +15,12 @@ async function lockExisting(
 ): Promise<Map<number, number>> {
   const result = new Map<number, number>();
   if (inventoryItemIds.length === 0) return result;
-  const rows = await lockAt.run(trx, storeId, locationId, [...new Set(inventoryItemIds)]);
+  const rows = await lockAt.run(
+    trx,
+    storeId,
+    locationId,
+    arrayLiteral("bigint", [...new Set(inventoryItemIds)]),
+  );
   for (const row of rows) result.set(Number(row.inventory_item_id), row.available);
   return result;
 }
@@ -22,7 +28,7 @@ async function lockExisting(
 // One text whatever the number of items (an array, where an `in` list of as many parameters made a
 // text per count), prepared once per PostgreSQL connection (db/prepared.ts).
 const lockAt = hotSql<
-  [storeId: number, locationId: number, itemIds: number[]],
+  [storeId: number, locationId: number, itemIds: string],
   { inventory_item_id: number; available: number }
 >(
   "stockroom_levels_lock_at",
