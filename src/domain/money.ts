@@ -79,6 +79,41 @@ export function formatUnitCost(value: Big, currency: string): string {
   return text.slice(0, end);
 }
 
+/** A numeric column's text (no leading zeros, no exponent); anything else goes through big.js. */
+const PLAIN = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+/**
+ * Decimal text from a numeric column with `places` decimals (the currency's minor units), without
+ * big.js when no rounding is needed (a page of 250 variants formats 750 amounts, a 50-line order
+ * after three receipts ~600). Same result as formatMoney.
+ */
+export function moneyText(text: string, currency: string): string {
+  const places = minorUnits(currency);
+  // typeof: a caller's column typed as text may hold a number at run time; big.js takes both.
+  if (typeof text === "string" && PLAIN.test(text)) {
+    const [whole, fraction = ""] = text.split(".");
+    if (/^0*$/.test(fraction.slice(places)) && !(whole === "-0" || /^-0+$/.test(whole))) {
+      const kept = fraction.slice(0, places).padEnd(places, "0");
+      return places === 0 ? whole : `${whole}.${kept}`;
+    }
+  }
+  return formatMoney(new Big(text), currency);
+}
+
+/** Unit cost text (at least the minor units, up to 8 places, zeros trimmed); same as formatUnitCost. */
+export function unitCostText(text: string, currency: string): string {
+  const places = minorUnits(currency);
+  if (typeof text === "string" && PLAIN.test(text) && !text.startsWith("-")) {
+    const [whole, fraction = ""] = text.split(".");
+    if (fraction.length <= 8) {
+      let kept = fraction.replace(/0+$/, "");
+      if (kept.length < places) kept = kept.padEnd(places, "0");
+      return kept.length === 0 ? whole : `${whole}.${kept}`;
+    }
+  }
+  return formatUnitCost(new Big(text), currency);
+}
+
 /** Sum of amounts; `Big#plus` is exact, so no rounding happens here. */
 export function sumMoney(values: readonly Big[]): Big {
   return values.reduce((acc, v) => acc.plus(v), ZERO);

@@ -1,4 +1,3 @@
-import Big from "big.js";
 import type { Selectable } from "kysely";
 import type {
   InventoryLevelsTable,
@@ -6,7 +5,9 @@ import type {
   ProductsTable,
   VariantsTable,
 } from "../../db/tables/catalog.ts";
-import { formatMoney, formatUnitCost, minorUnits } from "../money.ts";
+import { moneyText, unitCostText } from "../money.ts";
+
+export { moneyText, unitCostText };
 
 /** The contract's catalog mirror shapes; every field present, null when empty. */
 
@@ -16,39 +17,6 @@ export type LocationRow = Selectable<LocationsTable>;
 export type LevelRow = Selectable<InventoryLevelsTable>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-const PLAIN = /^-?\d+(\.\d+)?$/;
-
-/**
- * Decimal text from a numeric column with `places` decimals (the currency's minor units), without
- * big.js when no rounding is needed (a page of 250 variants formats 750 amounts). Same result as
- * formatMoney.
- */
-export function moneyText(text: string, currency: string): string {
-  const places = minorUnits(currency);
-  if (PLAIN.test(text)) {
-    const [whole, fraction = ""] = text.split(".");
-    if (/^0*$/.test(fraction.slice(places)) && !(whole === "-0" || /^-0+$/.test(whole))) {
-      const kept = fraction.slice(0, places).padEnd(places, "0");
-      return places === 0 ? whole : `${whole}.${kept}`;
-    }
-  }
-  return formatMoney(new Big(text), currency);
-}
-
-/** Unit cost text (at least the minor units, up to 8 places, zeros trimmed); same as formatUnitCost. */
-export function unitCostText(text: string, currency: string): string {
-  const places = minorUnits(currency);
-  if (PLAIN.test(text) && !text.startsWith("-")) {
-    const [whole, fraction = ""] = text.split(".");
-    if (fraction.length <= 8) {
-      let kept = fraction.replace(/0+$/, "");
-      if (kept.length < places) kept = kept.padEnd(places, "0");
-      return kept.length === 0 ? whole : `${whole}.${kept}`;
-    }
-  }
-  return formatUnitCost(new Big(text), currency);
-}
 
 export function presentVariant(row: VariantRow, storeCurrency: string) {
   return {

@@ -2,7 +2,6 @@
  * The only list of fields a purchase order, its lines and charges, a receipt and a payment show
  * (contract shapes; additive fields marked). Pure: rows in, plain objects out.
  */
-import Big from "big.js";
 import type { Selectable } from "kysely";
 import type {
   LineWarning,
@@ -11,7 +10,7 @@ import type {
   PurchaseOrdersTable,
 } from "../../db/tables/purchase_orders.ts";
 import type { PaymentsTable, ReceiptLinesTable, ReceiptsTable } from "../../db/tables/receipts_payments.ts";
-import { formatMoney, formatUnitCost } from "../money.ts";
+import { moneyText, unitCostText } from "../money.ts";
 import type { SyncState } from "../stock/index.ts";
 import { outstandingOf } from "./transitions.ts";
 
@@ -88,9 +87,9 @@ export function presentLine(line: LineRow, currency: string) {
     cancelled_quantity: line.cancelled_quantity,
     received_quantity: line.received_quantity,
     outstanding_quantity: outstandingOf(line),
-    unit_cost: formatUnitCost(new Big(line.unit_cost), currency),
+    unit_cost: unitCostText(line.unit_cost, currency),
     discount_percent: num(line.discount_percent),
-    line_total: formatMoney(new Big(line.line_total), currency),
+    line_total: moneyText(line.line_total, currency),
     taxable: line.taxable,
     // The rate that applies: 0 on a line that is not taxable.
     tax_rate_percent: line.taxable ? Number(line.tax_rate_percent) : 0,
@@ -99,7 +98,7 @@ export function presentLine(line: LineRow, currency: string) {
     internal_note: line.internal_note,
     // additive
     tax_rate_id: line.tax_rate_id,
-    tax_amount: formatMoney(new Big(line.tax_amount), currency),
+    tax_amount: moneyText(line.tax_amount, currency),
     warnings: (line.warnings ?? []).map((w: LineWarning) => ({
       code: w.code,
       message: w.message,
@@ -113,10 +112,10 @@ export function presentCharge(charge: ChargeRow, orderCurrency: string) {
     id: charge.id,
     kind: charge.kind,
     label: charge.label,
-    amount: formatMoney(new Big(charge.amount), charge.currency),
+    amount: moneyText(charge.amount, charge.currency),
     currency: charge.currency,
-    amount_in_order_currency: formatMoney(new Big(charge.amount_in_order_currency), orderCurrency),
-    tax_amount: formatMoney(new Big(charge.tax_amount), orderCurrency),
+    amount_in_order_currency: moneyText(charge.amount_in_order_currency, orderCurrency),
+    tax_amount: moneyText(charge.tax_amount, orderCurrency),
     billed_by_supplier: charge.billed_by_supplier,
     allocation_method: charge.allocation_method,
     // additive
@@ -124,7 +123,7 @@ export function presentCharge(charge: ChargeRow, orderCurrency: string) {
     custom_split: charge.custom_split
       ? charge.custom_split.map((s) => ({
           position: s.position,
-          amount: formatMoney(new Big(s.amount), charge.currency),
+          amount: moneyText(s.amount, charge.currency),
         }))
       : null,
   };
@@ -211,10 +210,10 @@ export function presentPurchaseOrderSummary(
     },
     totals: {
       currency,
-      subtotal: formatMoney(new Big(order.subtotal), currency),
-      charges: formatMoney(new Big(order.charges_total), currency),
-      tax: formatMoney(new Big(order.tax_total), currency),
-      total: formatMoney(new Big(order.total), currency),
+      subtotal: moneyText(order.subtotal, currency),
+      charges: moneyText(order.charges_total, currency),
+      tax: moneyText(order.tax_total, currency),
+      total: moneyText(order.total, currency),
     },
     lines: lines.map((l) => presentLine(l, currency)),
     charges: charges.map((c) => presentCharge(c, currency)),
@@ -252,9 +251,9 @@ export function presentReceiptLine(line: ReceiptLineRow, extra: ReceiptPresentEx
     quantity: line.quantity,
     surplus_quantity: line.surplus_quantity,
     rejected_quantity: line.rejected_quantity,
-    unit_cost: formatUnitCost(new Big(line.unit_cost), extra.currency),
-    landed_unit_cost: formatUnitCost(new Big(line.landed_unit_cost), extra.storeCurrency),
-    allocated_charge_amount: formatMoney(new Big(String(line.allocated_charge_amount)), extra.currency),
+    unit_cost: unitCostText(line.unit_cost, extra.currency),
+    landed_unit_cost: unitCostText(line.landed_unit_cost, extra.storeCurrency),
+    allocated_charge_amount: moneyText(String(line.allocated_charge_amount), extra.currency),
   };
 }
 
@@ -275,8 +274,7 @@ export function presentReceipt(
     invoice: {
       reference: row.invoice_reference,
       date: row.invoice_date,
-      total:
-        row.invoice_total === null ? null : formatMoney(new Big(String(row.invoice_total)), extra.currency),
+      total: row.invoice_total === null ? null : moneyText(String(row.invoice_total), extra.currency),
     },
     exchange_rate: Number(row.exchange_rate),
     rejected_disposition: row.rejected_disposition,
@@ -293,7 +291,7 @@ export type PresentedReceipt = ReturnType<typeof presentReceipt>;
 export function presentPayment(row: PaymentRow) {
   return {
     id: row.id,
-    amount: formatMoney(new Big(row.amount), row.currency),
+    amount: moneyText(row.amount, row.currency),
     currency: row.currency,
     paid_on: row.paid_on,
     method: row.method,
