@@ -6,12 +6,15 @@
  * profiler, objects collected since counted). `GET /v2/whoami` is measured beside it as the yardstick.
  * Requests come over loopback from autocannon in a process of its own (a fixed number, 8 connections),
  * so the figures are the service's own: parsing, hooks, statements, the answer's write. ROUNDS=n alternates.
+ * The database's side is printed beside it: the CPU of the run's PostgreSQL backends per request (their
+ * `/proc/<pid>/schedstat`, the server on this machine), which is where work moved into SQL goes.
  */
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { createRequire } from "node:module";
 import { constants, PerformanceObserver } from "node:perf_hooks";
+import { sql } from "kysely";
 import { loadConfig } from "../src/config.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./lib/database.ts";
@@ -89,6 +92,20 @@ try {
         },
       ),
     );
+  /** Nanoseconds on CPU of every backend of this database (0 for one that went away). */
+  const backendsNs = async (): Promise<Map<number, number>> => {
+    const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid()`.execute(runtime.ctx.db);
+    const ns = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        ns.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]));
+      } catch {
+        ns.set(pid, 0);
+      }
+    }
+    return ns;
+  };
   const measure = async (label: string, url: string) => {
     await load(url, 2000);
     if (heap)
@@ -103,9 +120,12 @@ try {
       await post("Profiler.start");
     }
     scavenges = 0;
+    const backendsBefore = await backendsNs();
     const cpu = process.cpuUsage();
     await load(url, REQUESTS);
     const used = process.cpuUsage(cpu);
+    let backendNs = 0;
+    for (const [pid, after] of await backendsNs()) backendNs += after - (backendsBefore.get(pid) ?? 0);
     if (process.env.PROFILE) {
       const { profile } = await post("Profiler.stop");
       writeFileSync(`${process.env.PROFILE}-${label}.cpuprofile`, JSON.stringify(profile));
@@ -119,6 +139,7 @@ try {
     console.log(
       `${label.padEnd(8)} CPU ${((used.user + used.system) / REQUESTS).toFixed(0).padStart(5)} µs/request` +
         ` (user ${(used.user / REQUESTS).toFixed(0)}, system ${(used.system / REQUESTS).toFixed(0)}),` +
+        ` backends ${(backendNs / 1000 / REQUESTS).toFixed(0)} µs/request,` +
         ` scavenges ${((scavenges * 1000) / REQUESTS).toFixed(1)} per 1000` +
         (heap ? `, allocated ${(bytes / REQUESTS / 1024).toFixed(1)} KB/request` : ""),
     );

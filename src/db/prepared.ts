@@ -116,8 +116,9 @@ export interface JsonRecord {
 }
 
 /**
- * The key lookup with a JSON record beside it, in one statement: `key` is the lookup (its hash $1),
- * the record's statement (store $1, id $2) becomes a scalar subquery on the key's store. A record
+ * The key lookup with a JSON record beside it, in one statement: `key` is the lookup (its hash $1, the
+ * key's store as a `store_id` column), the record's statement (store $1, id $2) becomes a scalar
+ * subquery on the key's store. A record
  * written as JSON has one column, so it sits beside the key's columns without a clash of names; one
  * statement costs the server one bind and execution, and the API one row to read, where the two
  * statements sent together in one write (before cf1db58) cost two of each. `ahead_json` is null when

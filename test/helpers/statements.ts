@@ -11,6 +11,8 @@ import { PGliteThread } from "../../src/db/pglite-thread.ts";
 let recording: string[] | null = null;
 /** Statements sent to PostgreSQL under a name (prepared once per connection), while recording. */
 let recordingNamed: string[] | null = null;
+/** Each PostgreSQL statement's columns as its answer described them, while recording. */
+let recordingColumns: Array<{ statement: string; columns: string[] }> | null = null;
 
 function note(text: unknown, named = false): void {
   if (!recording || typeof text !== "string") return;
@@ -28,9 +30,21 @@ PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params
 const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const first = args[0] as string | { text?: string; name?: string } | undefined;
+  const text = typeof first === "string" ? first : first?.text;
   if (typeof first === "string") note(first);
   else note(first?.text, first?.name !== undefined);
-  return clientQuery.apply(this, args);
+  const answer = clientQuery.apply(this, args);
+  const columns = recordingColumns;
+  if (columns && typeof text === "string" && answer instanceof Promise)
+    answer.then(
+      (result: pg.QueryResult) =>
+        columns.push({
+          statement: text.replace(/\s+/g, " ").trim(),
+          columns: result.fields.map((f) => f.name),
+        }),
+      () => {},
+    );
+  return answer;
 } as typeof pg.Client.prototype.query;
 
 const CONTROL = /^(begin|commit|rollback|savepoint|release savepoint)\b/i;
@@ -43,6 +57,8 @@ export interface Counted<T> {
   all: string[];
   /** Statements sent as named prepared statements (PostgreSQL; the embedded database has no names). */
   named: string[];
+  /** PostgreSQL statements with the columns their answers described (none on the embedded database). */
+  columns: Array<{ statement: string; columns: string[] }>;
   /** BEGINs and COMMITs. */
   begins: number;
   commits: number;
@@ -52,20 +68,24 @@ export interface Counted<T> {
 export async function countStatements<T>(work: () => Promise<T>): Promise<Counted<T>> {
   const seen: string[] = [];
   const named: string[] = [];
+  const columns: Array<{ statement: string; columns: string[] }> = [];
   recording = seen;
   recordingNamed = named;
+  recordingColumns = columns;
   let result: T;
   try {
     result = await work();
   } finally {
     recording = null;
     recordingNamed = null;
+    recordingColumns = null;
   }
   return {
     result,
     statements: seen.filter((s) => !CONTROL.test(s)),
     all: seen,
     named,
+    columns,
     begins: seen.filter((s) => /^begin\b/i.test(s)).length,
     commits: seen.filter((s) => /^commit\b/i.test(s)).length,
   };

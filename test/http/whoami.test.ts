@@ -1,6 +1,10 @@
+import "../helpers/statements.ts";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { ManualClock } from "../../src/clock.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { expectError, expectStatus } from "../helpers/assertions.ts";
+import { countStatements } from "../helpers/statements.ts";
 
 describe("GET /v2/whoami", () => {
   let t: TestApp;
@@ -25,5 +29,76 @@ describe("GET /v2/whoami", () => {
     assert.equal(res.body.key.expires_at, null);
     assert.ok(res.body.key.scopes.includes("webhooks"));
     assert.match(String(res.headers["x-request-id"]), /^req_/);
+  });
+
+  /**
+   * The key and its store come back from the database as one JSON text (src/http/plugins/key-lookup.ts):
+   * what it carries must reach the answer unchanged, whatever the names hold.
+   */
+  test("names with quotes, backslashes and other scripts, the scopes, the rate limits and an expiry to the millisecond come through the key lookup exactly", async () => {
+    const name = 'Bolt "&" Nut \\ Co\u2028 — Ünïcode 🔩';
+    const odd = await t.createStore({ name, timezone: "America/St_Johns" });
+    const expiresAt = new Date(t.clock.now().getTime() + 86_400_123).toISOString();
+    const created = await t.admin.post(`/admin/stores/${odd.id}/keys`, {
+      name: `key "${name}"`,
+      scopes: ["read", "write:suppliers"],
+      expires_at: expiresAt,
+    });
+    expectStatus(created, 201);
+    expectStatus(
+      await t.admin.patch(`/admin/stores/${odd.id}`, {
+        rate_limits: { per_key_per_minute: 777, per_store_per_minute: 888, writes_per_store_per_minute: 99 },
+      }),
+      200,
+    );
+    const res = await t.client(`Bearer ${created.body.data.key}`).get("/v2/whoami");
+    expectStatus(res, 200);
+    assert.deepEqual(res.body, {
+      shop: {
+        id: odd.id,
+        domain: res.body.shop.domain,
+        name,
+        currency: "USD",
+        timezone: "America/St_Johns",
+      },
+      key: {
+        id: created.body.data.id,
+        name: `key "${name}"`,
+        prefix: created.body.data.key.slice(0, 12),
+        scopes: ["read", "write:suppliers"],
+        expires_at: expiresAt,
+      },
+      api_version: "2",
+    });
+    assert.equal(res.headers["ratelimit-limit"], "777");
+  });
+
+  test("a key expiring at a millisecond works until that millisecond and is refused from it", async () => {
+    const clock = t.clock as ManualClock;
+    const created = await t.admin.post(`/admin/stores/${store.id}/keys`, {
+      name: "brief",
+      scopes: ["read"],
+      expires_at: new Date(clock.now().getTime() + 1_001).toISOString(),
+    });
+    expectStatus(created, 201);
+    const client = t.client(`Bearer ${created.body.data.key}`);
+    clock.advance(1_000);
+    expectStatus(await client.get("/v2/whoami"), 200);
+    clock.advance(1);
+    expectError(await client.get("/v2/whoami"), 401, "unauthorized");
+  });
+
+  test("on PostgreSQL the key lookup answers one column, the key and its store as one text", {
+    skip: !process.env.TEST_DATABASE_URL,
+  }, async () => {
+    await t.runtime.ctx.requestLog.flush();
+    const seen = await countStatements(() => store.api.get("/v2/whoami"));
+    expectStatus(seen.result, 200);
+    const lookups = seen.columns.filter((c) => /\bfrom "api_keys"/.test(c.statement));
+    assert.deepEqual(
+      lookups.map((c) => c.columns),
+      [["key_json"]],
+      seen.columns.map((c) => c.statement).join("\n"),
+    );
   });
 });

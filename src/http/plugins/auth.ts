@@ -15,36 +15,9 @@ import {
 } from "../console-actors.ts";
 import type { AuthStore, Principal } from "../context.ts";
 import { AuthKeyCache } from "./auth-cache.ts";
+import { type KeyRecord, keyLookup, keyLookupWithStore, keyRecordOf } from "./key-lookup.ts";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);
-
-/**
- * The key (by its hash) joined to its store: one indexed lookup per request, compiled once and
- * prepared on each PostgreSQL connection (it runs before every /v2 request).
- */
-const keyLookup = hotQuery("stockroom_auth_key", (db: Db) =>
-  db
-    .selectFrom("api_keys as k")
-    .innerJoin("stores as s", "s.id", "k.store_id")
-    .select([
-      "k.id as key_id",
-      "k.name as key_name",
-      "k.prefix",
-      "k.scopes",
-      "k.expires_at",
-      "k.revoked_at",
-      "s.id as store_id",
-      "s.name as store_name",
-      "s.domain",
-      "s.currency",
-      "s.timezone",
-      "s.api_access",
-      "s.rate_per_key_per_minute",
-      "s.rate_per_store_per_minute",
-      "s.rate_writes_per_store_per_minute",
-    ])
-    .where("k.key_hash", "=", ""),
-);
 
 /** The store a console actor acts in (the console checked it exists before calling). */
 const storeLookup = hotQuery("stockroom_auth_console_store", (db: Db) =>
@@ -84,28 +57,29 @@ async function consolePrincipal(ctx: AppContext, actor: ConsoleActor): Promise<P
   };
 }
 
-type KeyLookupRow = Awaited<ReturnType<typeof keyLookup.run>>[number];
+type KeyWithStoreRow = Awaited<ReturnType<typeof keyLookupWithStore.run>>[number];
 
 /** The key lookup with each JSON record beside it (keyLookupBeside), made once per route's readAhead. */
-const besideKey = new WeakMap<ReadAhead, ReturnType<typeof keyLookupBeside<KeyLookupRow>>>();
+const besideKey = new WeakMap<ReadAhead, ReturnType<typeof keyLookupBeside<KeyWithStoreRow>>>();
 
 /**
- * The key's row (undefined when unknown) and the route's record, written as JSON in the key lookup's
- * own statement (one statement, one round trip).
+ * The key's record (undefined when unknown) and the route's record, written as JSON in the key
+ * lookup's own statement (one statement, one round trip).
  */
 async function readWithKey(
   db: Db,
   hash: string,
   alongside: { readAhead: ReadAhead; id: string },
-): Promise<[KeyLookupRow | undefined, unknown[]]> {
+): Promise<[KeyRecord | undefined, unknown[]]> {
   const { readAhead, id } = alongside;
   let beside = besideKey.get(readAhead);
   if (!beside) {
-    beside = keyLookupBeside(keyLookup, readAhead);
+    beside = keyLookupBeside(keyLookupWithStore, readAhead);
     besideKey.set(readAhead, beside);
   }
   const [row] = await beside.run(db, hash, id);
-  return [row, row?.ahead_json == null ? [] : [{ row_json: row.ahead_json }]];
+  if (!row) return [undefined, []];
+  return [keyRecordOf(row.key_json), row.ahead_json == null ? [] : [{ row_json: row.ahead_json }]];
 }
 
 /**
@@ -117,7 +91,7 @@ async function readWithKey(
 export async function authenticate(
   ctx: AppContext,
   authorization: string | undefined,
-  cache: AuthKeyCache<KeyLookupRow> | null = null,
+  cache: AuthKeyCache<KeyRecord> | null = null,
   alongside?: { readAhead: ReadAhead; id: string },
 ): Promise<Principal & { apiAccess: boolean; readAhead?: unknown[] }> {
   if (!authorization) throw unauthorized("Send the API key as `Authorization: Bearer <key>`.");
@@ -129,11 +103,14 @@ export async function authenticate(
   // The route's record read, when it has one, goes to the server in the lookup's statement. If that
   // statement fails (the record's statement refused its id), the lookup runs alone.
   const both = alongside ? await readWithKey(ctx.db, hash, alongside).catch(() => null) : null;
-  const read = async () => (await keyLookup.run(ctx.db, hash))[0];
+  const read = async () => {
+    const [found] = await keyLookup.run(ctx.db, hash);
+    return found && keyRecordOf(found.key_json);
+  };
   const row = both ? both[0] : cache ? await cache.lookup(hash, read) : await read();
   if (!row) throw unauthorized("The API key is not recognised.");
-  if (row.revoked_at) throw unauthorized("The API key has been revoked.");
-  if (row.expires_at && row.expires_at.getTime() <= ctx.clock.now().getTime()) {
+  if (row.revoked) throw unauthorized("The API key has been revoked.");
+  if (row.expires_at !== null && row.expires_at <= ctx.clock.now().getTime()) {
     throw unauthorized("The API key has expired.");
   }
   return {
@@ -154,7 +131,7 @@ export async function authenticate(
       name: row.key_name,
       prefix: row.prefix,
       scopes: [...row.scopes],
-      expires_at: row.expires_at,
+      expires_at: row.expires_at === null ? null : new Date(row.expires_at),
     },
   };
 }
@@ -162,7 +139,7 @@ export async function authenticate(
 /** Registers authentication and scope checks for every route of the instance that declares a scope. */
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest("principal", null);
-  const cache = app.ctx.dbKind === "pglite" ? new AuthKeyCache<KeyLookupRow>(authRowsVersion) : null;
+  const cache = app.ctx.dbKind === "pglite" ? new AuthKeyCache<KeyRecord>(authRowsVersion) : null;
   app.decorateRequest("readAhead", null);
   // PostgreSQL only (the cache above is the embedded database's): see onPool.
   const readsAhead = onPool(app.ctx.db);

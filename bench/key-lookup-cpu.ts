@@ -1,0 +1,156 @@
+/**
+ * `node --import tsx bench/key-lookup-cpu.ts`: what the key lookup every /v2 request starts with costs,
+ * on PostgreSQL (DATABASE_URL or the local server; a fresh database, dropped at the end), as it runs
+ * now (src/http/plugins/key-lookup.ts: one JSON text, parsed by `JSON.parse`) against the same row
+ * read as 15 columns (as before 27 Nov: `pg` describes, and parses into values, every column of every
+ * execution). Both run as named statements straight on the API's pool, 8 at a time, alternated over
+ * ROUNDS rounds of REQUESTS executions in one process; per execution: the process's CPU
+ * (`process.cpuUsage`), the database backends' (their `/proc/<pid>/schedstat`), young-generation
+ * collections and, with HEAP=1, bytes allocated (V8's sampling heap profiler).
+ */
+import { readFileSync } from "node:fs";
+import { Session } from "node:inspector";
+import { constants, PerformanceObserver } from "node:perf_hooks";
+import { sql } from "kysely";
+import { loadConfig } from "../src/config.ts";
+import type { Db } from "../src/db/database.ts";
+import { hotQuery } from "../src/db/prepared.ts";
+import { hashSecret } from "../src/domain/secrets.ts";
+import { keyLookup, keyRecordOf } from "../src/http/plugins/key-lookup.ts";
+import { createRuntime } from "../src/runtime.ts";
+import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./lib/database.ts";
+import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
+
+const ADMIN = "bench-admin-token-0123456789abcdef";
+const REQUESTS = Number(process.env.REQUESTS ?? 5000);
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+const CONCURRENCY = 8;
+
+/** The lookup as 15 columns, for comparison. */
+const keyColumns = hotQuery("bench_auth_key_columns", (db: Db) =>
+  db
+    .selectFrom("api_keys as k")
+    .innerJoin("stores as s", "s.id", "k.store_id")
+    .select([
+      "k.id as key_id",
+      "k.name as key_name",
+      "k.prefix",
+      "k.scopes",
+      "k.expires_at",
+      "k.revoked_at",
+      "s.id as store_id",
+      "s.name as store_name",
+      "s.domain",
+      "s.currency",
+      "s.timezone",
+      "s.api_access",
+      "s.rate_per_key_per_minute",
+      "s.rate_per_store_per_minute",
+      "s.rate_writes_per_store_per_minute",
+    ])
+    .where("k.key_hash", "=", ""),
+);
+
+const database = await createBenchDatabase("postgres", process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+const config = loadConfig({
+  DATA_DIR: database.dataDir,
+  DATABASE_URL: database.databaseUrl,
+  ADMIN_TOKEN: ADMIN,
+  BOOTSTRAP: "none",
+  WORKERS: "off",
+  LOG_LEVEL: "silent",
+});
+const runtime = await createRuntime(config, { logger: false });
+try {
+  const db = runtime.ctx.db;
+  const call = injectCaller(runtime.app);
+  const { key } = await storeWithBulkCatalog(call, () => runtime.worker.drain(), {
+    admin: ADMIN,
+    name: "K",
+    scopes: ["read", "write:purchase_orders", "write:suppliers"],
+    products: 1,
+  });
+  const hash = hashSecret(key);
+  const variants: Record<string, () => Promise<unknown>> = {
+    "15 columns": async () => (await keyColumns.run(db, hash))[0],
+    "one text": async () => {
+      const [row] = await keyLookup.run(db, hash);
+      return row && keyRecordOf(row.key_json);
+    },
+  };
+
+  let scavenges = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (
+        (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR
+      )
+        scavenges++;
+  }).observe({ entryTypes: ["gc"] });
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  const heap = process.env.HEAP === "1";
+  if (heap) await post("HeapProfiler.enable");
+
+  const backendsNs = async (): Promise<Map<number, number>> => {
+    const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid()`.execute(db);
+    const ns = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        ns.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]));
+      } catch {
+        ns.set(pid, 0);
+      }
+    }
+    return ns;
+  };
+  const runMany = async (one: () => Promise<unknown>, n: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next++ < n) if (!(await one())) throw new Error("the key was not found");
+      }),
+    );
+  };
+  const measure = async (label: string, one: () => Promise<unknown>) => {
+    await runMany(one, 500);
+    if (heap)
+      await post("HeapProfiler.startSampling", {
+        samplingInterval: 512,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    scavenges = 0;
+    const backendsBefore = await backendsNs();
+    const cpu = process.cpuUsage();
+    await runMany(one, REQUESTS);
+    const used = process.cpuUsage(cpu);
+    let backendNs = 0;
+    for (const [pid, after] of await backendsNs()) backendNs += after - (backendsBefore.get(pid) ?? 0);
+    let bytes = 0;
+    if (heap) {
+      const { profile } = await post("HeapProfiler.stopSampling");
+      for (const s of profile.samples) bytes += s.size;
+    }
+    console.log(
+      `${label.padEnd(11)} API ${((used.user + used.system) / REQUESTS).toFixed(1).padStart(6)} µs` +
+        ` (user ${(used.user / REQUESTS).toFixed(1)}, system ${(used.system / REQUESTS).toFixed(1)}),` +
+        ` backends ${(backendNs / 1000 / REQUESTS).toFixed(1)} µs,` +
+        ` scavenges ${((scavenges * 1000) / REQUESTS).toFixed(2)} per 1000` +
+        (heap ? `, allocated ${(bytes / REQUESTS).toFixed(0)} B` : "") +
+        ` (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`,
+    );
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? Object.keys(variants) : Object.keys(variants).reverse();
+    for (const label of order) await measure(label, variants[label]);
+  }
+} finally {
+  await runtime.close();
+  await database.drop();
+}
