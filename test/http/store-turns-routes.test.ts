@@ -4,7 +4,8 @@
  * wait for it and answer once it is given back; A's light requests and other stores' requests do not
  * wait. One order is line-heavy only when it is big: a small one (at most SMALL_ORDER_LINES lines) is
  * read in one statement without the turn (issue 22 item 2), a big one in the turn. The history was the one order route outside the turns: a lines PATCH's history row names every
- * line it added, removed or updated, so a page of them is as heavy as the order.
+ * line it added, removed or updated, so a page of them is as heavy as the order. An order's PDF takes
+ * the turn whether it renders or comes from the cache.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -67,6 +68,10 @@ describe("store turns by route", () => {
     ["GET /purchase_orders/:id (a big order)", (s) => s.api.get(`/v2/purchase_orders/${bigOrder.get(s)}`)],
     ["GET /purchase_orders/:id/history", (s, id) => s.api.get(`/v2/purchase_orders/${id}/history`)],
     ["PATCH /purchase_orders/:id", (s, id) => s.api.patch(`/v2/purchase_orders/${id}`, { notes: "n" })],
+    // Rendered or from the cache (the second time), a PDF is answered in its store's turn: one
+    // store's PDFs are answered one at a time, and other stores' go in between (decisions.md).
+    ["GET /purchase_orders/:id/pdf", (s, id) => s.api.get(`/v2/purchase_orders/${id}/pdf`)],
+    ["GET /purchase_orders/:id/pdf (cached)", (s, id) => s.api.get(`/v2/purchase_orders/${id}/pdf`)],
   ];
 
   for (const [route, send] of heavy) {
