@@ -143,8 +143,10 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "foreground") });
   const backgroundDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "background") });
   // Authentication's lookup, before every request, goes ahead of queued statements (pglite-dialect.ts).
-  const priorityDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "priority") });
-  runHotQueriesOn(db, priorityDb);
+  const priorityDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "priority", true) });
+  // The other hot queries wait their turn, but as single statements, several in flight together.
+  const singleDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "foreground", true) });
+  runHotQueriesOn(db, { priority: priorityDb, single: singleDb });
   registerTurns(db, turns);
   registerTurns(backgroundDb, turns);
   markOneConnection(db);
@@ -156,6 +158,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     close: async () => {
       await backgroundDb.destroy();
       await priorityDb.destroy();
+      await singleDb.destroy();
       await db.destroy();
       await pglite.close();
       lock?.release();

@@ -22,16 +22,21 @@ import { currentDatabaseWaits, type DatabaseWaits } from "./pglite-waits.ts";
  * wait fails loudly instead of hanging.
  */
 export class PGliteDialect implements Dialect {
+  /**
+   * `singleStatements`: the handle runs only statements of their own, never a transaction, so its
+   * turns are shared (ConnectionTurns): the hot queries' handles (db/prepared.ts).
+   */
   constructor(
     private readonly pglite: PGliteThread,
     private readonly turns: ConnectionTurns,
     private readonly lane: Lane,
+    private readonly singleStatements = false,
   ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.turns, this.lane);
+    return new PGliteDriver(this.pglite, this.turns, this.lane, this.singleStatements);
   }
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new CurrentSchemaIntrospector(db);
@@ -59,6 +64,19 @@ const MAX_PRIORITY_RUN = 8;
 /** How far one lane may get ahead of the other in connection time before the other is served. */
 const MAX_LEAD_MS = 200;
 
+/** A caller's place in a lane's queue: whether it runs one statement alone (shared) and its grant. */
+interface Waiter {
+  shared: boolean;
+  grant: (turn: number) => void;
+}
+
+/** What a caller was handed: hand it back to `release` (the count of its waits gets its held time). */
+export interface Turn {
+  shared: boolean;
+  waits: DatabaseWaits | undefined;
+  since: number;
+}
+
 /**
  * Turns on the one PGlite connection. Each lane waits in its own first-come queue; while both have
  * someone waiting, the lane that has held the connection for less time goes next (the lead is
@@ -74,88 +92,136 @@ const MAX_LEAD_MS = 200;
  * statement or transaction holding the connection: PGlite is one session and a transaction cannot be
  * interleaved. Priority time counts as foreground time.
  *
+ * A turn taken for one statement outside any transaction is shared (`acquire(lane, true)`): several
+ * such statements are sent to the database's thread at once, which runs them one after another, so
+ * the thread goes from one to the next without waiting for the API's thread to take an answer and send
+ * the next statement (a whole turn of its event loop, at 32 connections as long as the statement
+ * itself: docs/performance.md, "PGlite single reads in flight together"). A shared statement joins
+ * those in flight only while nobody waits (a priority one: at most MAX_PRIORITY_RUN while others
+ * wait); a transaction's turn (not shared) waits until every shared statement is answered.
+ *
  * The connection is handed over on the next turn of the event loop (setImmediate), not inside the
  * releasing promise chain: PGlite answers without real I/O, so a chain of hand-overs would otherwise
  * run every waiting transaction before Node read another socket, and requests arriving meanwhile
  * waited seconds before they were even parsed.
  */
 export class ConnectionTurns {
-  private busy = false;
-  private readonly waiting: Record<Lane, Array<() => void>> = {
+  /** A turn that is not shared holds the connection. */
+  private exclusive = false;
+  /** Shared turns holding it (their statements sent to the thread, not yet answered). */
+  private shared = 0;
+  private readonly waiting: Record<Lane, Waiter[]> = {
     foreground: [],
     background: [],
     priority: [],
   };
+  /** The lane whose time the connection's holders count as (priority counts as foreground). */
   private holder: Lane = "foreground";
   /** Priority turns handed over in a row while the other lanes waited. */
   private priorityRun = 0;
   private heldSince = 0;
   /** Connection time of the foreground minus that of the background, within ±MAX_LEAD_MS. */
   private lead = 0;
-  /** Turns handed out so far; the current holder's is the last. */
+  /** Turns handed out so far. */
   private turnsGranted = 0;
-  /** The holder's count of waits, when its work is counted (pglite-waits.ts). */
-  private holderWaits: DatabaseWaits | undefined;
 
   constructor(
     private readonly now: () => number = () => performance.now(),
     private readonly timeoutMs = ACQUIRE_TIMEOUT_MS,
   ) {}
 
-  /** API statements (foreground and priority) waiting for the connection now. */
+  /** API statements (foreground and priority) waiting for the connection now, or sent together (shared). */
   apiWaiting(): number {
-    return this.waiting.foreground.length + this.waiting.priority.length;
+    return this.waiting.foreground.length + this.waiting.priority.length + this.shared;
   }
 
-  async acquire(lane: Lane): Promise<void> {
+  /** Waits for a turn on `lane`; `shared` for one statement outside a transaction (see above). */
+  async acquire(lane: Lane, shared = false): Promise<Turn> {
     const waits = currentDatabaseWaits();
-    if (!waits) return this.take(lane);
     const asked = this.now();
-    await this.take(lane);
-    // Nobody else is granted the connection before its holder resumes, so the last turn is ours.
-    waits.waitedMs += this.now() - asked;
-    waits.turns++;
-    waits.firstTurn ??= this.turnsGranted;
-    this.holderWaits = waits;
+    const turn = await this.take(lane, shared);
+    const since = this.now();
+    if (waits) {
+      waits.waitedMs += since - asked;
+      waits.turns++;
+      waits.firstTurn ??= turn;
+    }
+    return { shared, waits, since };
   }
 
-  private async take(lane: Lane): Promise<void> {
-    if (!this.busy) {
-      this.grant(lane);
-      return;
-    }
+  private take(lane: Lane, shared: boolean): number | Promise<number> {
+    if (!this.exclusive && this.shared === 0) return this.grant(lane, shared);
+    if (shared && !this.exclusive && this.mayJoin(lane)) return this.grant(lane, true);
     const queue = this.waiting[lane];
-    await new Promise<void>((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {
-        const index = queue.indexOf(grant);
+        const index = queue.indexOf(waiter);
         // Already handed the connection (the hand-over waits for the next turn of the loop): it is
         // this caller's now, and refusing it here would leave it held by nobody.
         if (index < 0) return;
         queue.splice(index, 1);
         reject(new Error("PGlite connection wait timed out (query outside its transaction?)"));
       }, this.timeoutMs);
-      const grant = () => {
-        clearTimeout(timer);
-        resolve();
+      const waiter: Waiter = {
+        shared,
+        grant: (turn) => {
+          clearTimeout(timer);
+          resolve(turn);
+        },
       };
-      queue.push(grant);
+      queue.push(waiter);
     });
   }
 
-  release(): void {
-    const held = this.now() - this.heldSince;
-    if (this.holderWaits) this.holderWaits.heldMs += held;
-    this.holderWaits = undefined;
+  /** Whether a shared statement may go beside the shared ones in flight now. */
+  private mayJoin(lane: Lane): boolean {
+    const { foreground, background, priority } = this.waiting;
+    const othersWait = foreground.length > 0 || background.length > 0;
+    if (lane === "priority") {
+      if (priority.length > 0) return false;
+      if (!othersWait) return true;
+      if (this.priorityRun >= MAX_PRIORITY_RUN) return false;
+      this.priorityRun++;
+      return true;
+    }
+    // Nobody may be passed; the time is counted as the holders' lane.
+    return !othersWait && priority.length === 0 && timeLane(lane) === timeLane(this.holder);
+  }
+
+  /** Hands the connection back; `turn` as acquire gave it (without it, as the holders are). */
+  release(turn?: Turn): void {
+    const now = this.now();
+    if (turn?.waits) turn.waits.heldMs += now - turn.since;
+    if (this.exclusive) this.exclusive = false;
+    else if (--this.shared > 0) return;
+    const held = now - this.heldSince;
     const lead = this.lead + (this.holder === "background" ? -held : held);
     this.lead = Math.max(-MAX_LEAD_MS, Math.min(MAX_LEAD_MS, lead));
+    this.handOver();
+  }
+
+  /** The next lane's first waiter, and the shared ones right behind it when it is shared. */
+  private handOver(): void {
     const lane = this.nextLane();
-    if (lane === null) {
-      this.busy = false;
-      return;
+    if (lane === null) return;
+    const queue = this.waiting[lane];
+    const first = queue.shift()!;
+    const granted: Array<[Waiter, number]> = [[first, this.grant(lane, first.shared)]];
+    while (first.shared && queue.length > 0 && queue[0].shared && this.mayFollow(lane)) {
+      const next = queue.shift()!;
+      granted.push([next, this.grant(lane, true)]);
     }
-    const next = this.waiting[lane].shift()!;
-    this.grant(lane);
-    setImmediate(next);
+    for (const [waiter, turn] of granted) setImmediate(waiter.grant, turn);
+  }
+
+  /** Whether another waiting shared statement of `lane` may go with those just handed the connection. */
+  private mayFollow(lane: Lane): boolean {
+    if (lane !== "priority") return this.shared < MAX_PRIORITY_RUN;
+    const { foreground, background } = this.waiting;
+    if (foreground.length === 0 && background.length === 0) return true;
+    if (this.priorityRun >= MAX_PRIORITY_RUN) return false;
+    this.priorityRun++;
+    return true;
   }
 
   private nextLane(): Lane | null {
@@ -177,13 +243,20 @@ export class ConnectionTurns {
           : null;
   }
 
-  private grant(lane: Lane): void {
-    this.turnsGranted++;
-    this.busy = true;
-    this.holder = lane;
-    this.heldSince = this.now();
+  /** Hands a turn to `lane` now (its holder resumes later); the turn's number. */
+  private grant(lane: Lane, shared: boolean): number {
+    if (!this.exclusive && this.shared === 0) {
+      this.holder = lane;
+      this.heldSince = this.now();
+    }
+    if (shared) this.shared++;
+    else this.exclusive = true;
+    return ++this.turnsGranted;
   }
 }
+
+/** The lane a turn's time counts as (priority as foreground). */
+const timeLane = (lane: Lane): Lane => (lane === "priority" ? "foreground" : lane);
 
 /** The turns of each handle over the embedded database (database.ts registers them). */
 const turnsOfHandle = new WeakMap<object, ConnectionTurns>();
@@ -198,24 +271,22 @@ export function apiWaitingOn(handle: object): number {
 }
 
 class PGliteDriver implements Driver {
-  private readonly connection: PGliteConnection;
-
   constructor(
-    pglite: PGliteThread,
+    private readonly pglite: PGliteThread,
     private readonly turns: ConnectionTurns,
     private readonly lane: Lane,
-  ) {
-    this.connection = new PGliteConnection(pglite);
-  }
+    private readonly singleStatements: boolean,
+  ) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.turns.acquire(this.lane);
-    return this.connection;
+    return new PGliteConnection(this.pglite, await this.turns.acquire(this.lane, this.singleStatements));
   }
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    // Its turn is shared with other statements in flight: a transaction here would take them in.
+    if (this.singleStatements) throw new Error("a transaction on a handle for single statements");
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : "";
     await conn.executeQuery({
       sql: `begin${level}`,
@@ -243,15 +314,19 @@ class PGliteDriver implements Driver {
     });
   }
 
-  async releaseConnection(): Promise<void> {
-    this.turns.release();
+  async releaseConnection(conn: DatabaseConnection): Promise<void> {
+    this.turns.release((conn as PGliteConnection).turn);
   }
 
   async destroy(): Promise<void> {}
 }
 
+/** The connection as one turn holds it (a new one per turn: a shared turn is one of several). */
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGliteThread) {}
+  constructor(
+    private readonly pglite: PGliteThread,
+    readonly turn: Turn,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);

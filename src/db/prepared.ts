@@ -32,15 +32,17 @@ export function preparedNameOf(sql: string): string | undefined {
 }
 
 /**
- * The embedded database's priority lane for a database handle (pglite-dialect.ts): hot queries run
- * there, ahead of the statements queued on its one connection. Absent on PostgreSQL (its pool serves
- * them as soon as a connection is free) and for transactions, which keep their own connection.
+ * The embedded database's handles for hot queries run through a database handle (pglite-dialect.ts):
+ * `priority` goes ahead of the statements queued on its one connection, `single` waits its turn like
+ * any other statement; both run single statements only, so several go to the database's thread at
+ * once (shared turns). Absent on PostgreSQL (its pool serves them as soon as a connection is free) and
+ * for transactions, which keep their own connection.
  */
-const priorityLanes = new WeakMap<Db, Db>();
+const hotLanes = new WeakMap<Db, { priority: Db; single: Db }>();
 
-/** Hot queries run through `db` go to `lane` instead (same database, priority turns). */
-export function runHotQueriesOn(db: Db, lane: Db): void {
-  priorityLanes.set(db, lane);
+/** Hot queries run through `db` go to `lanes` instead (same database; see hotLanes). */
+export function runHotQueriesOn(db: Db, lanes: { priority: Db; single: Db }): void {
+  hotLanes.set(db, lanes);
 }
 
 export interface HotQuery<Params extends unknown[], Row> {
@@ -66,7 +68,7 @@ export function hotQuery<Params extends unknown[], Q extends Compilable>(
     return sql;
   };
   return {
-    run: (db, ...params) => runNamed(priorityLanes.get(db) ?? db, name, textOf(db), params),
+    run: (db, ...params) => runNamed(hotLanes.get(db)?.priority ?? db, name, textOf(db), params),
     statement: (db) => ({ name, text: textOf(db) }),
   };
 }
@@ -85,7 +87,7 @@ export function hotSql<Params extends unknown[], Row>(
   namesBySql.set(text, name);
   return {
     run: (db, ...params) =>
-      runNamed(options.priority ? (priorityLanes.get(db) ?? db) : db, name, text, params),
+      runNamed(hotLanes.get(db)?.[options.priority ? "priority" : "single"] ?? db, name, text, params),
     statement: () => ({ name, text }),
   };
 }

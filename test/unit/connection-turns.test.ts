@@ -14,9 +14,9 @@ function harness() {
   const turns = new ConnectionTurns(() => clock);
   const served: string[] = [];
   let asked = 0;
-  const ask = (lane: Lane, name: string) => {
+  const ask = (lane: Lane, name: string, shared = false) => {
     asked++;
-    return turns.acquire(lane).then(() => served.push(name));
+    return turns.acquire(lane, shared).then(() => served.push(name));
   };
   /** The holder keeps the connection `ms`, releases it, and the next one is handed it. */
   const hold = async (ms: number) => {
@@ -126,6 +126,54 @@ describe("ConnectionTurns", () => {
     await hold(1);
     assert.deepEqual(served.slice(12), ["b2"]);
     await finish();
+  });
+
+  test("single statements (shared turns) go to the database together; a transaction waits for all", async () => {
+    const { served, ask, hold, finish } = harness();
+    await ask("priority", "p1", true);
+    // In flight together: nobody waits, so each joins at once.
+    await ask("priority", "p2", true);
+    await ask("foreground", "s1", true);
+    void ask("foreground", "t1"); // a transaction: waits until every shared statement is answered
+    void ask("foreground", "s2", true); // behind t1 in its lane: joins nothing it would pass
+    await hold(1);
+    await hold(1);
+    assert.deepEqual(served, ["p1", "p2", "s1"]);
+    await hold(1); // the last of the three answered
+    assert.deepEqual(served, ["p1", "p2", "s1", "t1"]);
+    await hold(1);
+    assert.deepEqual(served, ["p1", "p2", "s1", "t1", "s2"]);
+    await finish();
+  });
+
+  test("waiting single statements are handed the connection together, priority ones bounded while others wait", async () => {
+    const { served, ask, hold, finish } = harness();
+    await ask("foreground", "t1");
+    void ask("background", "b1");
+    for (let i = 1; i <= 10; i++) void ask("priority", `p${i}`, true);
+    await hold(1); // t1 done: eight priority statements at once, no more while b1 waits
+    assert.deepEqual(served, ["t1", ...Array.from({ length: 8 }, (_, i) => `p${i + 1}`)]);
+    void ask("priority", "p11", true); // arrives while the eight are in flight: behind p9 and p10
+    for (let i = 0; i < 7; i++) await hold(1);
+    assert.equal(served.length, 9, "b1 waits for the eighth answer");
+    await hold(1);
+    assert.deepEqual(served.slice(9), ["b1"]);
+    await hold(1); // b1 done: the rest of the priority queue together
+    assert.deepEqual(served.slice(10), ["p9", "p10", "p11"]);
+    await finish();
+  });
+
+  test("a priority statement joins those in flight while others wait, at most MAX_PRIORITY_RUN", async () => {
+    const { served, ask, hold, finish } = harness();
+    await ask("foreground", "s1", true);
+    void ask("background", "b1");
+    for (let i = 1; i <= 9; i++) void ask("priority", `p${i}`, true);
+    await nextTurnOfTheLoop();
+    assert.deepEqual(served, ["s1", ...Array.from({ length: 8 }, (_, i) => `p${i + 1}`)]);
+    for (let i = 0; i < 9; i++) await hold(1);
+    assert.deepEqual(served.slice(9), ["b1"]);
+    await finish();
+    assert.deepEqual(served.slice(10), ["p9"]);
   });
 
   test("a wait that times out is refused and leaves the queue; one handed the connection is not", async (t) => {
