@@ -13,6 +13,7 @@ import {
 import { CurrentSchemaIntrospector } from "./introspector.ts";
 import type { PGliteThread } from "./pglite-thread.ts";
 import { currentDatabaseWaits, type DatabaseWaits } from "./pglite-waits.ts";
+import { preparedNameOf } from "./prepared.ts";
 
 /**
  * Kysely's own PGlite dialect needs Node 22, so this is ours. PGlite is one connection: a transaction
@@ -329,7 +330,8 @@ class PGliteConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const { sql, parameters } = compiled;
+    const result = await this.pglite.query<R>(sql, parameters as unknown[], preparedNameOf(sql));
     const affected = result.affectedRows;
     return {
       rows: result.rows,

@@ -71,9 +71,12 @@ export class PGliteStatements {
   ) {}
 
   async run(sql: string, parameters: unknown[]): Promise<StatementResult> {
-    if (!DATA_STATEMENT.test(sql) || PLANNED_WITH_VALUES.test(sql) || hasLongArray(parameters))
+    const kept = this.kept.get(sql);
+    // A kept text passed the first two tests when it was prepared (they scan the whole text).
+    if (kept === undefined && (!DATA_STATEMENT.test(sql) || PLANNED_WITH_VALUES.test(sql)))
       return this.runOnce(sql, parameters);
-    const statement = this.kept.get(sql) ?? (await this.prepare(sql));
+    if (hasLongArray(parameters)) return this.runOnce(sql, parameters);
+    const statement = kept ?? (await this.prepare(sql));
     this.kept.delete(sql);
     this.kept.set(sql, statement);
     const { messages } = await this.send(

@@ -19,9 +19,15 @@ export interface PGliteThreadOptions {
   loadDataDir?: Uint8Array<ArrayBuffer>;
 }
 
+/**
+ * A statement with a name (a hot query's, db/prepared.ts) is sent by its name once its text has been
+ * sent: the thread keeps the text, so neither side copies it across again, nor does the thread hash
+ * and scan a fresh copy of it (some are several kilobytes) to find its prepared statement.
+ */
 export type PGliteRequest =
-  | { id: number; sql: string; parameters: unknown[]; begin?: string; close?: undefined }
-  | { id: number; close: true; sql?: undefined; parameters?: undefined; begin?: undefined };
+  | { id: number; sql: string; name?: string; parameters: unknown[]; begin?: string; close?: undefined }
+  | { id: number; name: string; sql?: undefined; parameters: unknown[]; begin?: string; close?: undefined }
+  | { id: number; close: true; sql?: undefined; name?: undefined; parameters?: undefined; begin?: undefined };
 
 export type PGliteResponse =
   | { id: number; rows: unknown[]; affectedRows?: number }
@@ -73,6 +79,8 @@ export class PGliteThread {
   private nextId = 1;
   /** A BEGIN not sent yet: it goes with the transaction's first statement (see query()). */
   private deferredBegin: string | undefined;
+  /** Names whose text the thread has (PGliteRequest). */
+  private readonly named = new Set<string>();
   private dead: Error | null = null;
   readonly waitReady: Promise<void>;
 
@@ -113,14 +121,19 @@ export class PGliteThread {
    * snapshot at its first statement, not at BEGIN. A BEGIN that fails (it does not: PostgreSQL only
    * warns about one inside a transaction) fails that next statement.
    */
-  query<R>(sql: string, parameters: unknown[] = []): Promise<QueryResultRows<R>> {
+  query<R>(sql: string, parameters: unknown[] = [], name?: string): Promise<QueryResultRows<R>> {
     if (parameters.length === 0 && BEGIN.test(sql) && this.deferredBegin === undefined && !this.dead) {
       this.deferredBegin = sql;
       return Promise.resolve({ rows: [] });
     }
     const begin = this.deferredBegin;
     this.deferredBegin = undefined;
-    return this.send({ id: this.nextId++, sql, parameters, begin }) as Promise<QueryResultRows<R>>;
+    const id = this.nextId++;
+    if (name === undefined) return this.send({ id, sql, parameters, begin }) as Promise<QueryResultRows<R>>;
+    if (this.named.has(name))
+      return this.send({ id, name, parameters, begin }) as Promise<QueryResultRows<R>>;
+    this.named.add(name);
+    return this.send({ id, sql, name, parameters, begin }) as Promise<QueryResultRows<R>>;
   }
 
   /** Closes the database (its files are left consistent) and stops the thread. */

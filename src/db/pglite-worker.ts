@@ -83,6 +83,8 @@ async function serve(options: PGliteThreadOptions): Promise<void> {
   });
   await pglite.waitReady;
   const statements = new PGliteStatements(pglite);
+  // Named statements' texts, sent once (PGliteRequest).
+  const texts = new Map<string, string>();
   // Statements one after another: PGlite is one session, and the API side sends one at a time anyway.
   let chain: Promise<void> = Promise.resolve();
   port.on("message", (request: PGliteRequest) => {
@@ -93,8 +95,11 @@ async function serve(options: PGliteThreadOptions): Promise<void> {
         return;
       }
       try {
+        if (request.name !== undefined && request.sql !== undefined) texts.set(request.name, request.sql);
+        const sql = request.sql ?? (request.name === undefined ? undefined : texts.get(request.name));
+        if (sql === undefined) throw new Error(`no statement named ${request.name}`);
         if (request.begin) await statements.run(request.begin, []);
-        const result = await statements.run(request.sql, request.parameters);
+        const result = await statements.run(sql, request.parameters);
         const transfer = textColumnsAsBytes(result.rows);
         port.postMessage({ id: request.id, rows: result.rows, affectedRows: result.affectedRows }, transfer);
       } catch (error) {

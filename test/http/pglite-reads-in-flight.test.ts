@@ -18,7 +18,7 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 /** Statements sent to the thread and not answered yet, the most at once, and any sent inside a transaction. */
 const flight = { now: 0, most: 0, inTransaction: false, besideTransaction: 0, transactions: 0 };
 const threadQuery = PGliteThread.prototype.query;
-PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params?: unknown[]) {
+PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params?: unknown[], name?: string) {
   const control = /^\s*(begin|commit|rollback)\b/i.exec(sql)?.[1]?.toLowerCase();
   if (control === "begin") {
     flight.inTransaction = true;
@@ -30,7 +30,7 @@ PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params
     flight.now--;
     if (control === "commit" || control === "rollback") flight.inTransaction = false;
   };
-  const answer = threadQuery.call(this, sql, params);
+  const answer = threadQuery.call(this, sql, params, name);
   answer.then(settle, settle);
   return answer;
 } as typeof PGliteThread.prototype.query;
