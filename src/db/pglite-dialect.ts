@@ -96,10 +96,10 @@ export interface Turn {
  * A turn taken for one statement outside any transaction is shared (`acquire(lane, true)`): several
  * such statements are sent to the database's thread at once, which runs them one after another, so
  * the thread goes from one to the next without waiting for the API's thread to take an answer and send
- * the next statement (a whole turn of its event loop, at 32 connections as long as the statement
- * itself: docs/performance.md, "PGlite single reads in flight together"). A shared statement joins
- * those in flight only while nobody waits (a priority one: at most MAX_PRIORITY_RUN while others
- * wait); a transaction's turn (not shared) waits until every shared statement is answered.
+ * the next statement, a whole turn of its event loop (docs/performance.md, "PGlite single reads in
+ * flight together"). A shared statement joins those in flight only while nobody waits (a priority
+ * one: at most MAX_PRIORITY_RUN while others wait); a transaction's turn (not shared) waits until
+ * every shared statement is answered.
  *
  * The connection is handed over on the next turn of the event loop (setImmediate), not inside the
  * releasing promise chain: PGlite answers without real I/O, so a chain of hand-overs would otherwise
