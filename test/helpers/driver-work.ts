@@ -17,6 +17,12 @@ interface Tally {
   jsonChars: number;
   /** Characters of the strings the embedded database's rows brought to the event loop. */
   textChars: number;
+  /**
+   * The longest string among the rows' values, on either database: V8 puts a string of more than
+   * ~128 KB straight into its old generation (its large-object space), which only a full collection
+   * frees.
+   */
+  longestText: number;
 }
 
 let recording: Tally | null = null;
@@ -34,7 +40,14 @@ function countResult(result: unknown): void {
   for (const r of Array.isArray(result) ? result : [result]) {
     const { rows, fields } = (r ?? {}) as { rows?: unknown[]; fields?: unknown[] };
     if (rows && fields) recording.values += rows.length * fields.length;
+    for (const row of rows ?? []) countTexts(row);
   }
+}
+
+function countTexts(row: unknown): void {
+  if (!recording || typeof row !== "object" || row === null) return;
+  for (const value of Object.values(row))
+    if (typeof value === "string") recording.longestText = Math.max(recording.longestText, value.length);
 }
 
 const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
@@ -55,6 +68,7 @@ PGliteThread.prototype.query = function (this: PGliteThread, ...args: Parameters
         const values = Object.values(row as object);
         recording.values += values.length;
         for (const value of values) if (typeof value === "string") recording.textChars += value.length;
+        countTexts(row);
       }
     },
     () => {},
@@ -64,7 +78,7 @@ PGliteThread.prototype.query = function (this: PGliteThread, ...args: Parameters
 
 /** Runs `work` and returns what the driver built meanwhile. */
 export async function driverWork<T>(work: () => Promise<T>): Promise<Tally & { result: T }> {
-  const tally: Tally = { values: 0, jsonChars: 0, textChars: 0 };
+  const tally: Tally = { values: 0, jsonChars: 0, textChars: 0, longestText: 0 };
   recording = tally;
   try {
     const result = await work();

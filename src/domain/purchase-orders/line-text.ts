@@ -117,11 +117,32 @@ function lineObject(places: string): string {
  * of the order's currency, found for each line unless the statement has them already.
  */
 export function linesJsonSql(places = moneySqlText.minorUnits("po.currency")): string {
-  return jsonArraySql(
-    lineObject(places),
-    "from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id",
-    "l.position, l.id",
-  );
+  return jsonArraySql(lineObject(places), LINES_OF_PO, LINES_ORDER);
+}
+
+const LINES_OF_PO =
+  "from purchase_order_lines l where l.store_id = po.store_id and l.purchase_order_id = po.id";
+const LINES_ORDER = "l.position, l.id";
+
+/**
+ * The lines of `linesJsonSql` in `count` columns named `<name>_1`…, each the comma-joined JSON texts
+ * of `perPiece` lines in position order (the last one every line after), `''` when it has none: the
+ * array's text is `[`, the non-empty pieces joined by commas, `]` (text-bytes.ts, `jsonArrayBytes`).
+ * `from` is what the enclosing statement needs after its other joins: a lateral of the lines' array.
+ */
+export function linesPiecesSql(
+  name: string,
+  count: number,
+  perPiece: number,
+): { columns: string; from: string } {
+  const columns = Array.from({ length: count }, (_, i) => {
+    const upper = i === count - 1 ? "" : String((i + 1) * perPiece);
+    return `array_to_string(lines_array.a[${i * perPiece + 1}:${upper}], ',') as ${name}_${i + 1}`;
+  });
+  return {
+    columns: columns.join(",\n  "),
+    from: `cross join lateral (select array(select ${lineObject(moneySqlText.minorUnits("po.currency"))} ${LINES_OF_PO} order by ${LINES_ORDER}) as a) lines_array`,
+  };
 }
 
 /**

@@ -8,10 +8,11 @@
  * objects to rebuild from a structured copy and present; measured in docs/reliability.md, 5b.
  */
 import type { Db } from "../../db/database.ts";
-import { type HotQuery, hotSql } from "../../db/prepared.ts";
-import type { TextOrBytes } from "../../db/text-bytes.ts";
+import { type HotQuery, hotSql, onPool } from "../../db/prepared.ts";
+import { jsonArrayBytes, type TextOrBytes } from "../../db/text-bytes.ts";
 import { notFound } from "../errors.ts";
-import { linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
+import { MAX_LINES_PER_ORDER } from "./line-cap.ts";
+import { linesJsonSql, linesPiecesSql, type OrderWithLinesText } from "./line-text.ts";
 import { assembleOrders, type OrderParts, presentSummaries } from "./loading.ts";
 import {
   ORDER_COLUMNS_SQL,
@@ -26,27 +27,72 @@ type OrderTextRow = OrderRecord &
   Omit<PartsRow, "lines"> & {
     /** The row's version (`xmin`): read-ahead.ts. */
     version: string;
-    /** `_utf8`: bytes from the embedded database (db/text-bytes.ts). */
-    lines_utf8: TextOrBytes;
-  };
+  } & LinesColumns;
 
-/** Built on first use: the currencies' minor units are read from Intl then, not at start-up. */
-let statement: HotQuery<[number, number], OrderTextRow> | undefined;
+/**
+ * The lines' text as a statement gives it: on the embedded database one column, handed over as bytes
+ * (`_utf8`, db/text-bytes.ts); on PostgreSQL in pieces of LINES_PER_PIECE lines (line-text.ts,
+ * `linesPiecesSql`), which the driver decodes as strings small enough for V8's young generation and
+ * `takeLines` writes into bytes at once (text-bytes.ts, `jsonArrayBytes`: why).
+ */
+type LinesColumns = { lines_utf8?: TextOrBytes } & Partial<Record<`${typeof PIECE}_${number}`, string>>;
 
-const orderWithLinesText = () =>
-  (statement ??= hotSql<[number, number], OrderTextRow>(
-    "stockroom_order_lines_text",
-    `select ${ORDER_COLUMNS_SQL},
+const LINES_PER_PIECE = 50;
+const PIECES = Math.ceil(MAX_LINES_PER_ORDER / LINES_PER_PIECE);
+const PIECE = "lines_piece";
+const PIECE_NAMES = Array.from({ length: PIECES }, (_, i) => `${PIECE}_${i + 1}` as const);
+
+/** The lines' columns of a statement (in pieces or one text), and what they need after its joins. */
+function linesColumnsSql(pieces: boolean): { columns: string; from: string } {
+  return pieces
+    ? linesPiecesSql(PIECE, PIECES, LINES_PER_PIECE)
+    : { columns: `${linesJsonSql()} as lines_utf8`, from: "" };
+}
+
+/** The lines' text of a row (bytes from either database's pieces or `_utf8`), its lines' columns taken out of it. */
+function takeLines(row: LinesColumns): TextOrBytes {
+  if (row.lines_utf8 !== undefined) {
+    const text = row.lines_utf8;
+    delete row.lines_utf8;
+    return text;
+  }
+  const pieces = PIECE_NAMES.map((name) => row[name] ?? "");
+  for (const name of PIECE_NAMES) delete row[name];
+  return jsonArrayBytes(pieces);
+}
+
+const orderTextSql = (pieces: boolean) => {
+  const lines = linesColumnsSql(pieces);
+  return `select ${ORDER_COLUMNS_SQL},
   s.name as supplier_name, loc.name as location_name, loc.address as location_address,
   po.xmin::text as version,
-  ${linesJsonSql()} as lines_utf8,
+  ${lines.columns},
   ${otherPartColumns(wholePart)}
 from purchase_orders po
 left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
 left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
-where po.store_id = $1 and po.id = $2`,
-    { priority: false },
-  ));
+${lines.from}
+where po.store_id = $1 and po.id = $2`;
+};
+
+/** Built on first use: the currencies' minor units are read from Intl then, not at start-up. */
+const statements: Partial<Record<"text" | "pieces", HotQuery<[number, number], OrderTextRow>>> = {};
+
+/** The order's statement for `db`: its lines in pieces on a PostgreSQL pool, as one text elsewhere. */
+function orderWithLinesText(db: Db): HotQuery<[number, number], OrderTextRow> {
+  const pieces = onPool(db);
+  const kind = pieces ? "pieces" : "text";
+  let query = statements[kind];
+  if (!query) {
+    query = hotSql<[number, number], OrderTextRow>(
+      pieces ? "stockroom_order_lines_pieces" : "stockroom_order_lines_text",
+      orderTextSql(pieces),
+      { priority: false },
+    );
+    statements[kind] = query;
+  }
+  return query;
+}
 
 /** What one statement reads of an order: its row and version, its parts but lines, its lines' text. */
 export interface OrderTextRead {
@@ -59,14 +105,15 @@ export interface OrderTextRead {
 
 /** The order in one statement with its lines as text; undefined when the store has no such order. */
 export async function readOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
-  const [row] = await orderWithLinesText().run(db, storeId, id);
+  const [row] = await orderWithLinesText(db).run(db, storeId, id);
   if (!row) return undefined;
-  const { version, lines_utf8, charges, receipts, receipt_lines, payments, sync, ...record } = row;
+  const linesJson = takeLines(row);
+  const { version, charges, receipts, receipt_lines, payments, sync, ...record } = row;
   return {
     record: record as OrderRecord,
     version,
     parts: partsOf({ lines: null, charges, receipts, receipt_lines, payments, sync }),
-    linesJson: lines_utf8,
+    linesJson,
   };
 }
 
@@ -82,16 +129,28 @@ export async function readPurchaseOrderText(
   return { order, linesJson: read.linesJson };
 }
 
-let pageStatement: HotQuery<[number, number[]], { id: number; lines_utf8: TextOrBytes }> | undefined;
+const pageStatements: Partial<
+  Record<"text" | "pieces", HotQuery<[number, number[]], { id: number } & LinesColumns>>
+> = {};
 
 /** The lines' JSON text of each order of a page (one statement, whatever the page's lines). */
-const pageLinesText = () =>
-  (pageStatement ??= hotSql<[number, number[]], { id: number; lines_utf8: TextOrBytes }>(
-    "stockroom_page_lines_text",
-    `select po.id, ${linesJsonSql()} as lines_utf8 from purchase_orders po
+function pageLinesText(db: Db): HotQuery<[number, number[]], { id: number } & LinesColumns> {
+  const pieces = onPool(db);
+  const kind = pieces ? "pieces" : "text";
+  let query = pageStatements[kind];
+  if (!query) {
+    const lines = linesColumnsSql(pieces);
+    query = hotSql<[number, number[]], { id: number } & LinesColumns>(
+      pieces ? "stockroom_page_lines_pieces" : "stockroom_page_lines_text",
+      `select po.id, ${lines.columns} from purchase_orders po
+${lines.from}
 where po.store_id = $1 and po.id = any($2::int[])`,
-    { priority: false },
-  ));
+      { priority: false },
+    );
+    pageStatements[kind] = query;
+  }
+  return query;
+}
 
 /** A list row presented without lines, with its lines as the server wrote their JSON text. */
 export interface SummaryWithLinesText {
@@ -112,12 +171,12 @@ export async function presentSummariesWithLinesText(
   if (orders.length === 0) return [];
   const [heads, texts] = await Promise.all([
     presentSummaries(db, storeId, orders, false),
-    pageLinesText().run(
+    pageLinesText(db).run(
       db,
       storeId,
       orders.map((o) => o.id),
     ),
   ]);
-  const linesOf = new Map(texts.map((row) => [row.id, row.lines_utf8]));
+  const linesOf = new Map(texts.map((row) => [row.id, takeLines(row)]));
   return heads.map((order) => ({ order, linesJson: linesOf.get(order.id) ?? "[]" }));
 }
