@@ -245,7 +245,9 @@ export interface LandedUnitCostInput {
 export function landedUnitCost(input: LandedUnitCostInput): Big {
   const { bookedUnitCost, allocatedAmount, units, exchangeRate } = input;
   if (!Number.isSafeInteger(units) || units < 0) throw new RangeError("units must be a non-negative integer");
-  if (units === 0) return roundHalfUp(bookedUnitCost.times(exchangeRate), UNIT_COST_PLACES);
+  // Nothing allocated: (booked × units) × rate / units is booked × rate exactly, one rounding either way.
+  if (units === 0 || allocatedAmount.eq(0))
+    return roundHalfUp(bookedUnitCost.times(exchangeRate), UNIT_COST_PLACES);
   const unitsBig = new Big(String(units));
   const numerator = bookedUnitCost.times(unitsBig).plus(allocatedAmount).times(exchangeRate);
   return divideRoundHalfUp(numerator, unitsBig, UNIT_COST_PLACES);

@@ -11,7 +11,13 @@ import {
   lineChargeShares,
   validateCustomSplit,
 } from "../../src/domain/landed-cost.ts";
-import { formatMoney, formatUnitCost, minorUnits, sumMoney } from "../../src/domain/money.ts";
+import {
+  divideRoundHalfUp,
+  formatMoney,
+  formatUnitCost,
+  minorUnits,
+  sumMoney,
+} from "../../src/domain/money.ts";
 
 const b = (s: string) => new Big(s);
 const money = (xs: Big[], currency = "USD") => xs.map((x) => formatMoney(x, currency));
@@ -546,6 +552,30 @@ describe("landed cost properties", () => {
             landed.times(units).minus(exactTotal).abs().lte(new Big("5e-9").times(units)),
             `${landed}`,
           );
+        },
+      ),
+    );
+  });
+});
+
+describe("landedUnitCost with nothing allocated", () => {
+  test("is (booked × units) × rate / units rounded once, for any units", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10 ** 9 }),
+        fc.integer({ min: 1, max: 10 ** 6 }),
+        fc.integer({ min: 1, max: 10 ** 7 }),
+        (bookedUnits, units, rateUnits) => {
+          const booked = new Big(`${bookedUnits}e-4`);
+          const rate = new Big(`${rateUnits}e-6`);
+          const general = divideRoundHalfUp(booked.times(units).times(rate), new Big(units), 8);
+          const landed = landedUnitCost({
+            bookedUnitCost: booked,
+            allocatedAmount: b("0"),
+            units,
+            exchangeRate: rate,
+          });
+          assert.equal(landed.toString(), general.toString());
         },
       ),
     );

@@ -638,6 +638,25 @@ describe("allocation properties", () => {
   });
 });
 
+describe("an order without charges", () => {
+  test("books what the full allocation rules book with a zero charge: nothing allocated, landed = booked × rate", () => {
+    const seen = (receipts: ComputedReceipt[]) =>
+      receipts.map((r) =>
+        r.lines.map((l) => [l.lineId, l.allocatedChargeAmount.toString(), l.landedUnitCost.toString()]),
+      );
+    fc.assert(
+      fc.property(orderArb, planArb, fc.constantFrom("replace", "remove"), ({ order }, plan, disposition) => {
+        const without = runPlan({ ...order, charges: [] }, plan, disposition);
+        const zero = runPlan({ ...order, charges: [charge("0", "value")] }, plan, disposition);
+        assert.deepEqual(seen(without.receipts), seen(zero.receipts));
+        for (const r of without.receipts)
+          for (const l of r.lines) assert.equal(l.allocatedChargeAmount.toString(), "0");
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 /** Each line's share of the charges with nothing cancelled (what a complete line must hold). */
 function staticShares(order: ReceiptOrder): Big[] {
   const r = compute(order, request(order.lines.map((l) => ({ lineId: l.id, quantity: l.quantity }))));

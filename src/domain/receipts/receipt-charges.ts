@@ -30,6 +30,14 @@ export function allocateReceiptCharges(
   after: (line: ReceiptOrderLine) => LineQuantities,
   places: number,
 ): void {
+  // An order with no charges whose lines hold no allocation (most orders): every share is zero, so is
+  // every entry's amount, and nothing is left to settle; the shares' line values (big.js arithmetic
+  // over every line of the order) are not computed for nothing. Once charges were allocated and then
+  // removed, the lines hold amounts and the full rules run.
+  if (order.charges.length === 0 && order.lines.every((l) => l.allocated.eq(ZERO))) {
+    for (const d of drafts) if (d.line && !d.line.unordered) d.allocatedChargeAmount = ZERO;
+    return;
+  }
   const currency = order.currency;
   const allocLines = order.lines.filter((l) => !l.unordered);
   const shares = allocationShares(order, allocLines, after, places, drafts);
