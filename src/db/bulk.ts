@@ -59,32 +59,37 @@ const ESCAPED = /[\\"]/g;
  * else its text, quoted.
  */
 export function arrayLiteral(type: ElementType, values: readonly unknown[]): string {
-  const bareNumbers = NUMBER_TYPES.has(type);
+  const n = values.length;
+  if (n === 0) return "{}";
+  // A column with one value in every row (a store id, a time, a reference: most of a receipt's and
+  // an apply's columns) is that element repeated, written once.
+  const first = values[0];
+  let same = true;
+  for (let i = 1; i < n && same; i++) same = values[i] === first;
+  if (same) {
+    const one = arrayElement(type, first);
+    return `{${`${one},`.repeat(n - 1)}${one}}`;
+  }
   let out = "{";
-  for (let i = 0; i < values.length; i++) {
+  for (let i = 0; i < n; i++) {
     if (i > 0) out += ",";
-    const value = values[i];
-    if (value === null || value === undefined) {
-      out += "NULL";
-      continue;
-    }
-    if (typeof value === "number" && bareNumbers) {
-      out += String(value);
-      continue;
-    }
-    if (typeof value === "boolean") {
-      out += value ? "t" : "f";
-      continue;
-    }
-    const text =
-      value instanceof Date
-        ? value.toISOString()
-        : type === "jsonb" && typeof value !== "string"
-          ? JSON.stringify(value)
-          : String(value);
-    out += NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, "\\$&")}"` : `"${text}"`;
+    out += arrayElement(type, values[i]);
   }
   return `${out}}`;
+}
+
+/** One element of an array literal (see arrayLiteral). */
+function arrayElement(type: ElementType, value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "number" && NUMBER_TYPES.has(type)) return String(value);
+  if (typeof value === "boolean") return value ? "t" : "f";
+  const text =
+    value instanceof Date
+      ? value.toISOString()
+      : type === "jsonb" && typeof value !== "string"
+        ? JSON.stringify(value)
+        : String(value);
+  return NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, "\\$&")}"` : `"${text}"`;
 }
 
 /**

@@ -23,6 +23,12 @@ const VALUES: Array<[ElementType, unknown[]]> = [
   ["timestamptz", [at, null, "2026-01-01T00:00:00.000Z"]],
   ["date", ["2026-11-27", null]],
   ["jsonb", [{ a: 'x"y', b: [1, "\\"] }, '{"k":1}', null, "[]"]],
+  // One value in every row (written once and repeated), and no rows.
+  ["text", ['a"b', 'a"b', 'a"b']],
+  ["timestamptz", [at, at, at]],
+  ["int", [7, 7]],
+  ["bigint", [null, null]],
+  ["text", []],
 ];
 
 /** What the drivers were given before: the values as an array, instants as ISO text, JSON as text. */
@@ -41,7 +47,7 @@ describe("array parameters as one literal", () => {
   after(() => t.close());
 
   for (const [type, values] of VALUES) {
-    test(`${type}: the literal stores what the driver's array stores`, async () => {
+    test(`${type} ${JSON.stringify(values).slice(0, 40)}: the literal stores what the driver's array stores`, async () => {
       const db = t.runtime.ctx.db;
       const asText = (param: unknown) =>
         sql<{
@@ -61,5 +67,8 @@ describe("array parameters as one literal", () => {
     assert.equal(arrayLiteral("text", ['a"b', "c\\d", "", null]), '{"a\\"b","c\\\\d","",NULL}');
     assert.equal(arrayLiteral("boolean", [true, false]), "{t,f}");
     assert.equal(arrayLiteral("timestamptz", [at]), '{"2026-11-27T03:04:05.678Z"}');
+    assert.equal(arrayLiteral("int", [7, 7, 7]), "{7,7,7}");
+    assert.equal(arrayLiteral("text", ['a"b', 'a"b']), '{"a\\"b","a\\"b"}');
+    assert.equal(arrayLiteral("int", []), "{}");
   });
 });
