@@ -46,15 +46,22 @@ export function jsonBytes(pieces: readonly TextOrBytes[]): Buffer {
  * transaction (write.ts).
  */
 export class JsonText {
+  private encoded: Buffer | null = null;
+
   constructor(readonly pieces: readonly TextOrBytes[]) {}
 
-  /** The whole text (an idempotent response is stored as one). */
+  /** The whole text. */
   get text(): string {
     return this.pieces.map(textOf).join("");
   }
 
-  /** The text's UTF-8 bytes, to send. */
+  /**
+   * The text's UTF-8 bytes, made once: a keyed write seals them as its stored answer (write.ts) and
+   * then sends them, where joining the pieces into one string for the seal, encoding that for the
+   * deflate and encoding the pieces again for the reply made three copies of a 60-90 KB answer.
+   */
   bytes(): Buffer {
-    return jsonBytes(this.pieces);
+    this.encoded ??= jsonBytes(this.pieces);
+    return this.encoded;
   }
 }

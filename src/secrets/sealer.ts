@@ -40,13 +40,15 @@ export class Sealer {
    * compress afterwards). Not for a secret sealed again and again beside text an attacker chooses:
    * the compressed length would leak it.
    */
-  seal(text: string, context: string, options: { compress?: boolean } = {}): string {
+  seal(text: string | Buffer, context: string, options: { compress?: boolean } = {}): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.current.cipherKey, iv);
     cipher.setAAD(Buffer.from(context, "utf8"));
     const plain = options.compress
       ? Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(text, { level: 1 })])
-      : Buffer.from(text, "utf8");
+      : typeof text === "string"
+        ? Buffer.from(text, "utf8")
+        : text;
     const body = Buffer.concat([cipher.update(plain), cipher.final()]);
     return [
       FORMAT,

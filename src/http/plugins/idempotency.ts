@@ -96,7 +96,7 @@ export async function completeClaim(
   const responseBody =
     body === undefined
       ? null
-      : seal(body instanceof JsonText ? body.text : JSON.stringify(body), claim.sealKey);
+      : seal(body instanceof JsonText ? body.bytes() : JSON.stringify(body), claim.sealKey);
   await storeResponse.run(trx, status, responseBody, claim.storeId, claim.apiKeyId, claim.key);
   claim.completed = true;
 }

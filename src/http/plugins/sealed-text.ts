@@ -29,9 +29,10 @@ export function sealingKey(sealer: Sealer, purpose: string): SealingKey {
  */
 export const COMPRESS_FROM = 4096;
 
-const deflated = (text: string): boolean => text.length >= COMPRESS_FROM;
+/** A text's length in characters, or UTF-8 bytes' in bytes (the answers at the threshold are ASCII JSON). */
+const deflated = (text: string | Buffer): boolean => text.length >= COMPRESS_FROM;
 
-export function seal(text: string, key: SealingKey): string {
+export function seal(text: string | Buffer, key: SealingKey): string {
   return key.sealer.seal(text, key.purpose, { compress: deflated(text) });
 }
 
