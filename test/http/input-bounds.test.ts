@@ -160,4 +160,31 @@ describe("input bounds: dates outside 1900-9999 and deep bodies", () => {
     assert.deepEqual(again.body.error.details, first.body.error.details);
     assert.deepEqual(changedTables(before, await fingerprint()), []);
   });
+
+  test("a NUL or an unpaired surrogate anywhere in a body is 422 on its field, and changes nothing", async () => {
+    const api = fx.store.api;
+    const before = await fingerprint();
+    const invalid = (field: string) => ({
+      field,
+      code: "invalid_characters",
+      message: "must not contain NUL (\\u0000) characters or unpaired surrogates",
+    });
+    const order = await api.post(
+      "/v2/purchase_orders",
+      {
+        supplier_id: fx.ids.supplier[0],
+        lines: [
+          { variant_id: fx.ids.variant[0], quantity: 1, unit_cost: 1 },
+          { variant_id: fx.ids.variant[1], quantity: 1, unit_cost: 1, supplier_note: "a\u0000b" },
+        ],
+      },
+      key(),
+    );
+    assert.equal(order.status, 422, JSON.stringify(order.body));
+    assert.deepEqual(order.body.error.details, [invalid("lines.1.supplier_note")]);
+    const supplier = await api.post("/v2/suppliers", { name: "\ud800" }, key());
+    assert.equal(supplier.status, 422, JSON.stringify(supplier.body));
+    assert.deepEqual(supplier.body.error.details, [invalid("name")]);
+    assert.deepEqual(changedTables(before, await fingerprint()), []);
+  });
 });
