@@ -4,7 +4,7 @@ import Big from "big.js";
 import fc from "fast-check";
 import { DetailCollector } from "../../src/domain/errors.ts";
 import type { AllocatableCharge, AllocationMethod } from "../../src/domain/landed-cost.ts";
-import { formatMoney, formatUnitCost } from "../../src/domain/money.ts";
+import { divideRoundHalfUp, formatMoney, formatUnitCost } from "../../src/domain/money.ts";
 import {
   type ComputedReceipt,
   computeReceipt,
@@ -651,6 +651,32 @@ describe("an order without charges", () => {
         assert.deepEqual(seen(without.receipts), seen(zero.receipts));
         for (const r of without.receipts)
           for (const l of r.lines) assert.equal(l.allocatedChargeAmount.toString(), "0");
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("a movement's unit cost", () => {
+  test("is the landed cost of its item's good units, weighted, at 8 places (one line: that line's landed cost)", () => {
+    fc.assert(
+      fc.property(orderArb, planArb, fc.boolean(), ({ order }, plan, twice) => {
+        // Half the orders have two lines of one item, so the weighted path runs too.
+        const lines =
+          twice && order.lines.length > 1
+            ? order.lines.map((l, i) =>
+                i === 1 ? { ...l, inventory_item_id: order.lines[0].inventory_item_id } : l,
+              )
+            : order.lines;
+        for (const r of runPlan({ ...order, lines }, plan, "replace").receipts) {
+          for (const m of r.movements) {
+            const good = r.lines.filter((l) => l.inventoryItemId === m.inventoryItemId && l.quantity > 0);
+            if (m.availableDelta <= 0 || good.length === 0) continue;
+            const units = good.reduce((s, l) => s + l.quantity, 0);
+            const value = good.reduce((s, l) => s.plus(l.landedUnitCost.times(l.quantity)), new Big(0));
+            assert.equal(m.unitCost?.toString(), divideRoundHalfUp(value, new Big(units), 8).toString());
+          }
+        }
       }),
       { numRuns: 200 },
     );

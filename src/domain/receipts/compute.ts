@@ -334,16 +334,19 @@ function receiptMovements(
     }
     return m;
   };
-  // Landed cost per item, weighted by good units over the receipt's lines of that item.
-  const costs = new Map<number, { value: Big; units: number }>();
+  // Landed cost per item, weighted by good units over the receipt's lines of that item. An item on one
+  // line (nearly always) costs that line's landed cost, already at 8 places: the weighted division is
+  // left to items on several lines.
+  const costs = new Map<number, { value: Big | null; units: number; first: Big }>();
   for (const l of lines) {
     if (l.inventoryItemId === null || l.quantity === 0) continue;
     at(l.inventoryItemId, l.locationId).availableDelta += l.quantity;
-    const c = costs.get(l.inventoryItemId) ?? { value: ZERO, units: 0 };
-    costs.set(l.inventoryItemId, {
-      value: c.value.plus(l.landedUnitCost.times(l.quantity)),
-      units: c.units + l.quantity,
-    });
+    const c = costs.get(l.inventoryItemId);
+    if (!c) costs.set(l.inventoryItemId, { value: null, units: l.quantity, first: l.landedUnitCost });
+    else {
+      c.value = (c.value ?? c.first.times(c.units)).plus(l.landedUnitCost.times(l.quantity));
+      c.units += l.quantity;
+    }
   }
   // Incoming: what each line had outstanding less what it has after (the order was open before).
   for (const line of order.lines) {
@@ -355,7 +358,8 @@ function receiptMovements(
   for (const m of movements) {
     const c = costs.get(m.inventoryItemId);
     if (c && m.availableDelta > 0)
-      m.unitCost = divideRoundHalfUp(c.value, new Big(c.units), UNIT_COST_PLACES);
+      m.unitCost =
+        c.value === null ? c.first : divideRoundHalfUp(c.value, new Big(c.units), UNIT_COST_PLACES);
   }
   return movements;
 }
