@@ -103,13 +103,16 @@ export interface ReadAhead {
   readonly record: HotQuery<[storeId: number, id: number], JsonRecord>;
   /** The record's largest id (its column's range): a bigger one in the path is not read ahead. */
   readonly maxId: number;
+  /** Another read ahead to use for this id (the path's, as given), if any. */
+  readonly instead?: (id: string) => ReadAhead | undefined;
 }
 
 export function readAheadOf(
   record: HotQuery<[storeId: number, id: number], JsonRecord>,
   maxId: number,
+  instead?: (id: string) => ReadAhead | undefined,
 ): ReadAhead {
-  return { record, maxId };
+  return { record, maxId, instead };
 }
 
 /** A record read as one JSON text (db/json-text.ts): the only column of its statement's row. */

@@ -18,6 +18,7 @@ import {
   listLocations,
   trackedVariants,
 } from "../helpers/factories.ts";
+import { countStatements } from "../helpers/statements.ts";
 
 const line = (n: number, extra: Record<string, unknown> = {}) => ({
   product_title: `Part ${n}`,
@@ -231,6 +232,44 @@ describe("GET of one purchase order, small in one statement and big the full way
     assert.equal(got.lines[2].warnings[0].code, "no_cost");
     assert.equal(got.receipts[0].lines[1].landed_unit_cost, "0.00");
     await expectAsFullRead(res, order.id);
+  });
+
+  test("an order without charges, receipts or payments is read without setting them up; one that gains some answers with them", async () => {
+    const supplier = await createSupplier(store.api);
+    const order = await createOrderedOrder(store.api, {
+      supplier_id: supplier.id,
+      lines: [line(1), line(2, { quantity: 3, unit_cost: "0.125" })],
+    });
+    const path = `/v2/purchase_orders/${order.id}`;
+    /** GET and the statements that read the order (the key lookup's too on PostgreSQL: one statement). */
+    const read = async () => {
+      await t.runtime.ctx.requestLog.flush();
+      const counted = await countStatements(() => store.api.get(path));
+      expectStatus(counted.result, 200);
+      return {
+        res: counted.result,
+        reads: counted.statements.filter((s) => s.includes("from purchase_orders po")),
+      };
+    };
+    const lean = await read();
+    assert.equal(lean.reads.length, 1);
+    assert.ok(!lean.reads[0].includes("receipt_lines"), "the lean statement reads no receipt lines");
+    assert.deepEqual(
+      [lean.res.body.data.charges, lean.res.body.data.receipts, lean.res.body.data.payments],
+      [[], [], []],
+    );
+    await expectAsFullRead(lean.res, order.id);
+
+    expectStatus(await store.api.post(`${path}/payments`, { amount: "2.00" }), 201);
+    const gained = await read();
+    assert.equal(gained.reads.length, 2, "the lean statement finds a payment: the full one reads it");
+    assert.equal(gained.res.body.data.payments[0].amount, "2.00");
+    await expectAsFullRead(gained.res, order.id);
+    // Noted with parts: the full statement at once.
+    const noted = await read();
+    assert.equal(noted.reads.length, 1);
+    assert.ok(noted.reads[0].includes("receipt_lines"));
+    assert.equal(noted.res.raw.body, gained.res.raw.body);
   });
 
   test("a 51-line order answers as the full read presents it", async () => {

@@ -290,6 +290,9 @@ const SIZE_SQL = `cross join lateral (select
 /** A big order's answer from the small read: read it the full way (no row: there is no such order). */
 const NOT_SMALL = "";
 
+/** The lean read's answer for an order with charges, receipts or payments: read it with them. */
+const HAS_PARTS = "+";
+
 /**
  * The small order as the contract's JSON text (order-json.ts), NOT_SMALL for a bigger one (CASE
  * writes the JSON only for a small order).
@@ -307,10 +310,57 @@ where po.store_id = $1 and po.id = $2`,
 );
 
 /**
- * The same statement, written by authentication into the key lookup's own statement on PostgreSQL
- * (db/prepared.ts, keyLookupBeside): one statement and one round trip for the whole request.
+ * The same for an order without charges, receipts or payments (a draft, most open orders): they are
+ * written empty, and only whether each has a row is read. The server sets up every part of a
+ * statement on every execution, rows or none (docs/performance.md, "Where the small order's statement
+ * goes"): those three parts, their receipts' lines, locations and platform_sync, and the receipt lines'
+ * count were about a third of the statement's cost for an order that has none. HAS_PARTS for an order
+ * that has some, NOT_SMALL for one with more than SMALL_ORDER_LINES lines.
  */
-export const smallOrderReadAhead = readAheadOf(orderJsonById, 2147483647);
+const leanOrderJsonById = hotSql<[number, number], JsonRecord>(
+  "stockroom_order_json_lean_by_id",
+  `select case when parts.found then '${HAS_PARTS}' when size.small then ${orderJsonSql({ withParts: false })}
+  else '${NOT_SMALL}' end as row_json
+from purchase_orders po
+left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
+left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
+cross join lateral (select
+  exists (select 1 from purchase_order_charges c where ${sameOrder("c")})
+  or exists (select 1 from receipts r where ${sameOrder("r")})
+  or exists (select 1 from payments p where ${sameOrder("p")}) as found offset 0) parts
+cross join lateral (select (select count(*) from (select 1 from purchase_order_lines l where ${sameOrder("l")}
+    limit ${SMALL_ORDER_LINES + 1}) counted) <= ${SMALL_ORDER_LINES} as small offset 0) size
+${orderCurrenciesSql()}
+where po.store_id = $1 and po.id = $2`,
+  { priority: false },
+);
+
+/**
+ * Orders this process has seen with charges, receipts or payments (by id), read with the full
+ * statement from then on. A note is never wrong for long: an order that gained parts since (another
+ * process, or before this one started) answers HAS_PARTS to the lean read and is read again in full,
+ * one statement more; one that lost them is read in full, the same answer. At most NOTED_AT_MOST,
+ * the oldest forgotten first.
+ */
+const ordersWithParts = new Set<number>();
+const NOTED_AT_MOST = 100_000;
+
+function noteParts(id: number): void {
+  if (ordersWithParts.size >= NOTED_AT_MOST)
+    ordersWithParts.delete(ordersWithParts.values().next().value as number);
+  ordersWithParts.add(id);
+}
+
+const fullReadAhead = readAheadOf(orderJsonById, 2147483647);
+
+/**
+ * The small order's statement, written by authentication into the key lookup's own statement on
+ * PostgreSQL (db/prepared.ts, keyLookupBeside): one statement and one round trip for the whole
+ * request. The lean one unless the order is noted with parts.
+ */
+export const smallOrderReadAhead = readAheadOf(leanOrderJsonById, 2147483647, (id) =>
+  ordersWithParts.has(Number(id)) ? fullReadAhead : undefined,
+);
 
 /**
  * The order as GET shows it, as its JSON text, read in one statement when it is small; null when it
@@ -323,7 +373,12 @@ export async function loadSmallPurchaseOrderJson(
   id: number,
   ahead?: readonly JsonRecord[],
 ): Promise<string | null> {
-  const [row] = ahead ?? (await orderJsonById.run(db, storeId, id));
+  let [row] =
+    ahead ?? (await (ordersWithParts.has(id) ? orderJsonById : leanOrderJsonById).run(db, storeId, id));
+  if (row?.row_json === HAS_PARTS) {
+    noteParts(id);
+    [row] = await orderJsonById.run(db, storeId, id);
+  }
   if (!row) throw notFound("purchase order");
   return row.row_json === NOT_SMALL ? null : row.row_json;
 }

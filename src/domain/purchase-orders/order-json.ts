@@ -163,9 +163,12 @@ const PAYMENTS = array(
 /**
  * SQL of the order's JSON text for the order `po`, its supplier `s` and location `loc` (left joins
  * in the enclosing statement, as in the small read), with `cur.places` and `cur.store_places` the
- * minor units of the order's and the store's currency (orderCurrenciesSql).
+ * minor units of the order's and the store's currency (orderCurrenciesSql). `withParts: false`
+ * writes empty charges, receipts and payments without reading them: for an order known to have none
+ * (one-statement-read.ts), whose statement then sets up none of their reads.
  */
-export function orderJsonSql(): string {
+export function orderJsonSql({ withParts = true }: { withParts?: boolean } = {}): string {
+  const none = "'[]'";
   return object([
     ["id", json.int("po.id")],
     ["sequential_id", json.int("po.sequential_id")],
@@ -228,7 +231,7 @@ export function orderJsonSql(): string {
       ]),
     ],
     ["lines", linesJsonSql("cur.places")],
-    ["charges", CHARGES],
+    ["charges", withParts ? CHARGES : none],
     ["platform_sync", syncOf("purchase_order", "po.id")],
     ["sent_at", iso("po.sent_at")],
     ["ordered_at", iso("po.ordered_at")],
@@ -241,8 +244,8 @@ export function orderJsonSql(): string {
     ["return_source_po_id", json.int("po.return_source_po_id")],
     ["ship_to_override", value("po.ship_to_override")],
     ["bill_to_override", value("po.bill_to_override")],
-    ["receipts", RECEIPTS],
-    ["payments", PAYMENTS],
+    ["receipts", withParts ? RECEIPTS : none],
+    ["payments", withParts ? PAYMENTS : none],
   ]);
 }
 

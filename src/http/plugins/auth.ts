@@ -71,7 +71,8 @@ async function readWithKey(
   hash: string,
   alongside: { readAhead: ReadAhead; id: string },
 ): Promise<[KeyRecord | undefined, unknown[]]> {
-  const { readAhead, id } = alongside;
+  const { id } = alongside;
+  const readAhead = alongside.readAhead.instead?.(id) ?? alongside.readAhead;
   let beside = besideKey.get(readAhead);
   if (!beside) {
     beside = keyLookupBeside(keyLookupWithStore, readAhead);
