@@ -236,7 +236,7 @@ export class JobQueue {
     await trx
       .updateTable("jobs")
       .set(doneAt(now))
-      .where("id", "in", [...ids])
+      .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
       .where("state", "=", "running")
       .where("locked_by", "=", mark)
       .execute();
@@ -256,7 +256,7 @@ export class JobQueue {
         locked_by: null,
         locked_until: null,
       })
-      .where("id", "in", [...ids])
+      .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
       .where("state", "=", "running")
       .where("locked_by", "=", mark)
       .where(WITHOUT_WAITING_FOR_DISK)

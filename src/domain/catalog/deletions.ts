@@ -163,7 +163,8 @@ export async function deletedInventoryItems(
     .selectFrom("variants")
     .select("inventory_item_id")
     .where("store_id", "=", storeId)
-    .where("inventory_item_id", "in", [...new Set(itemIds)])
+    // One array, one statement text whatever the count (an `in` list made a text per count).
+    .where(sql<boolean>`inventory_item_id = any(${[...new Set(itemIds)]}::bigint[])`)
     .where("deleted_at", "is not", null)
     .execute();
   return new Set(rows.map((r) => Number(r.inventory_item_id)));
