@@ -1,0 +1,227 @@
+/**
+ * `node --import tsx bench/pglite-burst.ts`: where the embedded database's one connection goes during
+ * a burst of writes, as the bench's 32-connection runs make them. The service runs in process on a
+ * file-backed PGlite with its worker started (pushes, syncs, periodic tasks), `KIND` (apply: 200-line
+ * stock adjustments; receipt: 50-line receipts) requests `N` (default 96) are sent 32 at a time, then
+ * the worker's pushes are waited for. Printed, per request: the connection's hold time by lane
+ * (foreground: the API; background: the worker), the CPU of each thread of the process (the PGlite
+ * thread's is the connection's), and the statements by total round-trip time and lane. CPU comes from
+ * `/proc/self/task/<tid>/stat` (clock ticks), fine over a whole phase, not per statement.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { loadConfig } from "../src/config.ts";
+import { ConnectionTurns } from "../src/db/pglite-dialect.ts";
+import { PGliteThread } from "../src/db/pglite-thread.ts";
+import { createRuntime } from "../src/runtime.ts";
+import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
+
+const KIND = process.env.KIND ?? "apply";
+const N = Number(process.env.N ?? "96");
+const CONNECTIONS = Number(process.env.C ?? "32");
+const ADMIN = "bench-admin-token-0123456789abcdef";
+
+// Who holds the connection: the lane of the last grant (one connection, so one holder at a time).
+let lane = "none";
+const held: Record<string, number> = {};
+const turnsOf: Record<string, number> = {};
+let measuring = false;
+const proto = ConnectionTurns.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+const grant = proto.grant;
+proto.grant = function (this: { now(): number }, l: unknown) {
+  lane = String(l);
+  return grant.call(this, l);
+};
+const release = proto.release;
+proto.release = function (this: { now(): number; heldSince: number; holder: string }) {
+  if (measuring) {
+    held[this.holder] = (held[this.holder] ?? 0) + (this.now() - this.heldSince);
+    turnsOf[this.holder] = (turnsOf[this.holder] ?? 0) + 1;
+  }
+  return release.call(this);
+};
+const choices: Record<string, number> = {};
+const nextLane = proto.nextLane;
+proto.nextLane = function (this: { waiting: Record<string, unknown[]> }) {
+  const f = this.waiting.foreground.length > 0;
+  const b = this.waiting.background.length > 0;
+  const chosen = nextLane.call(this);
+  if (measuring) {
+    const k = `${chosen} (fg ${f ? "waiting" : "none"}, bg ${b ? "waiting" : "none"})`;
+    choices[k] = (choices[k] ?? 0) + 1;
+  }
+  return chosen;
+};
+/** Every distinct text sent: each is a statement the thread prepares (and keeps, 256 at most). */
+const texts = new Set<string>();
+const statements = new Map<string, { lane: string; count: number; ms: number }>();
+const query = PGliteThread.prototype.query;
+PGliteThread.prototype.query = async function (this: PGliteThread, sql: string, params?: unknown[]) {
+  if (!measuring) return query.call(this, sql, params);
+  texts.add(sql);
+  const key = `${lane.slice(0, 2)} ${sql.replace(/\s+/g, " ").trim().slice(0, 110)}`;
+  const started = performance.now();
+  try {
+    return await query.call(this, sql, params);
+  } finally {
+    const s = statements.get(key) ?? { lane, count: 0, ms: 0 };
+    s.count++;
+    s.ms += performance.now() - started;
+    statements.set(key, s);
+  }
+} as typeof PGliteThread.prototype.query;
+
+function threadTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const name = stat.slice(stat.indexOf("(") + 1, close);
+      const fields = stat.slice(close + 2).split(" ");
+      ticks.set(`${tid} ${name}`, Number(fields[11]) + Number(fields[12]));
+    } catch {}
+  }
+  return ticks;
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), "pglite-burst-"));
+const config = loadConfig({
+  DATA_DIR: dir,
+  DATABASE_URL: "",
+  ADMIN_TOKEN: ADMIN,
+  BOOTSTRAP: "none",
+  WORKERS: "on",
+  LOG_LEVEL: "silent",
+});
+const runtime = await createRuntime(config, { logger: false });
+const { app } = runtime;
+const call = injectCaller(app);
+const { key, variants } = await storeWithBulkCatalog(call, () => runtime.worker.drain(), {
+  admin: ADMIN,
+  name: "Burst",
+  scopes: ["read", "write:purchase_orders", "write:suppliers", "write:inventory"],
+  products: 100,
+});
+const locations = (await call("GET", "/v2/locations", key)).data as Array<{ id: number }>;
+const location = locations[0].id;
+
+type Req = () => Promise<unknown>;
+const requests: Req[] = [];
+if (KIND === "apply") {
+  const sets = Math.floor(variants.length / 200);
+  for (let i = 0; i < N; i++) {
+    const items = variants.slice((i % sets) * 200, (i % sets) * 200 + 200);
+    const id = (
+      await call("POST", "/v2/stock_adjustments", key, {
+        location_id: location,
+        reason: "correction",
+        lines: items.map((v, j) => ({ variant_id: v.id, delta: j % 4 === 3 ? -1 : (j % 5) + 1 })),
+      })
+    ).data.id;
+    requests.push(() =>
+      call("POST", `/v2/stock_adjustments/${id}/apply`, key, undefined, { "idempotency-key": randomUUID() }),
+    );
+  }
+} else {
+  const supplier = (await call("POST", "/v2/suppliers", key, { name: "S" })).data.id;
+  const orders = Math.ceil(N / 4);
+  const bodies: Array<{ id: number; body: unknown }> = [];
+  for (let i = 0; i < orders; i++) {
+    const made = (
+      await call("POST", "/v2/purchase_orders", key, {
+        supplier_id: supplier,
+        location_id: location,
+        lines: variants.slice(i * 50, i * 50 + 50).map((v) => ({ variant_id: v.id, quantity: 1000 })),
+      })
+    ).data;
+    const ordered = (await call("POST", `/v2/purchase_orders/${made.id}/mark_ordered`, key, {})).data;
+    bodies.push({
+      id: ordered.id,
+      body: { lines: ordered.lines.map((l: { id: number }) => ({ line_id: l.id, quantity: 1 })) },
+    });
+  }
+  for (let r = 0; r < N; r++) {
+    const { id, body } = bodies[r % orders];
+    requests.push(() =>
+      call("POST", `/v2/purchase_orders/${id}/receipts`, key, body, { "idempotency-key": randomUUID() }),
+    );
+  }
+}
+await runtime.worker.drain();
+runtime.worker.start();
+await new Promise((r) => setTimeout(r, 2000));
+
+async function pendingPushes(): Promise<number> {
+  const { rows } = await runtime.ctx.db
+    .selectFrom("jobs")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("type", "=", "platform.push")
+    .where("state", "in", ["queued", "running"] as never)
+    .execute()
+    .then((r) => ({ rows: r }));
+  return Number(rows[0].n);
+}
+
+const before = threadTicks();
+const cpu0 = process.cpuUsage();
+measuring = true;
+const started = performance.now();
+const latencies: number[] = [];
+let next = 0;
+await Promise.all(
+  Array.from({ length: CONNECTIONS }, async () => {
+    while (next < requests.length) {
+      const r = requests[next++];
+      const t = performance.now();
+      await r();
+      latencies.push(performance.now() - t);
+    }
+  }),
+);
+const burstMs = performance.now() - started;
+const heldBurst = { ...held };
+const pendingAfter = await pendingPushes().catch(() => -1);
+for (let i = 0; i < 600 && (await pendingPushes().catch(() => 0)) > 0; i++)
+  await new Promise((r) => setTimeout(r, 100));
+const totalMs = performance.now() - started;
+measuring = false;
+const cpu = process.cpuUsage(cpu0);
+const after = threadTicks();
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+const per = (x: number) => (x / N).toFixed(1);
+console.log(
+  `${KIND} x${N} c=${CONNECTIONS}: burst ${(burstMs / 1000).toFixed(2)} s, drain after ${((totalMs - burstMs) / 1000).toFixed(2)} s, pushes pending after burst ${pendingAfter}; p50 ${pct(0.5).toFixed(0)} p99 ${pct(0.99).toFixed(0)} ms; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+);
+console.log(
+  `per request: process CPU ${per((cpu.user + cpu.system) / 1000)} ms; held during burst fg ${per(heldBurst.foreground ?? 0)} bg ${per(heldBurst.background ?? 0)} pr ${per(heldBurst.priority ?? 0)} ms; whole fg ${per(held.foreground ?? 0)} bg ${per(held.background ?? 0)} ms; turns fg ${per(turnsOf.foreground ?? 0)} bg ${per(turnsOf.background ?? 0)}`,
+);
+console.log(`hand-overs: ${JSON.stringify(choices)}`);
+const lists = new Map<string, number>();
+for (const text of texts) {
+  const head = text
+    .replace(/\s+/g, " ")
+    .replace(/\$\d+/g, "$")
+    .replace(/(\$, )+\$/g, "…")
+    .slice(0, 100);
+  lists.set(head, (lists.get(head) ?? 0) + 1);
+}
+console.log(`distinct statement texts: ${texts.size}`);
+for (const [head, n] of lists) if (n > 1) console.log(`  ${n} texts: ${head}`);
+const tick = 1000 / 100;
+for (const [name, t] of after) {
+  const d = t - (before.get(name) ?? 0);
+  if (d > 0) console.log(`  thread ${name}: ${per(d * tick)} ms/request`);
+}
+const top = [...statements.entries()]
+  .sort((a, b) => b[1].ms - a[1].ms)
+  .slice(0, Number(process.env.TOP ?? 30));
+for (const [text, s] of top)
+  console.log(
+    `  ${per(s.ms).padStart(7)} ms/req ${String(s.count).padStart(6)}x ${(s.ms / s.count).toFixed(2).padStart(7)} ms  ${text}`,
+  );
+await runtime.close();
+rmSync(dir, { recursive: true, force: true });
