@@ -97,6 +97,11 @@ const config = loadConfig({
   LOG_LEVEL: "silent",
 });
 const runtime = await createRuntime(config, { logger: false });
+if (process.env.ONE_PUSH === "1") {
+  // Experiment: the worker runs one platform push at a time (a slot of its 8).
+  const handlers = (runtime.worker as unknown as { handlers: Map<string, { maxShare?: number }> }).handlers;
+  handlers.get("platform.push")!.maxShare = 1 / 8;
+}
 const { app } = runtime;
 const call = injectCaller(app);
 const { key, variants } = await storeWithBulkCatalog(call, () => runtime.worker.drain(), {
