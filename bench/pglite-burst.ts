@@ -35,12 +35,17 @@ proto.grant = function (this: { now(): number }, l: unknown) {
   return grant.call(this, l);
 };
 const release = proto.release;
-proto.release = function (this: { now(): number; heldSince: number; holder: string }) {
-  if (measuring) {
+proto.release = function (
+  this: { now(): number; heldSince: number; holder: string; exclusive: boolean; shared: number },
+  turn: unknown,
+) {
+  // Shared turns (single statements sent together) hold the connection as one: the hold ends with
+  // the last of them, or with the exclusive turn.
+  if (measuring && (this.exclusive || this.shared === 1)) {
     held[this.holder] = (held[this.holder] ?? 0) + (this.now() - this.heldSince);
     turnsOf[this.holder] = (turnsOf[this.holder] ?? 0) + 1;
   }
-  return release.call(this);
+  return release.call(this, turn);
 };
 const choices: Record<string, number> = {};
 const nextLane = proto.nextLane;
