@@ -9,15 +9,13 @@
  * collections and, with HEAP=1, bytes allocated (V8's sampling heap profiler).
  */
 import { readFileSync } from "node:fs";
-import { Session } from "node:inspector";
-import { constants, PerformanceObserver } from "node:perf_hooks";
-import { sql } from "kysely";
 import { loadConfig } from "../src/config.ts";
 import type { Db } from "../src/db/database.ts";
 import { hotQuery } from "../src/db/prepared.ts";
 import { hashSecret } from "../src/domain/secrets.ts";
 import { keyLookup, keyRecordOf } from "../src/http/plugins/key-lookup.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { backendsCpuNs, backendsCpuSince, countScavenges, inspector } from "./lib/cpu-probes.ts";
 import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./lib/database.ts";
 import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
 
@@ -79,36 +77,11 @@ try {
     },
   };
 
-  let scavenges = 0;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries())
-      if (
-        (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR
-      )
-        scavenges++;
-  }).observe({ entryTypes: ["gc"] });
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<any>((resolve, reject) =>
-      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
-    );
+  const scavenges = countScavenges();
+  const post = inspector();
   const heap = process.env.HEAP === "1";
   if (heap) await post("HeapProfiler.enable");
 
-  const backendsNs = async (): Promise<Map<number, number>> => {
-    const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid()`.execute(db);
-    const ns = new Map<number, number>();
-    for (const { pid } of rows) {
-      try {
-        ns.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]));
-      } catch {
-        ns.set(pid, 0);
-      }
-    }
-    return ns;
-  };
   const runMany = async (one: () => Promise<unknown>, n: number) => {
     let next = 0;
     await Promise.all(
@@ -125,13 +98,12 @@ try {
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: true,
       });
-    scavenges = 0;
-    const backendsBefore = await backendsNs();
+    scavenges.reset();
+    const backendsBefore = await backendsCpuNs(db);
     const cpu = process.cpuUsage();
     await runMany(one, REQUESTS);
     const used = process.cpuUsage(cpu);
-    let backendNs = 0;
-    for (const [pid, after] of await backendsNs()) backendNs += after - (backendsBefore.get(pid) ?? 0);
+    const backendNs = backendsCpuSince(backendsBefore, await backendsCpuNs(db));
     let bytes = 0;
     if (heap) {
       const { profile } = await post("HeapProfiler.stopSampling");
@@ -141,7 +113,7 @@ try {
       `${label.padEnd(11)} API ${((used.user + used.system) / REQUESTS).toFixed(1).padStart(6)} µs` +
         ` (user ${(used.user / REQUESTS).toFixed(1)}, system ${(used.system / REQUESTS).toFixed(1)}),` +
         ` backends ${(backendNs / 1000 / REQUESTS).toFixed(1)} µs,` +
-        ` scavenges ${((scavenges * 1000) / REQUESTS).toFixed(2)} per 1000` +
+        ` scavenges ${((scavenges.count * 1000) / REQUESTS).toFixed(2)} per 1000` +
         (heap ? `, allocated ${(bytes / REQUESTS).toFixed(0)} B` : "") +
         ` (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`,
     );

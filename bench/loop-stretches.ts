@@ -11,13 +11,12 @@
  * with the frames most of their samples were in. KINDS=get,list,... picks kinds; N requests of each.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
-import { MAX_LINES_PER_ORDER } from "../src/domain/purchase-orders/line-cap.ts";
 import { startTestApp } from "../test/helpers/app.ts";
-import { createDraftOrder, createSupplier } from "../test/helpers/factories.ts";
+import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
+import { inspector } from "./lib/cpu-probes.ts";
 
 const N = Number(process.env.N ?? 10);
 const SAMPLE_US = Number(process.env.SAMPLE_US ?? 100);
@@ -256,16 +255,7 @@ function framesWithin(profile: Profile & { startTime: number }, fromUs: number, 
 
 const t = await startTestApp();
 const b = await t.createStore({ seed: "demo" });
-const supplier = await createSupplier(b.api, { address_line1: "1 Quay", city: "Brest" });
-const lines = Array.from({ length: MAX_LINES_PER_ORDER }, (_, i) => ({
-  product_title: `Part ${i + 1} with a long enough title to wrap in its column`,
-  sku: `PART-${i + 1}`,
-  quantity: 1 + (i % 7),
-  unit_cost: `${(i % 90) + 1}.25`,
-}));
-const orderIds: number[] = [];
-for (let i = 0; i < 3; i++)
-  orderIds.push((await createDraftOrder(b.api, { supplier_id: supplier.id, lines, notes: "n" })).id);
+const orderIds = await createHeavyOrders(b, 3);
 const origin = await t.runtime.app.listen({ port: 0, host: "127.0.0.1" });
 
 const client = new Worker(CLIENT, { eval: true });
@@ -287,12 +277,7 @@ const watch = {
       watcher.postMessage("stop");
     }),
 };
-const session = new Session();
-session.connect();
-const post = <T>(method: string, params?: object) =>
-  new Promise<T>((resolve, reject) =>
-    session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))),
-  );
+const post = inspector();
 await post("Profiler.enable");
 await post("Profiler.setSamplingInterval", { interval: SAMPLE_US });
 

@@ -10,13 +10,11 @@
  * `/proc/<pid>/schedstat`, the server on this machine), which is where work moved into SQL goes.
  */
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { constants, PerformanceObserver } from "node:perf_hooks";
-import { sql } from "kysely";
 import { loadConfig } from "../src/config.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { backendsCpuNs, backendsCpuSince, countScavenges, inspector } from "./lib/cpu-probes.ts";
 import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./lib/database.ts";
 import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
 
@@ -49,20 +47,8 @@ try {
   const pdfUrl = `/v2/purchase_orders/${order.id}/pdf`;
   await call("GET", pdfUrl, key);
 
-  let scavenges = 0;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries())
-      if (
-        (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR
-      )
-        scavenges++;
-  }).observe({ entryTypes: ["gc"] });
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<any>((resolve, reject) =>
-      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
-    );
+  const scavenges = countScavenges();
+  const post = inspector();
   const heap = process.env.HEAP === "1";
   if (heap) await post("HeapProfiler.enable");
 
@@ -92,20 +78,6 @@ try {
         },
       ),
     );
-  /** Nanoseconds on CPU of every backend of this database (0 for one that went away). */
-  const backendsNs = async (): Promise<Map<number, number>> => {
-    const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid()`.execute(runtime.ctx.db);
-    const ns = new Map<number, number>();
-    for (const { pid } of rows) {
-      try {
-        ns.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]));
-      } catch {
-        ns.set(pid, 0);
-      }
-    }
-    return ns;
-  };
   const measure = async (label: string, url: string) => {
     await load(url, 2000);
     if (heap)
@@ -119,13 +91,12 @@ try {
       await post("Profiler.setSamplingInterval", { interval: 100 });
       await post("Profiler.start");
     }
-    scavenges = 0;
-    const backendsBefore = await backendsNs();
+    scavenges.reset();
+    const backendsBefore = await backendsCpuNs(runtime.ctx.db);
     const cpu = process.cpuUsage();
     await load(url, REQUESTS);
     const used = process.cpuUsage(cpu);
-    let backendNs = 0;
-    for (const [pid, after] of await backendsNs()) backendNs += after - (backendsBefore.get(pid) ?? 0);
+    const backendNs = backendsCpuSince(backendsBefore, await backendsCpuNs(runtime.ctx.db));
     if (process.env.PROFILE) {
       const { profile } = await post("Profiler.stop");
       writeFileSync(`${process.env.PROFILE}-${label}.cpuprofile`, JSON.stringify(profile));
@@ -140,7 +111,7 @@ try {
       `${label.padEnd(8)} CPU ${((used.user + used.system) / REQUESTS).toFixed(0).padStart(5)} µs/request` +
         ` (user ${(used.user / REQUESTS).toFixed(0)}, system ${(used.system / REQUESTS).toFixed(0)}),` +
         ` backends ${(backendNs / 1000 / REQUESTS).toFixed(0)} µs/request,` +
-        ` scavenges ${((scavenges * 1000) / REQUESTS).toFixed(1)} per 1000` +
+        ` scavenges ${((scavenges.count * 1000) / REQUESTS).toFixed(1)} per 1000` +
         (heap ? `, allocated ${(bytes / REQUESTS / 1024).toFixed(1)} KB/request` : ""),
     );
   };

@@ -3,7 +3,9 @@
  * has, in several states, made through the API itself, with the ids of each kind collected.
  */
 import assert from "node:assert/strict";
+import { MAX_LINES_PER_ORDER } from "../../../src/domain/purchase-orders/line-cap.ts";
 import type { HttpResult, TestApp, TestStore } from "../../helpers/app.ts";
+import { createDraftOrder, createSupplier } from "../../helpers/factories.ts";
 
 export interface Populated {
   store: TestStore;
@@ -174,4 +176,22 @@ export async function populate(t: TestApp, marker: string): Promise<Populated> {
       event: events.map((e) => e.id),
     },
   };
+}
+
+/**
+ * The noisy key's heaviest orders, the same in the noisy-neighbour test and bench/loop-stretches.ts:
+ * `count` drafts at the line cap (long titles, varied costs and quantities) from one supplier; their ids.
+ */
+export async function createHeavyOrders(store: TestStore, count: number): Promise<number[]> {
+  const supplier = await createSupplier(store.api, { address_line1: "1 Quay", city: "Brest" });
+  const lines = Array.from({ length: MAX_LINES_PER_ORDER }, (_, i) => ({
+    product_title: `Part ${i + 1} with a long enough title to wrap in its column`,
+    sku: `PART-${i + 1}`,
+    quantity: 1 + (i % 7),
+    unit_cost: `${(i % 90) + 1}.25`,
+  }));
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++)
+    ids.push((await createDraftOrder(store.api, { supplier_id: supplier.id, lines, notes: "n" })).id);
+  return ids;
 }

@@ -20,9 +20,8 @@ import assert from "node:assert/strict";
 import { loadavg } from "node:os";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
-import { MAX_LINES_PER_ORDER } from "../../../src/domain/purchase-orders/line-cap.ts";
 import { startTestApp, type TestApp, type TestStore } from "../../helpers/app.ts";
-import { createDraftOrder, createSupplier } from "../../helpers/factories.ts";
+import { createHeavyOrders } from "../helpers/fixture.ts";
 import { type HeavyCounts, startHeavyClient } from "../helpers/heavy-client.ts";
 
 const ORDERS = 3;
@@ -173,15 +172,7 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
     t = await startTestApp();
     a = await t.createStore();
     b = await t.createStore({ seed: "demo" });
-    const supplier = await createSupplier(b.api, { address_line1: "1 Quay", city: "Brest" });
-    const lines = Array.from({ length: MAX_LINES_PER_ORDER }, (_, i) => ({
-      product_title: `Part ${i + 1} with a long enough title to wrap in its column`,
-      sku: `PART-${i + 1}`,
-      quantity: 1 + (i % 7),
-      unit_cost: `${(i % 90) + 1}.25`,
-    }));
-    for (let i = 0; i < ORDERS; i++)
-      orderIds.push((await createDraftOrder(b.api, { supplier_id: supplier.id, lines, notes: "n" })).id);
+    orderIds.push(...(await createHeavyOrders(b, ORDERS)));
     // Back to the contract's limits: B spends them, it does not exceed them.
     const limits = await t.admin.patch(`/admin/stores/${b.id}`, {
       rate_limits: { per_key_per_minute: 120, per_store_per_minute: 300, writes_per_store_per_minute: 60 },
