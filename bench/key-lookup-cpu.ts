@@ -9,15 +9,12 @@
  * collections and, with HEAP=1, bytes allocated (V8's sampling heap profiler).
  */
 import { readFileSync } from "node:fs";
-import { loadConfig } from "../src/config.ts";
 import type { Db } from "../src/db/database.ts";
 import { hotQuery } from "../src/db/prepared.ts";
 import { hashSecret } from "../src/domain/secrets.ts";
 import { keyLookup, keyRecordOf } from "../src/http/plugins/key-lookup.ts";
-import { createRuntime } from "../src/runtime.ts";
 import { backendsCpuNs, backendsCpuSince, countScavenges, inspector } from "./lib/cpu-probes.ts";
-import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./lib/database.ts";
-import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
+import { injectCaller, serviceInProcess, storeWithBulkCatalog } from "./lib/in-process-store.ts";
 
 const ADMIN = "bench-admin-token-0123456789abcdef";
 const REQUESTS = Number(process.env.REQUESTS ?? 5000);
@@ -49,16 +46,7 @@ const keyColumns = hotQuery("bench_auth_key_columns", (db: Db) =>
     .where("k.key_hash", "=", ""),
 );
 
-const database = await createBenchDatabase("postgres", process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
-const config = loadConfig({
-  DATA_DIR: database.dataDir,
-  DATABASE_URL: database.databaseUrl,
-  ADMIN_TOKEN: ADMIN,
-  BOOTSTRAP: "none",
-  WORKERS: "off",
-  LOG_LEVEL: "silent",
-});
-const runtime = await createRuntime(config, { logger: false });
+const { runtime, close } = await serviceInProcess(ADMIN);
 try {
   const db = runtime.ctx.db;
   const call = injectCaller(runtime.app);
@@ -123,6 +111,5 @@ try {
     for (const label of order) await measure(label, variants[label]);
   }
 } finally {
-  await runtime.close();
-  await database.drop();
+  await close();
 }

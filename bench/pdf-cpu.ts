@@ -12,26 +12,14 @@
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { loadConfig } from "../src/config.ts";
-import { createRuntime } from "../src/runtime.ts";
 import { backendsCpuNs, backendsCpuSince, countScavenges, inspector } from "./lib/cpu-probes.ts";
-import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./lib/database.ts";
-import { injectCaller, storeWithBulkCatalog } from "./lib/in-process-store.ts";
+import { injectCaller, serviceInProcess, storeWithBulkCatalog } from "./lib/in-process-store.ts";
 
 const ADMIN = "bench-admin-token-0123456789abcdef";
 const REQUESTS = Number(process.env.REQUESTS ?? 4000);
 const CONCURRENCY = 8;
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
-const database = await createBenchDatabase("postgres", process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
-const config = loadConfig({
-  DATA_DIR: database.dataDir,
-  DATABASE_URL: database.databaseUrl,
-  ADMIN_TOKEN: ADMIN,
-  BOOTSTRAP: "none",
-  WORKERS: "off",
-  LOG_LEVEL: "silent",
-});
-const runtime = await createRuntime(config, { logger: false });
+const { runtime, close } = await serviceInProcess(ADMIN);
 const { app } = runtime;
 try {
   const call = injectCaller(app);
@@ -120,6 +108,5 @@ try {
     await measure("pdf", pdfUrl);
   }
 } finally {
-  await runtime.close();
-  await database.drop();
+  await close();
 }

@@ -4,6 +4,9 @@
  * with the demo seed, no rate limits and a generated catalog of bulk variants to drive them at.
  */
 import type { FastifyInstance } from "fastify";
+import { loadConfig } from "../../src/config.ts";
+import { createRuntime, type Runtime } from "../../src/runtime.ts";
+import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./database.ts";
 
 export type Call = <T = any>(
   method: string,
@@ -12,6 +15,30 @@ export type Call = <T = any>(
   body?: unknown,
   headers?: Record<string, string>,
 ) => Promise<T>;
+
+/**
+ * The service in this process on a fresh benchmark database of the PostgreSQL server at `DATABASE_URL`
+ * (workers off, no demo store, silent): `close` stops it and drops the database.
+ */
+export async function serviceInProcess(admin: string): Promise<{ runtime: Runtime; close(): Promise<void> }> {
+  const database = await createBenchDatabase("postgres", process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  const config = loadConfig({
+    DATA_DIR: database.dataDir,
+    DATABASE_URL: database.databaseUrl,
+    ADMIN_TOKEN: admin,
+    BOOTSTRAP: "none",
+    WORKERS: "off",
+    LOG_LEVEL: "silent",
+  });
+  const runtime = await createRuntime(config, { logger: false });
+  return {
+    runtime,
+    async close() {
+      await runtime.close();
+      await database.drop();
+    },
+  };
+}
 
 /** A call through `app.inject` with a bearer token; a JSON answer parsed, any other as text; ≥ 300 throws. */
 export function injectCaller(app: FastifyInstance): Call {
