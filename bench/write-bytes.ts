@@ -34,6 +34,9 @@ import { loadCeilingOrders, prepareWriteCeiling, type Run, writeReceiptRows } fr
 const SERVER = process.env.WRITE_BYTES_SERVER ?? "postgres://postgres@127.0.0.1:5432";
 const DATABASE = process.env.WRITE_BYTES_DATABASE ?? "write_bytes";
 const N = Number(process.env.N ?? "60");
+// CONCURRENCY=k: the measured requests k at a time (the bench's 32 connections: contention on shared
+// rows and locks that one at a time never shows); the warm-up stays one at a time.
+const CONCURRENCY = Math.max(1, Number(process.env.CONCURRENCY ?? "1"));
 const WALDUMP =
   [process.env.PG_WALDUMP, "/usr/lib/postgresql/15/bin/pg_waldump"].find((p) => p && existsSync(p)) ??
   "pg_waldump";
@@ -158,20 +161,43 @@ const applyCalls = drafts.map(
     call("POST", `/v2/stock_adjustments/${id}/apply`, key, undefined, { "idempotency-key": randomUUID() }),
 );
 
-// The ceiling's tables beside the service's, and one transaction per receipt on a connection of its own.
-const ceilingClient = new pg.Client({ connectionString: `${SERVER}/${DATABASE}` });
-await ceilingClient.connect();
-const ceilingRun: Run = async (sql, params) => (await ceilingClient.query(sql, params)).rows;
-await prepareWriteCeiling(ceilingRun);
+// The ceiling's tables beside the service's, and one transaction per receipt on a connection of its
+// own (one connection per request in flight).
+const ceilingClients = await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    const client = new pg.Client({ connectionString: `${SERVER}/${DATABASE}` });
+    await client.connect();
+    return client;
+  }),
+);
+const runOn =
+  (client: pg.Client): Run =>
+  async (sql, params) =>
+    (await client.query(sql, params)).rows;
+await prepareWriteCeiling(runOn(ceilingClients[0]));
 // Round the ceiling's first orders as the receipts go round theirs, so its event grows alike.
-const ceilingOrders = [...(await loadCeilingOrders(ceilingRun)).entries()].slice(0, orderCount);
+const ceilingOrders = [...(await loadCeilingOrders(runOn(ceilingClients[0]))).entries()].slice(0, orderCount);
 let ceilingNext = 0;
 const ceilingCall = async () => {
   const [orderId, order] = ceilingOrders[ceilingNext++ % ceilingOrders.length];
-  await ceilingClient.query("begin");
-  await writeReceiptRows(ceilingRun, orderId, order);
-  await ceilingClient.query("commit");
+  const client = ceilingClients.pop()!;
+  try {
+    await client.query("begin");
+    await writeReceiptRows(runOn(client), orderId, order);
+    await client.query("commit");
+  } finally {
+    ceilingClients.push(client);
+  }
 };
+
+/** Runs `calls` with at most `limit` in flight, in their order. */
+async function inFlight(calls: ReadonlyArray<() => Promise<unknown>>, limit: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < calls.length) await calls[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, lane));
+}
 
 // ---- measuring ----
 const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
@@ -185,8 +211,8 @@ async function backendCpuMs(): Promise<Map<number, number>> {
   const byPid = new Map<number, number>();
   for (const { pid } of rows) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-      byPid.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_MS); // utime + stime
+      // Time on CPU in ns (the scheduler's count, not 10 ms ticks).
+      byPid.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6);
     } catch {
       // the backend ended between the two reads
     }
@@ -404,9 +430,7 @@ async function measure(label: string, calls: Array<() => Promise<unknown>>): Pro
   texts.clear();
   counting = true;
   await allocationProfiled(label, measured.length, () =>
-    profiled(label, async () => {
-      for (const c of measured) await c();
-    }),
+    profiled(label, () => inFlight(measured, CONCURRENCY)),
   );
   counting = false;
   const cpu = process.cpuUsage(cpu0);
@@ -417,7 +441,7 @@ async function measure(label: string, calls: Array<() => Promise<unknown>>): Pro
   const n = measured.length;
   const kb = (b: number) => (b / n / 1024).toFixed(1);
   console.log(
-    `\n## ${label}: ${n} requests, one at a time (load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
+    `\n## ${label}: ${n} requests, ${CONCURRENCY === 1 ? "one at a time" : `${CONCURRENCY} in flight`} (load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
   );
   console.log(`statements a request: ${(statements / n).toFixed(1)} (BEGIN/COMMIT not counted)`);
   console.log(`WAL a request: ${kb(wal.bytes)} KB (${kb(wal.withoutFullPages)} KB without full-page images)`);
@@ -476,6 +500,6 @@ if (only.has("ceiling")) {
   await storedSizes("ceiling", "purchase_order.receipt_recorded");
 }
 
-await ceilingClient.end();
+for (const client of ceilingClients) await client.end();
 await own.end();
 await runtime.close();
