@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import { ManualClock } from "../../src/clock.ts";
 import { platformSyncOf } from "../../src/domain/stock/index.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
@@ -467,6 +468,22 @@ describe("the catalog sync's bulk reads", () => {
   });
 });
 
+/** The tables of the schema (every one with a `store_id` column) that hold rows of the store. */
+async function storeRowsLeft(storeId: number): Promise<string[]> {
+  const db = t.runtime.ctx.db;
+  const { rows: tables } = await sql<{ name: string }>`select table_name as name
+    from information_schema.columns
+    where table_schema = current_schema() and column_name = 'store_id' order by table_name`.execute(db);
+  assert.ok(tables.length > 30, `${tables.length} tables with store rows`);
+  const left: string[] = [];
+  for (const { name } of tables) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(name)}
+      where store_id = ${storeId}`.execute(db);
+    if (rows[0].n > 0) left.push(name);
+  }
+  return left;
+}
+
 describe("app/uninstalled and shop/redact", () => {
   let subject = 900_000;
 
@@ -514,8 +531,19 @@ describe("app/uninstalled and shop/redact", () => {
     assert.equal((await shopifyState(storeId)).status, "connected");
   });
 
-  test("shop/redact after an uninstall erases the store", async () => {
-    const { domain, storeId, api } = await attached();
+  test("shop/redact after an uninstall erases the store, every row of it", async () => {
+    const { shop, domain, storeId, api } = await attached();
+    // Rows in the tables that hold them without a reference to stores (migration 036): movements.
+    const level = firstLevel(shop);
+    await recordAdjustment(storeId, level.itemId, level.locationId, 2);
+    const other = await attached();
+    await recordAdjustment(
+      other.storeId,
+      firstLevel(other.shop).itemId,
+      firstLevel(other.shop).locationId,
+      1,
+    );
+    assert.ok((await storeRowsLeft(storeId)).includes("stock_movements"), "the store has movements");
     standin.uninstall(domain);
     await settle();
     const [delivery] = await standin.webhooks.sendTo(`${appUrl}/shopify/webhooks`, domain, "shop/redact", {
@@ -526,6 +554,8 @@ describe("app/uninstalled and shop/redact", () => {
     await t.drain();
     expectError(await t.admin.get(`/admin/stores/${storeId}`), 404, "not_found");
     expectError(await api.get("/v2/variants"), 401, "unauthorized");
+    assert.deepEqual(await storeRowsLeft(storeId), [], "no table keeps a row of the erased store");
+    assert.ok((await storeRowsLeft(other.storeId)).includes("stock_movements"), "another store's stay");
   });
 
   test("the customers topics are answered and find nothing to keep or erase", async () => {

@@ -23,6 +23,7 @@ import { syncBulkOperationMigration } from "./028_sync_bulk_operation.ts";
 import { supplierNameLookupMigration } from "./031_supplier_name_lookup.ts";
 import { pushBatchesMigration } from "./034_push_batches.ts";
 import { linePageRoomMigration } from "./035_line_page_room.ts";
+import { writePathCostsMigration } from "./036_write_path_costs.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   "031_supplier_name_lookup": migrationOf(supplierNameLookupMigration),
   "034_push_batches": migrationOf(pushBatchesMigration),
   "035_line_page_room": migrationOf(linePageRoomMigration),
+  "036_write_path_costs": migrationOf(writePathCostsMigration),
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

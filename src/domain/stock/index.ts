@@ -5,6 +5,7 @@
  * Other modules use only what this file exports.
  */
 export { type AlertRuleItem, type AlertRules, getAlertRules, putAlertRules } from "./alert-rules.ts";
+export { eraseStoreMovements } from "./erasure.ts";
 export {
   type AlongsideWrites,
   type MovementInput,
