@@ -1,13 +1,17 @@
 #!/usr/bin/env node
-// Runs the suite with node:test through tsx. Node 20's --test takes no globs, so files are listed here.
+// Runs the suite with node:test. Node 20's --test takes no globs, so files are listed here. The
+// TypeScript is compiled once for the run (test-bundles.mjs); `--tsx` runs the sources through tsx
+// instead, file by file as `node --import tsx --test <file>` does.
 // The whole suite runs on embedded PGlite; when TEST_DATABASE_URL is set, the database-backed tests
 // (http, integration) run again on PostgreSQL.
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { bundleTests } from "./test-bundles.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const reliability = process.argv.includes("--reliability");
+const withTsx = process.argv.includes("--tsx");
 const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 
 function listTests(dir) {
@@ -27,16 +31,18 @@ function listTests(dir) {
 
 /**
  * Files that take longest (they spawn the service, CLIs or Chromium, or start several apps) go first,
- * so the pass does not end with one of them running alone on a machine otherwise idle. The rest keep
- * their order.
+ * longest of all first, so the pass does not end with one of them running alone on a machine
+ * otherwise idle. The rest keep their order. node:test runs the files it is given sorted by path, so
+ * the order is written into the compiled files' paths (test-bundles.mjs); with --tsx it is node's.
  */
 const LONGEST_FIRST = [
-  /-browser\.test\.ts$/,
-  /\/secrets-key\.test\.ts$/,
-  /\/server-start\.test\.ts$/,
-  /\/data-dir-lock\.test\.ts$/,
   /\/cli\.test\.ts$/,
   /\/bench-quick\.test\.ts$/,
+  /\/console-story-browser\.test\.ts$/,
+  /\/server-start\.test\.ts$/,
+  /\/secrets-key\.test\.ts$/,
+  /-browser\.test\.ts$/,
+  /\/data-dir-lock\.test\.ts$/,
   /\/openapi-lint\.test\.ts$/,
   /\/embedded-maintenance\.test\.ts$/,
 ];
@@ -57,18 +63,18 @@ const longestFirst = (files) => [...files].sort((a, b) => rank(a) - rank(b));
 function run(label, files, env, concurrency = 3) {
   if (files.length === 0) return 0;
   console.log(`\n# ${label}: ${files.length} files`);
+  const ordered = longestFirst(files);
+  const args = compiled
+    ? ["--enable-source-maps", ...ordered.map(compiled.file)]
+    : ["--import", "tsx", ...ordered];
   const result = spawnSync(
     process.execPath,
-    [
-      "--liftoff-only",
-      "--import",
-      "tsx",
-      "--test",
-      `--test-concurrency=${concurrency}`,
-      "--test-reporter=spec",
-      ...longestFirst(files),
-    ],
-    { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
+    ["--liftoff-only", "--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...args],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, ...compiled?.env, ...env },
+    },
   );
   return result.status ?? 1;
 }
@@ -93,6 +99,27 @@ const ONCE_ON_PGLITE = [
 const withPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const onPglite = [...unit, ...dbTests].filter((f) => !(withPostgres && ONCE_ON_POSTGRES.includes(f)));
 const onPostgres = dbTests.filter((f) => !ONCE_ON_PGLITE.includes(f));
+
+/**
+ * The run's compiled tests (test-bundles.mjs), or null with --tsx. The embedded database's thread
+ * loads its compiled entry too (src/db/pglite-thread.ts reads STOCKROOM_TEST_PGLITE_WORKER when it
+ * runs from source): under tsx each test app's thread registered tsx's hooks and loaded its sources
+ * through them again.
+ */
+let compiled = null;
+if (!withTsx) {
+  const files = reliability
+    ? [...listTests("test/reliability/in-process"), ...dbTests]
+    : [...new Set([...onPglite, ...onPostgres])];
+  const bundles = await bundleTests(root, longestFirst(pick(files)), {
+    "pglite-worker": "src/db/pglite-worker.ts",
+  });
+  compiled = {
+    file: bundles.compiled,
+    env: { STOCKROOM_TEST_PGLITE_WORKER: bundles.worker("pglite-worker") },
+  };
+  process.on("exit", bundles.remove);
+}
 
 let status = 0;
 if (reliability) {

@@ -47,9 +47,16 @@ export interface QueryResultRows<R> {
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
-/** The worker's entry: the TypeScript file under tsx (tests), the bundle beside dist/server.mjs. */
+/**
+ * The worker's entry: the bundle beside dist/server.mjs; from source (tests), the entry the test
+ * runner compiled for its run (scripts/test-bundles.mjs), else the TypeScript file under tsx.
+ */
 function startWorker(options: PGliteThreadOptions): Worker {
   if (import.meta.url.endsWith(".ts")) {
+    // Registering tsx in every test app's thread and loading the entry's sources through it cost each
+    // app ~1.3 s of CPU (docs/developing.md, "How long the suite takes").
+    const compiled = process.env.STOCKROOM_TEST_PGLITE_WORKER;
+    if (compiled) return new Worker(compiled, { workerData: options, resourceLimits: THREAD_LIMITS });
     // A worker does not inherit `--import tsx`; register tsx's loader in it, then load the entry.
     const tsx = import.meta.resolve("tsx/esm/api");
     const entry = new URL("./pglite-worker.ts", import.meta.url).href;
