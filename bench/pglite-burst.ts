@@ -30,9 +30,11 @@ const turnsOf: Record<string, number> = {};
 let measuring = false;
 const proto = ConnectionTurns.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
 const grant = proto.grant;
-proto.grant = function (this: { now(): number }, l: unknown) {
+// Every argument passed on: grant(lane, shared) without `shared` made every shared turn exclusive,
+// several holders at once, and the count of shared turns went negative (the runs that never drained).
+proto.grant = function (this: { now(): number }, l: unknown, ...rest: unknown[]) {
   lane = String(l);
-  return grant.call(this, l);
+  return grant.call(this, l, ...rest);
 };
 const release = proto.release;
 proto.release = function (
@@ -175,6 +177,16 @@ async function pendingPushes(): Promise<number> {
   return Number(rows[0].n);
 }
 
+/** Documents the simulated platform took (each push document leaves its idempotency key). */
+async function platformDocuments(): Promise<number> {
+  const row = await runtime.ctx.db
+    .selectFrom("sim_push_keys")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const documentsBefore = await platformDocuments();
 const before = threadTicks();
 const cpu0 = process.cpuUsage();
 measuring = true;
@@ -194,6 +206,7 @@ await Promise.all(
 const burstMs = performance.now() - started;
 const heldBurst = { ...held };
 const pendingAfter = await pendingPushes().catch(() => -1);
+const documentsAfterBurst = await platformDocuments();
 for (let i = 0; i < 600 && (await pendingPushes().catch(() => 0)) > 0; i++)
   await new Promise((r) => setTimeout(r, 100));
 const totalMs = performance.now() - started;
@@ -210,6 +223,20 @@ console.log(
   `per request: process CPU ${per((cpu.user + cpu.system) / 1000)} ms; held during burst fg ${per(heldBurst.foreground ?? 0)} bg ${per(heldBurst.background ?? 0)} pr ${per(heldBurst.priority ?? 0)} ms; whole fg ${per(held.foreground ?? 0)} bg ${per(held.background ?? 0)} ms; turns fg ${per(turnsOf.foreground ?? 0)} bg ${per(turnsOf.background ?? 0)}`,
 );
 console.log(`hand-overs: ${JSON.stringify(choices)}`);
+const byLane: Record<string, number> = {};
+let claims = 0;
+for (const [text, s] of statements) {
+  byLane[s.lane] = (byLane[s.lane] ?? 0) + s.count;
+  if (text.includes("with picked as")) claims += s.count;
+}
+const documents = (await platformDocuments()) - documentsBefore;
+console.log(
+  `statements per request by lane: ${Object.entries(byLane)
+    .map(([l, n]) => `${l} ${per(n)}`)
+    .join(
+      ", ",
+    )}; job claims ${claims}; platform documents ${documents} (${documentsAfterBurst - documentsBefore} during the burst)`,
+);
 const lists = new Map<string, number>();
 for (const text of texts) {
   const head = text
