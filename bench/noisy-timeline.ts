@@ -1,0 +1,279 @@
+/**
+ * `node --import tsx [--trace-gc] bench/noisy-timeline.ts`: the noisy-neighbour test's run
+ * (test/reliability/in-process/noisy-neighbour.test.ts: store B's four heavy clients over HTTP, store
+ * A's `GET /whoami` every 10 ms on the loop, four rounds of 3 s loaded and 3 s idle), without its
+ * calibration, with what the main thread's collections did in each phase beside A's figures: from
+ * V8's before-and-after figures of each collection (v8.GCProfiler), the scavenges and the bytes they
+ * promoted into the old generation, the full collections and what they freed; plus each space's used
+ * size and the external memory every SPACE_MS and every collection's start, pause, kind and flags
+ * (in OUT, JSON; a summary per phase kind on stderr). With `--trace-gc` V8 prints each collection's
+ * reason on stdout, on the same clock (ms since start) as the phase markers printed here.
+ * PROBE=inject: A through Fastify's inject, as the test did until 27 November (else loop-probe.ts).
+ * B_ALONE=1: A is not probed in the loaded phases, so their collections are B's alone.
+ * SAMPLE=1: a heap-sampling profile of what the scavenges did not free, its top allocation sites by
+ * bytes. Biased: V8 counts young garbage a full collection frees as surviving the scavenges, so its
+ * sites are leads, its bytes not a measure (docs/reliability.md 5b, tenth session).
+ */
+import { writeFileSync } from "node:fs";
+import { constants, PerformanceObserver, performance } from "node:perf_hooks";
+import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { startTestApp } from "../test/helpers/app.ts";
+import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
+import { startHeavyClient } from "../test/reliability/helpers/heavy-client.ts";
+import { loopGet } from "../test/reliability/helpers/loop-probe.ts";
+import { inspector } from "./lib/cpu-probes.ts";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+const PHASE_MS = 3_000;
+const SPACE_MS = Number(process.env.SPACE_MS ?? 50);
+const SAMPLE = process.env.SAMPLE === "1";
+const OUT = process.env.OUT ?? "/tmp/nn18-timeline.json";
+const B_ALONE = process.env.B_ALONE === "1";
+const INJECT = process.env.PROBE === "inject";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mark = (label: string) => console.log(`@mark ${performance.now().toFixed(0)} ms: ${label}`);
+
+const t = await startTestApp();
+const a = await t.createStore();
+const b = await t.createStore({ seed: "demo" });
+const orderIds = await createHeavyOrders(b, 3);
+await t.admin.patch(`/admin/stores/${b.id}`, {
+  rate_limits: { per_key_per_minute: 120, per_store_per_minute: 300, writes_per_store_per_minute: 60 },
+});
+const origin = await t.runtime.app.listen({ port: 0, host: "127.0.0.1" });
+
+const spaces: Array<[number, ...number[]]> = [];
+const SPACE_NAMES = ["new_space", "old_space", "large_object_space", "code_space"];
+const sampleSpaces = () => {
+  const byName = new Map(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
+  const { external, arrayBuffers } = process.memoryUsage();
+  spaces.push([
+    Math.round(performance.now()),
+    ...SPACE_NAMES.map((n) => byName.get(n) ?? 0),
+    external,
+    arrayBuffers,
+  ]);
+};
+const spaceTimer = setInterval(sampleSpaces, SPACE_MS);
+
+const gcs: Array<{ at: number; ms: number; kind: number; flags: number }> = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const { kind, flags } = (e as unknown as { detail: { kind: number; flags: number } }).detail;
+    gcs.push({ at: Math.round(e.startTime), ms: Number(e.duration.toFixed(2)), kind, flags });
+  }
+}).observe({ entryTypes: ["gc"] });
+
+async function sampleWhoami(ms: number, probe = true): Promise<Array<[number, number]>> {
+  const out: Array<[number, number]> = [];
+  if (!probe) {
+    await sleep(ms);
+    return [[0, 0]];
+  }
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    const due = performance.now() + 10;
+    await sleep(10);
+    const status = INJECT
+      ? (await a.api.get("/v2/whoami")).status
+      : await loopGet(t.runtime.app, "/v2/whoami", { authorization: `Bearer ${a.key}` });
+    out.push([Math.round(due), Number((performance.now() - due).toFixed(2))]);
+    if (status !== 200) throw new Error(`whoami ${status}`);
+  }
+  return out;
+}
+
+const post = inspector();
+interface SamplingNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SamplingNode[];
+}
+/** A scavenge now (`--expose-gc` is set only while the function is fetched, as src/start-memory.ts does). */
+const minorGc = (() => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as (options: { type: string }) => void;
+  setFlagsFromString("--no-expose-gc");
+  return () => gc({ type: "minor" });
+})();
+const rowSizes = new Map<string, number>();
+/**
+ * What the main thread's collections did in a phase, from V8's own before/after figures (v8.GCProfiler):
+ * bytes a scavenge moved into the old generation (old space and large objects grown across it), and
+ * bytes full collections freed there. Counts and bytes, which the machine's load does not change.
+ */
+interface GcWork {
+  scavenges: number;
+  promotedMb: number;
+  full: number;
+  freedMb: number;
+  oldAtEndMb: number;
+}
+const gcWork: Record<string, GcWork> = {
+  loaded: { scavenges: 0, promotedMb: 0, full: 0, freedMb: 0, oldAtEndMb: 0 },
+  idle: { scavenges: 0, promotedMb: 0, full: 0, freedMb: 0, oldAtEndMb: 0 },
+};
+type SpaceStat = { spaceName: string; spaceUsedSize: number };
+const oldOf = (spaces: SpaceStat[]) =>
+  spaces
+    .filter((x) => x.spaceName === "old_space" || x.spaceName === "large_object_space")
+    .reduce((sum, x) => sum + x.spaceUsedSize, 0);
+async function profiled<T>(into: GcWork, work: () => Promise<T>): Promise<T> {
+  const profiler = new GCProfiler();
+  profiler.start();
+  try {
+    return await work();
+  } finally {
+    const { statistics } = profiler.stop() as unknown as {
+      statistics: Array<{
+        gcType: string;
+        beforeGC: { heapSpaceStatistics: SpaceStat[] };
+        afterGC: { heapSpaceStatistics: SpaceStat[] };
+      }>;
+    };
+    for (const gc of statistics) {
+      const grown = oldOf(gc.afterGC.heapSpaceStatistics) - oldOf(gc.beforeGC.heapSpaceStatistics);
+      if (gc.gcType === "Scavenge") {
+        into.scavenges++;
+        into.promotedMb += grown / 1e6;
+      } else if (gc.gcType === "MarkSweepCompact") {
+        into.full++;
+        into.freedMb -= grown / 1e6;
+      }
+    }
+    into.oldAtEndMb = oldOf(
+      getHeapSpaceStatistics().map((x) => ({ spaceName: x.space_name, spaceUsedSize: x.space_used_size })),
+    );
+    into.oldAtEndMb /= 1e6;
+  }
+}
+const promoted: Record<string, Map<string, number>> = { loaded: new Map(), idle: new Map() };
+async function sampled<T>(into: Map<string, number>, work: () => Promise<T>): Promise<T> {
+  if (!SAMPLE) return work();
+  await post("HeapProfiler.startSampling", {
+    samplingInterval: 16_384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: false,
+  });
+  try {
+    return await work();
+  } finally {
+    // Young objects the next scavenge would free are still in the profile: one scavenge now frees them.
+    minorGc();
+    const { profile } = await post<{
+      profile: { head: SamplingNode; samples: Array<{ size: number; nodeId: number }> };
+    }>("HeapProfiler.getSamplingProfile");
+    // The sizes of what the driver's row decoding allocated and survived (which values: lines' pieces or others).
+    const rowNodes = new Set<number>();
+    const markRows = (node: SamplingNode & { id?: number }, inRow: boolean) => {
+      const here = inRow || node.callFrame.functionName === "parseDataRowMessage";
+      if (here && node.id !== undefined) rowNodes.add(node.id);
+      for (const c of node.children) markRows(c, here);
+    };
+    markRows(profile.head, false);
+    for (const x of profile.samples)
+      if (rowNodes.has(x.nodeId)) {
+        const bucket = x.size >= 1024 ? `${Math.round(x.size / 1024)} KB` : `${x.size} B`;
+        rowSizes.set(bucket, (rowSizes.get(bucket) ?? 0) + 1);
+      }
+    await post("HeapProfiler.stopSampling");
+    // Bytes by the stack's nearest project or package frame (the allocation's site), and its caller.
+    const walk = (node: SamplingNode, stack: string[]) => {
+      const { functionName, url, lineNumber } = node.callFrame;
+      const file = url.replace(/^.*\/(node_modules\/)/, "$1").replace(/^.*\/(src|test|bench)\//, "$1/");
+      const here = url ? [...stack, `${functionName || "(anon)"} ${file}:${lineNumber + 1}`] : stack;
+      if (node.selfSize > 0) {
+        const key = here.slice(-3).join(" < ") || functionName;
+        into.set(key, (into.get(key) ?? 0) + node.selfSize);
+      }
+      for (const c of node.children) walk(c, here);
+    };
+    walk(profile.head, []);
+  }
+}
+
+await sampleWhoami(3_000); // warm-up
+const heavy = startHeavyClient({ origin, key: b.key, orderIds, clients: 4 });
+const samples: Record<string, Array<[number, number]>> = { loaded: [], idle: [] };
+const phases: Array<{ kind: string; from: number; to: number }> = [];
+for (let round = 0; round < ROUNDS; round++) {
+  heavy.resume();
+  await sleep(1_000);
+  let from = performance.now();
+  mark(`loaded ${round} start`);
+  samples.loaded.push(
+    ...(await profiled(gcWork.loaded, () =>
+      sampled(promoted.loaded, () => sampleWhoami(PHASE_MS, !B_ALONE)),
+    )),
+  );
+  mark(`loaded ${round} end`);
+  phases.push({ kind: "loaded", from: Math.round(from), to: Math.round(performance.now()) });
+  await heavy.pause();
+  from = performance.now();
+  mark(`idle ${round} start`);
+  samples.idle.push(
+    ...(await profiled(gcWork.idle, () => sampled(promoted.idle, () => sampleWhoami(PHASE_MS)))),
+  );
+  mark(`idle ${round} end`);
+  phases.push({ kind: "idle", from: Math.round(from), to: Math.round(performance.now()) });
+}
+const counts = await heavy.stop();
+clearInterval(spaceTimer);
+
+const p = (xs: number[], q: number) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.ceil((q / 100) * s.length) - 1)];
+};
+const kindName = (k: number) =>
+  k === constants.NODE_PERFORMANCE_GC_MINOR
+    ? "minor"
+    : k === constants.NODE_PERFORMANCE_GC_MAJOR
+      ? "major"
+      : k === constants.NODE_PERFORMANCE_GC_INCREMENTAL
+        ? "incremental"
+        : String(k);
+const summary: Record<string, unknown> = {
+  db: process.env.TEST_DATABASE_URL ? "postgres" : "pglite",
+  counts,
+};
+for (const kind of ["loaded", "idle"]) {
+  const within = (at: number) => phases.some((ph) => ph.kind === kind && at >= ph.from && at <= ph.to);
+  const g = gcs.filter((x) => within(x.at));
+  const byKind: Record<string, number> = {};
+  for (const x of g) byKind[kindName(x.kind)] = (byKind[kindName(x.kind)] ?? 0) + 1;
+  const waits = samples[kind].map(([, w]) => w);
+  // A's slowest 1 %: how many began while a collection of the main thread was running or within 2 ms.
+  const slow = samples[kind].filter(([, w]) => w >= p(waits, 99));
+  const withGc = slow.filter(([due, w]) => g.some((x) => x.at + x.ms >= due - 2 && x.at <= due + w)).length;
+  summary[kind] = {
+    n: waits.length,
+    p50: p(waits, 50),
+    p99: p(waits, 99),
+    max: Math.max(...waits),
+    gc: byKind,
+    gc_ms: Number(g.reduce((s, x) => s + x.ms, 0).toFixed(1)),
+    slowest_1pct_with_gc: `${withGc}/${slow.length}`,
+    flags: [...new Set(g.map((x) => x.flags))],
+    scavenges: gcWork[kind].scavenges,
+    promoted_mb: Number(gcWork[kind].promotedMb.toFixed(2)),
+    full: gcWork[kind].full,
+    freed_mb: Number(gcWork[kind].freedMb.toFixed(2)),
+    old_at_end_mb: Number(gcWork[kind].oldAtEndMb.toFixed(1)),
+    promoted_top: SAMPLE
+      ? [...promoted[kind]]
+          .sort((x, y) => y[1] - x[1])
+          .slice(0, 15)
+          .map(([site, bytes]) => [Number((bytes / 1e6).toFixed(2)), site])
+      : undefined,
+    survived_sampled_mb: SAMPLE
+      ? Number(([...promoted[kind].values()].reduce((s, x) => s + x, 0) / 1e6).toFixed(2))
+      : undefined,
+  };
+}
+summary.row_value_sizes = Object.fromEntries([...rowSizes].sort((x, y) => y[1] - x[1]).slice(0, 20));
+console.error(JSON.stringify(summary, null, 1));
+writeFileSync(OUT, JSON.stringify({ summary, phases, gcs, spaces, spaceNames: SPACE_NAMES, samples }));
+console.error(`written ${OUT}`);
+await t.close();
+process.exit(0);
