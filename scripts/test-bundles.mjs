@@ -9,7 +9,7 @@
 // `--import tsx` children and `import.meta.url.endsWith(".ts")` checks behave as under tsx. Packages
 // stay external: node_modules loads natively, as it did. Shared modules go to chunks (`splitting`), so
 // the run compiles each source once.
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -31,6 +31,29 @@ const sourceLocations = {
   },
 };
 
+/** Whether process `pid` is alive (signal 0 checks without sending anything). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+/** Folders of runs that ended without removing theirs (interrupted with Ctrl-C, killed). */
+function removeLeftovers(parent) {
+  let names = [];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if (!/^\d+$/.test(name) || !alive(Number(name)))
+      rmSync(path.join(parent, name), { recursive: true, force: true });
+}
+
 /**
  * Compiles `files` (paths relative to `root`, in the order they should start) and `workers`
  * (name -> source) into a fresh folder of this run under `<root>/.test-build/`. node:test sorts the
@@ -39,6 +62,7 @@ const sourceLocations = {
  * worker; `remove()` deletes the folder.
  */
 export async function bundleTests(root, files, workers = {}) {
+  removeLeftovers(path.join(root, ".test-build"));
   const folder = path.join(root, ".test-build", String(process.pid));
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
