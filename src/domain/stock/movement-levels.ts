@@ -67,10 +67,17 @@ export function levelsAdded(storeId: number, deltas: readonly LevelDelta[], now:
     upsert,
     // The store's alert rules for these items are read whether or not a level crossed anything: in
     // the same statement they cost no round trip.
-    columns: (cte) => sql`(select json_agg(json_build_array(inventory_item_id, location_id, available,
-        on_hand, incoming, inserted)) from ${sql.table(cte)}) as levels,
+    // The levels go back only to a store with a rule (none: no event to compare them for), so the
+    // backend builds and the driver parses no JSON of 200 levels for an apply in a store without.
+    columns: (cte) => sql`case when exists (select 1 from alert_settings where store_id = ${storeId}
+          and low_stock_threshold is not null) or exists (select 1 from alert_item_rules where store_id = ${storeId})
+        then (select json_agg(json_build_array(inventory_item_id, location_id, available,
+          on_hand, incoming, inserted)) from ${sql.table(cte)}) end as levels,
       ${alertRulesColumns(storeId, itemIds)}`,
     async emitCrossings(ctx, trx, row) {
+      // A store with neither a threshold nor an item rule raises no item event: nothing to compare.
+      const rules = alertRulesOf(row);
+      if (rules.lowStockThreshold === null && !rules.anyItemRule) return;
       const changes: LevelChange[] = [];
       for (const [item, location, available, on_hand, incoming, inserted] of row.levels ?? []) {
         if (inserted) continue;
@@ -86,7 +93,7 @@ export function levelsAdded(storeId: number, deltas: readonly LevelDelta[], now:
           after: { available, on_hand, incoming },
         });
       }
-      if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes, alertRulesOf(row));
+      if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes, rules);
     },
   };
 }
