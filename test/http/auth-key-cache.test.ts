@@ -4,13 +4,15 @@
  * store's statement or transaction may hold for tens of milliseconds. Every change to what
  * authentication reads still bites on the very next request of a key in use: revocation, expiry, API
  * access, rate limits, the store's own fields (the store's erasure: shopify-webhook-intake.test.ts and
- * shopify-inbound.test.ts, which use the key before the erasure). On PostgreSQL nothing is cached and
- * the same requests answer the same.
+ * shopify-inbound.test.ts, which use the key before the erasure). On PostgreSQL keys are kept too,
+ * and the same requests answer the same; there another process's change (which this process's count
+ * of writes does not see) bites once CROSS_PROCESS_BOUND_MS have passed since the key was read.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import type { ManualClock } from "../../src/clock.ts";
+import { CROSS_PROCESS_BOUND_MS } from "../../src/http/plugins/auth.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectError, expectStatus } from "../helpers/assertions.ts";
 
@@ -98,5 +100,22 @@ describe("authentication of a key in use", () => {
     const other = await b.api.get("/v2/whoami");
     expectStatus(other, 200);
     assert.equal(other.body.shop.name, "Beta");
+  });
+
+  test("on PostgreSQL a revocation written by another process bites once the bound has passed", {
+    skip: !process.env.TEST_DATABASE_URL,
+  }, async () => {
+    const created = await t.admin.post(`/admin/stores/${b.id}/keys`, { name: "elsewhere", scopes: [] });
+    expectStatus(created, 201);
+    const client = t.client(`Bearer ${created.body.data.key}`);
+    expectStatus(await client.get("/v2/whoami"), 200);
+    // Written as another process would: this process's count of writes to keys does not move.
+    await sql`update api_keys set revoked_at = now() where id = ${created.body.data.id}`.execute(
+      t.runtime.ctx.db,
+    );
+    (t.clock as ManualClock).advance(CROSS_PROCESS_BOUND_MS);
+    const revoked = await client.get("/v2/whoami");
+    expectError(revoked, 401, "unauthorized");
+    assert.match(revoked.body.error.message, /revoked/);
   });
 });

@@ -2,6 +2,7 @@ import "../helpers/statements.ts";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
+import { CROSS_PROCESS_BOUND_MS } from "../../src/http/plugins/auth.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectError, expectStatus } from "../helpers/assertions.ts";
 import { countStatements } from "../helpers/statements.ts";
@@ -91,8 +92,10 @@ describe("GET /v2/whoami", () => {
   test("on PostgreSQL the key lookup answers one column, the key and its store as one text", {
     skip: !process.env.TEST_DATABASE_URL,
   }, async () => {
+    // A key not looked up yet (a kept one is answered without the statement).
+    const fresh = await store.keyWithScopes(["read"]);
     await t.runtime.ctx.requestLog.flush();
-    const seen = await countStatements(() => store.api.get("/v2/whoami"));
+    const seen = await countStatements(() => fresh.get("/v2/whoami"));
     expectStatus(seen.result, 200);
     const lookups = seen.columns.filter((c) => /\bfrom "api_keys"/.test(c.statement));
     assert.deepEqual(
@@ -100,5 +103,23 @@ describe("GET /v2/whoami", () => {
       [["key_json"]],
       seen.columns.map((c) => c.statement).join("\n"),
     );
+  });
+
+  /**
+   * A key in use is kept in process (src/http/plugins/auth-cache.ts). On PostgreSQL, where other
+   * processes write keys too, it is read again once CROSS_PROCESS_BOUND_MS have passed since its read.
+   */
+  test("a key in use answers GET /whoami without a statement; on PostgreSQL it is read again after the bound", async () => {
+    const client = await store.keyWithScopes(["read"]);
+    expectStatus(await client.get("/v2/whoami"), 200);
+    await t.runtime.ctx.requestLog.flush();
+    const kept = await countStatements(() => client.get("/v2/whoami"));
+    expectStatus(kept.result, 200);
+    assert.deepEqual(kept.statements, []);
+    (t.clock as ManualClock).advance(CROSS_PROCESS_BOUND_MS);
+    const later = await countStatements(() => client.get("/v2/whoami"));
+    expectStatus(later.result, 200);
+    const lookups = later.statements.filter((s) => /\bfrom "api_keys"/.test(s));
+    assert.equal(lookups.length, t.runtime.ctx.dbKind === "postgres" ? 1 : 0, later.statements.join("\n"));
   });
 });

@@ -3,9 +3,10 @@ import { describe, test } from "node:test";
 import { AuthKeyCache } from "../../src/http/plugins/auth-cache.ts";
 
 /**
- * The embedded database's authentication cache: a key's row is kept only while nothing authentication
- * reads was written, and a row read across a write is not kept (a revocation that commits while a
- * lookup is under way must bite on the next request).
+ * The authentication cache: a key's row is kept only while nothing authentication reads was written,
+ * and a row read across a write is not kept (a revocation that commits while a lookup is under way
+ * must bite on the next request). With a bound (PostgreSQL, whose rows other processes write too), a
+ * row answers only for that long after its read began.
  */
 
 interface Row {
@@ -13,9 +14,10 @@ interface Row {
   revoked: boolean;
 }
 
-function harness(maxKeys?: number) {
+function harness(maxKeys?: number, maxAgeMs?: number) {
   let writes = 0;
-  const cache = new AuthKeyCache<Row>(() => writes, maxKeys);
+  let now = 5_000;
+  const cache = new AuthKeyCache<Row>(() => writes, { maxKeys, maxAgeMs, now: () => now });
   const db = new Map<string, Row>();
   let reads = 0;
   const read = (hash: string) => async () => {
@@ -28,6 +30,9 @@ function harness(maxKeys?: number) {
     db,
     reads: () => reads,
     write: () => writes++,
+    advance: (ms: number) => {
+      now += ms;
+    },
     lookup: (hash: string) => cache.lookup(hash, read(hash)),
   };
 }
@@ -88,5 +93,40 @@ describe("AuthKeyCache", () => {
     assert.equal(h.reads(), before, "b and c kept");
     await h.lookup("a");
     assert.equal(h.reads(), before + 1, "a was the one that went");
+  });
+
+  test("with a bound, a kept row answers until that long after its read began, then is read again", async () => {
+    const h = harness(undefined, 1_000);
+    h.db.set("a", { key_id: 1, revoked: false });
+    await h.lookup("a");
+    // Another process revokes the key: nothing this process counts moves.
+    h.db.set("a", { key_id: 1, revoked: true });
+    h.advance(999);
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: false });
+    assert.equal(h.reads(), 1);
+    h.advance(1);
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: true });
+    assert.equal(h.reads(), 2);
+    assert.equal(h.cache.size, 1, "the fresh row replaced the old one");
+  });
+
+  test("with a bound, a clock set back makes a kept row too old", async () => {
+    const h = harness(undefined, 1_000);
+    h.db.set("a", { key_id: 1, revoked: false });
+    await h.lookup("a");
+    h.advance(-1);
+    await h.lookup("a");
+    assert.equal(h.reads(), 2);
+  });
+
+  test("without a bound (the embedded database), time alone never drops a kept row", async () => {
+    const h = harness();
+    h.db.set("a", { key_id: 1, revoked: false });
+    await h.lookup("a");
+    h.advance(86_400_000);
+    await h.lookup("a");
+    h.advance(-86_400_000 * 2);
+    await h.lookup("a");
+    assert.equal(h.reads(), 1);
   });
 });

@@ -84,10 +84,10 @@ async function readWithKey(
 }
 
 /**
- * One indexed lookup per request. A revoked key or a store whose API access was turned off must be
- * refused on the very next request, in every process: on PostgreSQL, which other processes write too,
- * nothing is cached; on the embedded database, this process's alone, `cache` keeps looked-up keys
- * until the next write to keys or stores (auth-cache.ts).
+ * One indexed lookup per request, or none for a key `cache` keeps (auth-cache.ts). A revoked key or a
+ * store whose API access was turned off is refused on the very next request when the change was made
+ * through this process (the cache empties before the change answers), and on PostgreSQL within
+ * CROSS_PROCESS_BOUND_MS when another process made it (docs/decisions.md, "Key hashing").
  */
 export async function authenticate(
   ctx: AppContext,
@@ -137,12 +137,29 @@ export async function authenticate(
   };
 }
 
+/**
+ * On PostgreSQL, how long a kept key may answer after its read began: the longest a revocation, API
+ * access turned off or new rate limits written by another process (another API process, a separate
+ * worker) go unseen here. Beside 32 connections of PDFs, GET /whoami's own lookup was a round trip
+ * to a server busy with theirs (docs/performance.md, "whoami beside PDFs with keys kept"); one read
+ * a second per key in use costs nothing that shows.
+ */
+export const CROSS_PROCESS_BOUND_MS = 1_000;
+
 /** Registers authentication and scope checks for every route of the instance that declares a scope. */
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest("principal", null);
-  const cache = app.ctx.dbKind === "pglite" ? new AuthKeyCache<KeyRecord>(authRowsVersion) : null;
+  const clock = app.ctx.clock;
+  // The embedded database is this process's alone: its cache is exact without a bound.
+  const cache = new AuthKeyCache<KeyRecord>(
+    authRowsVersion,
+    app.ctx.dbKind === "pglite"
+      ? {}
+      : { maxAgeMs: CROSS_PROCESS_BOUND_MS, now: () => clock.now().getTime() },
+  );
   app.decorateRequest("readAhead", null);
-  // PostgreSQL only (the cache above is the embedded database's): see onPool.
+  // PostgreSQL only: see onPool. There a route's record is read in the key lookup's statement, which
+  // also reads the key afresh, so such routes do not use the cache.
   const readsAhead = onPool(app.ctx.db);
   app.addHook("onRequest", async (request: FastifyRequest) => {
     const config = request.routeOptions.config;
