@@ -153,9 +153,7 @@ export function registerAuth(app: FastifyInstance): void {
   // The embedded database is this process's alone: its cache is exact without a bound.
   const cache = new AuthKeyCache<KeyRecord>(
     authRowsVersion,
-    app.ctx.dbKind === "pglite"
-      ? {}
-      : { maxAgeMs: CROSS_PROCESS_BOUND_MS, now: () => clock.now().getTime() },
+    app.ctx.dbKind === "pglite" ? {} : { maxAgeMs: CROSS_PROCESS_BOUND_MS, now: () => clock.now().getTime() },
   );
   app.decorateRequest("readAhead", null);
   // PostgreSQL only: see onPool. There a route's record is read in the key lookup's statement, which
