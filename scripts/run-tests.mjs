@@ -32,12 +32,12 @@ function listTests(dir) {
 /**
  * Files that take longest (they spawn the service, CLIs or Chromium, or start several apps) go first,
  * longest of all first, so the pass does not end with one of them running alone on a machine
- * otherwise idle. The rest keep their order. node:test runs the files it is given sorted by path, so
- * the order is written into the compiled files' paths (test-bundles.mjs); with --tsx it is node's.
+ * otherwise idle. Not bench-quick: a benchmark under a time limit, it runs among ordinary files. The
+ * rest keep their order. node:test runs the files it is given sorted by path, so the order is written
+ * into the compiled files' paths (test-bundles.mjs); with --tsx it is node's.
  */
 const LONGEST_FIRST = [
   /\/cli\.test\.ts$/,
-  /\/bench-quick\.test\.ts$/,
   /\/console-story-browser\.test\.ts$/,
   /\/server-start\.test\.ts$/,
   /\/secrets-key\.test\.ts$/,
