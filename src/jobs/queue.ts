@@ -39,29 +39,6 @@ export interface FailedJob {
 export const DEFAULT_LEASE_MS = 30_000;
 
 /**
- * A type whose jobs run one per store at a time (JobHandler.onePerStore), for the stores `stores`
- * selects (a subquery answering store ids; every store when absent). A claim leaves such a job alone
- * while its store has one of the type running under a live lease (a worker's, or a push's taking it
- * along), and takes only the store's first due one: concurrent claims in several workers then
- * contend for the same row, and `skip locked` gives it to one of them.
- */
-export interface OnePerStore {
-  type: string;
-  stores?: RawBuilder<unknown>;
-}
-
-/** The claim's condition for one OnePerStore type, over the outer `jobs` row. */
-function oneAtATime({ type, stores }: OnePerStore, now: Date) {
-  const ofStores = stores ? sql`and store_id in (${stores})` : sql``;
-  return sql`and not (type = ${type} ${ofStores} and (
-    exists (select 1 from jobs r where r.type = jobs.type and r.store_id = jobs.store_id
-      and r.state = 'running' and r.locked_until >= ${now})
-    or exists (select 1 from jobs e where e.type = jobs.type and e.store_id = jobs.store_id
-      and ((e.state = 'queued' and e.run_at <= ${now}) or (e.state = 'running' and e.locked_until < ${now}))
-      and (e.run_at, e.id) < (jobs.run_at, jobs.id))))`;
-}
-
-/**
  * The jobs table is the queue: enqueued inside the caller's transaction (so work exists iff the change
  * committed), claimed with FOR UPDATE SKIP LOCKED under a lease, so any number of worker processes
  * can share it and a dead worker's jobs come back when its lease runs out.
@@ -166,9 +143,7 @@ export class JobQueue {
 
   /**
    * Claims up to `limit` due jobs (optionally of some types) for `workerId` under a lease, leaving
-   * alone the jobs of `skip.types` that belong to `skip.stores` (stores that already have one running),
-   * and taking of each type in `onePerStore` at most one job per store, none for a store that has one
-   * running (OnePerStore).
+   * alone the jobs of `skip.types` that belong to `skip.stores` (stores that already have one running).
    */
   async claim(
     db: Db,
@@ -177,7 +152,6 @@ export class JobQueue {
     types?: readonly string[],
     leaseMs = DEFAULT_LEASE_MS,
     skip?: { types: readonly string[]; stores: readonly number[] },
-    onePerStore: readonly OnePerStore[] = [],
   ): Promise<ClaimedJob[]> {
     const now = this.clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
@@ -186,10 +160,6 @@ export class JobQueue {
       skip && skip.types.length > 0 && skip.stores.length > 0
         ? sql`and not (type in (${sql.join(skip.types)}) and coalesce(store_id in (${sql.join(skip.stores)}), false))`
         : sql``;
-    const serialFilter = sql.join(
-      onePerStore.map((one) => oneAtATime(one, now)),
-      sql` `,
-    );
     // The due jobs are picked in a WITH, which runs once: as `where id in (select … limit …)` beside
     // the volatile set_config the subquery ran again for each row, and each run skipped the rows the
     // update had just locked and picked the next ones, so a claim of 1 took every due job.
@@ -197,7 +167,7 @@ export class JobQueue {
       with picked as (
         select id from jobs
         where ((state = 'queued' and run_at <= ${now}) or (state = 'running' and locked_until < ${now}))
-        ${typeFilter} ${skipFilter} ${serialFilter}
+        ${typeFilter} ${skipFilter}
         order by run_at, id
         limit ${limit}
         for update skip locked

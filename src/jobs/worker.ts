@@ -1,7 +1,6 @@
-import type { RawBuilder } from "kysely";
 import type { BaseLogger } from "pino";
 import type { AppContext } from "../context.ts";
-import { type ClaimedJob, DEFAULT_LEASE_MS, JobQueue, type OnePerStore } from "./queue.ts";
+import { type ClaimedJob, DEFAULT_LEASE_MS, JobQueue } from "./queue.ts";
 
 /** A failure that retrying cannot fix (e.g. the platform refused the push): fail the job now. */
 export class PermanentJobError extends Error {}
@@ -39,12 +38,6 @@ export interface JobHandler {
    * jobs start at once.
    */
   fairAcrossStores?: boolean;
-  /**
-   * One job of this type per store runs at a time, across workers (OnePerStore in queue.ts): `true`
-   * for every store, or a subquery of the store ids it holds for. The store's others wait for it to
-   * end, so a job that takes its store's waiting jobs along (a push batch) finds them all there.
-   */
-  onePerStore?: true | RawBuilder<unknown>;
 }
 
 export interface PeriodicTask {
@@ -151,10 +144,7 @@ export class Worker {
     await task.run(this.ctx);
   }
 
-  /**
-   * Runs every due job until none is left (bounded). Returns how many ran. Its claims take jobs as
-   * they come, `onePerStore` aside: a test drains what it queued, in one known order.
-   */
+  /** Runs every due job until none is left (bounded). Returns how many ran. */
   async drain(maxJobs = 10_000): Promise<number> {
     let ran = 0;
     while (ran < maxJobs) {
@@ -209,14 +199,10 @@ export class Worker {
             else this.inFlightByStore.delete(store);
           }
           active.delete(p);
-          // Its store's next job of the type, left alone by the claims meanwhile, may be due.
-          if (this.handlers.get(job.type)?.onePerStore) this.mayHaveWork = true;
           this.wake?.();
         });
         active.add(p);
       }
-      // Stopped during the claim (nobody to wake then): not another poll interval's wait.
-      if (!this.running) break;
       if (claimed.length === 0 || this.inFlight >= this.options.concurrency + this.reserve) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
@@ -259,13 +245,13 @@ export class Worker {
         full = true;
         continue;
       }
-      const got = await jobs.claim(db, this.id, room, [type], this.leaseMs, undefined, this.serial([type]));
+      const got = await jobs.claim(db, this.id, room, [type], this.leaseMs);
       if (got.length === room) full = true;
       claimed.push(...got);
     }
     const left = free - claimed.length;
     if (left > 0 && open.length > 0) {
-      const got = await jobs.claim(db, this.id, left, open, this.leaseMs, undefined, this.serial(open));
+      const got = await jobs.claim(db, this.id, left, open, this.leaseMs);
       if (got.length === left) full = true;
       claimed.push(...got);
     }
@@ -294,25 +280,12 @@ export class Worker {
       const store = this.fairStoreOf(job);
       if (store !== null) running.add(store);
     }
-    const [got] = await this.ctx.jobs.claim(
-      this.ctx.db,
-      this.id,
-      1,
-      fairTypes,
-      this.leaseMs,
-      { types: fairTypes, stores: [...running] },
-      this.serial(fairTypes),
-    );
+    const [got] = await this.ctx.jobs.claim(this.ctx.db, this.id, 1, fairTypes, this.leaseMs, {
+      types: fairTypes,
+      stores: [...running],
+    });
     if (!got) this.reserveIdleUntil = performance.now() + (this.options.pollIntervalMs ?? 250);
     return got ?? null;
-  }
-
-  /** The types among `types` whose jobs run one per store at a time, as a claim takes them. */
-  private serial(types: readonly string[]): OnePerStore[] {
-    return types.flatMap((type) => {
-      const one = this.handlers.get(type)?.onePerStore;
-      return one === undefined ? [] : [{ type, stores: one === true ? undefined : one }];
-    });
   }
 
   /** Slots beyond `concurrency` for the reserve: a quarter more (at least one) when fair types exist. */

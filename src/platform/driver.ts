@@ -18,12 +18,6 @@ export interface SyncOutcome {
 export interface PlatformDriver {
   /** The value of `stores.platform`. */
   readonly name: string;
-  /**
-   * Its stores' pushes run one at a time per store (JobHandler.onePerStore): set where the connector
-   * takes batches, so the pushes a store's push finds waiting go along with it, and where the
-   * platform takes one store's documents one at a time anyway (the simulated one: its rows' locks).
-   */
-  readonly pushesOnePerStore?: boolean;
   /** `db` is the handle a platform kept in this database works through (a store-creation transaction or the pool). */
   connect(ctx: AppContext, db: Db, storeId: number): PlatformConnector | Promise<PlatformConnector>;
   /** After each mirror sync job of one of its stores, whether it ended well or not (e.g. import status). */

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import { commitWithoutWaitingForDisk } from "../db/transaction.ts";
@@ -39,7 +38,7 @@ import {
 import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
 import { PlatformPausedError } from "./paused.ts";
 import { batchIdempotencyKey, type TakenPushes, takeWaitingPushes } from "./push-batches.ts";
-import { connectorForStore, platformsPushingOnePerStore } from "./registry.ts";
+import { connectorForStore } from "./registry.ts";
 
 /**
  * The stock push worker (docs/decisions.md, "Catalog mirror and the simulated platform"). A
@@ -440,23 +439,9 @@ async function settle(ctx: AppContext, db: Db, subject: Subject): Promise<void> 
   return writeSyncState(ctx, db, subject, "pending", null);
 }
 
-/**
- * The stores whose pushes run one at a time: a store's push on a platform that takes batches carries
- * every push of the store it finds waiting, so pushes started beside it would only split a burst's
- * receipts into many small batches (each paying a batch's fixed statements on the connection the API
- * shares on the embedded database; docs/performance.md, "One push per store at a time").
- */
-function storesPushingOnePerStore() {
-  const platforms = platformsPushingOnePerStore();
-  return platforms.length === 0
-    ? undefined
-    : sql`select id from stores where platform in (${sql.join(platforms)})`;
-}
-
 export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
   return {
     type: PUSH_JOB,
-    onePerStore: storesPushingOnePerStore(),
     retryDelayMs(attempts) {
       return PUSH_RETRY_DELAYS_MS[attempts - 1] ?? null;
     },

@@ -14,11 +14,6 @@ export function platformDriver(platform: string): PlatformDriver | undefined {
   return platformDrivers.find((d) => d.name === platform);
 }
 
-/** The platforms whose stores' pushes run one at a time per store (PlatformDriver.pushesOnePerStore). */
-export function platformsPushingOnePerStore(): string[] {
-  return platformDrivers.filter((d) => d.pushesOnePerStore).map((d) => d.name);
-}
-
 /** The periodic tasks every platform brings (e.g. the simulator's key retention). */
 export function platformPeriodicTasks(): PeriodicTask[] {
   return platformDrivers.flatMap((d) => d.periodic ?? []);

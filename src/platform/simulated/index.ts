@@ -23,7 +23,6 @@ const simRetentionTask: PeriodicTask = {
 
 export const simulatedPlatform: PlatformDriver = {
   name: "simulated",
-  pushesOnePerStore: true,
   connect: (ctx, db, storeId) => new SimulatedConnector(db, ctx.clock, storeId),
   storesWithChanges: simStoresWithChanges,
   seedStore: seedSimulatedStore,
