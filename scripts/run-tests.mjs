@@ -101,10 +101,10 @@ const onPglite = [...unit, ...dbTests].filter((f) => !(withPostgres && ONCE_ON_P
 const onPostgres = dbTests.filter((f) => !ONCE_ON_PGLITE.includes(f));
 
 /**
- * The run's compiled tests (test-bundles.mjs), or null with --tsx. The embedded database's thread
- * loads its compiled entry too (src/db/pglite-thread.ts reads STOCKROOM_TEST_PGLITE_WORKER when it
- * runs from source): under tsx each test app's thread registered tsx's hooks and loaded its sources
- * through them again.
+ * The run's compiled tests (test-bundles.mjs), or null with --tsx. The threads the service starts
+ * (the embedded database's, the PDF renderers) load their compiled entries too (src/thread-entry.ts
+ * reads STOCKROOM_TEST_THREAD_ENTRIES when it runs from source): under tsx each thread registered
+ * tsx's hooks and loaded its sources through them again.
  */
 let compiled = null;
 if (!withTsx) {
@@ -113,10 +113,11 @@ if (!withTsx) {
     : [...new Set([...onPglite, ...onPostgres])];
   const bundles = await bundleTests(root, longestFirst(pick(files)), {
     "pglite-worker": "src/db/pglite-worker.ts",
+    "render-worker": "src/domain/documents/render-worker.ts",
   });
   compiled = {
     file: bundles.compiled,
-    env: { STOCKROOM_TEST_PGLITE_WORKER: bundles.worker("pglite-worker") },
+    env: { STOCKROOM_TEST_THREAD_ENTRIES: bundles.workers },
   };
   process.on("exit", bundles.remove);
 }

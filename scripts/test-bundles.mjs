@@ -95,7 +95,8 @@ export async function bundleTests(root, files, workers = {}) {
   return {
     folder,
     compiled: (file) => path.join(folder, `${outputs.get(file)}.mjs`),
-    worker: (name) => path.join(folder, "workers", `${name}.mjs`),
+    /** The folder of the compiled thread entries, each `<name>.mjs`. */
+    workers: path.join(folder, "workers"),
     remove: () => rmSync(folder, { recursive: true, force: true }),
   };
 }

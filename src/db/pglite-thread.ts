@@ -1,5 +1,6 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { keepHoldAfterThreadStart } from "../start-memory.ts";
+import { startThread } from "../thread-entry.ts";
 
 /**
  * The embedded database (PGlite) on a thread of its own (pglite-worker.ts). PGlite is PostgreSQL
@@ -47,26 +48,9 @@ export interface QueryResultRows<R> {
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
-/**
- * The worker's entry: the bundle beside dist/server.mjs; from source (tests), the entry the test
- * runner compiled for its run (scripts/test-bundles.mjs), else the TypeScript file under tsx.
- */
+/** The database's thread (thread-entry.ts: the bundle, the test run's compiled entry, or tsx). */
 function startWorker(options: PGliteThreadOptions): Worker {
-  if (import.meta.url.endsWith(".ts")) {
-    // Registering tsx in every test app's thread and loading the entry's sources through it cost each
-    // app ~1.3 s of CPU (docs/developing.md, "How long the suite takes").
-    const compiled = process.env.STOCKROOM_TEST_PGLITE_WORKER;
-    if (compiled) return new Worker(compiled, { workerData: options, resourceLimits: THREAD_LIMITS });
-    // A worker does not inherit `--import tsx`; register tsx's loader in it, then load the entry.
-    const tsx = import.meta.resolve("tsx/esm/api");
-    const entry = new URL("./pglite-worker.ts", import.meta.url).href;
-    const code = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(code, { eval: true, workerData: options, resourceLimits: THREAD_LIMITS });
-  }
-  return new Worker(new URL("./pglite-worker.mjs", import.meta.url), {
-    workerData: options,
-    resourceLimits: THREAD_LIMITS,
-  });
+  return startThread(import.meta.url, "pglite-worker", { workerData: options, resourceLimits: THREAD_LIMITS });
 }
 
 /** A transaction's opening statement (the dialect's `begin`, with or without an isolation level). */

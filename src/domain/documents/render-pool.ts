@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startThread } from "../../thread-entry.ts";
 import { AppError } from "../errors.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
 import type { DocumentSource, RenderRequest, RenderResponse } from "./render-worker.ts";
@@ -59,16 +60,9 @@ interface Thread {
   online: boolean;
 }
 
-/** The worker's entry: the TypeScript file under tsx (tests), the bundle beside dist/server.mjs. */
+/** A render thread (thread-entry.ts: the bundle, the test run's compiled entry, or tsx). */
 function startRenderThread(): Worker {
-  if (import.meta.url.endsWith(".ts")) {
-    // A worker does not inherit `--import tsx`; register tsx's loader in it, then load the entry.
-    const tsx = import.meta.resolve("tsx/esm/api");
-    const entry = new URL("./render-worker.ts", import.meta.url).href;
-    const code = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(code, { eval: true });
-  }
-  return new Worker(new URL("./render-worker.mjs", import.meta.url));
+  return startThread(import.meta.url, "render-worker");
 }
 
 export class RenderPool {
