@@ -50,7 +50,10 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
 /** The database's thread (thread-entry.ts: the bundle, the test run's compiled entry, or tsx). */
 function startWorker(options: PGliteThreadOptions): Worker {
-  return startThread(import.meta.url, "pglite-worker", { workerData: options, resourceLimits: THREAD_LIMITS });
+  return startThread(import.meta.url, "pglite-worker", {
+    workerData: options,
+    resourceLimits: THREAD_LIMITS,
+  });
 }
 
 /** A transaction's opening statement (the dialect's `begin`, with or without an isolation level). */
