@@ -58,8 +58,8 @@ function removeLeftovers(parent) {
  * Compiles `files` (paths relative to `root`, in the order they should start) and `workers`
  * (name -> source) into a fresh folder of this run under `<root>/.test-build/`. node:test sorts the
  * files it is given by path, so each file's place is the start of its path: test/http/x.test.ts
- * becomes <folder>/<place>/test/http/x.test.mjs. Returns the compiled path of each test file and
- * worker; `remove()` deletes the folder.
+ * becomes <folder>/<place>/test/http/x.test.mjs. Returns the compiled path of each test file, the
+ * folder of the compiled workers (each `<name>.mjs`), and `remove()`, which deletes the folder.
  */
 export async function bundleTests(root, files, workers = {}) {
   removeLeftovers(path.join(root, ".test-build"));
