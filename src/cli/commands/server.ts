@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { sql } from "kysely";
 import { CliError } from "../client.ts";
 import { outputOf, positiveIntArg } from "../context.ts";
 
@@ -35,6 +34,9 @@ export function registerServerCommands(program: Command): void {
     const out = outputOf(command);
     applyStorageOptions(opts);
     const config = await loadConfigOrFail();
+    // Loaded here, not at the top: every other command is an HTTP client that needs none of it, and kysely
+    // alone is some 260 modules.
+    const { sql } = await import("kysely");
     const { openDatabase } = await import("../../db/database.ts");
     const { migrateToLatest } = await import("../../db/migrations/index.ts");
     const target = config.databaseUrl
