@@ -16,13 +16,19 @@ import { registerJsonBody } from "./http/plugins/json-body.ts";
 import { registerRateLimits } from "./http/plugins/rate-limit.ts";
 import { registerRequestLog } from "./http/plugins/request-log.ts";
 import { registerStoreTurns, StoreTurns } from "./http/plugins/store-turns.ts";
-import { validatorCompiler } from "./http/validation.ts";
+import {
+  requestValidatorCompiler,
+  responseSerializerFactory,
+  type SchemaCompilation,
+} from "./http/schema-compilers.ts";
 
 export interface BuildAppOptions {
   ctx: HttpContext;
   /** SHA-256 hex of the admin token. */
   adminTokenHash: string;
   logger?: boolean | object;
+  /** When route schemas are compiled (default `start`: a broken schema stops the start). */
+  schemaCompilation?: SchemaCompilation;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -31,6 +37,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Builds the whole HTTP application; never listens (tests inject into the same app production runs). */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { ctx } = options;
+  const schemaCompilation = options.schemaCompilation ?? "start";
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -43,6 +50,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         : `req_${randomBase62(20)}`;
     },
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer: responseSerializerFactory(schemaCompilation) } },
     // Node checks request timeouts on this interval (30 s by default, so a 30 s timeout could take a
     // minute to answer 408); a quarter of the timeout keeps the answer close to the configured limit.
     http: { connectionsCheckingInterval: Math.max(250, Math.floor(ctx.config.requestTimeoutMs / 4)) },
@@ -52,7 +60,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   app.decorate("ctx", ctx);
   app.decorate("consoleActors", new ConsoleActors());
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(requestValidatorCompiler(schemaCompilation));
   registerErrorHandling(app);
 
   registerJsonBody(app, BODY_LIMIT);

@@ -13,6 +13,7 @@ import type { HttpContext } from "./http/context.ts";
 import { RateLimiter } from "./http/plugins/rate-limit.ts";
 import { RequestLogWriter } from "./http/plugins/request-log.ts";
 import { storedResponsesColumn } from "./http/plugins/sealed-text.ts";
+import type { SchemaCompilation } from "./http/schema-compilers.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import { Worker } from "./jobs/worker.ts";
 import { allModules } from "./modules/index.ts";
@@ -31,6 +32,8 @@ export interface RuntimeOptions {
   workerPollMs?: number;
   /** An in-memory embedded database starts from these files, not initdb (tests' migrated template). */
   embeddedTemplate?: Uint8Array<ArrayBuffer>;
+  /** When the HTTP app compiles its route schemas (buildApp's default: at start). */
+  schemaCompilation?: SchemaCompilation;
 }
 
 export interface Runtime {
@@ -129,7 +132,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     modules: options.modules ?? allModules,
     resources: new ProcessResources(),
   };
-  const app = await buildApp({ ctx, adminTokenHash, logger: options.logger });
+  const app = await buildApp({
+    ctx,
+    adminTokenHash,
+    logger: options.logger,
+    schemaCompilation: options.schemaCompilation,
+  });
   if (config.databaseUrl && config.dataDir === ":memory:" && !config.secretsKey) {
     // A shared database outlives this key: the next start, or another process, cannot open its rows.
     app.log.warn(

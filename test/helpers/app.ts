@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from "fastify";
 import pg from "pg";
 import { type Clock, ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
+import type { SchemaCompilation } from "../../src/http/schema-compilers.ts";
 import type { Module } from "../../src/modules/module.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
 import { migratedTemplate } from "./embedded-template.ts";
@@ -66,6 +67,12 @@ export interface TestAppOptions {
   modules?: readonly Module[];
   /** Start the in-process worker loop (default off: tests call drain()). */
   workers?: boolean;
+  /**
+   * When route schemas are compiled. Tests default to `first-use`: a test file calls a few of the
+   * hundreds of routes, and compiling them all cost ~0.9 s of CPU per app. Production compiles at
+   * `start`; test/http/schema-compilation.test.ts proves every route's schemas compile that way.
+   */
+  schemaCompilation?: SchemaCompilation;
 }
 
 /**
@@ -91,6 +98,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     schema,
     modules: options.modules,
     workerPollMs: 50,
+    schemaCompilation: options.schemaCompilation ?? "first-use",
     // PGlite: a copy of a migrated database instead of initdb and migrations (embedded-template.ts).
     embeddedTemplate: databaseUrl ? undefined : await migratedTemplate(),
   });
