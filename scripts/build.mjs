@@ -8,7 +8,15 @@
 // Files the code reads next to itself (`new URL("./fonts/…", import.meta.url)`) are copied beside the
 // bundles. Each output file is written to a temporary name and renamed, so a process starting while
 // another build runs (tests, the benchmark) never reads half a file.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 
@@ -21,9 +29,17 @@ const ASSETS = [
   ["src/console/assets", "assets"],
 ];
 
-/** Writes a file by temporary name and rename, and not at all when it already holds those bytes. */
+/**
+ * Writes a file by temporary name and rename. A file that already holds those bytes is only touched:
+ * bin/stockroom.mjs trusts dist/cli.mjs while it is newer than every source, and an edit that changes
+ * nothing in the output must not leave it looking stale.
+ */
 function writeAtomically(file, contents) {
-  if (existsSync(file) && Buffer.compare(readFileSync(file), Buffer.from(contents)) === 0) return;
+  if (existsSync(file) && Buffer.compare(readFileSync(file), Buffer.from(contents)) === 0) {
+    const now = new Date();
+    utimesSync(file, now, now);
+    return;
+  }
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, contents);
   renameSync(temporary, file);
@@ -68,7 +84,41 @@ export async function buildService() {
   });
   for (const [from, to] of ASSETS) copyDirectory(path.join(root, from), path.join(outdir, to));
   for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
+  await buildCli();
   return outdir;
+}
+
+/**
+ * The `stockroom` command as dist/cli.mjs, which bin/stockroom.mjs runs instead of the sources through
+ * tsx. Split into chunks: what `serve`, `worker` and `db` import lazily (the service and its packages)
+ * stays in chunks of its own, so a client command loads commander and a dozen small modules. The
+ * chunks (cli-chunk-*.mjs) sit beside the other bundles: the service finds its thread entries and
+ * fonts next to the module that starts or reads them. Called
+ * after buildService (the CLI's `serve` starts those threads), so cli.mjs is written last.
+ */
+async function buildCli() {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { cli: "src/cli/main.ts" },
+    outdir,
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "cli-[name]-[hash]",
+    bundle: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    sourcemap: "linked",
+    legalComments: "none",
+    logLevel: "warning",
+    write: false,
+  });
+  // Entry last: a process that sees the new cli.mjs finds every chunk it names.
+  const files = result.outputFiles.sort(
+    (a, b) => Number(a.path.endsWith("cli.mjs")) - Number(b.path.endsWith("cli.mjs")),
+  );
+  for (const file of files) writeAtomically(file.path, file.contents);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await buildService();
