@@ -23,6 +23,12 @@ const SAMPLE_US = Number(process.env.SAMPLE_US ?? 100);
 const TOP = Number(process.env.TOP ?? 6);
 /** PROFILE=0: no CPU profile (its sampling costs the thread CPU): the stretches' CPU alone. */
 const PROFILE = process.env.PROFILE !== "0";
+/**
+ * ALLOC=1: V8's sampling heap profiler over each kind's requests, young garbage included: what the
+ * main thread allocates per request, by site (bytes sampled every 16 KB; the young generation's fill
+ * rate is what paces its scavenges).
+ */
+const ALLOC = process.env.ALLOC === "1";
 const KINDS = (process.env.KINDS ?? "get,list,patch,patch-pdf,patch-received,pdf-cached,whoami").split(",");
 
 interface Step {
@@ -253,6 +259,38 @@ function framesWithin(profile: Profile & { startTime: number }, fromUs: number, 
   return { leaves: top(leaves, 5), frames: top(ours, 10) };
 }
 
+interface SamplingNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SamplingNode[];
+}
+
+/** KB allocated per request in all, and the top sites (nearest frames) by KB per request. */
+function allocationSites({ profile }: { profile: { head: SamplingNode } }, requests: number) {
+  const sites = new Map<string, number>();
+  let total = 0;
+  const walk = (node: SamplingNode, stack: string[]) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const file = url.replace(/^.*\/(node_modules\/)/, "$1").replace(/^.*\/(src|test|bench)\//, "$1/");
+    const here = url ? [...stack, `${functionName || "(anon)"} ${file}:${lineNumber + 1}`] : stack;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const key = here.slice(-3).reverse().join(" < ") || functionName;
+      sites.set(key, (sites.get(key) ?? 0) + node.selfSize);
+    }
+    for (const c of node.children) walk(c, here);
+  };
+  walk(profile.head, []);
+  const kb = (bytes: number) => Number((bytes / 1024 / requests).toFixed(1));
+  return {
+    kb_per_request: kb(total),
+    top: [...sites]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([site, bytes]) => [kb(bytes), site]),
+  };
+}
+
 const t = await startTestApp();
 const b = await t.createStore({ seed: "demo" });
 const orderIds = await createHeavyOrders(b, 3);
@@ -299,6 +337,12 @@ for (const kind of KINDS) {
   if (kind === "pdf-cached") await send(steps(3));
   gcNow = { minor: 0, major: 0, ms: 0, max: 0 };
   if (PROFILE) await post("Profiler.start");
+  if (ALLOC)
+    await post("HeapProfiler.startSampling", {
+      samplingInterval: 16_384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
   watch.start();
   const lo0 = largeObjects();
   const cpu0 = threadCpuNs();
@@ -308,6 +352,8 @@ for (const kind of KINDS) {
   const { profile } = PROFILE
     ? await post<{ profile: Profile & { startTime: number } }>("Profiler.stop")
     : { profile: { nodes: [], samples: [], timeDeltas: [], startTime: 0 } };
+  const allocated = ALLOC ? allocationSites(await post("HeapProfiler.getSamplingProfile"), N) : undefined;
+  if (ALLOC) await post("HeapProfiler.stopSampling");
   const cpuStretches = cpuStretchesOf(rows);
   if (process.env.SAVE) writeFileSync(`${process.env.SAVE}-${kind}.cpuprofile`, JSON.stringify(profile));
   const stretches = stretchesOf(profile);
@@ -326,9 +372,17 @@ for (const kind of KINDS) {
       ...framesWithin(profile, x.startUs, x.endUs),
     })),
     watch_reads: rows.length / 3,
+    allocated,
     longest: stretches.slice(0, TOP),
   };
-  console.error(kind, JSON.stringify({ cpu: cpuMs / N, top: cpuStretches.slice(0, 5).map((s) => s.cpuMs) }));
+  console.error(
+    kind,
+    JSON.stringify({
+      cpu: cpuMs / N,
+      top: cpuStretches.slice(0, 5).map((s) => s.cpuMs),
+      kb: allocated?.kb_per_request,
+    }),
+  );
 }
 report.load = (await import("node:os")).loadavg().map((n) => Number(n.toFixed(1)));
 const out = process.env.OUT ?? "/tmp/nn18-stretches.json";

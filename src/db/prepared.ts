@@ -185,6 +185,11 @@ async function runNamed<Row>(db: Db, name: string, text: string, values: unknown
   return result.rows;
 }
 
+/** The PostgreSQL pool behind `db`, if it has one (db/copy-binary.ts runs on it). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 /**
  * Whether `db` runs on a PostgreSQL pool (the hot queries go straight to it). The embedded database
  * keeps looked-up keys in process (auth-cache.ts), so a record read with the key lookup would cost it

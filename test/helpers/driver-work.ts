@@ -15,7 +15,10 @@ import { PGliteThread } from "../../src/db/pglite-thread.ts";
 interface Tally {
   values: number;
   jsonChars: number;
-  /** Characters of the strings the embedded database's rows brought to the event loop. */
+  /**
+   * Characters of the strings among the rows' values: those the embedded database's rows brought to
+   * the event loop, and those PostgreSQL's driver decoded (every text it gives is a string).
+   */
   textChars: number;
   /**
    * The longest string among the rows' values, on either database: V8 puts a string of more than
@@ -40,7 +43,11 @@ function countResult(result: unknown): void {
   for (const r of Array.isArray(result) ? result : [result]) {
     const { rows, fields } = (r ?? {}) as { rows?: unknown[]; fields?: unknown[] };
     if (rows && fields) recording.values += rows.length * fields.length;
-    for (const row of rows ?? []) countTexts(row);
+    for (const row of rows ?? []) {
+      countTexts(row);
+      for (const value of Object.values(row as object))
+        if (typeof value === "string") recording.textChars += value.length;
+    }
   }
 }
 

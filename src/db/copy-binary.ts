@@ -1,0 +1,123 @@
+/**
+ * A statement's rows as PostgreSQL's binary COPY writes them: each value its bytes, never a string
+ * on the event loop. The driver decodes every value of an ordinary result into a string (its
+ * protocol parser does, whatever the result format), so a page's lines' JSON text (up to 850 KB,
+ * domain/purchase-orders/text-read.ts) was built as strings in the loop's young generation and then
+ * encoded again into bytes: most of what a page allocated on the loop, whose collections every other
+ * store's requests wait behind (issue 18 item 2; docs/reliability.md 5b). COPY's data messages come
+ * from the driver as bytes; a text value in COPY's binary format is its UTF-8 bytes as they are.
+ *
+ * COPY takes no bound parameters: the statement's values are written into its text, and callers
+ * give only integers (`sqlInts`), never text. The server parses and plans such a statement on every
+ * run, as it does any unnamed statement.
+ */
+import pg from "pg";
+import type { Db } from "./database.ts";
+import { poolOf } from "./prepared.ts";
+
+/** `PGCOPY\n\377\r\n\0`: the binary COPY format's signature. */
+const SIGNATURE = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]);
+
+/** A row's values as bytes (views into one buffer), null for SQL null. */
+export type BinaryRow = Array<Buffer | null>;
+
+/** Integers for a statement's text; anything else is refused (COPY cannot bind parameters). */
+export function sqlInts(values: readonly number[]): string {
+  for (const value of values)
+    if (!Number.isSafeInteger(value)) throw new Error(`not an integer for a COPY statement: ${value}`);
+  return values.join(",");
+}
+
+/**
+ * The driver's handle on a query it runs (a "submittable"): sends `copy (select) to stdout` and
+ * collects the data messages' bytes. The driver hands each message as a view into its read buffer,
+ * which it reuses, so every one is copied at once (outside the heap).
+ */
+class CopyOut {
+  private readonly chunks: Buffer[] = [];
+  private failure: Error | null = null;
+  callback?: (error: Error | null, bytes?: Buffer) => void;
+
+  constructor(private readonly text: string) {}
+
+  submit(connection: { query(text: string): void }): void {
+    connection.query(this.text);
+  }
+
+  handleCopyData(message: { chunk: Buffer }): void {
+    const copy = Buffer.allocUnsafeSlow(message.chunk.byteLength);
+    message.chunk.copy(copy);
+    this.chunks.push(copy);
+  }
+
+  handleError(error: Error): void {
+    this.failure ??= error;
+  }
+
+  /** The statement ends here, failed or not: the connection is ready for the next. */
+  handleReadyForQuery(): void {
+    if (this.failure) this.callback?.(this.failure);
+    else this.callback?.(null, Buffer.concat(this.chunks));
+  }
+
+  handleCommandComplete(): void {}
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(connection: { sendCopyFail(message: string): void }): void {
+    connection.sendCopyFail("not a COPY FROM");
+  }
+}
+
+/**
+ * Runs `copy (<select>) to stdout (format binary)` on a client of `db`'s PostgreSQL pool; its rows as
+ * bytes. Only for a handle on a pool (prepared.ts, `onPool`).
+ */
+export async function copyRowsBinary(db: Db, select: string): Promise<BinaryRow[]> {
+  const pool = poolOf(db);
+  if (!pool) throw new Error("COPY needs a PostgreSQL pool");
+  const client = await pool.connect();
+  let bytes: Buffer;
+  try {
+    bytes = await new Promise<Buffer>((resolve, reject) => {
+      const copy = new CopyOut(`copy (${select}) to stdout (format binary)`);
+      copy.callback = (error, data) => (error ? reject(error) : resolve(data as Buffer));
+      client.query(copy as unknown as pg.QueryConfig);
+    });
+  } catch (error) {
+    // The statement's own error leaves the connection usable; anything else (a lost server) drops it.
+    client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+    throw error;
+  }
+  client.release();
+  return binaryRows(bytes);
+}
+
+/** The rows of a binary COPY's output (header, tuples, trailer), values as views into `bytes`. */
+export function binaryRows(bytes: Buffer): BinaryRow[] {
+  if (
+    bytes.byteLength < SIGNATURE.byteLength + 8 ||
+    !bytes.subarray(0, SIGNATURE.byteLength).equals(SIGNATURE)
+  )
+    throw new Error("not a binary COPY output");
+  let at = SIGNATURE.byteLength + 4; // the flags field
+  at += 4 + bytes.readInt32BE(at); // the header extension's length and the extension
+  const rows: BinaryRow[] = [];
+  for (;;) {
+    const count = bytes.readInt16BE(at);
+    at += 2;
+    if (count === -1) return rows;
+    const row: BinaryRow = [];
+    for (let i = 0; i < count; i++) {
+      const length = bytes.readInt32BE(at);
+      at += 4;
+      if (length === -1) row.push(null);
+      else {
+        row.push(bytes.subarray(at, at + length));
+        at += length;
+      }
+    }
+    rows.push(row);
+  }
+}
