@@ -3,26 +3,19 @@
  * service: sign in, create a store, flip API access, create a key (secret shown once, copied), see it
  * listed, call the API with it, revoke it, and find that call in the request log. Every page is
  * checked for labels, table semantics, keyboard focus, laptop width and load time, then as every browser
- * test's pages are (axe-core, the tables' fit, screenshots at 1280 and 390 px into
- * test-artifacts/console/).
+ * test's pages are (pageChecker: axe-core, the tables' fit at 1280 and 390 px, screenshots with
+ * STOCKROOM_SCREENSHOTS).
  *
- * Runs wherever /usr/bin/chromium exists; skipped only when it is absent outside CI (in CI it must run:
- * `.ci/run` installs it with apt).
+ * Runs wherever Debian's Chromium exists (CHROMIUM); skipped only when it is absent outside CI (in CI
+ * it must run: `.ci/run` installs it with apt).
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ADMIN_TOKEN, ALL_SCOPES, startTestApp, type TestApp } from "../helpers/app.ts";
-import { artifactsFolder, pageChecker } from "../helpers/console-browser.ts";
+import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const skip =
-  !existsSync(CHROMIUM) && !process.env.CI
-    ? `${CHROMIUM} is not installed (apt-get install -y chromium); runs in CI`
-    : false;
-
-describe("console in a browser", { skip }, () => {
+describe("console in a browser", { skip: browserSkip }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -36,19 +29,7 @@ describe("console in a browser", { skip }, () => {
     await t.runtime.app.listen({ host: "127.0.0.1", port: 0 });
     const address = t.runtime.app.server.address() as { port: number };
     base = `http://127.0.0.1:${address.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     // A laptop screen.
     context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
@@ -67,7 +48,7 @@ describe("console in a browser", { skip }, () => {
     await t?.close();
   });
 
-  /** Load time, accessibility basics, width, then a screenshot named after the step. */
+  /** Load time, accessibility basics, width, then the shared checks under the step's name. */
   async function checkPage(name: string): Promise<void> {
     const timing = await page.evaluate(() => {
       const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
@@ -97,7 +78,7 @@ describe("console in a browser", { skip }, () => {
       return found;
     });
     assert.deepEqual(problems, [], name);
-    // Then what every browser test's pages get: axe, the tables' fit and screenshots at 1280 and 390 px.
+    // Then what every browser test's pages get: axe, the tables' fit at 1280 and 390 px, any screenshots.
     await sharedChecks(page, name);
     await page.setViewportSize({ width: 1366, height: 768 });
   }

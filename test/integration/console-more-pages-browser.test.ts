@@ -4,8 +4,8 @@
  * catalog row, closing an order, marking it unpaid and cancelling an adjustment, the not-found page,
  * and the pages a person meets before signing in: forgotten password (asked and answered), the owner
  * claim of a store made without one, and the choice of store for an email in two. Each page gets the
- * checks every browser test's pages get (pageChecker: axe-core, no sideways scroll, the tables' fit,
- * screenshots at both widths into test-artifacts/console-more-pages/); a question page is also checked
+ * checks every browser test's pages get (pageChecker: axe-core, no sideways scroll, the tables' fit at
+ * both widths, screenshots with STOCKROOM_SCREENSHOTS); a question page is also checked
  * to have changed nothing.
  */
 import assert from "node:assert/strict";

@@ -4,8 +4,9 @@
  * pack-size warning and the line and order totals change as a quantity and a shipping charge are typed,
  * and a line's own tax (none, a rate, the order's) change the totals live, has a zero quantity refused
  * on its field, saves, lands on the draft's page, edits it (a line removed, a quantity changed, a line's
- * own rate) and saves again. Every page runs axe-core and is screenshotted at 1280 and 390 px into
- * test-artifacts/console-purchase-order-draft/.
+ * own rate) and saves again. Every page gets the checks every browser test's pages get (pageChecker:
+ * axe-core, the sideways scroll and the tables' fit at 1280 and 390 px; screenshots with
+ * STOCKROOM_SCREENSHOTS).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -2,8 +2,9 @@
  * The purchase order list and an order's lifecycle in Chromium (issue 20 item 3): a purchasing user
  * filters and searches the list, sorts it, pages on; duplicates an order (the copy opens), deletes the
  * copy after the question, marks an order in transit, cancels a line's remainder, closes, reopens and
- * archives after the question. Every page runs axe-core and is screenshotted at 1280 and 390 px into
- * test-artifacts/console-purchase-orders/.
+ * archives after the question. Every page gets the checks every browser test's pages get (pageChecker:
+ * axe-core, the sideways scroll and the tables' fit at 1280 and 390 px; screenshots with
+ * STOCKROOM_SCREENSHOTS).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -3,8 +3,9 @@
  * receives it with the scan input (a scanner is a keyboard: the code, then Enter; the page adds the
  * unit without a round trip), sees an unknown code refused, rejects a unit with a reason, previews the
  * landed costs and books; voids the delivery after the question; records a payment, deletes it after
- * the question, marks the order paid. Every page runs axe-core and is screenshotted at 1280 and 390 px
- * into test-artifacts/console-receiving/.
+ * the question, marks the order paid. Every page gets the checks every browser test's pages get
+ * (pageChecker: axe-core, the sideways scroll and the tables' fit at 1280 and 390 px; screenshots with
+ * STOCKROOM_SCREENSHOTS).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

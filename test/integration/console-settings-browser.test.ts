@@ -1,8 +1,8 @@
 /**
  * The settings area and the supplier merge and prices pages in Chromium (issue 20 items 7 and 2): the
  * operator walks the settings pages, saves tax rates, looks at a merge's confirmation and a catalog
- * item's prices. Every page runs axe-core and is screenshotted at 1280 and 390 px into
- * test-artifacts/console-settings/.
+ * item's prices. Every page gets the checks every browser test's pages get (pageChecker: axe-core, the
+ * sideways scroll and the tables' fit at 1280 and 390 px; screenshots with STOCKROOM_SCREENSHOTS).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -3,10 +3,11 @@
  * with a test SMTP server: the invited owner follows the mailed link and sets a password, invites a
  * purchasing user from the staff page, who follows their own link and later signs in with email and
  * password; a viewer sees no write control on any page and a forged POST is refused 403; ten wrong
- * passwords lock an account. Every page runs axe-core (no serious or critical violation) and is
- * screenshotted at 1280 and 390 px wide into test-artifacts/console-staff/.
+ * passwords lock an account. Every page gets the checks every browser test's pages get (pageChecker:
+ * axe-core with no serious or critical violation, the sideways scroll and the tables' fit at 1280 and
+ * 390 px; screenshots with STOCKROOM_SCREENSHOTS).
  *
- * Runs wherever /usr/bin/chromium exists; skipped only when it is absent outside CI.
+ * Runs wherever Debian's Chromium exists (CHROMIUM); skipped only when it is absent outside CI.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

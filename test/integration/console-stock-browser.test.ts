@@ -3,14 +3,21 @@
  * the low-stock list, adds an alert rule with the item picker (a contradiction refused at its field
  * first), drafts an adjustment by scanning a SKU, applies it after the confirmation and sees the
  * quantity before and after; a purchasing user raises an order from the low-stock list; a viewer opens
- * every stock page without a write control. Every page runs axe-core and is screenshotted at 1280 and
- * 390 px into test-artifacts/console-stock/.
+ * every stock page without a write control. Every page gets the checks every browser test's pages get
+ * (pageChecker: axe-core, the sideways scroll and the tables' fit at 1280 and 390 px; screenshots with
+ * STOCKROOM_SCREENSHOTS).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-import { artifactsFolder, browserSkip, launchChromium, pageChecker } from "../helpers/console-browser.ts";
+import {
+  artifactsFolder,
+  browserSkip,
+  launchChromium,
+  pageChecker,
+  screenshot,
+} from "../helpers/console-browser.ts";
 import { createSupplier, listLocations, trackedVariants, type Variant } from "../helpers/factories.ts";
 import { startSmtp, type TestSmtp } from "../helpers/smtp.ts";
 import { joinStaff } from "../helpers/staff.ts";
@@ -204,10 +211,7 @@ describe("stock pages in a browser", { skip: browserSkip }, () => {
       assert.equal(seen.label, '"Available"', rest);
       assert.equal(seen.incoming, '"Incoming"', rest);
       assert.equal(seen.below, true, rest);
-      await page.screenshot({
-        path: `${artifactsDir}/phone${rest.replaceAll("/", "-")}-390.png`,
-        fullPage: true,
-      });
+      await screenshot(page, artifactsDir, `phone${rest.replaceAll("/", "-")}-390.png`);
     }
     await page.context().close();
   });

@@ -11,9 +11,10 @@
  *   the store's stock levels and the platform show every move, and the owner's webhook was called for
  *   each of the console's actions.
  * The steps are tests of their own, so a failure names its step; later steps build on earlier ones
- * only where the story does (the order is received after it is sent). Every page runs axe-core, is
- * screenshotted at 1280 and 390 px into test-artifacts/console-story/, and its tables are checked to
- * fit 1280 px unclipped and to stay inside the screen (as cards or a scrollable region) at 390 px.
+ * only where the story does (the order is received after it is sent). Every page runs axe-core (once per
+ * distinct page state), its tables are checked to fit 1280 px unclipped and to stay inside the screen
+ * (as cards or a scrollable region) at 390 px, and with STOCKROOM_SCREENSHOTS it is screenshotted at
+ * both widths.
  */
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
@@ -56,7 +57,7 @@ describe("the merchant's whole story in a browser", { skip: browserSkip }, () =>
   let lookProblems: string[] = [];
 
   /**
-   * axe, the sideways check, the tables' fit and the screenshots at both widths (pageChecker). A page
+   * axe, the sideways check, the tables' fit at both widths and any screenshots (pageChecker). A page
    * that looks wrong is noted and the step goes on (so its later pages are looked at too and the story
    * continues); `looksFine()` fails the step at its end.
    */

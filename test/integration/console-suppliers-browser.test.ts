@@ -1,8 +1,9 @@
 /**
  * The supplier pages in Chromium (issue 20 item 2): the operator creates a supplier (a wrong email is
  * named on its field first), finds an item by SKU and adds it with price tiers, imports a CSV with one
- * bad row (refused, nothing written), searches the list and archives. Every page runs axe-core and is
- * screenshotted at 1280 and 390 px into test-artifacts/console-suppliers/.
+ * bad row (refused, nothing written), searches the list and archives. Every page gets the checks every
+ * browser test's pages get (pageChecker: axe-core, the sideways scroll and the tables' fit at 1280 and
+ * 390 px; screenshots with STOCKROOM_SCREENSHOTS).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
