@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { buildApp } from "./app.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -114,8 +114,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     adminTokenHash = stored.value;
   }
 
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+  // Loaded only when configured: ioredis costs ~0.2 s of CPU to load, paid by every test file otherwise.
+  const redis: Redis | null = config.redisUrl
+    ? new (await import("ioredis")).Redis(config.redisUrl, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: false,
+      })
     : null;
   redis?.on("error", () => {});
   const requestLog = new RequestLogWriter(database.db, clock);

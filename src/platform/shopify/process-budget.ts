@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import { createRequire } from "node:module";
+import type { Redis } from "ioredis";
 import type { AppContext } from "../../context.ts";
 import { type CostBudget, InProcessCostBudget } from "./budget.ts";
 import { RedisCostBudget } from "./redis-budget.ts";
@@ -15,7 +16,12 @@ export function shopifyBudgetOf(ctx: Pick<AppContext, "config" | "resources">): 
     BUDGET_KEY,
     () => {
       if (!ctx.config.redisUrl) return { budget: new InProcessCostBudget(), redis: null };
-      const redis = new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
+      // Required here, not imported above: a process without REDIS_URL never loads ioredis (~0.2 s of CPU).
+      const { Redis: RedisClient } = createRequire(import.meta.url)("ioredis") as typeof import("ioredis");
+      const redis: Redis = new RedisClient(ctx.config.redisUrl, {
+        maxRetriesPerRequest: 1,
+        lazyConnect: false,
+      });
       redis.on("error", () => {});
       return { budget: new RedisCostBudget(redis) as CostBudget, redis };
     },
