@@ -38,13 +38,36 @@ describe("npm start on a fresh machine", () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  test("creates the demo store, prints a working key and admin token once, and stops cleanly", async () => {
+  // A fresh machine's DATA_DIR and one an interrupted first start left differ only in the half-made
+  // sibling, which a start removes before its initdb: one first start proves both (each first start
+  // costs an initdb in WebAssembly and the demo store's catalog).
+  test("a first start beside a half-made database: makes the database in a child process (its memory is not kept), creates the demo store, prints a working key and admin token once, and stops cleanly", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "stockroom-start-"));
     dirs.push(dataDir);
+    // What an interrupted first start leaves: the empty directory and a half-made sibling.
+    await mkdir(join(dataDir, "pglite"));
+    await mkdir(join(dataDir, "pglite.initdb-1"));
     const port = await freePort();
     const first = await startServer(dataDir, port);
     const base = `http://127.0.0.1:${port}`;
     try {
+      // Issue 22 item 3: an idle `npm start` on a fresh machine stays at most 300 MB. initdb grows the
+      // WebAssembly heap by ~530 MB, which a process never gives back, so it is made in a child; the
+      // young generation is held during start-up (src/start-memory.ts). Measured on 26 Nov: 227-262 MB
+      // on a machine at load 18-24, 236-290 MB in benchmark runs (highest of ten samples). The memory
+      // moves while the service idles (its workers poll, a collection gives some back), so the highest
+      // of several samples over three seconds, before anything is asked of it, is what is bounded: 350
+      // MB leaves room for a loaded machine, and fails on initdb's memory kept (~900 MB) or 60 MB grown
+      // over today's figures.
+      const samples: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+        const rss = residentMegabytes(first.child.pid);
+        if (rss !== null) samples.push(rss);
+      }
+      if (samples.length > 0)
+        assert.ok(Math.max(...samples) < 350, `resident after a fresh start: ${samples.join(", ")} MB`);
+
       const key = /API key, shown once: (sr2_[0-9A-Za-z]{40})/.exec(first.output())?.[1];
       const admin = /Admin token, shown once: (\S+)/.exec(first.output())?.[1];
       assert.ok(key, first.output());
@@ -104,6 +127,11 @@ describe("npm start on a fresh machine", () => {
     } finally {
       assert.equal(await stopChildServer(first.child, "SIGTERM"), 0, "SIGTERM exits 0");
     }
+    assert.ok(existsSync(join(dataDir, "pglite", "PG_VERSION")));
+    assert.deepEqual(
+      (await readdir(dataDir)).filter((name) => name.includes("initdb-")),
+      [],
+    );
 
     // Same data directory: nothing new is created or printed, and the old key still works.
     const second = await startServer(dataDir, port);
@@ -114,41 +142,6 @@ describe("npm start on a fresh machine", () => {
     } finally {
       assert.equal(await stopChildServer(second.child, "SIGINT"), 0, "SIGINT exits 0");
     }
-  });
-
-  test("a fresh start makes the embedded database in a child process: its memory is not kept, and a half-made one is made again", async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), "stockroom-start-"));
-    dirs.push(dataDir);
-    // What an interrupted first start leaves: the empty directory and a half-made sibling.
-    await mkdir(join(dataDir, "pglite"));
-    await mkdir(join(dataDir, "pglite.initdb-1"));
-    const port = await freePort();
-    const server = await startServer(dataDir, port);
-    try {
-      assert.match(server.output(), /API key, shown once/);
-      // Issue 22 item 3: an idle `npm start` on a fresh machine stays at most 300 MB. initdb grows the
-      // WebAssembly heap by ~530 MB, which a process never gives back, so it is made in a child; the
-      // young generation is held during start-up (src/start-memory.ts). Measured on 26 Nov: 227-262 MB
-      // on a machine at load 18-24, 236-290 MB in benchmark runs (highest of ten samples). The memory
-      // moves while the service idles (its workers poll, a collection gives some back), so the highest
-      // of several samples over three seconds is what is bounded: 350 MB leaves room for a loaded
-      // machine, and fails on initdb's memory kept (~900 MB) or 60 MB grown over today's figures.
-      const samples: number[] = [];
-      for (let i = 0; i < 7; i++) {
-        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
-        const rss = residentMegabytes(server.child.pid);
-        if (rss !== null) samples.push(rss);
-      }
-      if (samples.length > 0)
-        assert.ok(Math.max(...samples) < 350, `resident after a fresh start: ${samples.join(", ")} MB`);
-    } finally {
-      assert.equal(await stopChildServer(server.child, "SIGTERM"), 0);
-    }
-    assert.ok(existsSync(join(dataDir, "pglite", "PG_VERSION")));
-    assert.deepEqual(
-      (await readdir(dataDir)).filter((name) => name.includes("initdb-")),
-      [],
-    );
   });
 
   test("a bad setting stops the start with a message naming it", async () => {
