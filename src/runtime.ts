@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import type { Kysely } from "kysely";
 import { buildApp } from "./app.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -34,6 +35,8 @@ export interface RuntimeOptions {
   embeddedTemplate?: Uint8Array<ArrayBuffer>;
   /** When the HTTP app compiles its route schemas (buildApp's default: at start). */
   schemaCompilation?: SchemaCompilation;
+  /** Brings the database to the latest migration (default migrateToLatest; tests' fresh schemas: one batch). */
+  migrate?: (db: Kysely<unknown>) => Promise<void>;
 }
 
 export interface Runtime {
@@ -85,7 +88,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     schema: options.schema,
     embeddedTemplate: options.embeddedTemplate,
   });
-  await migrateToLatest(database.db as never);
+  await (options.migrate ?? migrateToLatest)(database.db as never);
   const clock = options.clock ?? systemClock;
 
   const cursorSecret = (

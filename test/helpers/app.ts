@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from "fastify";
 import pg from "pg";
 import { type Clock, ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
+import { migrateFreshSchemaInOneBatch } from "../../src/db/migrations/index.ts";
 import type { SchemaCompilation } from "../../src/http/schema-compilers.ts";
 import type { Module } from "../../src/modules/module.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
@@ -99,6 +100,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     modules: options.modules,
     workerPollMs: 50,
     schemaCompilation: options.schemaCompilation ?? "first-use",
+    // PostgreSQL: a fresh schema of its own, migrated with every statement in one round trip.
+    migrate: databaseUrl ? migrateFreshSchemaInOneBatch : undefined,
     // PGlite: a copy of a migrated database instead of initdb and migrations (embedded-template.ts).
     embeddedTemplate: databaseUrl ? undefined : await migratedTemplate(),
   });

@@ -3,7 +3,11 @@ import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
 import pg from "pg";
 import { openDatabase } from "../../src/db/database.ts";
-import { migrateToLatest } from "../../src/db/migrations/index.ts";
+import {
+  MIGRATION_NAMES,
+  migrateFreshSchemaInOneBatch,
+  migrateToLatest,
+} from "../../src/db/migrations/index.ts";
 
 /**
  * Migrations look only at the connection's own schema. On PostgreSQL other processes create and drop
@@ -75,6 +79,76 @@ describe(`migrations see their own schema only (${where})`, () => {
     }
   });
 });
+
+/**
+ * Test apps on PostgreSQL migrate their fresh schema in one batch (test/helpers/app.ts): it must build
+ * what the runner builds statement by statement, and record every migration as run.
+ */
+describe("every migration in one batch (PostgreSQL)", { skip: !databaseUrl }, () => {
+  test("builds the same tables, columns, constraints and indexes, and records every migration", async () => {
+    const shapes: Shape[] = [];
+    const schemas: string[] = [];
+    try {
+      for (const migrate of [migrateToLatest, migrateFreshSchemaInOneBatch]) {
+        const schema = `t_mig_${randomBytes(4).toString("hex")}`;
+        schemas.push(schema);
+        const database = await openDatabase({ databaseUrl, dataDir: ":memory:", schema });
+        try {
+          await migrate(database.db as never);
+          // Nothing is left to run: a runtime starting on the schema finds every migration recorded.
+          await migrateToLatest(database.db as never);
+        } finally {
+          await database.close();
+        }
+        shapes.push(await shapeOf(databaseUrl, schema));
+      }
+      const [oneByOne, batch] = shapes;
+      assert.deepEqual(oneByOne.migrations, [...MIGRATION_NAMES].sort());
+      assert.ok(oneByOne.columns.length > 100 && oneByOne.indexes.length > 50, "a whole schema compared");
+      assert.deepEqual(batch, oneByOne);
+    } finally {
+      await dropSchemas(databaseUrl, schemas);
+    }
+  });
+});
+
+interface Shape {
+  columns: string[];
+  constraints: string[];
+  indexes: string[];
+  migrations: string[];
+}
+
+/** A schema's tables, columns, constraints and indexes as text without the schema's name, and its migrations. */
+async function shapeOf(databaseUrl: string, schema: string): Promise<Shape> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const lines = async (text: string) =>
+    (await client.query<{ line: string }>(text, [schema])).rows.map((r) =>
+      r.line.replaceAll(`${schema}.`, ""),
+    );
+  try {
+    return {
+      columns: await lines(
+        `select concat_ws(' ', table_name, column_name, data_type, is_nullable, column_default) as line
+           from information_schema.columns where table_schema = $1 order by table_name, column_name`,
+      ),
+      constraints: await lines(
+        `select concat_ws(' ', c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)) as line
+           from pg_constraint c join pg_namespace n on n.oid = c.connamespace
+          where n.nspname = $1 order by 1`,
+      ),
+      indexes: await lines(
+        `select indexdef as line from pg_indexes where schemaname = $1 order by indexname`,
+      ),
+      migrations: (await client.query(`select name from ${schema}.kysely_migration order by name`)).rows.map(
+        (r) => r.name as string,
+      ),
+    };
+  } finally {
+    await client.end();
+  }
+}
 
 async function dropSchemas(databaseUrl: string, schemas: readonly string[]): Promise<void> {
   const admin = new pg.Client({ connectionString: databaseUrl });

@@ -36,33 +36,37 @@ export function migrationOf(statements: Statements): Migration {
   };
 }
 
-const migrations: Record<string, Migration> = {
-  "001_foundation": migrationOf(foundationMigration),
-  "002_catalog": migrationOf(catalogMigration),
-  "003_suppliers": migrationOf(suppliersMigration),
-  "004_purchase_orders": migrationOf(purchaseOrdersMigration),
-  "005_stock_adjustments": migrationOf(stockAdjustmentsMigration),
-  "006_webhooks": migrationOf(webhooksMigration),
-  "007_receipts_payments": migrationOf(receiptsPaymentsMigration),
-  "008_write_costs": migrationOf(writeCostsMigration),
-  "009_sim_item_costs": migrationOf(simItemCostsMigration),
-  "010_push_generations": migrationOf(pushGenerationsMigration),
-  "011_shopify": migrationOf(shopifyMigration),
-  "012_staff": migrationOf(staffMigration),
-  "013_shopify_inbound": migrationOf(shopifyInboundMigration),
-  "015_platform_id_subjects": migrationOf(platformIdSubjectsMigration),
-  "016_search": migrationOf(searchMigration),
-  "017_shopify_installed_at": migrationOf(shopifyInstalledAtMigration),
-  "018_catalog_deletions": migrationOf(catalogDeletionsMigration),
-  "019_purchase_order_created_sort": migrationOf(purchaseOrderCreatedSortMigration),
-  "021_push_skips": migrationOf(pushSkipsMigration),
-  "022_reconcile_bulk_operation": migrationOf(reconcileBulkOperationMigration),
-  "028_sync_bulk_operation": migrationOf(syncBulkOperationMigration),
-  "031_supplier_name_lookup": migrationOf(supplierNameLookupMigration),
-  "034_push_batches": migrationOf(pushBatchesMigration),
-  "035_line_page_room": migrationOf(linePageRoomMigration),
-  "036_write_path_costs": migrationOf(writePathCostsMigration),
+const statementsOf: Record<string, Statements> = {
+  "001_foundation": foundationMigration,
+  "002_catalog": catalogMigration,
+  "003_suppliers": suppliersMigration,
+  "004_purchase_orders": purchaseOrdersMigration,
+  "005_stock_adjustments": stockAdjustmentsMigration,
+  "006_webhooks": webhooksMigration,
+  "007_receipts_payments": receiptsPaymentsMigration,
+  "008_write_costs": writeCostsMigration,
+  "009_sim_item_costs": simItemCostsMigration,
+  "010_push_generations": pushGenerationsMigration,
+  "011_shopify": shopifyMigration,
+  "012_staff": staffMigration,
+  "013_shopify_inbound": shopifyInboundMigration,
+  "015_platform_id_subjects": platformIdSubjectsMigration,
+  "016_search": searchMigration,
+  "017_shopify_installed_at": shopifyInstalledAtMigration,
+  "018_catalog_deletions": catalogDeletionsMigration,
+  "019_purchase_order_created_sort": purchaseOrderCreatedSortMigration,
+  "021_push_skips": pushSkipsMigration,
+  "022_reconcile_bulk_operation": reconcileBulkOperationMigration,
+  "028_sync_bulk_operation": syncBulkOperationMigration,
+  "031_supplier_name_lookup": supplierNameLookupMigration,
+  "034_push_batches": pushBatchesMigration,
+  "035_line_page_room": linePageRoomMigration,
+  "036_write_path_costs": writePathCostsMigration,
 };
+
+const migrations: Record<string, Migration> = Object.fromEntries(
+  Object.entries(statementsOf).map(([name, statements]) => [name, migrationOf(statements)]),
+);
 
 /** Every migration's name, in the order a fresh database runs them. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations).sort(compareMigrationNames);
@@ -86,7 +90,28 @@ export async function migrateToLatest(
   db: Kysely<unknown>,
   names: readonly string[] = MIGRATION_NAMES,
 ): Promise<void> {
-  const picked = Object.fromEntries(names.map((name) => [name, migrations[name]]));
+  await runMigrator(db, Object.fromEntries(names.map((name) => [name, migrations[name]])));
+}
+
+/**
+ * A fresh PostgreSQL schema brought to the latest migration with every statement sent in one batch
+ * (one round trip, the simple query protocol) instead of one by one, recorded by the same runner in
+ * the same transaction. Test apps on PostgreSQL start this way: each makes a schema of its own, and
+ * ~150 round trips cost ~0.17 s of the test's CPU and seconds of wall on a loaded machine. Not for a
+ * database with migrations already run (it would run them again), nor PGlite (one statement a query).
+ */
+export async function migrateFreshSchemaInOneBatch(db: Kysely<unknown>): Promise<void> {
+  // A statement may end in a line comment: each is closed on a line of its own.
+  const batch = MIGRATION_NAMES.flatMap((name) => statementsOf[name]).join("\n;\n");
+  const [first, ...rest] = MIGRATION_NAMES;
+  const recordOnly: Migration = { async up() {} };
+  await runMigrator(db, {
+    [first]: { up: async (trx) => void (await sql.raw(batch).execute(trx)) },
+    ...Object.fromEntries(rest.map((name) => [name, recordOnly])),
+  });
+}
+
+async function runMigrator(db: Kysely<unknown>, picked: Record<string, Migration>): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => picked };
   // Name the schema explicitly: without it Kysely's Migrator finds its tables in any schema of the
   // database (e.g. another test run's) and skips creating its own.
