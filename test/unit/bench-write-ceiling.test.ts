@@ -15,6 +15,7 @@ import { migrateToLatest } from "../../src/db/migrations/index.ts";
 import { ConnectionTurns, PGliteDialect } from "../../src/db/pglite-dialect.ts";
 import { startTestApp } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
+import { migratedTemplate } from "../helpers/embedded-template.ts";
 import { createOrderedOrder, createSupplier, idempotencyKey, listLocations } from "../helpers/factories.ts";
 
 /**
@@ -29,7 +30,9 @@ describe("bench write ceiling", () => {
     Number((await run(`select count(*)::int as n from ceiling.${table}`, []))[0].n);
 
   before(async () => {
-    db = new PGlite();
+    // The tests' migrated template (initdb and every migration, as the service runs them), so the file
+    // does not pay an initdb of its own; migrateToLatest then finds nothing left to run.
+    db = new PGlite({ loadDataDir: new Blob([await migratedTemplate()]) });
     await migrateToLatest(
       new Kysely<unknown>({ dialect: new PGliteDialect(db as never, new ConnectionTurns(), "foreground") }),
     );
