@@ -16,9 +16,32 @@ const where = databaseUrl ? "PostgreSQL" : "PGlite";
 
 type Database = Awaited<ReturnType<typeof openDatabase>>;
 
+/**
+ * PGlite: the files initdb leaves, made once for the file and loaded by each test's database. Each
+ * test needs a database no migration has touched; initdb in WebAssembly is several seconds of CPU.
+ */
+let freshFiles: Promise<Uint8Array<ArrayBuffer>> | undefined;
+function initdbFiles(): Promise<Uint8Array<ArrayBuffer>> {
+  freshFiles ??= (async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const pglite = new PGlite();
+    await pglite.waitReady;
+    try {
+      return new Uint8Array(await (await pglite.dumpDataDir("none")).arrayBuffer());
+    } finally {
+      await pglite.close();
+    }
+  })();
+  return freshFiles;
+}
+
 async function withDatabase(work: (database: Database) => Promise<void>): Promise<void> {
   const schema = `t_mig_${randomBytes(4).toString("hex")}`;
-  const database = await openDatabase({ databaseUrl, dataDir: ":memory:", ...(databaseUrl && { schema }) });
+  const database = await openDatabase(
+    databaseUrl
+      ? { databaseUrl, dataDir: ":memory:", schema }
+      : { databaseUrl, dataDir: ":memory:", embeddedTemplate: await initdbFiles() },
+  );
   try {
     await work(database);
   } finally {
