@@ -153,6 +153,8 @@ async function main(): Promise<void> {
   const orders = WRITES ? await loadCeilingOrders(query) : new Map();
   const app = Fastify({ logger: false });
   app.get("/healthz", async () => ({ ok: true }));
+  // The engine's version for the report (bench/lib/database.ts, pgliteVersion); never under load.
+  app.get("/version", async () => ({ version: String((await query("select version() as v", []))[0].v) }));
   app.get("/v2/whoami", { schema: { response: { 200: WhoamiShape } } }, async () => {
     const [shop] = await query(SQL, [storeId]);
     return {

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { makePki, type Pki } from "../test/helpers/pki.ts";
 import { startShopifyStandin } from "../test/shopify-standin/index.ts";
 import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
-import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL } from "./lib/database.ts";
+import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL, pgliteVersion } from "./lib/database.ts";
 import { explain } from "./lib/explain.ts";
 import { Api } from "./lib/http.ts";
 import { describeIdleRss, idleRss } from "./lib/idle-rss.ts";
@@ -253,6 +253,10 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     log("   starting the ceiling");
     await ceiling.start();
     started.push(ceiling);
+    if (kind === "pglite") {
+      const answer = (await (await fetch(`${ceiling.origin}/version`)).json()) as { version: string };
+      run.version = pgliteVersion(answer.version);
+    }
     run.ceiling = await measureCeiling(ceiling, timing);
     for (const row of run.ceiling) b.ceiling.set(row.connections, row);
     if (writes) {
