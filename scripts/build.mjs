@@ -55,6 +55,20 @@ function copyDirectory(from, to) {
   }
 }
 
+/** How every bundle here is made: ESM for Node 20, packages left to node_modules, written by us. */
+const NODE_BUNDLE = {
+  outExtension: { ".js": ".mjs" },
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  sourcemap: "linked",
+  legalComments: "none",
+  logLevel: "warning",
+  write: false,
+};
+
 export async function buildService() {
   mkdirSync(outdir, { recursive: true });
   const result = await build({
@@ -71,16 +85,7 @@ export async function buildService() {
       "pglite-worker": "src/db/pglite-worker.ts",
     },
     outdir,
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    sourcemap: "linked",
-    legalComments: "none",
-    logLevel: "warning",
-    write: false,
+    ...NODE_BUNDLE,
   });
   for (const [from, to] of ASSETS) copyDirectory(path.join(root, from), path.join(outdir, to));
   for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
@@ -101,18 +106,9 @@ async function buildCli() {
     absWorkingDir: root,
     entryPoints: { cli: "src/cli/main.ts" },
     outdir,
-    outExtension: { ".js": ".mjs" },
+    ...NODE_BUNDLE,
     chunkNames: "cli-[name]-[hash]",
-    bundle: true,
     splitting: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    sourcemap: "linked",
-    legalComments: "none",
-    logLevel: "warning",
-    write: false,
   });
   // Entry last: a process that sees the new cli.mjs finds every chunk it names.
   const files = result.outputFiles.sort(
