@@ -66,4 +66,10 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
+// `stockroom … | head` closes the pipe once it has read enough: the reader's choice, not a failure,
+// so the command ends quietly instead of with Node's unhandled EPIPE and its stack.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(process.exitCode ?? 0);
+});
 process.exitCode = await run(process.argv);

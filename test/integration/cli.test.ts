@@ -810,6 +810,19 @@ describe("stockroom CLI", () => {
     assert.ok(!JSON.stringify(updated).includes(fresh));
   });
 
+  test("a reader that closes the pipe early (`stockroom … | head`) ends the command quietly", async () => {
+    const ended = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, "--help"], { cwd: ROOT, env: childEnv({}) });
+      // Closed before the command writes: its first write fails with EPIPE.
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+    assert.deepEqual(ended, { code: 0, stderr: "" });
+  });
+
   test("npx stockroom runs the package's bin", async () => {
     const help = await new Promise<Run>((resolve, reject) => {
       const child = spawn("npx", ["--no-install", "stockroom", "--help"], { cwd: ROOT, env: childEnv({}) });
