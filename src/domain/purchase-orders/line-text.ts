@@ -125,27 +125,6 @@ const LINES_OF_PO =
 const LINES_ORDER = "l.position, l.id";
 
 /**
- * The lines of `linesJsonSql` in `count` columns named `<name>_1`…, each the comma-joined JSON texts
- * of `perPiece` lines in position order (the last one every line after), `''` when it has none: the
- * array's text is `[`, the non-empty pieces joined by commas, `]` (text-bytes.ts, `jsonArrayBytes`).
- * `from` is what the enclosing statement needs after its other joins: a lateral of the lines' array.
- */
-export function linesPiecesSql(
-  name: string,
-  count: number,
-  perPiece: number,
-): { columns: string; from: string } {
-  const columns = Array.from({ length: count }, (_, i) => {
-    const upper = i === count - 1 ? "" : String((i + 1) * perPiece);
-    return `array_to_string(lines_array.a[${i * perPiece + 1}:${upper}], ',') as ${name}_${i + 1}`;
-  });
-  return {
-    columns: columns.join(",\n  "),
-    from: `cross join lateral (select array(select ${lineObject(moneySqlText.minorUnits("po.currency"))} ${LINES_OF_PO} order by ${LINES_ORDER}) as a) lines_array`,
-  };
-}
-
-/**
  * `[…]` of the JSON texts `element` of `from`'s rows in `orderBy` order, `[]` without rows. An
  * array of the rows, not `string_agg`: the server sets up an aggregate's state (its input, its sort)
  * on every execution of the statement, rows or none, and an order's read has one per part.

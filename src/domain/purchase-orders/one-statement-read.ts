@@ -275,6 +275,33 @@ export const ORDER_COLUMNS_SQL = Object.keys(ORDER)
   .map((name) => `po."${name}"`)
   .join(", ");
 
+/** The order's row as orderRecordQuery gives it, with its version (`xmin`): an order's head. */
+type OrderHead = OrderRecord & { version: string };
+
+const ORDER_HEAD: Spec<OrderHead> = {
+  ...ORDER,
+  supplier_name: "text",
+  location_name: "text",
+  location_address: "plain",
+  version: "text",
+};
+
+/**
+ * SQL of the order `po`'s head as one JSON array (tables `s` and `loc` joined as orderRecordQuery
+ * joins them), for a statement whose values reach Node as bytes rather than as the driver's typed
+ * values (text-read.ts); `orderHeadOf` makes it the row again.
+ */
+export const orderHeadJsonSql = (): string =>
+  jsonRow(ORDER_HEAD, "po", {
+    supplier_name: "s.name::text",
+    location_name: "loc.name::text",
+    location_address: "loc.address",
+    version: "po.xmin::text",
+  });
+
+/** The head of orderHeadJsonSql's array: the row as the driver gives it (Dates, numerics as text). */
+export const orderHeadOf: (values: unknown[]) => OrderHead = rowDecoder(ORDER_HEAD);
+
 /**
  * The size check: at most SMALL_ORDER_LINES lines and SMALL_ORDER_RECEIPT_LINES receipt lines, each
  * counted no further than one past its bound. `offset 0` keeps it one subquery: pulled up, PostgreSQL

@@ -1,22 +1,24 @@
 /**
  * A big order read with its lines as JSON text written by the database (line-text.ts): the order's
- * row, its version and every part in one prepared statement, the lines as one string, the other parts
- * as the one-statement read gives them. For the GET of an order beyond the small read's size, a
- * header-only PATCH's read-ahead, a list page and a PDF, whose 500 lines the API's event loop then
- * neither builds, presents nor serializes (issue 18 item 2). On both databases: the embedded one
- * builds the text on its own thread (db/pglite-thread.ts), where its rows came to the loop as 500
- * objects to rebuild from a structured copy and present; measured in docs/reliability.md, 5b.
+ * row, its version and every part in one statement, the lines as one text, the other parts as the
+ * one-statement read gives them. For the GET of an order beyond the small read's size, a header-only
+ * PATCH's read-ahead, a list page and a PDF, whose 500 lines the API's event loop then neither builds,
+ * presents nor serializes (issue 18 item 2). On both databases the lines' text reaches the loop as
+ * bytes, never as a string: the embedded database builds it on its own thread (db/pglite-thread.ts)
+ * and hands it over; PostgreSQL writes it through a binary COPY (db/copy-binary.ts). Measured in
+ * docs/reliability.md, 5b.
  */
 import { copyRowsBinary, sqlInts } from "../../db/copy-binary.ts";
 import type { Db } from "../../db/database.ts";
 import { type HotQuery, hotSql, onPool } from "../../db/prepared.ts";
-import { jsonArrayBytes, type TextOrBytes } from "../../db/text-bytes.ts";
+import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { notFound } from "../errors.ts";
-import { MAX_LINES_PER_ORDER } from "./line-cap.ts";
-import { linesJsonSql, linesPiecesSql, type OrderWithLinesText } from "./line-text.ts";
+import { linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
 import { assembleOrders, type OrderParts, presentSummaries } from "./loading.ts";
 import {
   ORDER_COLUMNS_SQL,
+  orderHeadJsonSql,
+  orderHeadOf,
   otherPartColumns,
   type PartsRow,
   partsOf,
@@ -28,72 +30,16 @@ type OrderTextRow = OrderRecord &
   Omit<PartsRow, "lines"> & {
     /** The row's version (`xmin`): read-ahead.ts. */
     version: string;
-  } & LinesColumns;
+    /** The lines' text, handed over by the embedded database's thread as bytes (db/text-bytes.ts). */
+    lines_utf8: TextOrBytes;
+  };
 
-/**
- * The lines' text as a statement gives it: on the embedded database one column, handed over as bytes
- * (`_utf8`, db/text-bytes.ts); on PostgreSQL in pieces of LINES_PER_PIECE lines (line-text.ts,
- * `linesPiecesSql`), which the driver decodes as strings small enough for V8's young generation and
- * `takeLines` writes into bytes at once (text-bytes.ts, `jsonArrayBytes`: why).
- */
-type LinesColumns = { lines_utf8?: TextOrBytes } & Partial<Record<`${typeof PIECE}_${number}`, string>>;
+/** The statement's joins after `from purchase_orders po`: the supplier's and location's names. */
+const ORDER_JOINS = `left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
+left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id`;
 
-const LINES_PER_PIECE = 50;
-const PIECES = Math.ceil(MAX_LINES_PER_ORDER / LINES_PER_PIECE);
-const PIECE = "lines_piece";
-const PIECE_NAMES = Array.from({ length: PIECES }, (_, i) => `${PIECE}_${i + 1}` as const);
-
-/** The lines' columns of a statement (in pieces or one text), and what they need after its joins. */
-function linesColumnsSql(pieces: boolean): { columns: string; from: string } {
-  return pieces
-    ? linesPiecesSql(PIECE, PIECES, LINES_PER_PIECE)
-    : { columns: `${linesJsonSql()} as lines_utf8`, from: "" };
-}
-
-/** The lines' text of a row (bytes from either database's pieces or `_utf8`), its lines' columns taken out of it. */
-function takeLines(row: LinesColumns): TextOrBytes {
-  if (row.lines_utf8 !== undefined) {
-    const text = row.lines_utf8;
-    delete row.lines_utf8;
-    return text;
-  }
-  const pieces = PIECE_NAMES.map((name) => row[name] ?? "");
-  for (const name of PIECE_NAMES) delete row[name];
-  return jsonArrayBytes(pieces);
-}
-
-const orderTextSql = (pieces: boolean) => {
-  const lines = linesColumnsSql(pieces);
-  return `select ${ORDER_COLUMNS_SQL},
-  s.name as supplier_name, loc.name as location_name, loc.address as location_address,
-  po.xmin::text as version,
-  ${lines.columns},
-  ${otherPartColumns(wholePart)}
-from purchase_orders po
-left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
-left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
-${lines.from}
-where po.store_id = $1 and po.id = $2`;
-};
-
-/** Built on first use: the currencies' minor units are read from Intl then, not at start-up. */
-const statements: Partial<Record<"text" | "pieces", HotQuery<[number, number], OrderTextRow>>> = {};
-
-/** The order's statement for `db`: its lines in pieces on a PostgreSQL pool, as one text elsewhere. */
-function orderWithLinesText(db: Db): HotQuery<[number, number], OrderTextRow> {
-  const pieces = onPool(db);
-  const kind = pieces ? "pieces" : "text";
-  let query = statements[kind];
-  if (!query) {
-    query = hotSql<[number, number], OrderTextRow>(
-      pieces ? "stockroom_order_lines_pieces" : "stockroom_order_lines_text",
-      orderTextSql(pieces),
-      { priority: false },
-    );
-    statements[kind] = query;
-  }
-  return query;
-}
+/** The order's statement on the embedded database; built on first use (the currencies' minor units are read from Intl then). */
+let orderTextStatement: HotQuery<[number, number], OrderTextRow> | undefined;
 
 /** What one statement reads of an order: its row and version, its parts but lines, its lines' text. */
 export interface OrderTextRead {
@@ -106,15 +52,68 @@ export interface OrderTextRead {
 
 /** The order in one statement with its lines as text; undefined when the store has no such order. */
 export async function readOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
-  const [row] = await orderWithLinesText(db).run(db, storeId, id);
+  if (onPool(db)) return copyOrderText(db, storeId, id);
+  orderTextStatement ??= hotSql<[number, number], OrderTextRow>(
+    "stockroom_order_lines_text",
+    `select ${ORDER_COLUMNS_SQL},
+  s.name as supplier_name, loc.name as location_name, loc.address as location_address,
+  po.xmin::text as version,
+  ${linesJsonSql()} as lines_utf8,
+  ${otherPartColumns(wholePart)}
+from purchase_orders po
+${ORDER_JOINS}
+where po.store_id = $1 and po.id = $2`,
+    { priority: false },
+  );
+  const [row] = await orderTextStatement.run(db, storeId, id);
   if (!row) return undefined;
-  const linesJson = takeLines(row);
-  const { version, charges, receipts, receipt_lines, payments, sync, ...record } = row;
+  const { version, lines_utf8, charges, receipts, receipt_lines, payments, sync, ...record } = row;
   return {
-    record: record as OrderRecord,
+    record,
     version,
     parts: partsOf({ lines: null, charges, receipts, receipt_lines, payments, sync }),
-    linesJson,
+    linesJson: lines_utf8,
+  };
+}
+
+/** The SQL of the order's COPY but its `where`; built on first use, as the embedded database's. */
+let orderCopySelect: string | undefined;
+
+/**
+ * The order's read on PostgreSQL: one binary COPY (db/copy-binary.ts), one statement and so one
+ * snapshot as before, its values as bytes. PostgreSQL's driver decodes every value of an ordinary
+ * result into a string: a 500-line order's lines were ~280 KB of strings on the event loop (in pieces
+ * of 50 lines, so none went to the old generation), encoded into bytes again at once, for every big
+ * order's GET, header-only PATCH and uncached PDF, and the young generation they filled is collected
+ * on the loop every other store's requests wait for (issue 18 item 2). Here the lines' text stays the
+ * bytes the server wrote; the row and the other parts come as JSON (one-statement-read.ts decodes
+ * them as the driver would have given them), a few kilobytes.
+ */
+async function copyOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
+  orderCopySelect ??= `select ${orderHeadJsonSql()}, ${linesJsonSql()},
+  ${otherPartColumns(wholePart)}
+from purchase_orders po
+${ORDER_JOINS}`;
+  const [row] = await copyRowsBinary(
+    db,
+    `${orderCopySelect} where po.store_id = ${sqlInts([storeId])} and po.id = ${sqlInts([id])}`,
+  );
+  if (!row) return undefined;
+  const [head, lines, charges, receipts, receipt_lines, payments, sync] = row;
+  const json = (value: Buffer | null) => (value === null ? null : JSON.parse(value.toString("utf8")));
+  const { version, ...record } = orderHeadOf(json(head));
+  return {
+    record,
+    version,
+    parts: partsOf({
+      lines: null,
+      charges: json(charges),
+      receipts: json(receipts),
+      receipt_lines: json(receipt_lines),
+      payments: json(payments),
+      sync: json(sync),
+    }),
+    linesJson: lines ?? "[]",
   };
 }
 
