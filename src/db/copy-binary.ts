@@ -11,8 +11,9 @@
  * give only integers (`sqlInts`), never text. The server parses and plans such a statement on every
  * run, as it does any unnamed statement.
  */
-import pg from "pg";
+import type pg from "pg";
 import type { Db } from "./database.ts";
+import { isServerError } from "./pg-driver.ts";
 import { poolOf } from "./prepared.ts";
 
 /** `PGCOPY\n\377\r\n\0`: the binary COPY format's signature. */
@@ -87,7 +88,7 @@ export async function copyRowsBinary(db: Db, select: string): Promise<BinaryRow[
     });
   } catch (error) {
     // The statement's own error leaves the connection usable; anything else (a lost server) drops it.
-    client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+    client.release(isServerError(error) ? undefined : (error as Error));
     throw error;
   }
   client.release();

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Kysely } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
+import { pgDriver } from "./pg-driver.ts";
 import { ConnectionTurns, PGliteDialect, registerTurns } from "./pglite-dialect.ts";
 import { lockDataDirectory } from "./pglite-lock.ts";
 import { PGliteThread } from "./pglite-thread.ts";
@@ -22,16 +23,6 @@ export interface DatabaseHandle {
   kind: "pglite" | "postgres";
   close(): Promise<void>;
 }
-
-// Ids are `integer`, counts come back as int8: read int8 as a JS number (never above 2^53 here),
-// dates as plain `YYYY-MM-DD` strings (a Date would shift them by the host's timezone), numerics as
-// strings so money never passes through a float.
-const INT8 = 20;
-const DATE = 1082;
-const NUMERIC = 1700;
-pg.types.setTypeParser(INT8, (v) => Number(v));
-pg.types.setTypeParser(DATE, (v) => v);
-pg.types.setTypeParser(NUMERIC, (v) => v);
 
 /**
  * Kysely calls `client.query(sql, parameters)`; a text registered in prepared.ts goes out as a named
@@ -68,7 +59,8 @@ export interface OpenOptions {
 export const WORKER_POOL_SIZE = 4;
 
 function postgresPool(options: OpenOptions, max: number): pg.Pool {
-  const pool = new pg.Pool({
+  const { Pool } = pgDriver();
+  const pool = new Pool({
     connectionString: options.databaseUrl ?? undefined,
     max,
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
@@ -94,7 +86,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema))
       throw new Error(`bad schema name ${schema}`);
     if (schema) {
-      const admin = new pg.Client({ connectionString: options.databaseUrl });
+      const { Client } = pgDriver();
+      const admin = new Client({ connectionString: options.databaseUrl });
       await admin.connect();
       try {
         await admin.query(`create schema if not exists ${schema}`);

@@ -1,6 +1,7 @@
 import { type Compilable, CompiledQuery, type InferResult } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import type { Db } from "./database.ts";
+import { isServerError } from "./pg-driver.ts";
 
 /**
  * Queries that run on (nearly) every request, built and compiled once instead of per call, and run on
@@ -178,7 +179,7 @@ async function runNamed<Row>(db: Db, name: string, text: string, values: unknown
   } catch (error) {
     // A statement's own error leaves the connection usable (as Kysely releases it); anything else
     // (a lost server) drops it.
-    client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+    client.release(isServerError(error) ? undefined : (error as Error));
     throw error;
   }
   client.release();

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { LightMyRequestResponse } from "fastify";
-import pg from "pg";
 import { type Clock, ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { migrateFreshSchemaInOneBatch } from "../../src/db/migrations/index.ts";
+import { pgDriver } from "../../src/db/pg-driver.ts";
 import type { SchemaCompilation } from "../../src/http/schema-compilers.ts";
 import type { Module } from "../../src/modules/module.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
@@ -180,7 +180,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await runtime.close();
       if (schema) {
-        const client = new pg.Client({ connectionString: databaseUrl });
+        const { Client } = pgDriver();
+        const client = new Client({ connectionString: databaseUrl });
         await client.connect();
         await client.query(`drop schema if exists ${schema} cascade`);
         await client.end();

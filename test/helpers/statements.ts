@@ -5,7 +5,8 @@
  * bind their query function when they connect), run one request at a time with the workers off, and
  * flush the request log first so its buffered insert is not counted.
  */
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "../../src/db/pg-driver.ts";
 import { PGliteThread } from "../../src/db/pglite-thread.ts";
 
 let recording: string[] | null = null;
@@ -27,25 +28,30 @@ PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params
   return threadQuery.call(this, sql, params);
 } as typeof PGliteThread.prototype.query;
 
-const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const first = args[0] as string | { text?: string; name?: string } | undefined;
-  const text = typeof first === "string" ? first : first?.text;
-  if (typeof first === "string") note(first);
-  else note(first?.text, first?.name !== undefined);
-  const answer = clientQuery.apply(this, args);
-  const columns = recordingColumns;
-  if (columns && typeof text === "string" && answer instanceof Promise)
-    answer.then(
-      (result: pg.QueryResult) =>
-        columns.push({
-          statement: text.replace(/\s+/g, " ").trim(),
-          columns: result.fields.map((f) => f.name),
-        }),
-      () => {},
-    );
-  return answer;
-} as typeof pg.Client.prototype.query;
+/** pg's Client.query recording what it sends; the driver is loaded only for a PostgreSQL run. */
+function recordPostgresStatements(): void {
+  const { Client } = pgDriver();
+  const clientQuery = Client.prototype.query as (...args: unknown[]) => unknown;
+  Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string; name?: string } | undefined;
+    const text = typeof first === "string" ? first : first?.text;
+    if (typeof first === "string") note(first);
+    else note(first?.text, first?.name !== undefined);
+    const answer = clientQuery.apply(this, args);
+    const columns = recordingColumns;
+    if (columns && typeof text === "string" && answer instanceof Promise)
+      answer.then(
+        (result: pg.QueryResult) =>
+          columns.push({
+            statement: text.replace(/\s+/g, " ").trim(),
+            columns: result.fields.map((f) => f.name),
+          }),
+        () => {},
+      );
+    return answer;
+  } as typeof Client.prototype.query;
+}
+if (process.env.TEST_DATABASE_URL) recordPostgresStatements();
 
 const CONTROL = /^(begin|commit|rollback|savepoint|release savepoint)\b/i;
 
