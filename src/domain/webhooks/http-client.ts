@@ -20,7 +20,8 @@ import diagnostics from "node:diagnostics_channel";
 import { readFileSync } from "node:fs";
 import { isIP, type Socket } from "node:net";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
-import { Agent, buildConnector } from "undici";
+import type { buildConnector } from "undici";
+import { undici } from "../../undici.ts";
 import { classifyAddress } from "./address-policy.ts";
 import {
   precheckWebhookUrl,
@@ -112,6 +113,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   });
   // headersTimeout/bodyTimeout are idle timers and only a backstop; the AbortController below bounds
   // the total. Redirects are not followed: undici's Agent has no redirect interceptor unless added.
+  const { Agent } = undici();
   const agent = new Agent({ connect, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   enablePeerTracking();
 
@@ -256,7 +258,7 @@ interface ConnectorOptions {
  * attempt fails.
  */
 function createGuardedConnector(opts: ConnectorOptions): buildConnector.connector {
-  const base = buildConnector({
+  const base = undici().buildConnector({
     timeout: opts.timeoutMs,
     ...(opts.secureContext === undefined ? {} : { secureContext: opts.secureContext }),
   });

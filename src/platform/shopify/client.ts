@@ -1,4 +1,5 @@
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
+import { undici } from "../../undici.ts";
 import { PlatformBusyError, PlatformPermanentError, PlatformTransientError } from "../connector.ts";
 import type { CostBudget, ThrottleStatus } from "./budget.ts";
 import { ShopifyUnauthorizedError } from "./errors.ts";
@@ -147,7 +148,7 @@ export class ShopifyClient {
     let response: Dispatcher.ResponseData;
     let text: string;
     try {
-      response = await request(this.url, {
+      response = await undici().request(this.url, {
         method: "POST",
         dispatcher: this.options.dispatcher,
         headers: {

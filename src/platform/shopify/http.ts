@@ -1,5 +1,6 @@
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { ProcessResources } from "../../resources.ts";
+import { undici } from "../../undici.ts";
 
 /** A whole Admin API exchange (connect, headers, body) is bounded by this by default. */
 export const SHOPIFY_TIMEOUT_MS = 30_000;
@@ -10,6 +11,7 @@ export const SHOPIFY_TIMEOUT_MS = 30_000;
  * exchange as a whole with an abort signal.
  */
 export function createShopifyAgent(timeoutMs = SHOPIFY_TIMEOUT_MS): Dispatcher {
+  const { Agent } = undici();
   return new Agent({
     connect: { timeout: timeoutMs },
     headersTimeout: timeoutMs,

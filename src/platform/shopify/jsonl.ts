@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
+import { undici } from "../../undici.ts";
 import { PlatformTransientError } from "../connector.ts";
 
 /**
@@ -14,7 +15,11 @@ export async function* jsonlLines(
 ): AsyncGenerator<Record<string, unknown>> {
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, { method: "GET", dispatcher, signal: AbortSignal.timeout(timeoutMs) });
+    response = await undici().request(url, {
+      method: "GET",
+      dispatcher,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
     throw new PlatformTransientError(`the bulk result could not be fetched: ${(error as Error).message}`);
   }

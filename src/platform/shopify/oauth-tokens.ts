@@ -5,7 +5,8 @@
  * answer's lifetimes become instants from the moment the request was sent, so a slow answer errs on
  * the early side. Tokens are returned, never logged; errors carry Shopify's error code, not the body.
  */
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
+import { undici } from "../../undici.ts";
 import { PlatformPermanentError, PlatformTransientError } from "../connector.ts";
 import { SHOPIFY_TIMEOUT_MS } from "./http.ts";
 import type { ShopifyEndpointSettings } from "./settings.ts";
@@ -72,7 +73,7 @@ async function requestTokens(
   let status: number;
   let text: string;
   try {
-    const response = await request(oauthUrl(options.settings, shop, "access_token"), {
+    const response = await undici().request(oauthUrl(options.settings, shop, "access_token"), {
       method: "POST",
       dispatcher: options.dispatcher,
       headers: { "content-type": "application/json", accept: "application/json" },
