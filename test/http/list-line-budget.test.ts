@@ -19,12 +19,18 @@ import {
 
 const lineCounts = (body: { data: { lines: unknown[] }[] }) => body.data.map((d) => d.lines.length);
 
+// One app for both lists, a store of its own for each: the pages are a store's, so neither story sees
+// the other's records.
+let t: TestApp;
+before(async () => {
+  t = await startTestApp();
+});
+after(() => t.close());
+
 describe("a page of an order's receipts ends before its lines pass 5,000", () => {
-  let t: TestApp;
   let store: TestStore;
   let orderId: number;
   before(async () => {
-    t = await startTestApp();
     store = await t.createStore({ seed: "demo" });
     const supplierId = (await createSupplier(store.api)).id;
     const order = await createOrderedOrder(store.api, {
@@ -46,7 +52,6 @@ describe("a page of an order's receipts ends before its lines pass 5,000", () =>
     for (let i = 0; i < 10; i++) await receive(lineIds);
     await receive(lineIds.slice(0, 1));
   });
-  after(() => t.close());
 
   test("limit=50 gives 10 receipts (4,501 lines) with has_more, then the other 2 from the cursor", async () => {
     const first = await store.api.get(`/v2/purchase_orders/${orderId}/receipts?limit=50`);
@@ -66,10 +71,8 @@ describe("a page of an order's receipts ends before its lines pass 5,000", () =>
 
 describe("a page of stock adjustments ends before its lines pass 5,000", () => {
   const BIG = 1_000; // the most lines one adjustment takes
-  let t: TestApp;
   let store: TestStore;
   before(async () => {
-    t = await startTestApp();
     store = await t.createStore();
     const items = Array.from({ length: BIG }, (_, i) => 70_001 + i);
     await insertFixtureVariants(t, store.id, items);
@@ -86,7 +89,6 @@ describe("a page of stock adjustments ends before its lines pass 5,000", () => {
     for (let i = 0; i < 5; i++) await draft(BIG);
     await draft(1);
   });
-  after(() => t.close());
 
   test("limit=50 gives 5 adjustments (4,001 lines) with has_more, then the other 2 from the cursor", async () => {
     const first = await store.api.get("/v2/stock_adjustments?limit=50");
