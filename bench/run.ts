@@ -14,12 +14,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { makePki, type Pki } from "../test/helpers/pki.ts";
 import { startShopifyStandin } from "../test/shopify-standin/index.ts";
-import { Bench, FULL, QUICK, rowOf } from "./lib/context.ts";
+import { Bench, FULL, meteredLoad, QUICK, rowOf } from "./lib/context.ts";
+import { type CpuMeter, describeCpu } from "./lib/cpu-meter.ts";
 import { createBenchDatabase, type DbKind, DEFAULT_DATABASE_URL, pgliteVersion } from "./lib/database.ts";
 import { explain } from "./lib/explain.ts";
 import { Api } from "./lib/http.ts";
 import { describeIdleRss, idleRss } from "./lib/idle-rss.ts";
-import { runLoad } from "./lib/load.ts";
 import type { LoadRequest } from "./lib/load-types.ts";
 import { ChildServer, freePort } from "./lib/process.ts";
 import { formatHeader, formatRun } from "./lib/report.ts";
@@ -106,24 +106,30 @@ const WRITE_SCENARIOS = ["receipt", "adjustment"];
 async function measureCeiling(
   ceiling: ChildServer,
   timing: typeof FULL,
+  meter: CpuMeter,
   requests = READ_CEILING,
   name = "ceiling",
 ): Promise<Row[]> {
   const rows: Row[] = [];
   for (const connections of [1, 32]) {
     ceiling.resetPeak();
-    const result = await runLoad({
-      origin: ceiling.origin,
-      connections,
-      durationSec: connections === 1 ? timing.latencySec : timing.throughputSec,
-      warmupSec: timing.warmupSec,
-      headers: {},
-      requests,
-    });
-    const row = rowOf(`c=${connections}`, result, null, ceiling.peakRss());
+    const { result, cpu } = await meteredLoad(
+      {
+        origin: ceiling.origin,
+        connections,
+        durationSec: connections === 1 ? timing.latencySec : timing.throughputSec,
+        warmupSec: timing.warmupSec,
+        headers: {},
+        requests,
+      },
+      ceiling.pid,
+      meter,
+    );
+    const row = { ...rowOf(`c=${connections}`, result, null, ceiling.peakRss()), cpu };
     log(
       `    ${name} c=${connections}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors`,
     );
+    if (cpu.serviceUs !== null) log(`      ${describeCpu(cpu)}`);
     rows.push(row);
   }
   return rows;
@@ -151,6 +157,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
   let service: ChildServer | null = null;
   const cleanup = async () => {
     await bench?.receivers?.stop().catch(() => {});
+    await bench?.cpuMeter.close();
     for (const s of started.reverse()) await s.stop().catch(() => {});
     await database.drop();
   };
@@ -257,11 +264,11 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
       const answer = (await (await fetch(`${ceiling.origin}/version`)).json()) as { version: string };
       run.version = pgliteVersion(answer.version);
     }
-    run.ceiling = await measureCeiling(ceiling, timing);
+    run.ceiling = await measureCeiling(ceiling, timing, b.cpuMeter);
     for (const row of run.ceiling) b.ceiling.set(row.connections, row);
     if (writes) {
       log("   the write ceiling (a 50-line receipt's rows in one transaction)");
-      run.writeCeiling = await measureCeiling(ceiling, timing, WRITE_CEILING, "write ceiling");
+      run.writeCeiling = await measureCeiling(ceiling, timing, b.cpuMeter, WRITE_CEILING, "write ceiling");
       for (const row of run.writeCeiling) b.writeCeiling.set(row.connections, row);
     }
 
@@ -343,7 +350,7 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     }
     if (!args.quick && !interrupted && run.scenarios.some((s) => s.rows.length > 0)) {
       log("-- ceiling again");
-      run.ceilingEnd = await measureCeiling(ceiling, timing);
+      run.ceilingEnd = await measureCeiling(ceiling, timing, b.cpuMeter);
     }
     run.seedRetries = Api.retried500;
     run.unavailableRetries = Api.unavailable503;

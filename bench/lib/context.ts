@@ -3,6 +3,7 @@ import type { Db } from "../../src/db/database.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import type { Pki } from "../../test/helpers/pki.ts";
 import type { ShopifyStandin } from "../../test/shopify-standin/index.ts";
+import { CpuMeter, type CpuPerRequest, describeCpu } from "./cpu-meter.ts";
 import type { BenchDatabase, DbKind } from "./database.ts";
 import { Api } from "./http.ts";
 import { runLoad } from "./load.ts";
@@ -25,6 +26,25 @@ export const FULL: Timing = { warmupSec: 2, latencySec: 8, throughputSec: 10 };
  * is two cores' worth of CPU less at 32 connections.
  */
 export const QUICK: Timing = { warmupSec: 0.25, latencySec: 1, throughputSec: 1 };
+
+/**
+ * One load, with the CPU a request took over its measured window: the server `pid`'s and, through
+ * `meter`, its database's and the load generator's (bench/lib/cpu-meter.ts).
+ */
+export async function meteredLoad(
+  spec: LoadSpec,
+  pid: number,
+  meter: CpuMeter,
+): Promise<{ result: LoadResult; cpu: CpuPerRequest }> {
+  let before: Awaited<ReturnType<CpuMeter["read"]>> | null = null;
+  const result = await runLoad(spec, async () => {
+    before = await meter.read(pid);
+  });
+  const cpu = before
+    ? await meter.perRequest(pid, before, result.requests, result.loadCpuUs)
+    : { serviceUs: null, mainThreadUs: null, databaseUs: null, loadUs: null };
+  return { result, cpu };
+}
 
 export function rowOf(label: string, result: LoadResult, ratio: number | null, peakRss: number | null): Row {
   const errors = result.non2xx + result.errors + result.timeouts;
@@ -67,6 +87,8 @@ export class Bench {
   shopify: ShopifyStandin | null = null;
   /** The test CA the service trusts (NODE_EXTRA_CA_CERTS) and a certificate for the receivers. */
   pki!: Pki;
+  /** CPU a request of each load (the service's, its database's, the load generator's). */
+  readonly cpuMeter: CpuMeter;
 
   constructor(
     readonly kind: DbKind,
@@ -78,6 +100,7 @@ export class Bench {
     readonly log: (message: string) => void,
   ) {
     this.admin = new Api(service.origin, adminToken);
+    this.cpuMeter = new CpuMeter(kind === "postgres" ? database.databaseUrl : null);
   }
 
   get origin(): string {
@@ -138,12 +161,13 @@ export class Bench {
       overallRate: options.overallRate,
     };
     this.service.resetPeak();
-    const result = await runLoad(spec);
+    const { result, cpu } = await meteredLoad(spec, this.service.pid, this.cpuMeter);
     const ratio = throughputRatio(result.requestsPerSec, this.ceiling.get(options.connections));
-    const row = rowOf(label, result, ratio, this.service.peakRss());
+    const row = { ...rowOf(label, result, ratio, this.service.peakRss()), cpu };
     this.log(
       `    ${label}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors (${row.requests} requests)`,
     );
+    if (cpu.serviceUs !== null) this.log(`      ${describeCpu(cpu)}`);
     if (row.errorSamples?.length) this.log(`      e.g. ${row.errorSamples[0]}`);
     const waits = result.databaseWaits;
     if (waits)

@@ -157,7 +157,14 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
     }
   }
   if (remaining() <= 0) throw new Error("no prepared requests left after the warm-up");
+  // The parent reads the server's CPU now (bench/lib/cpu-meter.ts) and answers when it has.
+  await new Promise<void>((resolve) => {
+    process.once("message", () => resolve());
+    process.send?.({ measuring: true });
+  });
+  const cpuBefore = process.cpuUsage();
   const result = await run(spec, spec.durationSec, next, remaining());
+  const cpu = process.cpuUsage(cpuBefore);
   const sorted = result.latencies.sort((a, b) => a - b);
   const at = (p: number) =>
     sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -178,6 +185,7 @@ async function main(spec: LoadSpec): Promise<LoadResult> {
       mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
     },
     databaseWaits: result.waits.length === 0 ? undefined : summarizeWaits(result.waits),
+    loadCpuUs: cpu.user + cpu.system,
     status2xx: result["2xx"],
     non2xx: result.non2xx,
     errors: result.errors,

@@ -48,6 +48,8 @@ export interface LoadResult {
     /** Waits for the store's turn (line-heavy routes: order writes, lists of orders, PDFs). */
     storeTurnMs: { p50: number; p99: number; max: number };
   };
+  /** The load generator's own CPU over the measured run, µs. */
+  loadCpuUs: number;
   status2xx: number;
   non2xx: number;
   errors: number;

@@ -4,8 +4,11 @@ import type { LoadResult, LoadSpec } from "./load-types.ts";
 
 const CHILD = fileURLToPath(new URL("./load-child.ts", import.meta.url));
 
-/** Runs one load in a fresh autocannon process and returns its figures. */
-export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+/**
+ * Runs one load in a fresh autocannon process and returns its figures. `onMeasuring` runs as the
+ * warm-up ends, before the measured run starts (which waits for it): where a CPU reading is taken.
+ */
+export function runLoad(spec: LoadSpec, onMeasuring?: () => Promise<unknown>): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = fork(CHILD, [], {
       execArgv: ["--import", "tsx"],
@@ -20,13 +23,21 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       child.kill("SIGKILL");
       reject(new Error(`load generator did not finish within ${Math.round(bound / 1000)} s`));
     }, bound);
-    child.once("message", (message: { ok: boolean; result?: LoadResult; error?: string }) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (message.ok && message.result) resolve(message.result);
-      else reject(new Error(`load generator failed: ${message.error}`));
-    });
+    child.on(
+      "message",
+      (message: { measuring?: true; ok?: boolean; result?: LoadResult; error?: string }) => {
+        if (message.measuring) {
+          const go = () => child.send({ go: true });
+          void (onMeasuring?.() ?? Promise.resolve()).then(go, go);
+          return;
+        }
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (message.ok && message.result) resolve(message.result);
+        else reject(new Error(`load generator failed: ${message.error}`));
+      },
+    );
     child.once("exit", (code) => {
       if (settled) return;
       settled = true;

@@ -38,7 +38,15 @@ function rowLine(name: string, row: Row): string {
     pad(row.ratio === null ? "—" : `${(row.ratio * 100).toFixed(0)}%`, 9, true),
     pad(percent(row.writeRatio), 7, true),
     pad(row.peakRssMb === null ? "—" : `${row.peakRssMb.toFixed(0)} MB`, 9, true),
+    pad(cpuCell(row), 11, true),
   ].join(" ");
+}
+
+/** The service's CPU a request, µs, and its database's after a slash on PostgreSQL. */
+function cpuCell(row: Row): string {
+  const cpu = row.cpu;
+  if (!cpu || cpu.serviceUs === null) return "—";
+  return cpu.databaseUs === null ? String(cpu.serviceUs) : `${cpu.serviceUs}/${cpu.databaseUs}`;
 }
 
 function targetLine(target: Target): string {
@@ -65,6 +73,7 @@ export function formatRun(run: DbRun): string {
       pad("×ceiling", 9, true),
       pad("×write", 7, true),
       pad("peak RSS", 9, true),
+      pad("CPU µs/req", 11, true),
     ].join(" "),
   );
   for (const row of run.ceiling) out.push(rowLine(`ceiling (${row.label})`, row));

@@ -1,3 +1,4 @@
+import type { CpuPerRequest } from "./cpu-meter.ts";
 import type { DbKind } from "./database.ts";
 
 /** One measured load: a line of the table. */
@@ -19,6 +20,8 @@ export interface Row {
    */
   writeRatio?: number | null;
   peakRssMb: number | null;
+  /** CPU a request over the measured window (bench/lib/cpu-meter.ts); absent for rows not metered. */
+  cpu?: CpuPerRequest;
   /** First failing answers, when there were errors. */
   errorSamples?: string[];
 }
