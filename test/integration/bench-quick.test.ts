@@ -81,6 +81,12 @@ test("npm run bench -- --quick --only whoami completes and writes valid JSON", {
       assert.equal(row.errors, 0, `whoami had errors: ${JSON.stringify(row.errorSamples)}`);
       for (const field of ["p50", "p97_5", "p99", "durationSec"]) assert.equal(typeof row[field], "number");
       assert.ok(row.ratio > 0, "the ratio to the ceiling is reported");
+      // CPU a request over the measured window (bench/lib/cpu-meter.ts, read from /proc): the service's
+      // and the load generator's, the database backends' on PostgreSQL only.
+      if (process.platform === "linux") {
+        assert.ok(row.cpu.serviceUs > 0 && row.cpu.loadUs > 0, `CPU a request: ${JSON.stringify(row.cpu)}`);
+        assert.equal(row.cpu.databaseUs === null, db === "pglite");
+      }
     }
     assert.ok(whoami.targets.length >= 2);
     for (const t of whoami.targets) {
