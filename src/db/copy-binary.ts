@@ -19,7 +19,7 @@ import { poolOf } from "./prepared.ts";
 /** `PGCOPY\n\377\r\n\0`: the binary COPY format's signature. */
 const SIGNATURE = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]);
 
-/** A row's values as bytes (views into one buffer), null for SQL null. */
+/** A row's values as bytes (views into the COPY's output), null for SQL null. */
 export type BinaryRow = Array<Buffer | null>;
 
 /** Integers for a statement's text; anything else is refused (COPY cannot bind parameters). */
@@ -32,12 +32,14 @@ export function sqlInts(values: readonly number[]): string {
 /**
  * The driver's handle on a query it runs (a "submittable"): sends `copy (select) to stdout` and
  * collects the data messages' bytes. The driver hands each message as a view into its read buffer,
- * which it reuses, so every one is copied at once (outside the heap).
+ * which it reuses, so every one is copied at once (outside the heap); the rows are read from those
+ * copies as they are, not joined into one buffer first (a 500-line order is one message of ~280 KB:
+ * joined, every read allocated it twice).
  */
 class CopyOut {
   private readonly chunks: Buffer[] = [];
   private failure: Error | null = null;
-  callback?: (error: Error | null, bytes?: Buffer) => void;
+  callback?: (error: Error | null, chunks?: Buffer[]) => void;
 
   constructor(private readonly text: string) {}
 
@@ -58,7 +60,7 @@ class CopyOut {
   /** The statement ends here, failed or not: the connection is ready for the next. */
   handleReadyForQuery(): void {
     if (this.failure) this.callback?.(this.failure);
-    else this.callback?.(null, Buffer.concat(this.chunks));
+    else this.callback?.(null, this.chunks);
   }
 
   handleCommandComplete(): void {}
@@ -79,11 +81,11 @@ export async function copyRowsBinary(db: Db, select: string): Promise<BinaryRow[
   const pool = poolOf(db);
   if (!pool) throw new Error("COPY needs a PostgreSQL pool");
   const client = await pool.connect();
-  let bytes: Buffer;
+  let chunks: Buffer[];
   try {
-    bytes = await new Promise<Buffer>((resolve, reject) => {
+    chunks = await new Promise<Buffer[]>((resolve, reject) => {
       const copy = new CopyOut(`copy (${select}) to stdout (format binary)`);
-      copy.callback = (error, data) => (error ? reject(error) : resolve(data as Buffer));
+      copy.callback = (error, data) => (error ? reject(error) : resolve(data as Buffer[]));
       client.query(copy as unknown as pg.QueryConfig);
     });
   } catch (error) {
@@ -92,32 +94,63 @@ export async function copyRowsBinary(db: Db, select: string): Promise<BinaryRow[
     throw error;
   }
   client.release();
-  return binaryRows(bytes);
+  return binaryRows(chunks);
 }
 
-/** The rows of a binary COPY's output (header, tuples, trailer), values as views into `bytes`. */
-export function binaryRows(bytes: Buffer): BinaryRow[] {
-  if (
-    bytes.byteLength < SIGNATURE.byteLength + 8 ||
-    !bytes.subarray(0, SIGNATURE.byteLength).equals(SIGNATURE)
-  )
-    throw new Error("not a binary COPY output");
-  let at = SIGNATURE.byteLength + 4; // the flags field
-  at += 4 + bytes.readInt32BE(at); // the header extension's length and the extension
+/**
+ * Reads bytes in order across the chunks of a COPY's output. The server sends a row per message, so
+ * a value lies within one chunk and is given as a view into it; one that spans chunks (the protocol
+ * allows any split) is joined.
+ */
+class ChunkReader {
+  private chunk = 0;
+  private at = 0;
+
+  constructor(private readonly chunks: readonly Buffer[]) {}
+
+  /** The next `length` bytes. */
+  take(length: number): Buffer {
+    while (this.chunk < this.chunks.length && this.at === this.chunks[this.chunk].byteLength) {
+      this.chunk++;
+      this.at = 0;
+    }
+    const current = this.chunks[this.chunk];
+    if (current && this.at + length <= current.byteLength) {
+      this.at += length;
+      return current.subarray(this.at - length, this.at);
+    }
+    const pieces: Buffer[] = [];
+    let left = length;
+    while (left > 0) {
+      const from = this.chunks[this.chunk];
+      if (!from) throw new Error("a binary COPY output cut short");
+      const piece = from.subarray(this.at, this.at + left);
+      pieces.push(piece);
+      left -= piece.byteLength;
+      this.at += piece.byteLength;
+      if (this.at === from.byteLength) {
+        this.chunk++;
+        this.at = 0;
+      }
+    }
+    return Buffer.concat(pieces, length);
+  }
+}
+
+/** The rows of a binary COPY's output (header, tuples, trailer), values as views into its chunks. */
+export function binaryRows(chunks: readonly Buffer[]): BinaryRow[] {
+  const reader = new ChunkReader(chunks);
+  if (!reader.take(SIGNATURE.byteLength).equals(SIGNATURE)) throw new Error("not a binary COPY output");
+  reader.take(4); // the flags field
+  reader.take(reader.take(4).readInt32BE(0)); // the header extension
   const rows: BinaryRow[] = [];
   for (;;) {
-    const count = bytes.readInt16BE(at);
-    at += 2;
+    const count = reader.take(2).readInt16BE(0);
     if (count === -1) return rows;
     const row: BinaryRow = [];
     for (let i = 0; i < count; i++) {
-      const length = bytes.readInt32BE(at);
-      at += 4;
-      if (length === -1) row.push(null);
-      else {
-        row.push(bytes.subarray(at, at + length));
-        at += length;
-      }
+      const length = reader.take(4).readInt32BE(0);
+      row.push(length === -1 ? null : reader.take(length));
     }
     rows.push(row);
   }
