@@ -13,6 +13,11 @@
  * SAMPLE=1: a heap-sampling profile of what the scavenges did not free, its top allocation sites by
  * bytes. Biased: V8 counts young garbage a full collection frees as surviving the scavenges, so its
  * sites are leads, its bytes not a measure (docs/reliability.md 5b, tenth session).
+ * PROFILE=1: a CPU profile of the main thread (V8's sampler, PROFILE_US apart) over the phases; for
+ * each of A's slowest 1 % in each phase kind, what the thread did while that request waited: its
+ * samples by kind (idle, collector, program) and by the nearest project or package frame, the
+ * macrotask they ran under, and the time the sampler saw nothing (the thread off its core). What a
+ * slow sample of A waited behind, named.
  */
 import { writeFileSync } from "node:fs";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
@@ -31,6 +36,8 @@ const SAMPLE = process.env.SAMPLE === "1";
 const OUT = process.env.OUT ?? "/tmp/nn18-timeline.json";
 const B_ALONE = process.env.B_ALONE === "1";
 const INJECT = process.env.PROBE === "inject";
+const PROFILE = process.env.PROFILE === "1";
+const PROFILE_US = Number(process.env.PROFILE_US ?? 250);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mark = (label: string) => console.log(`@mark ${performance.now().toFixed(0)} ms: ${label}`);
 
@@ -194,6 +201,13 @@ async function sampled<T>(into: Map<string, number>, work: () => Promise<T>): Pr
 }
 
 await sampleWhoami(3_000); // warm-up
+/** The CPU profile's clock (µs, the monotonic clock process.hrtime reads) minus performance.now()'s, µs. */
+const profileClockOffsetUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
+if (PROFILE) {
+  await post("Profiler.enable");
+  await post("Profiler.setSamplingInterval", { interval: PROFILE_US });
+  await post("Profiler.start");
+}
 const heavy = startHeavyClient({ origin, key: b.key, orderIds, clients: 4 });
 const samples: Record<string, Array<[number, number]>> = { loaded: [], idle: [] };
 const phases: Array<{ kind: string; from: number; to: number }> = [];
@@ -218,6 +232,7 @@ for (let round = 0; round < ROUNDS; round++) {
   mark(`idle ${round} end`);
   phases.push({ kind: "idle", from: Math.round(from), to: Math.round(performance.now()) });
 }
+const cpuProfile = PROFILE ? (await post<{ profile: CpuProfile }>("Profiler.stop")).profile : null;
 const counts = await heavy.stop();
 clearInterval(spaceTimer);
 
@@ -233,6 +248,80 @@ const kindName = (k: number) =>
       : k === constants.NODE_PERFORMANCE_GC_INCREMENTAL
         ? "incremental"
         : String(k);
+interface CpuProfile {
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }>;
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Per profile, each node's parent and each sample's time (µs, the profile's clock). */
+const profileIndex = new WeakMap<CpuProfile, { parent: Map<number, number>; times: number[] }>();
+
+/**
+ * What the main thread did from `due` for `waitMs` (performance.now() ms): its samples by kind, the
+ * nearest project or package frames, the macrotasks (outermost JavaScript frame), and the time with
+ * no sample at all beyond one interval (the thread off its core, or in a long stretch of native work).
+ */
+function waitedBehind(profile: CpuProfile, due: number, waitMs: number) {
+  let index = profileIndex.get(profile);
+  if (!index) {
+    const parent = new Map<number, number>();
+    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const times: number[] = [];
+    let at = profile.startTime;
+    for (const d of profile.timeDeltas) {
+      at += d;
+      times.push(at);
+    }
+    index = { parent, times };
+    profileIndex.set(profile, index);
+  }
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const from = due * 1000 + profileClockOffsetUs;
+  const to = from + waitMs * 1000;
+  const kinds: Record<string, number> = {};
+  const frames = new Map<string, number>();
+  const tasks = new Map<string, number>();
+  let unsampledUs = 0;
+  let previous = from;
+  const label = (f: CpuProfile["nodes"][number]["callFrame"]) =>
+    `${f.functionName || "(anon)"} ${f.url.replace(/^.*\/(node_modules\/)/, "$1").replace(/^.*\/(src|test|bench)\//, "$1/")}:${f.lineNumber + 1}`;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const at = index.times[i];
+    if (at < from || at > to) continue;
+    if (at - previous > 2 * PROFILE_US) unsampledUs += at - previous - PROFILE_US;
+    previous = at;
+    const leaf = byId.get(profile.samples[i])!;
+    const name = leaf.callFrame.functionName;
+    const kind = ["(idle)", "(garbage collector)", "(program)"].includes(name) ? name : "js";
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+    if (kind !== "js") continue;
+    let nearest: string | null = null;
+    let outer: string | null = null;
+    for (let id: number | undefined = leaf.id; id !== undefined; id = index.parent.get(id)) {
+      const f = byId.get(id)!.callFrame;
+      if (!f.url) continue;
+      if (!nearest && /\/(src|node_modules)\//.test(f.url)) nearest = label(f);
+      outer = label(f);
+    }
+    if (nearest) frames.set(nearest, (frames.get(nearest) ?? 0) + 1);
+    if (outer) tasks.set(outer, (tasks.get(outer) ?? 0) + 1);
+  }
+  if (to - previous > 2 * PROFILE_US) unsampledUs += to - previous - PROFILE_US;
+  const top = (m: Map<string, number>, n: number) => [...m].sort((x, y) => y[1] - x[1]).slice(0, n);
+  return {
+    samples: kinds,
+    unsampled_ms: Number((unsampledUs / 1000).toFixed(2)),
+    frames: top(frames, 6),
+    tasks: top(tasks, 3),
+  };
+}
+
 const summary: Record<string, unknown> = {
   db: process.env.TEST_DATABASE_URL ? "postgres" : "pglite",
   counts,
@@ -265,6 +354,11 @@ for (const kind of ["loaded", "idle"]) {
           .sort((x, y) => y[1] - x[1])
           .slice(0, 15)
           .map(([site, bytes]) => [Number((bytes / 1e6).toFixed(2)), site])
+      : undefined,
+    slowest_1pct_waited_behind: cpuProfile
+      ? slow
+          .sort((x, y) => y[1] - x[1])
+          .map(([due, w]) => ({ due, wait: w, ...waitedBehind(cpuProfile, due, w) }))
       : undefined,
     survived_sampled_mb: SAMPLE
       ? Number(([...promoted[kind].values()].reduce((s, x) => s + x, 0) / 1e6).toFixed(2))
