@@ -163,14 +163,21 @@ export async function linesToApply(
 
 type LineQuantities = { id: number; before: number; after: number };
 
-/** The UPDATE of many lines' quantity_before / quantity_after, from three arrays (unnest). */
-function lineQuantitiesUpdate(storeId: number, rows: readonly LineQuantities[]) {
+/**
+ * The UPDATE of many lines' quantity_before / quantity_after, from three arrays (unnest). The ids are
+ * of the lines the apply has just read for its store and adjustment under the adjustment's lock, so
+ * they need no store condition: with one, the embedded database's planner (no statistics there)
+ * walked every line of the store through its index, then hashed them or looped over the arrays, a
+ * cost that grew with every draft the store kept; `l.id = any` fetches exactly those lines by key.
+ */
+function lineQuantitiesUpdate(rows: readonly LineQuantities[]) {
+  const ids = arrayParam(
+    "bigint",
+    rows.map((r) => r.id),
+  );
   return sql`update stock_adjustment_lines as l
     set quantity_before = v.quantity_before, quantity_after = v.quantity_after
-    from unnest(${arrayParam(
-      "bigint",
-      rows.map((r) => r.id),
-    )}, ${arrayParam(
+    from unnest(${ids}, ${arrayParam(
       "int",
       rows.map((r) => r.before),
     )},
@@ -178,7 +185,7 @@ function lineQuantitiesUpdate(storeId: number, rows: readonly LineQuantities[]) 
         "int",
         rows.map((r) => r.after),
       )}) as v(id, quantity_before, quantity_after)
-    where l.store_id = ${storeId} and l.id = v.id`;
+    where l.id = v.id and l.id = any(${ids})`;
 }
 
 /**
@@ -197,7 +204,7 @@ export function appliedWrites(
   return quantities.length === 0
     ? [["applied", row]]
     : [
-        ["applied_lines", lineQuantitiesUpdate(storeId, quantities)],
+        ["applied_lines", lineQuantitiesUpdate(quantities)],
         ["applied", row],
       ];
 }
