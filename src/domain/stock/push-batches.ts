@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { SyncSubjectType } from "./ledger.ts";
-import type { UnpushedMovement } from "./pushes.ts";
+import { notAcknowledged, type UnpushedMovement } from "./pushes.ts";
 
 /**
  * The ledger's side of push batches (platform/push-batches.ts sends them): several records'
@@ -36,7 +36,7 @@ export async function unpushedWithBatch(
 ): Promise<BatchedMovement[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from stock_movements m
-    where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and m.pushed_at is null
+    where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and ${notAcknowledged("m")}
     order by m.id`.execute(db);
   return asMovements(rows);
 }
@@ -75,7 +75,7 @@ export async function assignBatches(
     update stock_movements m set push_batch_id = n.batch
     from unnest(${ids}::bigint[], ${indexes}::int[]) d(id, doc)
     join numbered n on n.doc = d.doc
-    where m.store_id = ${storeId} and m.id = d.id and m.pushed_at is null and m.push_batch_id is null
+    where m.store_id = ${storeId} and m.id = d.id and ${notAcknowledged("m")} and m.push_batch_id is null
     returning m.id, m.push_batch_id`.execute(db);
   return new Map(rows.map((r) => [Number(r.id), Number(r.push_batch_id)]));
 }

@@ -26,6 +26,19 @@ const UNPUSHED_COLUMNS = [
 
 export type UnpushedMovement = Pick<Selectable<StockMovementsTable>, (typeof UNPUSHED_COLUMNS)[number]>;
 
+/**
+ * "Not acknowledged yet" for a statement that names its movements (by id or by record), written so
+ * that the planner cannot use the partial indexes on `pushed_at is null` (stock_movements_unpushed,
+ * _unpushed_level) and finds the rows by key instead. Their statistics are taken when few movements
+ * wait, so the planner expects about one row there and chose them for any such statement; during a
+ * burst thousands wait, and every such statement walked all of the store's.
+ */
+export function notAcknowledged(alias?: string) {
+  return alias === undefined
+    ? sql<boolean>`(pushed_at is null) is true`
+    : sql<boolean>`(${sql.ref(`${alias}.pushed_at`)} is null) is true`;
+}
+
 /** The movements among `ids` the platform has not acknowledged, by id. */
 export function unpushedMovements(
   db: Db,
@@ -38,7 +51,7 @@ export function unpushedMovements(
     .select(UNPUSHED_COLUMNS)
     .where("store_id", "=", storeId)
     .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
-    .where("pushed_at", "is", null)
+    .where(notAcknowledged())
     .orderBy("id")
     .execute();
 }
@@ -58,7 +71,7 @@ export async function markMovementsPushed(
     .set({ pushed_at: now })
     .where("store_id", "=", storeId)
     .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
-    .where("pushed_at", "is", null)
+    .where(notAcknowledged())
     .executeTakeFirst();
   return Number(acked.numUpdatedRows);
 }
@@ -96,7 +109,7 @@ export async function pushStandingOf(
 ): Promise<{ unpushed: boolean; skippedItems: number[] }> {
   const of = sql`store_id = ${storeId} and subject_type = ${subjectType} and subject_id = ${subjectId}`;
   const { rows } = await sql<{ unpushed: boolean; skipped: Array<number | string> }>`select
-      exists(select 1 from stock_movements where ${of} and pushed_at is null) as unpushed,
+      exists(select 1 from stock_movements where ${of} and ${notAcknowledged()}) as unpushed,
       array(select distinct inventory_item_id from stock_movements
         where ${of} and push_skipped_at is not null order by inventory_item_id limit ${limit}) as skipped`.execute(
     db,
