@@ -1,0 +1,132 @@
+/**
+ * A push's statements that name movements by id or by record find them by key, not through the
+ * partial indexes on `pushed_at is null` (docs/performance.md, "The write path, twelfth session"):
+ * those indexes' statistics are taken when few movements wait, so the planner expected one row there
+ * and walked every waiting movement of the store to find the few asked for. Here the statistics are
+ * taken with none waiting, then thousands wait, as in a burst; each statement's plan, with the values
+ * it was run with, must not go through those indexes.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { CompiledQuery, sql } from "kysely";
+import type pg from "pg";
+import { pgDriver } from "../../src/db/pg-driver.ts";
+import { PGliteThread } from "../../src/db/pglite-thread.ts";
+import {
+  assignBatches,
+  markMovementsPushed,
+  pushStandingOf,
+  unpushedWithBatch,
+} from "../../src/domain/stock/index.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+
+/** Statements sent while recording, with the values they were run with. */
+let recording: Array<{ sql: string; parameters: unknown[] }> | null = null;
+
+const threadQuery = PGliteThread.prototype.query;
+PGliteThread.prototype.query = function (this: PGliteThread, text: string, parameters?: unknown[]) {
+  recording?.push({ sql: text, parameters: parameters ?? [] });
+  return threadQuery.call(this, text, parameters);
+} as typeof PGliteThread.prototype.query;
+
+if (process.env.TEST_DATABASE_URL) {
+  const { Client } = pgDriver();
+  const clientQuery = Client.prototype.query as (...args: unknown[]) => unknown;
+  Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string; values?: unknown[] } | undefined;
+    if (recording && first !== undefined)
+      recording.push(
+        typeof first === "string"
+          ? { sql: first, parameters: (args[1] as unknown[]) ?? [] }
+          : { sql: first.text ?? "", parameters: first.values ?? [] },
+      );
+    return clientQuery.apply(this, args);
+  } as typeof Client.prototype.query;
+}
+
+const WAITING = 3000;
+
+describe("a push's statements on a store with thousands of movements waiting", () => {
+  let t: TestApp;
+  let storeId: number;
+  let waiting: number[];
+
+  before(async () => {
+    t = await startTestApp();
+    storeId = (await t.createStore({ seed: "empty" })).id;
+    const { db } = t.runtime.ctx;
+    // Acknowledged movements, the statistics taken then, and a burst's worth waiting after.
+    await sql`insert into stock_movements (store_id, subject_type, subject_id, inventory_item_id, location_id,
+        available_delta, on_hand_delta, reason, pushed_at)
+      select ${storeId}, 'stock_adjustment', g / 200, g % 5000, 1, 1, 1, 'correction', now()
+      from generate_series(1, ${WAITING}) g`.execute(db);
+    await sql`analyze stock_movements`.execute(db);
+    const { rows } = await sql<{
+      id: number;
+    }>`insert into stock_movements (store_id, subject_type, subject_id,
+        inventory_item_id, location_id, available_delta, on_hand_delta, reason)
+      select ${storeId}, 'stock_adjustment', 1000 + g / 200, g % 5000, 1, 1, 1, 'correction'
+      from generate_series(0, ${WAITING - 1}) g
+      returning id`.execute(db);
+    waiting = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  });
+  after(() => t.close());
+
+  /** The plan of each statement `work` ran on stock_movements, with the values it ran with. */
+  async function plansOf(work: () => Promise<unknown>): Promise<string[]> {
+    const sent: Array<{ sql: string; parameters: unknown[] }> = [];
+    recording = sent;
+    try {
+      await work();
+    } finally {
+      recording = null;
+    }
+    const mine = sent.filter((s) => /stock_movements/.test(s.sql));
+    assert.ok(mine.length > 0, "the statements were recorded");
+    const plans: string[] = [];
+    for (const s of mine) {
+      const { rows } = await t.runtime.ctx.db.executeQuery(
+        CompiledQuery.raw(`explain ${s.sql}`, s.parameters),
+      );
+      plans.push((rows as Array<Record<string, string>>).map((r) => r["QUERY PLAN"]).join("\n"));
+    }
+    return plans;
+  }
+
+  function assertByKey(plans: string[]): void {
+    for (const plan of plans)
+      assert.doesNotMatch(plan, /stock_movements_unpushed/, `a waiting-movements index in:\n${plan}`);
+  }
+
+  test("reading a record's waiting movements by id", async () => {
+    const ids = waiting.slice(1000, 1200);
+    assertByKey(await plansOf(() => unpushedWithBatch(t.runtime.ctx.db, storeId, ids)));
+  });
+
+  test("acknowledging them", async () => {
+    const ids = waiting.slice(1200, 1400);
+    const plans = await plansOf(() =>
+      t.runtime.ctx.db.transaction().execute(async (trx) => {
+        assert.equal(await markMovementsPushed(trx, storeId, ids, new Date()), 200);
+      }),
+    );
+    assertByKey(plans);
+  });
+
+  test("putting them in a batch", async () => {
+    const ids = waiting.slice(1400, 1600);
+    const plans = await plansOf(async () => {
+      const assigned = await assignBatches(t.runtime.ctx.db, storeId, [ids]);
+      assert.equal(assigned.size, 200);
+    });
+    assertByKey(plans);
+  });
+
+  test("whether a record still waits", async () => {
+    const plans = await plansOf(async () => {
+      const standing = await pushStandingOf(t.runtime.ctx.db, storeId, "stock_adjustment", 1005, 6);
+      assert.equal(standing.unpushed, true);
+    });
+    assertByKey(plans);
+  });
+});
