@@ -31,6 +31,24 @@ const sourceLocations = {
   },
 };
 
+/**
+ * Packages compiled into the run's chunks instead of loaded from node_modules: ESM packages of hundreds
+ * of small modules (kysely ~260, @sinclair/typebox ~200), which every test file loads and which Node
+ * resolves, reads and links one file at a time. Neither reads files beside itself nor keeps state a
+ * copy loaded natively would have to share (typebox's kinds are `Symbol.for` keys). Every other
+ * package stays external, as production loads them.
+ */
+const BUNDLED_PACKAGES = /^(kysely|@sinclair\/typebox)(\/|$)/;
+
+const packagesExternal = {
+  name: "packages-external",
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
 /** Whether process `pid` is alive (signal 0 checks without sending anything). */
 function alive(pid) {
   try {
@@ -85,12 +103,11 @@ export async function bundleTests(root, files, workers = {}) {
     platform: "node",
     format: "esm",
     target: "node20",
-    packages: "external",
     sourcemap: "linked",
     sourcesContent: false,
     legalComments: "none",
     logLevel: "warning",
-    plugins: [sourceLocations],
+    plugins: [packagesExternal, sourceLocations],
   });
   return {
     folder,
