@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
+import { PLANNED_FROM_ARRAY_LENGTH } from "./planned-arrays.ts";
 import type { Database } from "./schema.ts";
 
 /** Element types an array parameter is cast to. */
@@ -27,20 +28,6 @@ export type BulkColumn<R, N extends string = string> = readonly [
   type: ElementType,
   value: (row: R) => unknown,
 ];
-
-/**
- * On the embedded database (pglite-statements.ts), a run with an array parameter longer than this is
- * planned with its values, as PostgreSQL's server
- * plans the `pg` driver's unnamed statements. A kept statement's generic plan (from its sixth run)
- * knows neither the array's length nor its elements: it estimates 10, and `id = any($2)` left as a
- * filter compares each row with every element in turn, where a plan made with the values hashes them.
- * A batched platform push passes up to 6,400 movement ids; checked one by one against the store's
- * few thousand unacknowledged movements in a burst of applies, one such statement held the one
- * connection for 1.0-2.3 s (docs/performance.md, "PGlite writes per request"). Planning anew costs
- * ~1 ms, nothing beside a statement over thousands of values; the API's own arrays (a 200-line
- * apply's columns) stay under it and keep their prepared statement.
- */
-export const PLANNED_FROM_ARRAY_LENGTH = 1000;
 
 /** Element types written bare in an array literal when given as numbers. */
 const NUMBER_TYPES = new Set<ElementType>(["int", "bigint", "numeric"]);

@@ -1,5 +1,5 @@
 import { type PGlite, parse, protocol } from "@electric-sql/pglite";
-import { PLANNED_FROM_ARRAY_LENGTH } from "./bulk.ts";
+import { PLANNED_FROM_ARRAY_LENGTH } from "./planned-arrays.ts";
 
 /**
  * How the embedded database's thread runs a statement (pglite-worker.ts): as a named prepared
@@ -28,7 +28,7 @@ const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
  */
 const PLANNED_WITH_VALUES = /\bon\s+conflict\s*\([^)]*\)\s*where\b/i;
 
-/** A run with an array parameter longer than PLANNED_FROM_ARRAY_LENGTH (db/bulk.ts) is planned with its values. */
+/** A run with an array parameter longer than PLANNED_FROM_ARRAY_LENGTH (planned-arrays.ts) is planned with its values. */
 function hasLongArray(parameters: unknown[]): boolean {
   return parameters.some((value) => Array.isArray(value) && value.length > PLANNED_FROM_ARRAY_LENGTH);
 }
