@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { type TextOrBytes, textOf, utf8Length } from "../db/text-bytes.ts";
 
@@ -12,6 +13,25 @@ export function sendJsonText(
   text: string | Buffer,
 ) {
   return (reply as FastifyReply).type("application/json; charset=utf-8").send(text);
+}
+
+/**
+ * Sends JSON text given in pieces as they are, with its length, framed as an answer of bytes would
+ * be: a big order's ~280 KB of lines go to the socket as the database handed them over, where joining
+ * the pieces into one buffer first (jsonBytes) copied them once more outside the heap, memory whose
+ * growth brings V8's collections too (issue 18 item 2; docs/reliability.md 5b).
+ */
+export function sendJsonPieces(
+  // biome-ignore lint/suspicious/noExplicitAny: any route's reply, whatever its typed schema
+  reply: FastifyReply<any, any, any, any, any, any, any, any>,
+  pieces: readonly TextOrBytes[],
+) {
+  let length = 0;
+  for (const piece of pieces) length += utf8Length(piece);
+  return (reply as FastifyReply)
+    .type("application/json; charset=utf-8")
+    .header("content-length", String(length))
+    .send(Readable.from(pieces));
 }
 
 /**
@@ -63,5 +83,10 @@ export class JsonText {
   bytes(): Buffer {
     this.encoded ??= jsonBytes(this.pieces);
     return this.encoded;
+  }
+
+  /** Sends the text: its bytes when a stored answer made them already, else its pieces as they are. */
+  send(reply: FastifyReply) {
+    return this.encoded ? sendJsonText(reply, this.encoded) : sendJsonPieces(reply, this.pieces);
   }
 }

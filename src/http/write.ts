@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Db } from "../db/database.ts";
-import { JsonText, sendJsonText } from "./json-text-reply.ts";
+import { JsonText } from "./json-text-reply.ts";
 import { completeClaim } from "./plugins/idempotency.ts";
 
 export interface WriteResult<T> {
@@ -33,6 +33,6 @@ export async function sendWrite<T>(
 ): Promise<FastifyReply> {
   const result = await writeTransaction(request, work);
   reply.code(result.status);
-  if (result.body instanceof JsonText) return sendJsonText(reply, result.body.bytes());
+  if (result.body instanceof JsonText) return result.body.send(reply);
   return result.body === undefined ? reply.send() : reply.send(result.body);
 }

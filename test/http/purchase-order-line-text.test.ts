@@ -105,6 +105,9 @@ describe("a big order's lines as the database's JSON text", () => {
       const res = await store.api.get(`/v2/purchase_orders/${id}`);
       expectStatus(res, 200);
       assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
+      // Sent from its pieces, framed as bytes are: its length given, not chunked.
+      assert.equal(res.headers["content-length"], String(Buffer.byteLength(res.raw.payload)));
+      assert.equal(res.headers["transfer-encoding"], undefined);
       const expected = await loadPurchaseOrder(t.runtime.ctx.db, store.id, id);
       assert.deepEqual(res.body, { data: expected });
       // The lines' text is exactly JSON.stringify's of the presented lines (the schema's key order).
@@ -138,6 +141,7 @@ describe("a big order's lines as the database's JSON text", () => {
     assert.equal(patched.body.data.notes, 'new "notes"');
     assert.deepEqual(patched.body, got.body);
     assert.equal(patched.raw.payload, got.raw.payload);
+    assert.equal(patched.headers["content-length"], String(Buffer.byteLength(patched.raw.payload)));
     const events = await eventsOf(t, { type: "purchase_order", id });
     const updated = events.filter((e) => e.name === "purchase_order.updated").at(-1);
     assert.deepEqual(updated?.data, got.body.data);
@@ -156,6 +160,8 @@ describe("a big order's lines as the database's JSON text", () => {
     await t.runtime.ctx.requestLog.flush();
     const patch = await driverWork(() => store.api.patch(`/v2/purchase_orders/${id}`, { notes: "again" }));
     expectStatus(patch.result, 200);
+    assert.equal(patch.result.body.data.lines.length, MAX_LINES_PER_ORDER);
+    assert.equal(patch.result.headers["content-length"], String(Buffer.byteLength(patch.result.raw.payload)));
     await t.runtime.ctx.requestLog.flush();
     const list = await driverWork(() => store.api.get("/v2/purchase_orders?limit=250"));
     expectStatus(list.result, 200);

@@ -185,7 +185,7 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
       if (small !== null) return sendJsonText(reply, `{"data":${small}}`);
       await takeStoreTurn(request);
       // The database writes a big order's lines as JSON text (line-text.ts): the loop only splices it in.
-      return sendJsonText(reply, orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).bytes());
+      return orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).send(reply);
     },
   );
 
