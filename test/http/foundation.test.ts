@@ -410,6 +410,28 @@ describe("rate limits", () => {
     const sixth = await s.api.get("/v2/whoami");
     assert.equal(sixth.status, 429);
   });
+
+  test("a request one budget refuses spends none of the others: a key over its limit leaves the store's to its other keys", async () => {
+    const s = await t.createStore();
+    await t.admin.patch(`/admin/stores/${s.id}`, {
+      rate_limits: { per_key_per_minute: 2, per_store_per_minute: 3, writes_per_store_per_minute: 60 },
+    });
+    const other = await s.keyWithScopes(["read"]);
+    for (let i = 0; i < 2; i++) assert.equal((await s.api.get("/v2/whoami")).status, 200);
+    for (let i = 0; i < 5; i++) {
+      const refused = await s.api.get("/v2/whoami");
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers["ratelimit-limit"], "2");
+      assert.equal(refused.headers["ratelimit-remaining"], "0");
+    }
+    // The store's budget: 2 of 3 spent, the 5 refused requests gave theirs back.
+    const third = await other.get("/v2/whoami");
+    assert.equal(third.status, 200);
+    assert.equal(third.headers["ratelimit-remaining"], "0");
+    const fourth = await other.get("/v2/whoami");
+    assert.equal(fourth.status, 429);
+    assert.equal(fourth.headers["ratelimit-limit"], "3");
+  });
 });
 
 describe("request log", () => {
