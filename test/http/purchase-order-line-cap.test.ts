@@ -25,13 +25,19 @@ function assertLimitReached(res: { status: number; body: any }, field: string, c
   ]);
 }
 
+// One app for the file, a store of its own for each story: what one story reads is its store's, so
+// none sees another's records.
+let t: TestApp;
+before(async () => {
+  t = await startTestApp();
+});
+after(() => t.close());
+
 describe(`an order holds at most ${MAX_LINES_PER_ORDER} lines`, () => {
-  let t: TestApp;
   let store: TestStore;
   let supplierId: number;
   let full: any;
   before(async () => {
-    t = await startTestApp();
     store = await t.createStore({ seed: "demo" });
     supplierId = (await createSupplier(store.api)).id;
     full = await createOrderedOrder(store.api, {
@@ -39,7 +45,6 @@ describe(`an order holds at most ${MAX_LINES_PER_ORDER} lines`, () => {
       lines: lines(MAX_LINES_PER_ORDER),
     });
   });
-  after(() => t.close());
 
   test(`create takes ${MAX_LINES_PER_ORDER} lines and refuses one more with 422 limit_reached, creating nothing`, async () => {
     assert.equal(full.lines.length, MAX_LINES_PER_ORDER);
@@ -89,10 +94,8 @@ describe(`an order holds at most ${MAX_LINES_PER_ORDER} lines`, () => {
 });
 
 describe("a page of orders ends before its lines pass 5,000", () => {
-  let t: TestApp;
   let store: TestStore;
   before(async () => {
-    t = await startTestApp();
     store = await t.createStore({ seed: "demo" });
     const supplierId = (await createSupplier(store.api)).id;
     // 11 full orders (5,500 lines) between two small ones.
@@ -101,7 +104,6 @@ describe("a page of orders ends before its lines pass 5,000", () => {
       await createDraftOrder(store.api, { supplier_id: supplierId, lines: lines(MAX_LINES_PER_ORDER) });
     await createDraftOrder(store.api, { supplier_id: supplierId, lines: lines(1) });
   });
-  after(() => t.close());
 
   test("limit=50 gives 10 orders (4,501 lines) with has_more, then the other 3 from the cursor", async () => {
     const first = await store.api.get("/v2/purchase_orders?limit=50");

@@ -29,13 +29,19 @@ const linesOf = (prefix: string, n: number) =>
     unit_cost: "2.00",
   }));
 
+// One app for the file, a store of its own for each story: what one story reads is its store's, so
+// none sees another's records.
+let t: TestApp;
+before(async () => {
+  t = await startTestApp();
+});
+after(() => t.close());
+
 describe("an order's lines read back", () => {
-  let t: TestApp;
   let store: TestStore;
   let reversed: { id: number; skus: string[] };
   let plain: { id: number; skus: string[] };
   before(async () => {
-    t = await startTestApp();
     store = await t.createStore();
     const supplier = await createSupplier(store.api);
     const first = await createDraftOrder(store.api, { supplier_id: supplier.id, lines: linesOf("R", 250) });
@@ -51,7 +57,6 @@ describe("an order's lines read back", () => {
     const second = await createDraftOrder(store.api, { supplier_id: supplier.id, lines: linesOf("P", 150) });
     plain = { id: second.id, skus: linesOf("P", 150).map((l) => l.sku) };
   });
-  after(() => t.close());
 
   test("one order at a time: every line once, in position order", async () => {
     for (const order of [reversed, plain]) {
@@ -85,13 +90,10 @@ describe("an order's lines read back", () => {
 });
 
 describe("a receipt committed between two chunks of an order's read", () => {
-  let t: TestApp;
   let store: TestStore;
   before(async () => {
-    t = await startTestApp();
     store = await t.createStore();
   });
-  after(() => t.close());
 
   test("the order's lines are all from before it or all from after it", async () => {
     const supplier = await createSupplier(store.api);
@@ -158,13 +160,10 @@ describe("a receipt committed between two chunks of an order's read", () => {
 });
 
 describe("a receipt committed between a header-only PATCH's read of the order and its transaction", () => {
-  let t: TestApp;
   let store: TestStore;
   before(async () => {
-    t = await startTestApp();
     store = await t.createStore();
   });
-  after(() => t.close());
 
   test("the answer and the event show the order with the receipt", async () => {
     const supplier = await createSupplier(store.api);
