@@ -22,6 +22,7 @@ import type { Module } from "./modules/module.ts";
 import { shopifySealedColumns } from "./platform/shopify/index.ts";
 import { ProcessResources } from "./resources.ts";
 import { openSecrets, type Sealer } from "./secrets/index.ts";
+import { keepOldGenerationHeadroom } from "./start-memory.ts";
 
 export interface RuntimeOptions {
   clock?: Clock;
@@ -82,6 +83,8 @@ async function installationSecret(
 
 /** Opens storage, migrates, and assembles the context, the HTTP app and a worker (not started). */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  // Before anything allocates under load: a latency setting of the process (start-memory.ts).
+  keepOldGenerationHeadroom();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -54,6 +54,26 @@ export function settleMemoryAfterStart(): void {
 }
 
 /**
+ * How far the old generation may grow past what its last full collection kept, before V8 starts the
+ * next: 200 %, a limit of three times the live heap. Left to itself V8 picks the factor between 1.1
+ * and 4 from how fast it collects against how fast the program allocates; under a heavy client's
+ * bursts of large answers it settled on about 1.5 for this service's small live heap (~43 MB), and
+ * then ran a full collection every 0.3 to 1.5 s, each holding every other store's requests for 3 to
+ * 14 ms (issue 18 item 2: docs/reliability.md 5b, "the full-collection regime"). The cost is memory
+ * under load only: an idle service allocates nothing, so its resident size does not change.
+ */
+const OLD_GENERATION_GROWING_PERCENT = 200;
+
+/**
+ * Sets the old generation's growth (above) for this process. V8 reads it whenever it sets the next
+ * limit, so setting it while the process runs takes effect, and a thread started later keeps it
+ * (both measured: docs/reliability.md 5b, twelfth session, lead).
+ */
+export function keepOldGenerationHeadroom(): void {
+  v8.setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWING_PERCENT}`);
+}
+
+/**
  * A full garbage collection. `--expose-gc` only adds `gc` to contexts made after it is set, so a new
  * context is made for it; the flag is then set back, so no later context gets it.
  */
