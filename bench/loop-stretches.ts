@@ -17,6 +17,7 @@ import { Worker } from "node:worker_threads";
 import { startTestApp } from "../test/helpers/app.ts";
 import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
 import { inspector } from "./lib/cpu-probes.ts";
+import { bytesBySite, type SamplingNode } from "./lib/heap-sites.ts";
 
 const N = Number(process.env.N ?? 10);
 const SAMPLE_US = Number(process.env.SAMPLE_US ?? 100);
@@ -259,35 +260,13 @@ function framesWithin(profile: Profile & { startTime: number }, fromUs: number, 
   return { leaves: top(leaves, 5), frames: top(ours, 10) };
 }
 
-interface SamplingNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children: SamplingNode[];
-}
-
 /** KB allocated per request in all, and the top sites (nearest frames) by KB per request. */
 function allocationSites({ profile }: { profile: { head: SamplingNode } }, requests: number) {
-  const sites = new Map<string, number>();
-  let total = 0;
-  const walk = (node: SamplingNode, stack: string[]) => {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const file = url.replace(/^.*\/(node_modules\/)/, "$1").replace(/^.*\/(src|test|bench)\//, "$1/");
-    const here = url ? [...stack, `${functionName || "(anon)"} ${file}:${lineNumber + 1}`] : stack;
-    if (node.selfSize > 0) {
-      total += node.selfSize;
-      const key = here.slice(-3).reverse().join(" < ") || functionName;
-      sites.set(key, (sites.get(key) ?? 0) + node.selfSize);
-    }
-    for (const c of node.children) walk(c, here);
-  };
-  walk(profile.head, []);
+  const { total, sites } = bytesBySite(profile.head, 3);
   const kb = (bytes: number) => Number((bytes / 1024 / requests).toFixed(1));
   return {
     kb_per_request: kb(total),
-    top: [...sites]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 12)
-      .map(([site, bytes]) => [kb(bytes), site]),
+    top: sites.slice(0, 12).map(([site, bytes]) => [kb(bytes), site]),
   };
 }
 

@@ -10,17 +10,12 @@
 import { startTestApp } from "../test/helpers/app.ts";
 import { loopGet } from "../test/reliability/helpers/loop-probe.ts";
 import { inspector } from "./lib/cpu-probes.ts";
+import { bytesBySite, type SamplingNode } from "./lib/heap-sites.ts";
 
 const N = Number(process.env.N ?? 3000);
 const SAMPLE_BYTES = Number(process.env.SAMPLE_BYTES ?? 256);
 const TOP = Number(process.env.TOP ?? 25);
 const PATH = process.env.PROBE_PATH ?? "/v2/whoami";
-
-interface SamplingNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children: SamplingNode[];
-}
 
 const t = await startTestApp();
 const a = await t.createStore();
@@ -43,20 +38,7 @@ const { profile } = await post<{ profile: { head: SamplingNode } }>("HeapProfile
 await post("HeapProfiler.stopSampling");
 
 const DEPTH = Number(process.env.DEPTH ?? 4);
-const sites = new Map<string, number>();
-let total = 0;
-const walk = (node: SamplingNode, stack: string[]) => {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const file = url.replace(/^.*\/(node_modules\/)/, "$1").replace(/^.*\/(src|test|bench)\//, "$1/");
-  const here = url ? [...stack, `${functionName || "(anon)"} ${file}:${lineNumber + 1}`] : stack;
-  if (node.selfSize > 0) {
-    total += node.selfSize;
-    const key = here.slice(-DEPTH).reverse().join(" < ") || functionName;
-    sites.set(key, (sites.get(key) ?? 0) + node.selfSize);
-  }
-  for (const c of node.children) walk(c, here);
-};
-walk(profile.head, []);
+const { total, sites } = bytesBySite(profile.head, DEPTH);
 const perRequest = (bytes: number) => Math.round(bytes / N);
 console.log(
   JSON.stringify(
@@ -65,10 +47,7 @@ console.log(
       path: PATH,
       statuses,
       bytes_per_request: perRequest(total),
-      top: [...sites]
-        .sort((x, y) => y[1] - x[1])
-        .slice(0, TOP)
-        .map(([site, bytes]) => [perRequest(bytes), site]),
+      top: sites.slice(0, TOP).map(([site, bytes]) => [perRequest(bytes), site]),
     },
     null,
     1,
