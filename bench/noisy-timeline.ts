@@ -9,6 +9,7 @@
  * (in OUT, JSON; a summary per phase kind on stderr). With `--trace-gc` V8 prints each collection's
  * reason on stdout, on the same clock (ms since start) as the phase markers printed here.
  * PROBE=inject: A through Fastify's inject, as the test did until 27 November (else loop-probe.ts).
+ * PROBE=timer: no request, only how late the loop runs A's timer: what any request would wait first.
  * B_ALONE=1: A is not probed in the loaded phases, so their collections are B's alone.
  * SAMPLE=1: a heap-sampling profile of what the scavenges did not free, its top allocation sites by
  * bytes. Biased: V8 counts young garbage a full collection frees as surviving the scavenges, so its
@@ -19,11 +20,12 @@
  * macrotask they ran under, and the time the sampler saw nothing (the thread off its core). What a
  * slow sample of A waited behind, named.
  */
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
 import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { startTestApp } from "../test/helpers/app.ts";
+import { threadCoreTimes } from "../test/reliability/helpers/core-waits.ts";
 import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
 import { startHeavyClient } from "../test/reliability/helpers/heavy-client.ts";
 import { loopGet } from "../test/reliability/helpers/loop-probe.ts";
@@ -36,6 +38,7 @@ const SAMPLE = process.env.SAMPLE === "1";
 const OUT = process.env.OUT ?? "/tmp/nn18-timeline.json";
 const B_ALONE = process.env.B_ALONE === "1";
 const INJECT = process.env.PROBE === "inject";
+const TIMER_ONLY = process.env.PROBE === "timer";
 const PROFILE = process.env.PROFILE === "1";
 const PROFILE_US = Number(process.env.PROFILE_US ?? 250);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -72,6 +75,43 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ["gc"] });
 
+/** The main thread's ms on a core and ms waiting for one (helpers/core-waits.ts). */
+const coreTimes = threadCoreTimes() ?? (() => ({ onCore: 0, waiting: 0 }));
+/** Every thread's [ms on a core, ms waiting for one, niceness], by thread id. */
+function threadTimes(): Map<string, [number, number, number]> {
+  const out = new Map<string, [number, number, number]>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const [run, queue] = readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ").map(Number);
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+      out.set(tid, [run / 1e6, queue / 1e6, nice]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+/** Each thread's time on a core and waiting for one, summed by phase kind. */
+const threadsByKind: Record<string, Map<string, [number, number, number]>> = {
+  loaded: new Map(),
+  idle: new Map(),
+};
+async function threadTimed<T>(kind: string, work: () => Promise<T>): Promise<T> {
+  const before = threadTimes();
+  const result = await work();
+  for (const [tid, [run, queue, nice]] of threadTimes()) {
+    const [run0, queue0] = before.get(tid) ?? [0, 0];
+    const sum = threadsByKind[kind].get(tid) ?? [0, 0, nice];
+    threadsByKind[kind].set(tid, [sum[0] + run - run0, sum[1] + queue - queue0, nice]);
+  }
+  return result;
+}
+
+/** Per sample: due, wait, then the main thread's ms on a core and ms waiting for one meanwhile. */
+const sched: Record<string, Array<[number, number, number, number]>> = { loaded: [], idle: [] };
+let schedInto: Array<[number, number, number, number]> = sched.idle;
+
 async function sampleWhoami(ms: number, probe = true): Promise<Array<[number, number]>> {
   const out: Array<[number, number]> = [];
   if (!probe) {
@@ -81,11 +121,21 @@ async function sampleWhoami(ms: number, probe = true): Promise<Array<[number, nu
   const end = performance.now() + ms;
   while (performance.now() < end) {
     const due = performance.now() + 10;
+    const core0 = coreTimes();
     await sleep(10);
-    const status = INJECT
-      ? (await a.api.get("/v2/whoami")).status
-      : await loopGet(t.runtime.app, "/v2/whoami", { authorization: `Bearer ${a.key}` });
+    const status = TIMER_ONLY
+      ? 200
+      : INJECT
+        ? (await a.api.get("/v2/whoami")).status
+        : await loopGet(t.runtime.app, "/v2/whoami", { authorization: `Bearer ${a.key}` });
     out.push([Math.round(due), Number((performance.now() - due).toFixed(2))]);
+    const core1 = coreTimes();
+    schedInto.push([
+      Math.round(due),
+      out.at(-1)![1],
+      core1.onCore - core0.onCore,
+      core1.waiting - core0.waiting,
+    ]);
     if (status !== 200) throw new Error(`whoami ${status}`);
   }
   return out;
@@ -216,9 +266,10 @@ for (let round = 0; round < ROUNDS; round++) {
   await sleep(1_000);
   let from = performance.now();
   mark(`loaded ${round} start`);
+  schedInto = sched.loaded;
   samples.loaded.push(
-    ...(await profiled(gcWork.loaded, () =>
-      sampled(promoted.loaded, () => sampleWhoami(PHASE_MS, !B_ALONE)),
+    ...(await threadTimed("loaded", () =>
+      profiled(gcWork.loaded, () => sampled(promoted.loaded, () => sampleWhoami(PHASE_MS, !B_ALONE))),
     )),
   );
   mark(`loaded ${round} end`);
@@ -226,8 +277,11 @@ for (let round = 0; round < ROUNDS; round++) {
   await heavy.pause();
   from = performance.now();
   mark(`idle ${round} start`);
+  schedInto = sched.idle;
   samples.idle.push(
-    ...(await profiled(gcWork.idle, () => sampled(promoted.idle, () => sampleWhoami(PHASE_MS)))),
+    ...(await threadTimed("idle", () =>
+      profiled(gcWork.idle, () => sampled(promoted.idle, () => sampleWhoami(PHASE_MS))),
+    )),
   );
   mark(`idle ${round} end`);
   phases.push({ kind: "idle", from: Math.round(from), to: Math.round(performance.now()) });
@@ -322,6 +376,21 @@ function waitedBehind(profile: CpuProfile, due: number, waitMs: number) {
   };
 }
 
+/**
+ * The slowest 1 % of a phase's samples with the main thread's ms on a core and ms runnable but waiting
+ * for one while each waited, and their sums: which of the two A's tail is made of.
+ */
+function slowestSched(kind: string) {
+  const rows = [...sched[kind]].sort((x, y) => y[1] - x[1]).slice(0, Math.ceil(sched[kind].length / 100));
+  const sum = (i: number) => Number(rows.reduce((s, r) => s + r[i], 0).toFixed(1));
+  return {
+    wait: sum(1),
+    on_core: sum(2),
+    waiting_for_core: sum(3),
+    rows: rows.map((r) => r.slice(1).map((x) => Number(x.toFixed(2)))),
+  };
+}
+
 const summary: Record<string, unknown> = {
   db: process.env.TEST_DATABASE_URL ? "postgres" : "pglite",
   counts,
@@ -343,6 +412,16 @@ for (const kind of ["loaded", "idle"]) {
     gc: byKind,
     gc_ms: Number(g.reduce((s, x) => s + x.ms, 0).toFixed(1)),
     slowest_1pct_with_gc: `${withGc}/${slow.length}`,
+    slowest_1pct_on_core_ms_waiting_ms: slowestSched(kind),
+    threads_on_core_waiting_nice: Object.fromEntries(
+      [...threadsByKind[kind]]
+        .filter(([, [run]]) => run > 20)
+        .sort((x, y) => y[1][0] - x[1][0])
+        .map(([tid, times]) => [
+          tid === String(process.pid) ? "main" : `+${Number(tid) - process.pid}`,
+          times.map((x) => Math.round(x)),
+        ]),
+    ),
     flags: [...new Set(g.map((x) => x.flags))],
     scavenges: gcWork[kind].scavenges,
     promoted_mb: Number(gcWork[kind].promotedMb.toFixed(2)),

@@ -77,6 +77,11 @@ function spreadHeavy(files) {
  * file's few hundred statements never earn back: ~1 s less CPU a file (whoami 4.5 -> 3.3 s,
  * purchase-orders 7.9 -> 6.8 s, receipts 7.1 -> 6.0 s). node:test passes the flag on to each file's
  * process; services the tests spawn run as production does.
+ *
+ * --v8-pool-size=0: V8's background threads (collector helpers, compilers) number the cores less one,
+ * as `npm start` sets them (package.json), not Node's default four: on two cores four of them woke at
+ * once beside the loop, the embedded database's thread and the PDF thread, and the loop waited for a
+ * core (docs/reliability.md 5b, thirteenth session).
  */
 function run(label, files, env, concurrency = 3) {
   if (files.length === 0) return 0;
@@ -87,7 +92,14 @@ function run(label, files, env, concurrency = 3) {
     : ["--import", "tsx", ...files];
   const result = spawnSync(
     process.execPath,
-    ["--liftoff-only", "--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...args],
+    [
+      "--liftoff-only",
+      "--v8-pool-size=0",
+      "--test",
+      `--test-concurrency=${concurrency}`,
+      "--test-reporter=spec",
+      ...args,
+    ],
     {
       cwd: root,
       stdio: "inherit",

@@ -7,16 +7,19 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type ChildServer, freePort, startChildServer, stopChildServer } from "../helpers/child-server.ts";
 
+/** Node's arguments in `npm start` (package.json, asserted in `before`). */
+const START_ARGS = ["--v8-pool-size=0", "dist/server.mjs"];
+
 /**
  * What `npm start` runs (its prestart step compiles dist/ once, in `before`; then `node
- * dist/server.mjs`), started directly so the test sees the service's own exit code, with only
- * DATA_DIR and PORT set.
+ * --v8-pool-size=0 dist/server.mjs`), started directly so the test sees the service's own exit code,
+ * with only DATA_DIR and PORT set.
  */
 function startServer(dataDir: string, port: number): Promise<ChildServer> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
   for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "BOOTSTRAP", "WORKERS", "TEST_DATABASE_URL"])
     delete env[name];
-  return startChildServer(["dist/server.mjs"], { env });
+  return startChildServer(START_ARGS, { env });
 }
 
 /** A process's resident memory from /proc (Linux), or null where there is none. */
@@ -31,7 +34,7 @@ describe("npm start on a fresh machine", () => {
   before(() => {
     const scripts = JSON.parse(readFileSync("package.json", "utf8")).scripts;
     assert.equal(scripts.prestart, "node scripts/build.mjs");
-    assert.equal(scripts.start, "node dist/server.mjs");
+    assert.equal(scripts.start, ["node", ...START_ARGS].join(" "));
     execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
   });
   after(async () => {
@@ -146,7 +149,7 @@ describe("npm start on a fresh machine", () => {
 
   test("a bad setting stops the start with a message naming it", async () => {
     const env = { ...process.env, PORT: "not-a-port", DATA_DIR: ":memory:" };
-    const child = spawn(process.execPath, ["dist/server.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, START_ARGS, { env, stdio: ["ignore", "pipe", "pipe"] });
     let err = "";
     child.stderr?.on("data", (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

@@ -23,6 +23,7 @@ import { loadavg } from "node:os";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import { startTestApp, type TestApp, type TestStore } from "../../helpers/app.ts";
+import { threadCoreTimes } from "../helpers/core-waits.ts";
 import { createHeavyOrders } from "../helpers/fixture.ts";
 import { type HeavyCounts, startHeavyClient } from "../helpers/heavy-client.ts";
 import { loopGet } from "../helpers/loop-probe.ts";
@@ -74,18 +75,55 @@ function percentile(values: number[], p: number): number {
  * timed from when it was due, not from when a late timer sent it: a client arriving while the loop is
  * held waits for it too, and a stall between two requests would otherwise go unseen.
  */
-async function sampleWhoami(t: TestApp, store: TestStore, ms = SAMPLE_MS): Promise<number[]> {
+async function sampleWhoami(
+  t: TestApp,
+  store: TestStore,
+  ms = SAMPLE_MS,
+  coreWaits?: CoreWait[],
+): Promise<number[]> {
   const times: number[] = [];
   const headers = { authorization: `Bearer ${store.key}` };
   const end = performance.now() + ms;
   while (performance.now() < end) {
     const due = performance.now() + SAMPLE_EVERY_MS;
+    const core = coreTimes?.();
     await sleep(SAMPLE_EVERY_MS);
     const status = await loopGet(t.runtime.app, "/v2/whoami", headers);
-    times.push(performance.now() - due);
+    const wait = performance.now() - due;
+    times.push(wait);
+    if (core && coreWaits) {
+      const after = coreTimes!();
+      coreWaits.push({ wait, onCore: after.onCore - core.onCore, waiting: after.waiting - core.waiting });
+    }
     assert.equal(status, 200);
   }
   return times;
+}
+
+/** One sample of A: its wait, and the main thread's ms on a core and waiting for one meanwhile. */
+interface CoreWait {
+  wait: number;
+  onCore: number;
+  waiting: number;
+}
+const coreTimes = threadCoreTimes();
+
+/**
+ * Where the slowest 1 % of a phase's samples went (Linux): ms of their waits in all, ms the main
+ * thread ran meanwhile (B's work on the loop, collections, A's own request) and ms it was runnable
+ * but off its core (other threads, or the host, had the cores). Printed, not asserted: it says which
+ * of the two a failing run's tail was.
+ */
+function slowestCoreWaits(samples: CoreWait[]) {
+  if (samples.length === 0) return undefined;
+  const slowest = [...samples].sort((x, y) => y.wait - x.wait).slice(0, Math.ceil(samples.length / 100));
+  const sum = (pick: (s: CoreWait) => number) => Number(slowest.reduce((n, s) => n + pick(s), 0).toFixed(1));
+  return {
+    n: slowest.length,
+    wait: sum((s) => s.wait),
+    on_core: sum((s) => s.onCore),
+    off_core: sum((s) => s.waiting),
+  };
 }
 
 const figures = (times: number[]) => ({
@@ -202,6 +240,7 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
     const heavy = startHeavyClient({ origin, key: b.key, orderIds, clients: CLIENTS });
     const idleTimes: number[] = [];
     const loadedTimes: number[] = [];
+    const coreWaits = { idle: [] as CoreWait[], loaded: [] as CoreWait[] };
     const gc = { idle: noCollections(), loaded: noCollections() };
     const addGc = (into: Collections, seen: Collections) => {
       for (const field of ["n", "minor", "major", "incremental", "external"] as const)
@@ -214,12 +253,12 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
       heavy.resume();
       await sleep(1_000); // B at work before A is timed
       const before = await heavy.counts();
-      const [loadedRound, loadedGc] = await collections(() => sampleWhoami(t, a, PHASE_MS));
+      const [loadedRound, loadedGc] = await collections(() => sampleWhoami(t, a, PHASE_MS, coreWaits.loaded));
       loadedTimes.push(...loadedRound);
       addGc(gc.loaded, loadedGc);
       servedDuring += answered(await heavy.counts(), 200) - answered(before, 200);
       await heavy.pause(); // nothing of B's in flight
-      const [idleRound, idleGc] = await collections(() => sampleWhoami(t, a, PHASE_MS));
+      const [idleRound, idleGc] = await collections(() => sampleWhoami(t, a, PHASE_MS, coreWaits.idle));
       idleTimes.push(...idleRound);
       addGc(gc.idle, idleGc);
     }
@@ -236,6 +275,10 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
         b: total,
         b_served_while_timed: servedDuring,
         gc,
+        slowest_1pct_ms: {
+          idle: slowestCoreWaits(coreWaits.idle),
+          loaded: slowestCoreWaits(coreWaits.loaded),
+        },
         load: loadavg().map((n) => Number(n.toFixed(1))),
       }),
     );
