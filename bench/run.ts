@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [-- --only a,b] [-- --db postgres|pglite|both] [-- --out file]`
  *
- * Compiles the service as `npm start` does and starts it (`node dist/server.mjs`) as a child process
+ * Compiles the service as `npm start` does and starts it (`node --v8-pool-size=0 dist/server.mjs`) as a child process
  * on a fresh PostgreSQL database and on a fresh PGlite directory, seeds through its own API (admin and
  * /v2) and, where the API has no bulk path, through its own database layer; drives load over loopback
  * with autocannon in a separate process; measures a bare Fastify ceiling on the same database in the
@@ -405,7 +405,7 @@ async function main(): Promise<void> {
     },
     node: process.version,
     settings: {
-      service: "node dist/server.mjs (npm start)",
+      service: "node --v8-pool-size=0 dist/server.mjs (npm start)",
       LOG_LEVEL: "warn",
       WORKERS: "on",
       pool: "10 (PostgreSQL)",

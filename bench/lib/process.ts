@@ -27,8 +27,9 @@ function procStatus(pid: number, field: "VmRSS" | "VmHWM"): number | null {
 }
 
 /**
- * A child process (the service or the ceiling): `node <entry>` for compiled JavaScript (the service's
- * dist/server.mjs, what `npm start` runs), `node --import tsx <entry>` for TypeScript (the ceiling).
+ * A child process (the service or the ceiling): `node --v8-pool-size=0 <entry>` for compiled
+ * JavaScript (the service's dist/server.mjs, what `npm start` runs), with `--import tsx` for
+ * TypeScript (the ceiling).
  * Node is the direct child, so the pid is the server itself and its memory is read from
  * /proc/<pid>/status (Linux).
  */
@@ -57,7 +58,11 @@ export class ChildServer {
 
   async start(readyPath = "/healthz", timeoutMs = 180_000): Promise<void> {
     const log = createWriteStream(this.logFile, { flags: "a" });
-    const args = this.entry.endsWith(".mjs") ? [this.entry] : ["--import", "tsx", this.entry];
+    // V8's background threads as `npm start` sets them (package.json), for the ceilings too.
+    const node = ["--v8-pool-size=0"];
+    const args = this.entry.endsWith(".mjs")
+      ? [...node, this.entry]
+      : [...node, "--import", "tsx", this.entry];
     const child = spawn(process.execPath, args, {
       env: { ...process.env, ...this.env },
       stdio: ["ignore", "pipe", "pipe"],
