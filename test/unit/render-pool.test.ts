@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { after, describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import { renderPurchaseOrderPdf } from "../../src/domain/documents/purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "../../src/domain/documents/purchase-order-view.ts";
 import { PER_STORE, RenderPool } from "../../src/domain/documents/render-pool.ts";
+import { type RenderProcess, startRenderProcess } from "../../src/domain/documents/render-process.ts";
 import { RENDER_NICENESS } from "../../src/domain/documents/render-worker.ts";
 import { AppError } from "../../src/domain/errors.ts";
 
@@ -48,12 +49,12 @@ function order(number: string, lineCount: number): PurchaseOrderDocument {
   };
 }
 
-/** Each thread of this process by id with its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
-function threadNiceness(): Map<number, number> {
+/** Each thread of a process by id with its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceness(pid = process.pid): Map<number, number> {
   const nice = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8");
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
       // The fields after the name in parentheses (which may hold spaces) start at field 3.
       nice.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
     } catch {
@@ -69,7 +70,7 @@ describe("PDF render pool", () => {
     for (const pool of pools) await pool.close();
   });
 
-  it("renders on a thread exactly the bytes the renderer makes in-process", async () => {
+  it("renders in its process exactly the bytes the renderer makes in-process", async () => {
     const pool = new RenderPool(1);
     pools.push(pool);
     const document = order("PO-1", 30);
@@ -80,7 +81,7 @@ describe("PDF render pool", () => {
     assert.equal(pool.heldBy(1), 0);
   });
 
-  it("on Linux a PDF thread runs at its own niceness, the event loop's thread at the process's", {
+  it("on Linux every thread of a PDF renderer's process runs at its niceness, this process's threads at theirs", {
     skip: process.platform !== "linux",
   }, async (t) => {
     const own = threadNiceness().get(process.pid) as number;
@@ -88,21 +89,50 @@ describe("PDF render pool", () => {
       t.skip(`the process already runs at niceness ${own}`);
       return;
     }
-    const before = new Set(threadNiceness().keys());
-    const pool = new RenderPool(1);
+    const ours = threadNiceness();
+    const renderers: RenderProcess[] = [];
+    const pool = new RenderPool(1, {
+      startThread: () => {
+        const renderer = startRenderProcess();
+        renderers.push(renderer);
+        return renderer;
+      },
+    });
     pools.push(pool);
-    await pool.render(1, order("PO-NICE", 3), false, true);
-    const started = [...threadNiceness()].filter(([tid]) => !before.has(tid));
-    // The worker's own threads (its V8 platform's, libuv's) start beside it at the process's value.
-    const reniced = started.filter(([, nice]) => nice !== own);
-    assert.deepEqual(
-      reniced.map(([, nice]) => nice),
-      [RENDER_NICENESS],
-      JSON.stringify(started),
-    );
-    assert.equal(threadNiceness().get(process.pid), own);
+    const pdf = await pool.render(1, order("PO-NICE", 3), false, true);
+    assert.equal(pdf.subarray(0, 5).toString(), "%PDF-");
+    assert.equal(renderers.length, 1);
+    const pid = renderers[0].pid as number;
+    // V8's background threads start before the renderer's code runs; it lowers them too.
+    const theirs = [...threadNiceness(pid).values()];
+    assert.ok(theirs.length >= 2, JSON.stringify(theirs));
+    assert.deepEqual(new Set(theirs), new Set([RENDER_NICENESS]));
+    for (const [tid, nice] of threadNiceness())
+      if (ours.has(tid)) assert.equal(nice, ours.get(tid), `thread ${tid}`);
     await pool.close();
-    assert.equal(threadNiceness().has(reniced[0][0]), false, "the thread ends with the pool");
+    assert.equal(existsSync(`/proc/${pid}`), false, "the renderer ends with the pool");
+  });
+
+  it("a renderer's process that dies fails the render it held; the next render gets a new process", {
+    timeout: 60_000,
+  }, async () => {
+    const renderers: RenderProcess[] = [];
+    const pool = new RenderPool(1, {
+      startThread: () => {
+        const renderer = startRenderProcess();
+        renderers.push(renderer);
+        return renderer;
+      },
+    });
+    pools.push(pool);
+    const held = pool.render(5, order("PO-K", 400), false, true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(renderers[0].pid as number, "SIGKILL");
+    await assert.rejects(held, /the PDF thread exited \(SIGKILL\)/);
+    assert.equal(pool.heldBy(5), 0);
+    const pdf = await pool.render(5, order("PO-L", 3), false, true);
+    assert.equal(pdf.subarray(0, 5).toString(), "%PDF-");
+    assert.equal(renderers.length, 2);
   });
 
   it(`refuses a store's render beyond ${PER_STORE} at once with 429 rate_limited and Retry-After; other stores and the mail job still get theirs`, async () => {
@@ -141,9 +171,10 @@ describe("PDF render pool", () => {
     pools.push(pool);
     const unsendable = { ...order("PO-X", 3), print: () => "a function cannot be copied to a thread" };
     for (let i = 0; i < PER_STORE + 1; i++)
-      await assert.rejects(pool.render(3, unsendable as unknown as PurchaseOrderDocument, false, true), {
-        name: "DataCloneError",
-      });
+      await assert.rejects(
+        pool.render(3, unsendable as unknown as PurchaseOrderDocument, false, true),
+        /could not be cloned/,
+      );
     assert.equal(pool.heldBy(3), 0);
     // The one thread is free: the next render of the store is made, not refused nor left waiting.
     const pdf = await pool.render(3, order("PO-Y", 3), false, true);

@@ -1,13 +1,13 @@
 import { availableParallelism } from "node:os";
-import type { Worker } from "node:worker_threads";
-import { startThread } from "../../thread-entry.ts";
 import { AppError } from "../errors.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
+import { type Renderer, startRenderProcess } from "./render-process.ts";
 import type { DocumentSource, RenderRequest, RenderResponse } from "./render-worker.ts";
 
 /**
- * Renders purchase order PDFs on worker threads, so a big order's seconds of pdfkit layout never
- * hold the event loop that answers everyone else.
+ * Renders purchase order PDFs in child processes at a lower priority (render-process.ts), so a big
+ * order's seconds of pdfkit layout never hold the event loop that answers everyone else, nor take its
+ * cores. "Thread" below is one renderer (a process; tests stand in worker threads).
  *
  * Bounded three ways: a few threads (the cores less one for the event loop, at most 4); per store at
  * most PER_STORE renders queued or running, beyond which a caller that may be refused (the API) gets
@@ -34,8 +34,8 @@ export const RENDER_TIMEOUT_MS = 120_000;
 export interface RenderPoolOptions {
   /** How long a thread may take over one render before it is stopped. */
   timeoutMs?: number;
-  /** Starts a thread (tests stand in threads that misbehave). */
-  startThread?: () => Worker;
+  /** Starts a renderer (tests stand in threads that misbehave). */
+  startThread?: () => Renderer;
 }
 
 export function defaultThreadCount(): number {
@@ -51,18 +51,13 @@ interface Pending {
 }
 
 interface Thread {
-  readonly worker: Worker;
+  readonly worker: Renderer;
   job: Pending | null;
   idleTimer: NodeJS.Timeout | null;
   /** Stops the thread when its render takes too long. */
   jobTimer: NodeJS.Timeout | null;
   /** Whether the thread runs code yet: a render's time limit starts then, not while it starts. */
   online: boolean;
-}
-
-/** A render thread (thread-entry.ts: the bundle, the test run's compiled entry, or tsx). */
-function startRenderThread(): Worker {
-  return startThread(import.meta.url, "render-worker");
 }
 
 export class RenderPool {
@@ -76,14 +71,14 @@ export class RenderPool {
   private closed = false;
 
   private readonly timeoutMs: number;
-  private readonly startThread: () => Worker;
+  private readonly startThread: () => Renderer;
 
   constructor(
     private readonly size = defaultThreadCount(),
     options: RenderPoolOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? RENDER_TIMEOUT_MS;
-    this.startThread = options.startThread ?? startRenderThread;
+    this.startThread = options.startThread ?? startRenderProcess;
   }
 
   /**

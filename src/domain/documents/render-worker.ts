@@ -1,12 +1,14 @@
+import { readdirSync } from "node:fs";
 import { setPriority } from "node:os";
-import { parentPort } from "node:worker_threads";
 import { type TextOrBytes, textOf } from "../../db/text-bytes.ts";
 import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
+import { ONLINE } from "./render-process.ts";
 
 /**
- * A PDF thread of the render pool (render-pool.ts): renders one document at a time and hands the
- * bytes back without copying them. Built as its own bundle (scripts/build.mjs) beside dist/server.mjs.
+ * A PDF renderer of the render pool (render-pool.ts), run as a child process (render-process.ts):
+ * renders one document at a time and sends the bytes back. Built as its own bundle
+ * (scripts/build.mjs) beside dist/server.mjs.
  */
 
 /**
@@ -35,31 +37,46 @@ export type RenderResponse =
   | { readonly id: number; readonly error: string };
 
 /**
- * Niceness of a PDF thread: a render is seconds of CPU, and on a machine with few cores it would take
- * them from the event loop that answers every store (issue 18 item 2). Linux keeps a niceness per
- * thread (setpriority of pid 0 is the calling thread), so only this thread yields the CPU. Elsewhere
- * pid 0 is the whole process, the API's loop included: left alone there.
+ * Niceness of a PDF renderer: a render is seconds of CPU, and on a machine with few cores it would
+ * take them from the event loop that answers every store (issue 18 item 2). Linux keeps a niceness
+ * per thread, and a thread takes its creator's when it starts: the process sets every thread it has
+ * (V8's background threads start before any code runs), and those started later take it from the
+ * main thread. Elsewhere pid 0 is the whole process, which is the renderer's alone.
  */
 export const RENDER_NICENESS = 10;
 
-const port = parentPort;
-if (port) {
-  if (process.platform === "linux") {
+/** Lowers every thread of this process to RENDER_NICENESS. */
+function lowerPriority(): void {
+  const threads = process.platform === "linux" ? readdirSync("/proc/self/task").map(Number) : [0];
+  for (const tid of threads) {
     try {
-      setPriority(RENDER_NICENESS);
+      setPriority(tid, RENDER_NICENESS);
     } catch {
-      // Not permitted (a sandbox): renders keep the process's priority.
+      // Not permitted (a sandbox), or the thread ended: renders keep the priority they had.
     }
   }
-  port.on("message", async (message: RenderRequest & { id: number }) => {
-    try {
-      const pdf = await renderPurchaseOrderPdf(documentOf(message), { receivingCopy: message.receivingCopy });
-      const bytes = new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-      // A pooled small Buffer shares its ArrayBuffer with others: copy it rather than transfer it.
-      const own = pdf.byteOffset === 0 && pdf.byteLength === pdf.buffer.byteLength ? bytes : bytes.slice();
-      port.postMessage({ id: message.id, pdf: own } satisfies RenderResponse, [own.buffer as ArrayBuffer]);
-    } catch (error) {
-      port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
-    }
+}
+
+/** Renders one request; the answer's bytes are the PDF's own (a pooled Buffer's are copied out). */
+async function answer(message: RenderRequest & { id: number }): Promise<RenderResponse> {
+  try {
+    const pdf = await renderPurchaseOrderPdf(documentOf(message), { receivingCopy: message.receivingCopy });
+    return { id: message.id, pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength) };
+  } catch (error) {
+    return { id: message.id, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+// Run as a render process (render-process.ts): renders one document at a time, in the order sent.
+// The parent gone (the service stopped or crashed), the process ends with it.
+if (process.env.STOCKROOM_RENDER_PROCESS === "1" && process.send) {
+  lowerPriority();
+  let renders = Promise.resolve();
+  process.on("message", (message: RenderRequest & { id: number }) => {
+    renders = renders.then(async () => {
+      process.send!(await answer(message));
+    });
   });
+  process.on("disconnect", () => process.exit(0));
+  process.send(ONLINE);
 }

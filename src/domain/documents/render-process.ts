@@ -1,0 +1,92 @@
+import type { ChildProcess } from "node:child_process";
+import { EventEmitter, once } from "node:events";
+import { startProcess } from "../../thread-entry.ts";
+import type { RenderResponse } from "./render-worker.ts";
+
+/**
+ * What the render pool needs of a renderer: a worker thread has it, and so has a `RenderProcess`.
+ * Events: "online" once it can take renders, "message" with each answer, "error", and "exit".
+ */
+export interface Renderer {
+  postMessage(message: unknown): void;
+  on(event: "message", listener: (message: RenderResponse) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "exit", listener: (code: number | string | null) => void): unknown;
+  once(event: "online", listener: () => void): unknown;
+  removeAllListeners(event: "exit"): unknown;
+  unref(): void;
+  terminate(): Promise<unknown>;
+}
+
+/** The message a render process sends once it listens (render-worker.ts). */
+export const ONLINE = "online";
+
+/**
+ * A PDF renderer in a child process (render-worker.ts run as a process). A process rather than a
+ * thread of the API's: V8's background threads (its collector helpers and compilers) serve every
+ * isolate of a process at the process's priority, so a thread's niceness did not reach half of a
+ * render's CPU, which then took cores from the API's event loop (docs/reliability.md 5b, thirteenth
+ * session). A process's threads are all niced, and a render that runs out of memory or crashes ends
+ * that process, not the service.
+ */
+export class RenderProcess extends EventEmitter implements Renderer {
+  private exited = false;
+  /** Renders sent and not yet answered: the channel keeps the service alive only while there are some. */
+  private awaited = 0;
+
+  constructor(private readonly child: ChildProcess) {
+    super();
+    child.on("message", (message: unknown) => {
+      if (message === ONLINE) return void this.emit("online");
+      if (--this.awaited === 0) this.keepAlive(false);
+      this.emit("message", message);
+    });
+    child.on("error", (error) => this.emit("error", error));
+    child.on("exit", (code, signal) => {
+      this.exited = true;
+      this.emit("exit", code ?? signal);
+    });
+  }
+
+  /** Sends a render; a value V8 cannot copy throws here, as a thread's postMessage does. */
+  postMessage(message: unknown): void {
+    this.child.send(message as object, (error) => {
+      if (error) this.emit("error", error);
+    });
+    if (this.awaited++ === 0) this.keepAlive(true);
+  }
+
+  /** Neither the process nor its channel keeps the service alive by itself, but for an awaited render. */
+  unref(): void {
+    this.keepAlive(false);
+  }
+
+  /** Whether the process and its channel keep the event loop alive (its answer or its exit awaited). */
+  private keepAlive(on: boolean): void {
+    if (on) {
+      this.child.ref();
+      this.child.channel?.ref();
+    } else {
+      this.child.unref();
+      this.child.channel?.unref();
+    }
+  }
+
+  async terminate(): Promise<void> {
+    if (this.exited) return;
+    const exit = once(this.child, "exit");
+    this.keepAlive(true); // whoever awaits the end waits for it
+    this.child.kill("SIGKILL");
+    await exit;
+  }
+
+  /** The process id (tests read its threads' niceness). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+}
+
+/** A render process (thread-entry.ts: the bundle, the test run's compiled entry, or tsx). */
+export function startRenderProcess(): RenderProcess {
+  return new RenderProcess(startProcess(import.meta.url, "render-worker", { STOCKROOM_RENDER_PROCESS: "1" }));
+}
