@@ -265,7 +265,7 @@ describe("GET of one purchase order, small in one statement and big the full way
     assert.equal(gained.reads.length, 2, "the lean statement finds a payment: the full one reads it");
     assert.equal(gained.res.body.data.payments[0].amount, "2.00");
     await expectAsFullRead(gained.res, order.id);
-    // Noted with parts: the full statement at once.
+    // Noted with parts, its answer kept: the full answer's version at once, which reads every part.
     const noted = await read();
     assert.equal(noted.reads.length, 1);
     assert.ok(noted.reads[0].includes("receipt_lines"));

@@ -1,21 +1,21 @@
 /**
- * The small orders' answers this process wrote last (one-statement-read.ts), each with the version of
- * the rows it shows. A read of a kept order asks the database for that version only, and answers
+ * The small orders' answers this process wrote last (one-statement-read.ts), each as the bytes of
+ * GET's whole body with the version of the rows it shows. A read of a kept order asks the database for that version only, and answers
  * the kept text when it has not moved; writing the answer's JSON was most of the read's cost.
  *
  * A version is not a cache rule to keep in step with the writers: it is every row the answer shows,
  * by its `xmin` (the transaction that wrote the row's visible version; any update, by any process,
- * writes a new one), and the lines by id, so an insert or delete shows too. Nothing here is ever
+ * writes a new one), and the lines and other parts by id, so an insert or delete shows too. Nothing here is ever
  * trusted without the database's say.
  */
 
 interface Kept {
   storeId: number;
   version: string;
-  json: string;
+  answer: Buffer;
 }
 
-/** Bytes of the kept texts at most (two a character: a string with one non-Latin-1 character is). */
+/** Bytes kept at most: the answers' and their versions' (two a character, as V8 may keep them). */
 const KEPT_BYTES_AT_MOST = 8 * 1024 * 1024;
 
 export class OrderAnswers {
@@ -29,25 +29,25 @@ export class OrderAnswers {
   }
 
   /** The kept answer when it was written at `version`, for `storeId`'s order; else undefined. */
-  at(orderId: number, storeId: number, version: string): string | undefined {
+  at(orderId: number, storeId: number, version: string): Buffer | undefined {
     const kept = this.kept.get(orderId);
     if (!kept || kept.storeId !== storeId || kept.version !== version) return undefined;
     // Most recently used last: the first in the map is the first to go.
     this.kept.delete(orderId);
     this.kept.set(orderId, kept);
-    return kept.json;
+    return kept.answer;
   }
 
-  keep(orderId: number, storeId: number, version: string, json: string): void {
+  keep(orderId: number, storeId: number, version: string, answer: Buffer): void {
     this.forget(orderId);
-    const size = 2 * (json.length + version.length);
+    const size = sizeOf(answer, version);
     if (size > this.bytesAtMost) return;
-    this.kept.set(orderId, { storeId, version, json });
+    this.kept.set(orderId, { storeId, version, answer });
     this.bytes += size;
     for (const [id, oldest] of this.kept) {
       if (this.bytes <= this.bytesAtMost) break;
       this.kept.delete(id);
-      this.bytes -= 2 * (oldest.json.length + oldest.version.length);
+      this.bytes -= sizeOf(oldest.answer, oldest.version);
     }
   }
 
@@ -55,6 +55,8 @@ export class OrderAnswers {
     const kept = this.kept.get(orderId);
     if (!kept) return;
     this.kept.delete(orderId);
-    this.bytes -= 2 * (kept.json.length + kept.version.length);
+    this.bytes -= sizeOf(kept.answer, kept.version);
   }
 }
+
+const sizeOf = (answer: Buffer, version: string) => answer.byteLength + 2 * version.length;

@@ -52,10 +52,10 @@ export { onOrderQuantities } from "./on-order.ts";
 export {
   loadOrderPartsInOneStatement,
   loadPurchaseOrderInTransaction,
-  loadSmallPurchaseOrderJson,
   readPurchaseOrder,
   SMALL_ORDER_LINES,
   smallOrderReadAhead,
+  smallPurchaseOrderAnswer,
 } from "./one-statement-read.ts";
 export type { OrderInput } from "./order-fields.ts";
 export { OVERDUE_TASK, overdueTask } from "./overdue.ts";

@@ -344,13 +344,36 @@ const ORDER_JOINS = `from purchase_orders po
 left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
 left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id`;
 
+/** The receipt lines' ids and versions in id order, at most one past the small order's bound. */
+const RECEIPT_LINE_VERSIONS = `array(select concat(rl.id, ':', rl.xmin) from receipt_lines rl
+  join receipts r on r.id = rl.receipt_id where ${sameOrder("r")} order by rl.id limit ${SMALL_ORDER_RECEIPT_LINES + 1})`;
+
 /**
- * The small order as the contract's JSON text (order-json.ts), NOT_SMALL for a bigger one (CASE
- * writes the JSON only for a small order).
+ * The version of the parts a full answer shows beside versionSql's rows, each part by id: charges,
+ * receipts with their location and platform_sync, receipt lines (`receiptLines`, RECEIPT_LINE_VERSIONS),
+ * payments. An added part shows as a new id, a deleted one as a missing id: no `exists` is needed.
+ */
+const partsVersionSql = (receiptLines: string) => `concat(
+  ';', array_to_string(array(select concat(c.id, ':', c.xmin) from purchase_order_charges c
+    where ${sameOrder("c")} order by c.id), ','),
+  ';', array_to_string(array(select concat(r.id, ':', r.xmin, ':', rloc.xmin, ':', rps.xmin) from receipts r
+    left join locations rloc on rloc.id = r.location_id and rloc.store_id = r.store_id
+    left join platform_sync_states rps on rps.store_id = r.store_id and rps.subject_type = 'receipt'
+      and rps.subject_id = r.id
+    where ${sameOrder("r")} order by r.id), ','),
+  ';', array_to_string(${receiptLines}, ','),
+  ';', array_to_string(array(select concat(p.id, ':', p.xmin) from payments p
+    where ${sameOrder("p")} order by p.id), ','))`;
+
+/**
+ * The small order as the contract's JSON text (order-json.ts) after its version (versionSql and
+ * partsVersionSql, read in the same snapshot) and a space, NOT_SMALL for a bigger one (CASE writes
+ * the JSON only for a small order).
  */
 const orderJsonById = hotSql<[number, number], JsonRecord>(
   "stockroom_order_json_by_id",
-  `select case when size.small then ${orderJsonSql()} else '${NOT_SMALL}' end as row_json
+  `select case when size.small then concat(${versionSql(LINE_VERSIONS)}, ${partsVersionSql(RECEIPT_LINE_VERSIONS)},
+  ' ', ${orderJsonSql()}) else '${NOT_SMALL}' end as row_json
 from purchase_orders po
 left join suppliers s on s.id = po.supplier_id and s.store_id = po.store_id
 left join locations loc on loc.id = po.location_id and loc.store_id = po.store_id
@@ -399,12 +422,27 @@ where po.store_id = $1 and po.id = $2`,
   { priority: false },
 );
 
+/**
+ * The full answer's version alone, for an order noted with parts whose answer is kept: what
+ * orderJsonById writes before its JSON, none of the JSON written or set up. NOT_SMALL as it answers.
+ */
+const orderFullVersionById = hotSql<[number, number], JsonRecord>(
+  "stockroom_order_full_version_by_id",
+  `select case when cardinality(lv.a) > ${SMALL_ORDER_LINES} or cardinality(rlv.a) > ${SMALL_ORDER_RECEIPT_LINES}
+  then '${NOT_SMALL}' else concat(${versionSql("lv.a")}, ${partsVersionSql("rlv.a")}) end as row_json
+${ORDER_JOINS}
+cross join lateral (select ${LINE_VERSIONS} as a offset 0) lv
+cross join lateral (select ${RECEIPT_LINE_VERSIONS} as a offset 0) rlv
+where po.store_id = $1 and po.id = $2`,
+  { priority: false },
+);
+
 /** The small orders' answers kept with their versions. */
 const answers = new OrderAnswers();
 
 /**
  * Orders this process has seen with charges, receipts or payments (by id), read with the full
- * statement from then on. A note is never wrong for long: an order that gained parts since (another
+ * statement from then on (its version alone while their answer is kept). A note is never wrong for long: an order that gained parts since (another
  * process, or before this one started) answers HAS_PARTS to the lean read and is read again in full,
  * one statement more; one that lost them is read in full, the same answer. At most NOTED_AT_MOST,
  * the oldest forgotten first.
@@ -420,43 +458,51 @@ function noteParts(id: number): void {
 
 const fullReadAhead = readAheadOf(orderJsonById, 2147483647);
 const versionReadAhead = readAheadOf(orderVersionById, 2147483647);
+const fullVersionReadAhead = readAheadOf(orderFullVersionById, 2147483647);
 
-/** The statement for an order: the full one if noted with parts, its version if its answer is kept. */
+/** The statement that writes an order's answer: the full one if noted with parts, else the lean one. */
+const answerStatementFor = (id: number) => (ordersWithParts.has(id) ? orderJsonById : leanOrderJsonById);
+
+/** The statement for an order: its answer's version if kept (lean or full), else its answer's. */
 function statementFor(id: number) {
-  if (ordersWithParts.has(id)) return orderJsonById;
-  return answers.has(id) ? orderVersionById : leanOrderJsonById;
+  if (!answers.has(id)) return answerStatementFor(id);
+  return ordersWithParts.has(id) ? orderFullVersionById : orderVersionById;
 }
+
+const readAheads = new Map([
+  [orderJsonById, fullReadAhead],
+  [orderVersionById, versionReadAhead],
+  [orderFullVersionById, fullVersionReadAhead],
+]);
 
 /**
  * The small order's statement, written by authentication into the key lookup's own statement on
  * PostgreSQL (db/prepared.ts, keyLookupBeside): one statement and one round trip for the whole
  * request (two when a kept answer's version has moved). As statementFor picks it.
  */
-export const smallOrderReadAhead = readAheadOf(leanOrderJsonById, 2147483647, (id) => {
-  const statement = statementFor(Number(id));
-  if (statement === orderJsonById) return fullReadAhead;
-  return statement === orderVersionById ? versionReadAhead : undefined;
-});
+export const smallOrderReadAhead = readAheadOf(leanOrderJsonById, 2147483647, (id) =>
+  readAheads.get(statementFor(Number(id))),
+);
 
 /**
- * The order as GET shows it, as its JSON text, read in one statement when it is small; null when it
- * is not (read it with readPurchaseOrderText). 404 `not_found` when the store has no such order.
- * `ahead`: the statement's rows as smallOrderReadAhead read them with the key lookup, when it did.
+ * GET's whole answer (`{"data":…}`) as its UTF-8 bytes, read in one statement when the order is
+ * small; null when it is not (read it with readPurchaseOrderText). 404 `not_found` when the store has
+ * no such order. `ahead`: the statement's rows as smallOrderReadAhead read them with the key lookup,
+ * when it did. The bytes are kept (answer-cache.ts) and sent as they are on every read that finds
+ * the same version: not joined with `{"data":` and encoded again per request.
  */
-export async function loadSmallPurchaseOrderJson(
+export async function smallPurchaseOrderAnswer(
   db: Db,
   storeId: number,
   id: number,
   ahead?: readonly JsonRecord[],
-): Promise<string | null> {
+): Promise<Buffer | null> {
   let [row] = ahead ?? (await statementFor(id).run(db, storeId, id));
   // Each statement's answer says which it is (the read ahead was picked before this request's turn).
   for (;;) {
     if (!row) throw notFound("purchase order");
     const text = row.row_json;
     if (text === NOT_SMALL) return null;
-    // The full statement's JSON.
-    if (text.startsWith("{")) return text;
     if (text === HAS_PARTS) {
       noteParts(id);
       answers.forget(id);
@@ -464,16 +510,17 @@ export async function loadSmallPurchaseOrderJson(
       continue;
     }
     const space = text.indexOf(" ");
-    // The lean statement's version and JSON: kept for the next read.
+    // A statement's version and JSON (lean or full): kept for the next read.
     if (space >= 0) {
-      const json = text.slice(space + 1);
-      answers.keep(id, storeId, text.slice(0, space), json);
-      return json;
+      const answer = Buffer.from(`{"data":${text.slice(space + 1)}}`);
+      answers.keep(id, storeId, text.slice(0, space), answer);
+      return answer;
     }
-    // A kept answer's version: the answer, unless its rows have moved since.
+    // A kept answer's version: the answer, unless its rows have moved since (a lean answer's version
+    // never equals a full one's: the full one has four more parts).
     const kept = answers.at(id, storeId, text);
     if (kept !== undefined) return kept;
-    [row] = await leanOrderJsonById.run(db, storeId, id);
+    [row] = await answerStatementFor(id).run(db, storeId, id);
   }
 }
 

@@ -14,7 +14,6 @@ import {
   listHistory,
   listPurchaseOrders,
   listPurchaseOrdersAs,
-  loadSmallPurchaseOrderJson,
   markInTransit,
   markOrdered,
   ORDER_SORTS,
@@ -25,6 +24,7 @@ import {
   readPurchaseOrderText,
   reopenOrder,
   smallOrderReadAhead,
+  smallPurchaseOrderAnswer,
   unarchiveOrder,
   updatePurchaseOrder,
 } from "../../../domain/purchase-orders/index.ts";
@@ -180,9 +180,9 @@ export async function purchaseOrderRoutes(instance: FastifyInstance): Promise<vo
     async (request, reply) => {
       const { store } = principalOf(request);
       const { id } = request.params;
-      // A small order's answer is the JSON text the database wrote (one-statement-read.ts).
-      const small = await loadSmallPurchaseOrderJson(ctx.db, store.id, id, readAheadRows(request, id));
-      if (small !== null) return sendJsonText(reply, `{"data":${small}}`);
+      // A small order's answer is the JSON text the database wrote, as kept bytes (one-statement-read.ts).
+      const small = await smallPurchaseOrderAnswer(ctx.db, store.id, id, readAheadRows(request, id));
+      if (small !== null) return sendJsonText(reply, small);
       await takeStoreTurn(request);
       // The database writes a big order's lines as JSON text (line-text.ts): the loop only splices it in.
       return orderText(reply, await readPurchaseOrderText(ctx.db, store.id, id)).send(reply);
