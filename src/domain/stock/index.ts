@@ -24,6 +24,7 @@ export {
   assignBatches,
   type BatchedMovement,
   dissolveBatch,
+  forgetBatch,
   movementsOfBatches,
   settleSyncedRecords,
   unpushedWithBatch,
