@@ -282,7 +282,8 @@ class PGliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PGliteConnection(this.pglite, await this.turns.acquire(this.lane, this.singleStatements));
+    const turn = await this.turns.acquire(this.lane, this.singleStatements);
+    return new PGliteConnection(this.pglite, this.turns, turn);
   }
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -298,25 +299,15 @@ class PGliteDriver implements Driver {
   }
 
   async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery({
-      sql: "commit",
-      parameters: [],
-      query: undefined as never,
-      queryId: undefined as never,
-    });
+    await (conn as PGliteConnection).end("commit");
   }
 
   async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery({
-      sql: "rollback",
-      parameters: [],
-      query: undefined as never,
-      queryId: undefined as never,
-    });
+    await (conn as PGliteConnection).end("rollback");
   }
 
   async releaseConnection(conn: DatabaseConnection): Promise<void> {
-    this.turns.release((conn as PGliteConnection).turn);
+    (conn as PGliteConnection).release();
   }
 
   async destroy(): Promise<void> {}
@@ -324,10 +315,38 @@ class PGliteDriver implements Driver {
 
 /** The connection as one turn holds it (a new one per turn: a shared turn is one of several). */
 class PGliteConnection implements DatabaseConnection {
+  /** The transaction's COMMIT or ROLLBACK was sent. */
+  private ended = false;
+  private released = false;
+
   constructor(
     private readonly pglite: PGliteThread,
+    private readonly turns: ConnectionTurns,
     readonly turn: Turn,
   ) {}
+
+  /**
+   * Sends the transaction's last statement and hands the connection on before its answer: the thread
+   * runs its messages in order, so the next holder's statements, sent meanwhile, run after it, and
+   * the thread goes from this COMMIT to them without waiting for the API's thread to take the answer,
+   * release the turn and grant the next one (a turn of its event loop, or several when it is busy).
+   * The caller still waits for the answer (a failed COMMIT fails its transaction). After a COMMIT
+   * nothing more is sent: one that fails has already ended the transaction (PostgreSQL rolls it back),
+   * and a ROLLBACK sent now would reach whoever holds the connection next.
+   */
+  async end(sql: "commit" | "rollback"): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    const answer = this.pglite.query(sql, []);
+    this.release();
+    await answer;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.turns.release(this.turn);
+  }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiled;

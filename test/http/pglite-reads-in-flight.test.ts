@@ -15,11 +15,19 @@ import { createDraftOrder, createSupplier, customLine, trackedVariants } from ".
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-/** Statements sent to the thread and not answered yet, the most at once, and any sent inside a transaction. */
+/**
+ * Statements sent to the thread and not answered yet, the most at once, and any sent inside a
+ * transaction. A transaction ends when its COMMIT or ROLLBACK is sent: the connection is handed on
+ * then (pglite-dialect.ts), and what is sent after it runs after it.
+ */
 const flight = { now: 0, most: 0, inTransaction: false, besideTransaction: 0, transactions: 0 };
 const threadQuery = PGliteThread.prototype.query;
 PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params?: unknown[], name?: string) {
   const control = /^\s*(begin|commit|rollback)\b/i.exec(sql)?.[1]?.toLowerCase();
+  if (control === "commit" || control === "rollback") {
+    flight.inTransaction = false;
+    return threadQuery.call(this, sql, params, name);
+  }
   if (control === "begin") {
     flight.inTransaction = true;
     flight.transactions++;
@@ -28,7 +36,6 @@ PGliteThread.prototype.query = function (this: PGliteThread, sql: string, params
   flight.most = Math.max(flight.most, flight.now);
   const settle = () => {
     flight.now--;
-    if (control === "commit" || control === "rollback") flight.inTransaction = false;
   };
   const answer = threadQuery.call(this, sql, params, name);
   answer.then(settle, settle);
