@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
-import { hotSql } from "../db/prepared.ts";
+import { type HotQuery, hotSql } from "../db/prepared.ts";
 import type { TextOrBytes } from "../db/text-bytes.ts";
 import { randomBase62 } from "../domain/secrets.ts";
 
@@ -51,14 +51,11 @@ export interface EmittedEvent {
   subjectType: string;
   subjectId: number;
   occurredAt: Date;
+  /** The modules' `eventRead` values, read with the event's insert (Module.eventRead). */
+  read?: Readonly<Record<string, unknown>>;
 }
 
-/**
- * An event whose data is one JSON text (nearly every event; every write emits one): a fixed text,
- * prepared once per PostgreSQL connection (db/prepared.ts), not built, compiled, parsed and planned
- * for each event.
- */
-const insertEvent = hotSql<
+type InsertEvent = HotQuery<
   [
     id: string,
     storeId: number,
@@ -69,13 +66,30 @@ const insertEvent = hotSql<
     extra: string | null,
     occurredAt: Date,
   ],
-  { seq: number }
->(
-  "stockroom_event_insert",
-  `insert into events (id, store_id, name, subject_type, subject_id, data, extra, occurred_at)
-   values ($1, $2, $3, $4, $5, $6, $7, $8) returning seq`,
-  { priority: false },
-);
+  { seq: number } & Record<string, unknown>
+>;
+
+/** By the modules composed (one list per app): their event reads are columns of the insert's answer. */
+const insertEvents = new WeakMap<AppContext["modules"], InsertEvent>();
+
+/**
+ * An event whose data is one JSON text (nearly every event; every write emits one): a fixed text,
+ * prepared once per PostgreSQL connection (db/prepared.ts), not built, compiled, parsed and planned
+ * for each event. The modules' event reads (the store's active webhooks) go in the same statement.
+ */
+function insertEventFor(modules: AppContext["modules"]): InsertEvent {
+  let statement = insertEvents.get(modules);
+  if (statement) return statement;
+  const reads = modules.flatMap((m) => (m.eventRead ? [m.eventRead] : []));
+  statement = hotSql(
+    ["stockroom_event_insert", ...reads.map((r) => r.name)].join("_"),
+    `insert into events (id, store_id, name, subject_type, subject_id, data, extra, occurred_at)
+   values ($1, $2, $3, $4, $5, $6, $7, $8) returning seq${reads.map((r) => `, (${r.sql}) as ${r.name}`).join("")}`,
+    { priority: false },
+  );
+  insertEvents.set(modules, statement);
+  return statement;
+}
 
 /**
  * The outbox: an event is a row written in the caller's transaction, so a committed change always has
@@ -88,7 +102,7 @@ export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<
   const data = dataValue(input);
   const [row] =
     typeof data === "string"
-      ? await insertEvent.run(
+      ? await insertEventFor(ctx.modules).run(
           trx,
           id,
           input.storeId,
@@ -115,9 +129,11 @@ export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<
             .returning("seq")
             .executeTakeFirstOrThrow(),
         ];
+  const { seq, ...read } = row;
   const event: EmittedEvent = {
     id,
-    seq: row.seq,
+    seq,
+    read,
     name: input.name,
     storeId: input.storeId,
     subjectType: input.subjectType,

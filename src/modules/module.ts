@@ -51,4 +51,11 @@ export interface Module {
   ): Promise<void>;
   /** Runs in the transaction of every emitted event (e.g. webhook fan-out). */
   onEvent?(ctx: AppContext, trx: Db, event: EmittedEvent): Promise<void>;
+  /**
+   * A value onEvent reads for every event, read in the statement that writes the event instead of a
+   * statement of its own (one round trip to the database fewer on every write): `sql` is a scalar
+   * expression over `$2`, the event's store id; onEvent finds its value as `event.read[name]` (absent
+   * when the event was written otherwise: onEvent then reads it itself).
+   */
+  eventRead?: { name: string; sql: string };
 }

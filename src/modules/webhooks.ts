@@ -1,5 +1,6 @@
 import { webhookAdminRoutes } from "../admin/webhook-routes.ts";
 import {
+  ACTIVE_EVENTS_READ,
   deliveryJobHandlers,
   purgeOlderThan,
   RETENTION_MS,
@@ -22,6 +23,7 @@ export function createWebhooksModule(options: WebhooksOptions = {}): Module {
     routes: webhookRoutes(rt),
     adminRoutes: webhookAdminRoutes,
     onEvent: (ctx, trx, event) => routeEmittedEvent(ctx, rt(ctx), trx, event),
+    eventRead: ACTIVE_EVENTS_READ,
     jobs: deliveryJobHandlers(rt),
     periodic: [
       {

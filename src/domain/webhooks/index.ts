@@ -7,7 +7,7 @@
 export { ALL_EVENTS, EVENT_CATALOGUE, RETENTION_MS } from "./catalogue.ts";
 export { deliveryJobHandlers } from "./job-handlers.ts";
 export { presentDelivery, presentWebhook, type Webhook } from "./presenter.ts";
-export { routeEmittedEvent } from "./routing.ts";
+export { ACTIVE_EVENTS_READ, routeEmittedEvent } from "./routing.ts";
 export { type WebhookRuntime, type WebhooksOptions, webhookRuntimeOf } from "./runtime.ts";
 export { webhookSecretsColumn } from "./sealed-secrets.ts";
 export {
