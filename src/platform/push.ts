@@ -11,7 +11,6 @@ import {
   assignBatches,
   type BatchedMovement,
   dissolveBatch,
-  forgetBatch,
   markMovementsPushed,
   markMovementsSkipped,
   movementsOfBatches,
@@ -324,7 +323,6 @@ export async function pushMovements(
         await commitWithoutWaitingForDisk(trx);
         const now = ctx.clock.now();
         const acked = await markMovementsPushed(trx, storeId, ids, now);
-        if (batchId !== null) await forgetBatch(trx, storeId, batchId);
         // Another worker holding the same job (its lease ran out) acknowledged the document first.
         if (acked > 0) {
           await markMovementsSkipped(

@@ -113,38 +113,4 @@ describe(`the migration runner (${where})`, () => {
       assert.ok(await tableExists(database, "staff_links"));
     });
   });
-  test("037: a push batch in flight at the upgrade keeps its unacknowledged movements, under the same batch", async () => {
-    await withDatabase(async (database) => {
-      const db = database.db;
-      await migrateToLatest(
-        db as never,
-        MIGRATION_NAMES.filter((n) => n < "037"),
-      );
-      const { rows } = await sql<{ id: number }>`insert into stock_movements (store_id, subject_type,
-          subject_id, inventory_item_id, location_id, available_delta, on_hand_delta, reason, push_batch_id,
-          pushed_at)
-        values (4, 'receipt', 1, 11, 1, 1, 1, 'received', 7, null),
-          (4, 'receipt', 2, 12, 1, 1, 1, 'received', 7, null),
-          (4, 'receipt', 3, 13, 1, 1, 1, 'received', 6, now()),
-          (4, 'receipt', 4, 14, 1, 1, 1, 'received', null, null)
-        returning id`.execute(db);
-      const ids = rows.map((r) => Number(r.id));
-
-      await migrateToLatest(db as never);
-      const members = await sql<{ movement_id: number; store_id: number; batch_id: number }>`select
-          movement_id, store_id, batch_id from push_batch_movements order by movement_id`.execute(db);
-      assert.deepEqual(
-        members.rows.map((r) => [Number(r.movement_id), r.store_id, Number(r.batch_id)]),
-        [
-          [ids[0], 4, 7],
-          [ids[1], 4, 7],
-        ],
-      );
-      const columns = await sql<{ name: string }>`select column_name as name from information_schema.columns
-        where table_schema = current_schema() and table_name = 'stock_movements' and column_name = 'push_batch_id'`.execute(
-        db,
-      );
-      assert.deepEqual(columns.rows, []);
-    });
-  });
 });

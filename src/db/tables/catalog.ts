@@ -101,17 +101,11 @@ export interface StockMovementsTable {
   reason: string;
   /** Ledger document reference sent to the platform (e.g. `stockroom://receipts/12`). */
   reference: string | null;
+  push_batch_id: number | null;
   pushed_at: Timestamp | null;
   /** Acknowledged without reaching the platform: it no longer has the item (migration 021). */
   push_skipped_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: GeneratedTimestamp;
-}
-
-/** A movement put in a push batch not yet acknowledged (migration 037). */
-export interface PushBatchMovementsTable {
-  movement_id: number;
-  store_id: number;
-  batch_id: number;
 }
 
 export interface PlatformSyncStatesTable {
@@ -237,7 +231,6 @@ export interface CatalogTables {
   locations: LocationsTable;
   inventory_levels: InventoryLevelsTable;
   stock_movements: StockMovementsTable;
-  push_batch_movements: PushBatchMovementsTable;
   platform_sync_states: PlatformSyncStatesTable;
   mirror_sync_states: MirrorSyncStatesTable;
   alert_settings: AlertSettingsTable;

@@ -24,7 +24,6 @@ export {
   assignBatches,
   type BatchedMovement,
   dissolveBatch,
-  forgetBatch,
   movementsOfBatches,
   settleSyncedRecords,
   unpushedWithBatch,

@@ -5,9 +5,9 @@ import { notAcknowledged, type UnpushedMovement } from "./pushes.ts";
 
 /**
  * The ledger's side of push batches (platform/push-batches.ts sends them): several records'
- * movements of one store put in one platform document. A movement's batch (`push_batch_movements`,
- * migration 037) is the document it was put in, committed before the document is sent, so every
- * attempt sends the same movements under the same key; the rows go when the batch is acknowledged.
+ * movements of one store put in one platform document. `push_batch_id` is the document a movement
+ * was put in, committed before the document is sent, so every attempt sends the same movements under
+ * the same key (migration 034).
  */
 
 /** A movement as a batched push reads it: what a document carries, its record and its batch. */
@@ -19,7 +19,7 @@ export interface BatchedMovement extends UnpushedMovement {
 
 const COLUMNS = sql`m.id, m.store_id, m.subject_type, m.subject_id, m.inventory_item_id, m.location_id,
   m.available_delta, m.on_hand_delta, m.incoming_delta, m.unit_cost, m.unit_cost_currency, m.reason,
-  m.reference, b.batch_id as push_batch_id`;
+  m.reference, m.push_batch_id`;
 
 function asMovements(rows: BatchedMovement[]): BatchedMovement[] {
   return rows.map((r) => ({
@@ -36,7 +36,6 @@ export async function unpushedWithBatch(
 ): Promise<BatchedMovement[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from stock_movements m
-    left join push_batch_movements b on b.movement_id = m.id
     where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and ${notAcknowledged("m")}
     order by m.id`.execute(db);
   return asMovements(rows);
@@ -49,9 +48,9 @@ export async function movementsOfBatches(
   batchIds: readonly number[],
 ): Promise<BatchedMovement[]> {
   if (batchIds.length === 0) return [];
-  const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from push_batch_movements b
-    join stock_movements m on m.id = b.movement_id
-    where b.store_id = ${storeId} and b.batch_id = any(${[...batchIds]}::bigint[]) and ${notAcknowledged("m")}
+  const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from stock_movements m
+    where m.store_id = ${storeId} and m.push_batch_id = any(${[...batchIds]}::bigint[])
+      and m.pushed_at is null
     order by m.id`.execute(db);
   return asMovements(rows);
 }
@@ -59,8 +58,7 @@ export async function movementsOfBatches(
 /**
  * Puts the movements of each document in a batch of its own, numbered from the sequence, in one
  * statement that commits waiting for the disk (the batch must outlive anything the platform is sent).
- * Answers each movement put in a batch and its batch; one another push put in a batch first is left
- * out (the movement's key in push_batch_movements: a concurrent push's insert is waited for).
+ * Answers each movement put in a batch and its batch; one another push put in a batch first is left out.
  */
 export async function assignBatches(
   db: Db,
@@ -74,33 +72,21 @@ export async function assignBatches(
       select i - 1 as doc, nextval('push_batch_ids') as batch
       from generate_series(1, ${documents.length}::int) i
     )
-    insert into push_batch_movements (movement_id, store_id, batch_id)
-    select m.id, m.store_id, n.batch
+    update stock_movements m set push_batch_id = n.batch
     from unnest(${ids}::bigint[], ${indexes}::int[]) d(id, doc)
     join numbered n on n.doc = d.doc
-    join stock_movements m on m.id = d.id
-    where m.store_id = ${storeId} and ${notAcknowledged("m")}
-    on conflict (movement_id) do nothing
-    returning movement_id as id, batch_id as push_batch_id`.execute(db);
+    where m.store_id = ${storeId} and m.id = d.id and ${notAcknowledged("m")} and m.push_batch_id is null
+    returning m.id, m.push_batch_id`.execute(db);
   return new Map(rows.map((r) => [Number(r.id), Number(r.push_batch_id)]));
 }
 
 /**
- * Takes the movements of a batch out of it, after the platform refused its document having moved
- * nothing: each record's own push sends them again, alone.
+ * Takes the unacknowledged movements of a batch out of it, after the platform refused its document
+ * having moved nothing: each record's own push sends them again, alone.
  */
 export async function dissolveBatch(db: Db, storeId: number, batchId: number): Promise<void> {
-  await forgetBatch(db, storeId, batchId);
-}
-
-/**
- * Forgets a batch's membership, in the transaction that acknowledges its document (its movements are
- * acknowledged, so no attempt sends them again) or when it is taken apart.
- */
-export async function forgetBatch(trx: Db, storeId: number, batchId: number): Promise<void> {
-  await sql`delete from push_batch_movements where store_id = ${storeId} and batch_id = ${batchId}`.execute(
-    trx,
-  );
+  await sql`update stock_movements set push_batch_id = null
+    where store_id = ${storeId} and push_batch_id = ${batchId} and pushed_at is null`.execute(db);
 }
 
 /**
