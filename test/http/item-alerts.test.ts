@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type MovementInput, recordStockMovements } from "../../src/domain/stock/index.ts";
-import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { trackedVariants, type Variant } from "../helpers/factories.ts";
 import { recordTestMovements } from "../helpers/stock.ts";
@@ -231,34 +230,6 @@ describe("item alerts", () => {
       ["item.low_stock", 0, 10],
       ["item.reorder_point", 0, 8],
     ]);
-  });
-
-  test("a platform sale the push's answer brings in fires its crossing at the acknowledgement, once", async () => {
-    const v = tracked[4];
-    const a = locations[0].id;
-    await platform(store, [{ inventory_item_id: v.inventory_item_id, location_id: a, set: 20 }]);
-    await newEvents();
-    await move(store, [
-      { inventoryItemId: v.inventory_item_id, locationId: a, availableDelta: -5, reason: "damaged" },
-    ]); // 20 → 15: above the threshold of 10
-    assert.deepEqual(names(await newEvents()), []);
-    // A sale of 6 on the platform that no sync has brought in: the push's answer reports 20 - 6 - 5.
-    await changeSimInventory(t.runtime.ctx.db, t.clock, store.id, [
-      { inventory_item_id: v.inventory_item_id, location_id: a, adjust: -6 },
-    ]);
-    await t.drain();
-    const low = await newEvents();
-    assert.deepEqual(names(low), [["item.low_stock", 9, 10]]);
-    assert.equal(low[0].data.available, 9);
-    const level = await store.api.get(
-      `/v2/inventory_levels?inventory_item_id=${v.inventory_item_id}&location_id=${a}`,
-    );
-    assert.deepEqual(
-      [level.body.data[0].available, level.body.data[0].on_hand, level.body.data[0].incoming],
-      [9, 9, 0],
-    );
-    await t.drain();
-    assert.deepEqual(names(await newEvents()), []);
   });
 
   test("a location's own rule wins over the item's all-locations rule", async () => {

@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
-import { arrayParam, type ElementType } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { emitCrossings, type LevelChange } from "./level-alerts.ts";
@@ -80,12 +79,8 @@ export async function refreshLevels(
   );
   const changes: LevelChange[] = [];
   for (let i = 0; i < list.length; i += CHUNK) {
-    const chunk = list.slice(i, i + CHUNK);
-    const acknowledgedChanges =
-      acknowledgedByKey && (await acknowledgeChunk(ctx, trx, storeId, chunk, reportByKey, acknowledgedByKey));
     changes.push(
-      ...(acknowledgedChanges ||
-        (await refreshChunk(ctx, trx, storeId, chunk, reportByKey, acknowledgedByKey))),
+      ...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey, acknowledgedByKey)),
     );
   }
   if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
@@ -225,114 +220,6 @@ async function refreshChunk(
   }
   if (updates.length > 0) await writeLevels(trx, updates, now);
   return changes;
-}
-
-/**
- * An acknowledgement's refresh of levels that all exist, as one statement: the rows locked in key
- * order, recomputed (the report adopted when newer, the acknowledged deltas moved from pending into
- * the platform part) and written where anything changed, answering only the levels whose visible
- * quantities changed (for the alerts). The same arithmetic as refreshChunk, without sending the rows
- * back and forth: after a push every level exists (recording the movements created them), so the
- * rows the general path would read and write again are known to the statement itself. Answers null,
- * having written nothing, when a level is missing (deleted meanwhile): the general path creates it.
- */
-async function acknowledgeChunk(
-  ctx: AppContext,
-  trx: Db,
-  storeId: number,
-  keys: readonly LevelKey[],
-  reports: ReadonlyMap<string, LevelReport>,
-  acknowledged: ReadonlyMap<string, LevelDelta>,
-): Promise<LevelChange[] | null> {
-  const now = ctx.clock.now();
-  const input = keys.map((k) => {
-    const key = keyOf(k.inventoryItemId, k.locationId);
-    return { key: k, report: reports.get(key), acked: acknowledged.get(key) };
-  });
-  const column = (type: ElementType, pick: (row: (typeof input)[number]) => unknown) =>
-    arrayParam(type, input.map(pick));
-  const { rows } = await sql<{ found: number; changes: Array<[number, number, ...number[]]> | null }>`
-    with v as (
-      select * from unnest(${column("bigint", (r) => r.key.inventoryItemId)}, ${column("bigint", (r) => r.key.locationId)},
-        ${column("int", (r) => r.acked?.available ?? 0)}, ${column("int", (r) => r.acked?.onHand ?? 0)},
-        ${column("int", (r) => r.acked?.incoming ?? 0)}, ${column("bigint", (r) => r.report?.version ?? null)},
-        ${column("int", (r) => r.report?.available ?? null)}, ${column("int", (r) => r.report?.onHand ?? null)},
-        ${column("int", (r) => r.report?.committed ?? null)}, ${column("int", (r) => r.report?.incoming ?? null)},
-        ${column("timestamptz", (r) => r.report?.updatedAt ?? null)})
-        as v(item, location, ack_available, ack_on_hand, ack_incoming, r_version, r_available, r_on_hand,
-          r_committed, r_incoming, r_updated_at)
-    ),
-    old as (
-      select l.id, l.inventory_item_id, l.location_id, l.available, l.on_hand, l.committed, l.incoming,
-        l.platform_available, l.platform_on_hand, l.platform_committed, l.platform_incoming,
-        l.platform_version, l.platform_updated_at
-      from inventory_levels l
-      where l.store_id = ${storeId} and ${pairIn(
-        "l.inventory_item_id",
-        "l.location_id",
-        keys.map((k) => [k.inventoryItemId, k.locationId] as const),
-      )}
-      order by l.inventory_item_id, l.location_id
-      for update
-    ),
-    adopted as (
-      select o.*, v.ack_available, v.ack_on_hand, v.ack_incoming,
-        v.r_version is not null and (o.platform_version is null or v.r_version > o.platform_version) as newer,
-        v.r_available, v.r_on_hand, v.r_committed, v.r_incoming, v.r_version, v.r_updated_at
-      from old o join v on v.item = o.inventory_item_id and v.location = o.location_id
-    ),
-    platform as (
-      select a.*,
-        case when a.newer then a.r_available else a.platform_available end as p_available,
-        case when a.newer then a.r_on_hand else a.platform_on_hand end as p_on_hand,
-        case when a.newer then a.r_committed else a.platform_committed end as p_committed,
-        case when a.newer then a.r_incoming else a.platform_incoming end as p_incoming,
-        case when a.newer then a.r_version else a.platform_version end as p_version,
-        case when a.newer then a.r_updated_at else a.platform_updated_at end as p_updated_at
-      from adopted a
-    ),
-    next as (
-      select p.*,
-        p.p_available + (p.available - p.platform_available - p.ack_available) as n_available,
-        p.p_on_hand + (p.on_hand - p.platform_on_hand - p.ack_on_hand) as n_on_hand,
-        p.p_committed as n_committed,
-        p.p_incoming + (p.incoming - p.platform_incoming - p.ack_incoming) as n_incoming
-      from platform p
-    ),
-    judged as (
-      select n.*,
-        (n.n_available, n.n_on_hand, n.n_committed, n.n_incoming)
-          is distinct from (n.available, n.on_hand, n.committed, n.incoming) as visible_changed,
-        n.p_version is distinct from n.platform_version as platform_changed
-      from next n
-    ),
-    written as (
-      update inventory_levels as l set
-        available = j.n_available, on_hand = j.n_on_hand, committed = j.n_committed,
-        incoming = j.n_incoming, platform_available = j.p_available, platform_on_hand = j.p_on_hand,
-        platform_committed = j.p_committed, platform_incoming = j.p_incoming,
-        platform_version = j.p_version, platform_updated_at = j.p_updated_at,
-        updated_at = case
-          when j.visible_changed or j.p_updated_at is distinct from j.platform_updated_at
-          then ${now}::timestamptz else l.updated_at end
-      from judged j
-      where l.id = j.id and l.id = any(array(select id from judged))
-        and (j.visible_changed or j.platform_changed
-          or j.p_updated_at is distinct from j.platform_updated_at)
-        and (select count(*) from old) = ${keys.length}::int
-    )
-    select (select count(*) from old)::int as found,
-      (select json_agg(json_build_array(j.inventory_item_id, j.location_id, j.available, j.on_hand,
-          j.incoming, j.n_available, j.n_on_hand, j.n_incoming))
-        from judged j where j.visible_changed) as changes`.execute(trx);
-  if (Number(rows[0].found) !== keys.length) return null;
-  return (rows[0].changes ?? []).map(
-    ([item, location, available, onHand, incoming, nAvailable, nOnHand, nIncoming]) => ({
-      key: { inventoryItemId: Number(item), locationId: Number(location) },
-      before: { available, on_hand: onHand, incoming },
-      after: { available: nAvailable, on_hand: nOnHand, incoming: nIncoming },
-    }),
-  );
 }
 
 interface Pending {
