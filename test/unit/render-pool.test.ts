@@ -64,6 +64,17 @@ function threadNiceness(pid = process.pid): Map<number, number> {
   return nice;
 }
 
+/** Real render processes, each kept in `renderers` as the pool starts it (to read its pid). */
+function recordedRenderers() {
+  const renderers: RenderProcess[] = [];
+  const startThread = () => {
+    const renderer = startRenderProcess();
+    renderers.push(renderer);
+    return renderer;
+  };
+  return { renderers, startThread };
+}
+
 describe("PDF render pool", () => {
   const pools: RenderPool[] = [];
   after(async () => {
@@ -90,14 +101,8 @@ describe("PDF render pool", () => {
       return;
     }
     const ours = threadNiceness();
-    const renderers: RenderProcess[] = [];
-    const pool = new RenderPool(1, {
-      startThread: () => {
-        const renderer = startRenderProcess();
-        renderers.push(renderer);
-        return renderer;
-      },
-    });
+    const { renderers, startThread } = recordedRenderers();
+    const pool = new RenderPool(1, { startThread });
     pools.push(pool);
     const pdf = await pool.render(1, order("PO-NICE", 3), false, true);
     assert.equal(pdf.subarray(0, 5).toString(), "%PDF-");
@@ -116,14 +121,8 @@ describe("PDF render pool", () => {
   it("a renderer's process that dies fails the render it held; the next render gets a new process", {
     timeout: 60_000,
   }, async () => {
-    const renderers: RenderProcess[] = [];
-    const pool = new RenderPool(1, {
-      startThread: () => {
-        const renderer = startRenderProcess();
-        renderers.push(renderer);
-        return renderer;
-      },
-    });
+    const { renderers, startThread } = recordedRenderers();
+    const pool = new RenderPool(1, { startThread });
     pools.push(pool);
     const held = pool.render(5, order("PO-K", 400), false, true);
     await new Promise((resolve) => setTimeout(resolve, 200));
