@@ -28,7 +28,7 @@ function procStatus(pid: number, field: "VmRSS" | "VmHWM"): number | null {
 
 /**
  * A child process (the service or the ceiling): `node --v8-pool-size=0 <entry>` for compiled
- * JavaScript (the service's dist/server.mjs, what `npm start` runs), with `--import tsx` for
+ * JavaScript (the service's dist/server.mjs, what `npm start` runs), `node --import tsx <entry>` for
  * TypeScript (the ceiling).
  * Node is the direct child, so the pid is the server itself and its memory is read from
  * /proc/<pid>/status (Linux).
@@ -58,11 +58,12 @@ export class ChildServer {
 
   async start(readyPath = "/healthz", timeoutMs = 180_000): Promise<void> {
     const log = createWriteStream(this.logFile, { flags: "a" });
-    // V8's background threads as `npm start` sets them (package.json), for the ceilings too.
-    const node = ["--v8-pool-size=0"];
+    // The service with V8's background threads as `npm start` sets them; the ceilings (TypeScript) as
+    // Node ships, as before 27 November: with the flag their c=32 rate fell 17 to 24 % while the
+    // service's stayed, which would have read as higher shares (docs/performance.md, Latest figures).
     const args = this.entry.endsWith(".mjs")
-      ? [...node, this.entry]
-      : [...node, "--import", "tsx", this.entry];
+      ? ["--v8-pool-size=0", this.entry]
+      : ["--import", "tsx", this.entry];
     const child = spawn(process.execPath, args, {
       env: { ...process.env, ...this.env },
       stdio: ["ignore", "pipe", "pipe"],
