@@ -8,10 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Worker } from "node:worker_threads";
 import { Kysely, sql } from "kysely";
 import { ConnectionTurns, PGliteDialect } from "../../src/db/pglite-dialect.ts";
 import { PGliteThread } from "../../src/db/pglite-thread.ts";
+import { watchPosts } from "../helpers/pglite-posts.ts";
 
 interface Tables {
   notes: { id: number; body: string };
@@ -28,12 +28,7 @@ let events: string[] = [];
 before(async () => {
   thread = new PGliteThread({ dataDir: undefined });
   await thread.waitReady;
-  const worker = (thread as unknown as { worker: Worker }).worker;
-  const post = worker.postMessage.bind(worker);
-  worker.postMessage = (message: { sql?: string; begin?: string }) => {
-    events.push(`post ${[message.begin, message.sql].filter(Boolean).join(" + ")}`);
-    post(message);
-  };
+  watchPosts(thread, (statement) => events.push(`post ${statement}`));
   const query = thread.query.bind(thread);
   thread.query = (async (text: string, parameters?: unknown[], name?: string) => {
     try {

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Worker } from "node:worker_threads";
 import { PGliteThread } from "../../src/db/pglite-thread.ts";
+import { watchPosts } from "../helpers/pglite-posts.ts";
 
 let thread: PGliteThread;
 let posted: string[] = [];
@@ -15,13 +15,7 @@ let posted: string[] = [];
 before(async () => {
   thread = new PGliteThread({ dataDir: undefined });
   await thread.waitReady;
-  // The messages the API's side posts to the thread, by their statement.
-  const worker = (thread as unknown as { worker: Worker }).worker;
-  const post = worker.postMessage.bind(worker);
-  worker.postMessage = (message: { sql?: string; begin?: string }) => {
-    posted.push([message.begin, message.sql].filter(Boolean).join(" + "));
-    post(message);
-  };
+  watchPosts(thread, (statement) => posted.push(statement));
   await thread.query("create table notes (id int primary key, body text not null)");
 });
 
