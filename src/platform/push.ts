@@ -12,7 +12,9 @@ import {
   type BatchedMovement,
   dissolveBatch,
   markMovementsPushed,
+  markMovementsSent,
   markMovementsSkipped,
+  markMovementsUnsent,
   movementsOfBatches,
   PUSH_JOB,
   pushStandingOf,
@@ -275,6 +277,14 @@ export async function pushMovements(
     const plan = await planDocuments(ctx, connector, payload, mine, run);
     taken = plan.taken;
     const { documents } = plan;
+    // In flight from now until acknowledged: no report of their levels is adopted meanwhile (it may
+    // hold them or not). A batch's movements were marked with the batch.
+    await markMovementsSent(
+      ctx.db,
+      storeId,
+      documents.flatMap((d) => (d.batchId === null ? d.movements.map((m) => m.id) : [])),
+      ctx.clock.now(),
+    );
     const gone = await deletedInventoryItems(
       ctx.db,
       storeId,
@@ -487,6 +497,10 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
         subjectId: payload.subject_id,
       };
       await ctx.db.transaction().execute(async (trx) => {
+        // No push sends them now: their levels adopt the platform's reports again meanwhile (a
+        // document that reached the platform before the failure is then counted twice until a retry
+        // acknowledges it).
+        await markMovementsUnsent(trx, payload.store_id, payload.movement_ids);
         await writeSyncState(ctx, trx, subject, "failed", error);
         // e.g. the purchase order history row `platform_sync_failed`.
         for (const module of ctx.modules)

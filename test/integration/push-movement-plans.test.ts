@@ -15,6 +15,8 @@ import { PGliteThread } from "../../src/db/pglite-thread.ts";
 import {
   assignBatches,
   markMovementsPushed,
+  markMovementsSent,
+  markMovementsUnsent,
   pushStandingOf,
   unpushedWithBatch,
 } from "../../src/domain/stock/index.ts";
@@ -110,6 +112,15 @@ describe("a push's statements on a store with thousands of movements waiting", (
         assert.equal(await markMovementsPushed(trx, storeId, ids, new Date()), 200);
       }),
     );
+    assertByKey(plans);
+  });
+
+  test("marking them in flight, and taking the mark off", async () => {
+    const ids = waiting.slice(1600, 1800);
+    const plans = await plansOf(async () => {
+      await markMovementsSent(t.runtime.ctx.db, storeId, ids, new Date());
+      await markMovementsUnsent(t.runtime.ctx.db, storeId, ids);
+    });
     assertByKey(plans);
   });
 

@@ -24,6 +24,7 @@ import { supplierNameLookupMigration } from "./031_supplier_name_lookup.ts";
 import { pushBatchesMigration } from "./034_push_batches.ts";
 import { linePageRoomMigration } from "./035_line_page_room.ts";
 import { writePathCostsMigration } from "./036_write_path_costs.ts";
+import { pushInFlightMigration } from "./037_push_in_flight.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -62,6 +63,7 @@ const statementsOf: Record<string, Statements> = {
   "034_push_batches": pushBatchesMigration,
   "035_line_page_room": linePageRoomMigration,
   "036_write_path_costs": writePathCostsMigration,
+  "037_push_in_flight": pushInFlightMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

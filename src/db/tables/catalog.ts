@@ -81,6 +81,16 @@ export interface InventoryLevelsTable {
   platform_committed: Generated<number>;
   platform_incoming: Generated<number>;
   platform_version: number | null;
+  /**
+   * The newest report not adopted because a push of the level was in flight (it may hold that push's
+   * change or not); adopted when none is. Null version: none kept (migration 037).
+   */
+  reported_available: number | null;
+  reported_on_hand: number | null;
+  reported_committed: number | null;
+  reported_incoming: number | null;
+  reported_version: number | null;
+  reported_updated_at: Timestamp | null;
 }
 
 export interface StockMovementsTable {
@@ -103,6 +113,8 @@ export interface StockMovementsTable {
   reference: string | null;
   push_batch_id: number | null;
   pushed_at: Timestamp | null;
+  /** Committed before a push sent it: with `pushed_at` null, in flight (migration 037). */
+  push_sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Acknowledged without reaching the platform: it no longer has the item (migration 021). */
   push_skipped_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: GeneratedTimestamp;

@@ -36,7 +36,9 @@ export {
 } from "./push-generations.ts";
 export {
   markMovementsPushed,
+  markMovementsSent,
   markMovementsSkipped,
+  markMovementsUnsent,
   pushStandingOf,
   type UnpushedMovement,
   unpushedMovements,

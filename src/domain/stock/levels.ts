@@ -16,9 +16,17 @@ import { keyOf, type LevelDelta, type LevelKey, type LevelReport, sumByLevel } f
  * quantity_before) in the same transaction that records it; a sale on the platform shows once the
  * sync brings it; and a push acknowledged by the platform changes nothing visible (its delta moves
  * from "pending" into the platform part). A report older than what the mirror already holds (a late
- * sync batch, a replayed push answer) is ignored by version, so nothing is counted twice for long: a
- * sync that reads a level the platform changed for a push not yet acknowledged counts that delta
- * twice only until the acknowledgement, which lands within the same push job.
+ * sync batch, a replayed push answer) is ignored by version.
+ *
+ * A report is adopted only while no push of its level is in flight (a movement sent, `push_sent_at`,
+ * and not acknowledged): the platform may have applied that push before the report or not, so the
+ * report's values cannot be told apart from it. Meanwhile an acknowledgement moves its own deltas from
+ * the pending part into the platform part (visible unchanged) and the newest such report is kept
+ * (`reported_*`); the refresh that finds no push of the level in flight adopts the newest report seen.
+ * An acknowledgement whose report is no newer than the platform part finds its change already in it
+ * (adopted with a later report) and leaves it there. So a level never shows a change twice, whatever
+ * order the platform applied two pushes in and the acknowledgements commit in (docs/decisions.md,
+ * "A report adopted only when no push of its level is in flight").
  *
  * Recording movements adds their deltas to the levels in one upsert (addMovementsToLevels); every
  * other change (a push acknowledged, a sync report) locks the level rows first (creating missing ones),
@@ -42,6 +50,12 @@ interface LevelRow {
   platform_incoming: number;
   platform_version: number | null;
   platform_updated_at: Date | null;
+  reported_available: number | null;
+  reported_on_hand: number | null;
+  reported_committed: number | null;
+  reported_incoming: number | null;
+  reported_version: number | null;
+  reported_updated_at: Date | null;
 }
 
 /**
@@ -111,6 +125,12 @@ function lockLevelRows(
       "platform_incoming",
       "platform_version",
       "platform_updated_at",
+      "reported_available",
+      "reported_on_hand",
+      "reported_committed",
+      "reported_incoming",
+      "reported_version",
+      "reported_updated_at",
     ])
     .where("store_id", "=", storeId)
     .where(pairIn("inventory_item_id", "location_id", pairs))
@@ -175,12 +195,14 @@ async function refreshChunk(
     );
   }
 
-  // 3. What the platform has not acknowledged yet. After an acknowledgement it is what the rows held
-  //    beyond the platform's part (every writer keeps visible = platform + unacknowledged) less what
-  //    was just acknowledged; otherwise, and when this refresh created rows, summed from the ledger.
-  const pending =
+  // 3. What the platform has not acknowledged yet, and the levels a push is in flight for. After an
+  //    acknowledgement the first is what the rows held beyond the platform's part (every writer keeps
+  //    visible = platform + unacknowledged) less what was just acknowledged; otherwise, and when this
+  //    refresh created rows, summed from the ledger. Both are read after the rows are locked: a push
+  //    marked in flight later was sent later, so no report this refresh holds can have it.
+  const { pending, inFlight } =
     acknowledged && fresh.size === 0
-      ? pendingAfterAcknowledgement(rows, acknowledged)
+      ? { pending: pendingAfterAcknowledgement(rows, acknowledged), inFlight: await levelsInFlight(trx, storeId, pairs) }
       : await unacknowledgedSums(trx, storeId, pairs);
 
   // 4. Recompute; write only what changed, in one statement.
@@ -188,16 +210,7 @@ async function refreshChunk(
   const changes: LevelChange[] = [];
   for (const row of rows) {
     const k = keyOf(row.inventory_item_id, row.location_id);
-    const next: LevelRow = { ...row };
-    const report = reports.get(k);
-    if (report && (row.platform_version === null || report.version > row.platform_version)) {
-      next.platform_available = report.available;
-      next.platform_on_hand = report.onHand;
-      next.platform_committed = report.committed;
-      next.platform_incoming = report.incoming;
-      next.platform_version = report.version;
-      next.platform_updated_at = report.updatedAt;
-    }
+    const next = nextLevel(row, reports.get(k), acknowledged?.get(k), inFlight.has(k));
     const p = pending.get(k) ?? { available: 0, on_hand: 0, incoming: 0 };
     next.available = next.platform_available + p.available;
     next.on_hand = next.platform_on_hand + p.on_hand;
@@ -209,8 +222,13 @@ async function refreshChunk(
       next.committed !== row.committed ||
       next.incoming !== row.incoming;
     const bump = visibleChanged || next.platform_updated_at?.getTime() !== row.platform_updated_at?.getTime();
-    const platformChanged = next.platform_version !== row.platform_version;
-    if (bump || platformChanged) updates.push({ ...next, bump });
+    const keptChanged =
+      !sameVersion(next.platform_version, row.platform_version) ||
+      next.platform_available !== row.platform_available ||
+      next.platform_on_hand !== row.platform_on_hand ||
+      next.platform_incoming !== row.platform_incoming ||
+      !sameVersion(next.reported_version, row.reported_version);
+    if (bump || keptChanged) updates.push({ ...next, bump });
     if (visibleChanged && !fresh.has(k))
       changes.push({
         key: { inventoryItemId: row.inventory_item_id, locationId: row.location_id },
@@ -222,18 +240,92 @@ async function refreshChunk(
   return changes;
 }
 
+/**
+ * A level's platform part and kept report after `report` (if any) and, on an acknowledgement, its
+ * deltas `acked`; the visible columns are the caller's. `inFlight`: another push of the level is sent
+ * and not acknowledged.
+ */
+function nextLevel(
+  row: LevelRow,
+  report: LevelReport | undefined,
+  acked: LevelDelta | undefined,
+  inFlight: boolean,
+): LevelRow {
+  const next: LevelRow = { ...row };
+  const held = row.platform_version === null ? null : Number(row.platform_version);
+  const newer = report && (held === null || report.version > held) ? report : null;
+  const kept = keptReport(row);
+  // The newest report seen since the platform part's: this one, or one kept while a push was in flight.
+  const newest = newer && (!kept || newer.version > kept.version) ? newer : kept;
+  if (newest && !inFlight) {
+    // No push of the level in flight: the newest report holds every acknowledged change (each came
+    // with a report at least as new) and none of the unacknowledged ones (none was sent).
+    next.platform_available = newest.available;
+    next.platform_on_hand = newest.onHand;
+    next.platform_committed = newest.committed;
+    next.platform_incoming = newest.incoming;
+    next.platform_version = newest.version;
+    next.platform_updated_at = newest.updatedAt;
+    keep(next, null);
+  } else if (newer) {
+    // Another push is in flight: this report may hold it or not. The acknowledged change is on the
+    // platform and not in the platform part (its report is newer than that part): it moves there.
+    if (acked) {
+      next.platform_available += acked.available;
+      next.platform_on_hand += acked.onHand;
+      next.platform_incoming += acked.incoming;
+    }
+    keep(next, newest);
+  }
+  // No newer report: an acknowledged change is in the platform part already (a report applied after
+  // it was adopted), or never reached the platform (its item is gone there); either way it leaves the
+  // pending part and adds nothing.
+  return next;
+}
+
+/** Versions as the driver gives them (a bigint may come as a string) compared as numbers. */
+function sameVersion(a: number | string | null, b: number | string | null): boolean {
+  return a === null || b === null ? a === b : Number(a) === Number(b);
+}
+
+function keptReport(row: LevelRow): LevelReport | null {
+  if (row.reported_version === null) return null;
+  return {
+    inventoryItemId: row.inventory_item_id,
+    locationId: row.location_id,
+    available: row.reported_available ?? 0,
+    onHand: row.reported_on_hand ?? 0,
+    committed: row.reported_committed ?? 0,
+    incoming: row.reported_incoming ?? 0,
+    version: Number(row.reported_version),
+    updatedAt: row.reported_updated_at ?? new Date(0),
+  };
+}
+
+function keep(row: LevelRow, report: LevelReport | null): void {
+  row.reported_available = report?.available ?? null;
+  row.reported_on_hand = report?.onHand ?? null;
+  row.reported_committed = report?.committed ?? null;
+  row.reported_incoming = report?.incoming ?? null;
+  row.reported_version = report?.version ?? null;
+  row.reported_updated_at = report?.updatedAt ?? null;
+}
+
 interface Pending {
   available: number;
   on_hand: number;
   incoming: number;
 }
 
-/** The deltas of the store's unacknowledged movements at `pairs`, by level. */
+/**
+ * The deltas of the store's unacknowledged movements at `pairs`, by level, and the levels among them a
+ * push is in flight for.
+ */
 async function unacknowledgedSums(
   trx: Db,
   storeId: number,
   pairs: ReadonlyArray<readonly [number, number]>,
-): Promise<Map<string, Pending>> {
+): Promise<{ pending: Map<string, Pending>; inFlight: Set<string> }> {
   const rows = await trx
     .selectFrom("stock_movements")
     .select((eb) => [
@@ -242,18 +334,39 @@ async function unacknowledgedSums(
       eb.fn.sum<string>("available_delta").as("available"),
       eb.fn.sum<string>("on_hand_delta").as("on_hand"),
       eb.fn.sum<string>("incoming_delta").as("incoming"),
+      sql<boolean>`bool_or(push_sent_at is not null)`.as("in_flight"),
     ])
     .where("store_id", "=", storeId)
     .where("pushed_at", "is", null)
     .where(pairIn("inventory_item_id", "location_id", pairs))
     .groupBy(["inventory_item_id", "location_id"])
     .execute();
-  return new Map(
-    rows.map((p) => [
-      keyOf(p.inventory_item_id, p.location_id),
-      { available: Number(p.available), on_hand: Number(p.on_hand), incoming: Number(p.incoming) },
-    ]),
-  );
+  const pending = new Map<string, Pending>();
+  const inFlight = new Set<string>();
+  for (const p of rows) {
+    const k = keyOf(Number(p.inventory_item_id), Number(p.location_id));
+    pending.set(k, { available: Number(p.available), on_hand: Number(p.on_hand), incoming: Number(p.incoming) });
+    if (p.in_flight) inFlight.add(k);
+  }
+  return { pending, inFlight };
+}
+
+/** The levels among `pairs` with a movement sent to the platform and not acknowledged. */
+async function levelsInFlight(
+  trx: Db,
+  storeId: number,
+  pairs: ReadonlyArray<readonly [number, number]>,
+): Promise<Set<string>> {
+  const rows = await trx
+    .selectFrom("stock_movements")
+    .select(["inventory_item_id", "location_id"])
+    .distinct()
+    .where("store_id", "=", storeId)
+    .where("pushed_at", "is", null)
+    .where("push_sent_at", "is not", null)
+    .where(pairIn("inventory_item_id", "location_id", pairs))
+    .execute();
+  return new Set(rows.map((r) => keyOf(Number(r.inventory_item_id), Number(r.location_id))));
 }
 
 /** Unacknowledged deltas of locked rows once `acknowledged` (summed by level) left them. */
@@ -276,7 +389,7 @@ function pendingAfterAcknowledgement(
 
 /**
  * One statement for every changed row, by primary key. The rows come as one array per column (a
- * VALUES list would be twelve parameters a row), and `id = any` lets the planner fetch exactly those
+ * VALUES list would be eighteen parameters a row), and `id = any` lets the planner fetch exactly those
  * rows by key instead of hash-joining the list against every level of the store. The ids are of rows
  * this transaction has just locked for `storeId`, so they need no store condition (one would steer the
  * planner to the store's paging index).
@@ -294,6 +407,9 @@ async function writeLevels(
       platform_available = v.p_available, platform_on_hand = v.p_on_hand,
       platform_committed = v.p_committed, platform_incoming = v.p_incoming,
       platform_version = v.p_version, platform_updated_at = v.p_updated_at,
+      reported_available = v.r_available, reported_on_hand = v.r_on_hand,
+      reported_committed = v.r_committed, reported_incoming = v.r_incoming,
+      reported_version = v.r_version, reported_updated_at = v.r_updated_at,
       updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
     from unnest(${ids}::bigint[], ${column((u) => u.available)}::int[], ${column((u) => u.on_hand)}::int[],
       ${column((u) => u.committed)}::int[], ${column((u) => u.incoming)}::int[],
@@ -301,8 +417,13 @@ async function writeLevels(
       ${column((u) => u.platform_committed)}::int[], ${column((u) => u.platform_incoming)}::int[],
       ${column((u) => u.platform_version)}::bigint[],
       ${column((u) => u.platform_updated_at?.toISOString() ?? null)}::timestamptz[],
+      ${column((u) => u.reported_available)}::int[], ${column((u) => u.reported_on_hand)}::int[],
+      ${column((u) => u.reported_committed)}::int[], ${column((u) => u.reported_incoming)}::int[],
+      ${column((u) => u.reported_version)}::bigint[],
+      ${column((u) => u.reported_updated_at?.toISOString() ?? null)}::timestamptz[],
       ${column((u) => u.bump)}::boolean[])
       as v(id, available, on_hand, committed, incoming, p_available, p_on_hand, p_committed, p_incoming,
-        p_version, p_updated_at, bump)
+        p_version, p_updated_at, r_available, r_on_hand, r_committed, r_incoming, r_version, r_updated_at,
+        bump)
     where l.id = v.id and l.id = any(${ids}::bigint[])`.execute(trx);
 }

@@ -59,6 +59,7 @@ export async function movementsOfBatches(
  * Puts the movements of each document in a batch of its own, numbered from the sequence, in one
  * statement that commits waiting for the disk (the batch must outlive anything the platform is sent).
  * Answers each movement put in a batch and its batch; one another push put in a batch first is left out.
+ * The batch is sent right after: its movements are marked in flight too (`markMovementsSent`).
  */
 export async function assignBatches(
   db: Db,
@@ -72,7 +73,7 @@ export async function assignBatches(
       select i - 1 as doc, nextval('push_batch_ids') as batch
       from generate_series(1, ${documents.length}::int) i
     )
-    update stock_movements m set push_batch_id = n.batch
+    update stock_movements m set push_batch_id = n.batch, push_sent_at = now()
     from unnest(${ids}::bigint[], ${indexes}::int[]) d(id, doc)
     join numbered n on n.doc = d.doc
     where m.store_id = ${storeId} and m.id = d.id and ${notAcknowledged("m")} and m.push_batch_id is null
@@ -82,10 +83,10 @@ export async function assignBatches(
 
 /**
  * Takes the unacknowledged movements of a batch out of it, after the platform refused its document
- * having moved nothing: each record's own push sends them again, alone.
+ * having moved nothing: each record's own push sends them again, alone (and marks them in flight then).
  */
 export async function dissolveBatch(db: Db, storeId: number, batchId: number): Promise<void> {
-  await sql`update stock_movements set push_batch_id = null
+  await sql`update stock_movements set push_batch_id = null, push_sent_at = null
     where store_id = ${storeId} and push_batch_id = ${batchId} and pushed_at is null`.execute(db);
 }
 

@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
+import { WITHOUT_WAITING_FOR_DISK } from "../../db/transaction.ts";
 import type { StockMovementsTable } from "../../db/tables/catalog.ts";
 import type { SyncSubjectType } from "./ledger.ts";
 
@@ -53,6 +54,47 @@ export function unpushedMovements(
     .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
     .where(notAcknowledged())
     .orderBy("id")
+    .execute();
+}
+
+/**
+ * Marks the movements in flight before a push sends them (`push_sent_at`): from now until their
+ * acknowledgement a report of their levels may hold them, and is not adopted (levels.ts). Commits on
+ * its own, without waiting for the disk: lost on a crash of the database server, a report read while
+ * the document was out may count it twice until its acknowledgement, as before this mark existed.
+ */
+export async function markMovementsSent(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+  now: Date,
+): Promise<void> {
+  if (ids.length === 0) return;
+  if (db.isTransaction) throw new Error("markMovementsSent must commit before the document is sent");
+  await db
+    .updateTable("stock_movements")
+    .set({ push_sent_at: now })
+    .where("store_id", "=", storeId)
+    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
+    .where(notAcknowledged())
+    .where("push_sent_at", "is", null)
+    .where(WITHOUT_WAITING_FOR_DISK)
+    .execute();
+}
+
+/**
+ * Takes the in-flight mark off movements no push is sending any more (their job failed for good): a
+ * level with a movement marked in flight adopts no report, and these may wait for a retry for days.
+ */
+export async function markMovementsUnsent(db: Db, storeId: number, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable("stock_movements")
+    .set({ push_sent_at: null })
+    .where("store_id", "=", storeId)
+    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
+    .where(notAcknowledged())
+    .where("push_sent_at", "is not", null)
     .execute();
 }
 
