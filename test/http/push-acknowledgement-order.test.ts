@@ -219,7 +219,10 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
     // Tokens: 0..3 a push (its first occurrence: the platform applies it; its second: its acknowledgement
     // commits), 4 a platform sale, 5 a mirror sync. Applies and acknowledgements left out go last.
     const plan = fc.record({
-      deltas: fc.array(fc.integer({ min: -9, max: 9 }).filter((d) => d !== 0), { minLength: 2, maxLength: 4 }),
+      deltas: fc.array(
+        fc.integer({ min: -9, max: 9 }).filter((d) => d !== 0),
+        { minLength: 2, maxLength: 4 },
+      ),
       tokens: fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 4, maxLength: 14 }),
       sales: fc.array(fc.integer({ min: -3, max: -1 }), { minLength: 3, maxLength: 3 }),
     });
@@ -241,7 +244,10 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
         const allowed = () => {
           const values = [ledger];
           let sum = 0;
-          for (const s of sales.slice(0, sold)) values.push(ledger + (sum += s));
+          for (const s of sales.slice(0, sold)) {
+            sum += s;
+            values.push(ledger + sum);
+          }
           return values;
         };
         const check = async (step: string) => {

@@ -202,7 +202,10 @@ async function refreshChunk(
   //    marked in flight later was sent later, so no report this refresh holds can have it.
   const { pending, inFlight } =
     acknowledged && fresh.size === 0
-      ? { pending: pendingAfterAcknowledgement(rows, acknowledged), inFlight: await levelsInFlight(trx, storeId, pairs) }
+      ? {
+          pending: pendingAfterAcknowledgement(rows, acknowledged),
+          inFlight: await levelsInFlight(trx, storeId, pairs),
+        }
       : await unacknowledgedSums(trx, storeId, pairs);
 
   // 4. Recompute; write only what changed, in one statement.
@@ -345,7 +348,11 @@ async function unacknowledgedSums(
   const inFlight = new Set<string>();
   for (const p of rows) {
     const k = keyOf(Number(p.inventory_item_id), Number(p.location_id));
-    pending.set(k, { available: Number(p.available), on_hand: Number(p.on_hand), incoming: Number(p.incoming) });
+    pending.set(k, {
+      available: Number(p.available),
+      on_hand: Number(p.on_hand),
+      incoming: Number(p.incoming),
+    });
     if (p.in_flight) inFlight.add(k);
   }
   return { pending, inFlight };

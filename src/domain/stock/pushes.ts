@@ -1,8 +1,8 @@
 import type { Selectable } from "kysely";
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import { WITHOUT_WAITING_FOR_DISK } from "../../db/transaction.ts";
 import type { StockMovementsTable } from "../../db/tables/catalog.ts";
+import { WITHOUT_WAITING_FOR_DISK } from "../../db/transaction.ts";
 import type { SyncSubjectType } from "./ledger.ts";
 
 /**
