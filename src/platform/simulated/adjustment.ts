@@ -12,7 +12,7 @@ import {
   PlatformTransientError,
 } from "../connector.ts";
 import { takeFault } from "./faults.ts";
-import { knownItems, knownLocations, lockLevelsToChange, writeLevels } from "./inventory.ts";
+import { addToLevels, levelDeltas, unknownItemsAndLocations } from "./inventory.ts";
 import { allocateChanges } from "./shop.ts";
 
 /** Stock adjustment as the platform applies it: idempotent on the key, faults first. */
@@ -32,21 +32,14 @@ export async function applySimAdjustment(
   if (fault === "reject")
     throw movedNothing(new PlatformPermanentError("rejected by the platform (simulated refusal)"));
   return inTransaction(db, async (trx) => {
-    const shop = await trx
-      .selectFrom("sim_stores")
-      .select("store_id")
-      .where("store_id", "=", storeId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!shop) throw movedNothing(new PlatformPermanentError(`unknown shop for store ${storeId}`));
-    const seen = await trx
-      .selectFrom("sim_push_keys")
-      .select("result")
-      .where("store_id", "=", storeId)
-      .where("key", "=", adjustment.idempotencyKey)
-      .executeTakeFirst();
-    if (seen) {
-      const stored = seen.result as { levels: Array<PlatformInventoryLevel & { updatedAt: string }> };
+    // The shop locked and the key looked up in one statement.
+    const { rows: heads } = await sql<{ result: unknown }>`select k.result from sim_stores s
+      left join sim_push_keys k on k.store_id = s.store_id and k.key = ${adjustment.idempotencyKey}
+      where s.store_id = ${storeId} for update of s`.execute(trx);
+    if (heads.length === 0)
+      throw movedNothing(new PlatformPermanentError(`unknown shop for store ${storeId}`));
+    if (heads[0].result !== null) {
+      const stored = heads[0].result as { levels: Array<PlatformInventoryLevel & { updatedAt: string }> };
       return {
         replayed: true,
         levels: stored.levels.map((l) => ({ ...l, updatedAt: new Date(l.updatedAt) })),
@@ -56,37 +49,23 @@ export async function applySimAdjustment(
       ...adjustment.changes.map((c) => c.inventoryItemId),
       ...adjustment.itemCosts.map((c) => c.inventoryItemId),
     ];
-    const items = await knownItems(trx, storeId, itemIds);
-    const missingItem = itemIds.find((id) => !items.has(id));
+    const locationIds = adjustment.changes.map((c) => c.locationId);
+    const unknown = await unknownItemsAndLocations(trx, storeId, itemIds, locationIds);
+    const missingItem = itemIds.find((id) => unknown.items.has(id));
     if (missingItem !== undefined)
       throw movedNothing(new PlatformPermanentError(`unknown inventory item ${missingItem}`));
-    const locationIds = adjustment.changes.map((c) => c.locationId);
-    const locations = await knownLocations(trx, storeId, locationIds);
-    const missingLocation = locationIds.find((id) => !locations.has(id));
+    const missingLocation = locationIds.find((id) => unknown.locations.has(id));
     if (missingLocation !== undefined)
       throw movedNothing(new PlatformPermanentError(`unknown location ${missingLocation}`));
 
-    const levels = await lockLevelsToChange(
-      trx,
-      storeId,
-      adjustment.changes.map((c) => ({ item: c.inventoryItemId, location: c.locationId })),
-    );
-    for (const c of adjustment.changes) {
-      const row = levels.row(c.inventoryItemId, c.locationId);
-      if (c.name === "available") {
-        row.available += c.delta;
-        row.on_hand += c.delta;
-      } else if (c.name === "on_hand") row.on_hand += c.delta;
-      else row.incoming += c.delta;
-    }
     // The last cost given for an item wins, as if the costs were set one after the other.
     const costs = [...new Map(adjustment.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
     // One allocation of change numbers: the levels' first, then the costs'.
-    const touched = levels.touched();
-    const first = await allocateChanges(trx, storeId, touched.length + costs.length);
-    const reported = await writeLevels(trx, clock, storeId, touched, first);
+    const added = await addToLevels(trx, clock, storeId, levelDeltas(adjustment.changes), costs.length);
+    const { reported } = added;
+    const first = added.first ?? (await allocateChanges(trx, storeId, costs.length));
     if (costs.length > 0) {
-      const firstCost = first + touched.length;
+      const firstCost = first + reported.length;
       const numbered = costs.map((c, i) => ({ ...c, seq: firstCost + i }));
       // The cost is the item's, not the variant's: the variant keeps its change number and updated_at.
       await sql`update sim_variants as v
@@ -111,7 +90,7 @@ export async function applySimAdjustment(
       .execute();
     // The change numbers just allocated are this adjustment's alone (the shop's row stays locked to
     // the commit), so the feed from `first - 1` to its last number is what it reports.
-    const last = first + touched.length + costs.length - 1;
+    const last = first + reported.length + costs.length - 1;
     return {
       replayed: false,
       levels: reported,

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
-import { insertRows } from "../../db/bulk.ts";
+import { arrayParam, insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { inTransaction } from "../../db/transaction.ts";
-import type { PlatformInventoryLevel } from "../connector.ts";
+import { type PlatformInventoryLevel, PlatformPermanentError } from "../connector.ts";
 import { allocateChanges, chunks, ensureSimStore } from "./shop.ts";
 
 /**
@@ -300,4 +300,138 @@ export async function listSimLevels(
     q = q.where("l.inventory_item_id", "=", filter.inventory_item_id);
   if (filter.location_id !== undefined) q = q.where("l.location_id", "=", filter.location_id);
   return q.execute();
+}
+
+/** What one adjustment adds to a level: its change to each quantity, summed over the changes. */
+export interface LevelDeltaRow {
+  inventory_item_id: number;
+  location_id: number;
+  available: number;
+  on_hand: number;
+  incoming: number;
+}
+
+/**
+ * An adjustment's changes summed by level, in the order each level is first named (the order its
+ * change numbers are handed out): `available` moves on_hand with it, `on_hand` and `incoming` alone.
+ */
+export function levelDeltas(
+  changes: ReadonlyArray<{
+    name: "available" | "on_hand" | "incoming";
+    inventoryItemId: number;
+    locationId: number;
+    delta: number;
+  }>,
+): LevelDeltaRow[] {
+  const byKey = new Map<string, LevelDeltaRow>();
+  for (const c of changes) {
+    const key = levelKey(c.inventoryItemId, c.locationId);
+    let row = byKey.get(key);
+    if (!row) {
+      row = {
+        inventory_item_id: c.inventoryItemId,
+        location_id: c.locationId,
+        available: 0,
+        on_hand: 0,
+        incoming: 0,
+      };
+      byKey.set(key, row);
+    }
+    if (c.name === "available") {
+      row.available += c.delta;
+      row.on_hand += c.delta;
+    } else if (c.name === "on_hand") row.on_hand += c.delta;
+    else row.incoming += c.delta;
+  }
+  return [...byKey.values()];
+}
+
+/**
+ * Adds `deltas` to the shop's levels (a missing level starts at zero) in one statement that also
+ * takes their change numbers, and `extra` more after them, from the shop's counter; answers the
+ * levels as reported, in the order given, and the first number taken (null: no level, nothing taken).
+ * The caller holds the shop's row locked (every write of the shop's levels does), so the rows need no
+ * lock of their own first: no other writer can change them between this statement's read and write.
+ */
+export async function addToLevels(
+  trx: Db,
+  clock: Clock,
+  storeId: number,
+  deltas: readonly LevelDeltaRow[],
+  extra: number,
+): Promise<{ reported: PlatformInventoryLevel[]; first: number | null }> {
+  if (deltas.length === 0) return { reported: [], first: null };
+  const count = deltas.length + extra;
+  const now = clock.now();
+  const { rows } = await sql<{
+    inventory_item_id: number;
+    location_id: number;
+    available: number;
+    on_hand: number;
+    committed: number;
+    incoming: number;
+    change_seq: number | string;
+  }>`with shop as (
+      update sim_stores set change_seq = change_seq + ${count}::int where store_id = ${storeId}
+      returning change_seq - ${count}::int as base
+    )
+    insert into sim_inventory_levels as l (store_id, inventory_item_id, location_id, available, on_hand,
+      committed, incoming, change_seq, created_at, updated_at)
+    select ${storeId}::int, d.item, d.location, d.available, d.on_hand, 0, d.incoming, shop.base + d.n,
+      ${now}::timestamptz, ${now}::timestamptz
+    from shop, (${unnestRows(
+      deltas.map((d, i) => ({ ...d, n: i + 1 })),
+      [
+        ["item", "bigint", (d) => d.inventory_item_id],
+        ["location", "bigint", (d) => d.location_id],
+        ["available", "int", (d) => d.available],
+        ["on_hand", "int", (d) => d.on_hand],
+        ["incoming", "int", (d) => d.incoming],
+        ["n", "int", (d) => d.n],
+      ],
+    )}) as d(item, location, available, on_hand, incoming, n)
+    order by d.item, d.location
+    on conflict (store_id, inventory_item_id, location_id) do update set
+      available = l.available + excluded.available, on_hand = l.on_hand + excluded.on_hand,
+      incoming = l.incoming + excluded.incoming, change_seq = excluded.change_seq,
+      updated_at = excluded.updated_at
+    returning l.inventory_item_id, l.location_id, l.available, l.on_hand, l.committed, l.incoming,
+      l.change_seq`.execute(trx);
+  if (rows.length !== deltas.length)
+    throw new PlatformPermanentError(`the simulated platform has no shop for store ${storeId}`);
+  const byKey = new Map(rows.map((r) => [levelKey(Number(r.inventory_item_id), Number(r.location_id)), r]));
+  const reported = deltas.map((d) => {
+    const r = byKey.get(levelKey(d.inventory_item_id, d.location_id)) as (typeof rows)[number];
+    return {
+      inventoryItemId: d.inventory_item_id,
+      locationId: d.location_id,
+      available: r.available,
+      onHand: r.on_hand,
+      committed: r.committed,
+      incoming: r.incoming,
+      version: Number(r.change_seq),
+      updatedAt: now,
+    };
+  });
+  return { reported, first: reported[0].version };
+}
+
+/**
+ * Of the items and locations an adjustment names, those the shop does not have, in one read.
+ */
+export async function unknownItemsAndLocations(
+  trx: Db,
+  storeId: number,
+  itemIds: readonly number[],
+  locationIds: readonly number[],
+): Promise<{ items: Set<number>; locations: Set<number> }> {
+  if (itemIds.length === 0 && locationIds.length === 0) return { items: new Set(), locations: new Set() };
+  const { rows } = await sql<{ items: Array<number | string>; locations: Array<number | string> }>`select
+      array(select i from unnest(${arrayParam("bigint", [...new Set(itemIds)])}) i
+        where not exists (select 1 from sim_variants v where v.inventory_item_id = i and v.store_id = ${storeId}))
+        as items,
+      array(select i from unnest(${arrayParam("bigint", [...new Set(locationIds)])}) i
+        where not exists (select 1 from sim_locations s where s.id = i and s.store_id = ${storeId}))
+        as locations`.execute(trx);
+  return { items: new Set(rows[0].items.map(Number)), locations: new Set(rows[0].locations.map(Number)) };
 }
