@@ -14,16 +14,20 @@
  * SAMPLE=1: a heap-sampling profile of what the scavenges did not free, its top allocation sites by
  * bytes. Biased: V8 counts young garbage a full collection frees as surviving the scavenges, so its
  * sites are leads, its bytes not a measure (docs/reliability.md 5b, tenth session).
+ * LOOP_PRIORITY=0: the main thread left at niceness 0 (else raised as src/server.ts raises it).
+ * MAIN_SLICE_US=n: the main thread's EEVDF slice set to n µs (an experiment; perl makes the call).
  * PROFILE=1: a CPU profile of the main thread (V8's sampler, PROFILE_US apart) over the phases; for
  * each of A's slowest 1 % in each phase kind, what the thread did while that request waited: its
  * samples by kind (idle, collector, program) and by the nearest project or package frame, the
  * macrotask they ran under, and the time the sampler saw nothing (the thread off its core). What a
  * slow sample of A waited behind, named.
  */
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
 import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { raiseLoopPriority } from "../src/loop-priority.ts";
 import { startTestApp } from "../test/helpers/app.ts";
 import { threadCoreTimes } from "../test/reliability/helpers/core-waits.ts";
 import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
@@ -41,6 +45,19 @@ const INJECT = process.env.PROBE === "inject";
 const TIMER_ONLY = process.env.PROBE === "timer";
 const PROFILE = process.env.PROFILE === "1";
 const PROFILE_US = Number(process.env.PROFILE_US ?? 250);
+/**
+ * The main thread's EEVDF slice (kernel >= 6.12: sched_setattr's sched_runtime for SCHED_OTHER), for
+ * experiments only: Node has no call for it, so perl's syscall() makes it (x86_64's number 314).
+ */
+function setMainSlice(us: number): void {
+  const nice = Number(
+    readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1].split(" ")[16],
+  );
+  const attr = `pack("LLQlLQQQ", 48, 0, 0, ${nice}, 0, ${us * 1000}, 0, 0)`;
+  execFileSync("perl", ["-e", `my $a = ${attr}; syscall(314, ${process.pid}, $a, 0) == 0 or die "$!"`]);
+  const sched = readFileSync(`/proc/self/task/${process.pid}/sched`, "utf8");
+  console.error(`main thread: ${/se\.slice\s*:\s*(\d+)/.exec(sched)?.[1]} ns slice, niceness ${nice}`);
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mark = (label: string) => console.log(`@mark ${performance.now().toFixed(0)} ms: ${label}`);
 
@@ -52,6 +69,9 @@ await t.admin.patch(`/admin/stores/${b.id}`, {
   rate_limits: { per_key_per_minute: 120, per_store_per_minute: 300, writes_per_store_per_minute: 60 },
 });
 const origin = await t.runtime.app.listen({ port: 0, host: "127.0.0.1" });
+// As src/server.ts does once the database's thread runs (LOOP_PRIORITY=0: the loop left at niceness 0).
+if (process.env.LOOP_PRIORITY !== "0") raiseLoopPriority((m) => console.error(m));
+if (process.env.MAIN_SLICE_US) setMainSlice(Number(process.env.MAIN_SLICE_US));
 
 const spaces: Array<[number, ...number[]]> = [];
 const SPACE_NAMES = ["new_space", "old_space", "large_object_space", "code_space"];

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { bootstrapDemoStore } from "./bootstrap.ts";
 import { loadConfigOrExit } from "./config.ts";
 import { DataDirectoryInUse } from "./db/pglite-lock.ts";
+import { raiseLoopPriority } from "./loop-priority.ts";
 import { createRuntime } from "./runtime.ts";
 import { SecretsRefusal } from "./secrets/index.ts";
 import { settleMemoryAfterStart } from "./start-memory.ts";
@@ -10,6 +11,8 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const runtime = await createRuntime(config, { logger: { level: config.logLevel } });
   const { app, ctx, worker } = runtime;
+  // After the embedded database's thread started (it stays at normal priority), before any request.
+  raiseLoopPriority((message) => app.log.info(message));
 
   // Stop handlers first, so a signal during start-up still closes the database cleanly.
   let stopping = false;

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { LOOP_NICENESS } from "../../src/loop-priority.ts";
 import { type ChildServer, freePort, startChildServer, stopChildServer } from "../helpers/child-server.ts";
 
 /** Node's arguments in `npm start` (package.json, asserted in `before`). */
@@ -70,6 +71,21 @@ describe("npm start on a fresh machine", () => {
       }
       if (samples.length > 0)
         assert.ok(Math.max(...samples) < 350, `resident after a fresh start: ${samples.join(", ")} MB`);
+
+      // The event loop's thread alone runs at LOOP_NICENESS (src/loop-priority.ts; root here), the
+      // embedded database's thread and V8's keep the normal priority.
+      const pid = first.child.pid;
+      if (process.platform === "linux" && process.getuid?.() === 0 && pid !== undefined) {
+        const niceness = readdirSync(`/proc/${pid}/task`).map((tid) => {
+          const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+          return [Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
+        });
+        assert.deepEqual(
+          niceness.filter(([, nice]) => nice !== 0),
+          [[pid, LOOP_NICENESS]],
+          JSON.stringify(niceness),
+        );
+      }
 
       const key = /API key, shown once: (sr2_[0-9A-Za-z]{40})/.exec(first.output())?.[1];
       const admin = /Admin token, shown once: (\S+)/.exec(first.output())?.[1];

@@ -5,8 +5,11 @@ import { Worker } from "node:worker_threads";
 import { renderPurchaseOrderPdf } from "../../src/domain/documents/purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "../../src/domain/documents/purchase-order-view.ts";
 import { PER_STORE, RenderPool } from "../../src/domain/documents/render-pool.ts";
-import { type RenderProcess, startRenderProcess } from "../../src/domain/documents/render-process.ts";
-import { RENDER_NICENESS } from "../../src/domain/documents/render-worker.ts";
+import {
+  RENDER_NICENESS,
+  type RenderProcess,
+  startRenderProcess,
+} from "../../src/domain/documents/render-process.ts";
 import { AppError } from "../../src/domain/errors.ts";
 
 function order(number: string, lineCount: number): PurchaseOrderDocument {

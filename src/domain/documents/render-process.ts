@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { EventEmitter, once } from "node:events";
+import { setPriority } from "node:os";
 import { startProcess } from "../../thread-entry.ts";
 import type { RenderResponse } from "./render-worker.ts";
 
@@ -17,6 +18,17 @@ export interface Renderer {
   unref(): void;
   terminate(): Promise<unknown>;
 }
+
+/**
+ * Niceness of a PDF renderer: a render is seconds of CPU, and on a machine with few cores it would
+ * take them from the event loop that answers every store (issue 18 item 2). Linux keeps a niceness
+ * per thread, and a thread takes its creator's when it starts: the process sets every thread it has
+ * (V8's background threads start before any code runs), and those started later take it from the
+ * main thread. Elsewhere pid 0 is the whole process, which is the renderer's alone. The service sets
+ * the new process's main thread at once too: it would otherwise start (load Node and pdfkit) at the
+ * niceness of the API's event loop, raised where permitted (src/loop-priority.ts).
+ */
+export const RENDER_NICENESS = 10;
 
 /** The message a render process sends once it listens (render-worker.ts). */
 export const ONLINE = "online";
@@ -88,5 +100,12 @@ export class RenderProcess extends EventEmitter implements Renderer {
 
 /** A render process (thread-entry.ts: the bundle, the test run's compiled entry, or tsx). */
 export function startRenderProcess(): RenderProcess {
-  return new RenderProcess(startProcess(import.meta.url, "render-worker", { STOCKROOM_RENDER_PROCESS: "1" }));
+  const child = startProcess(import.meta.url, "render-worker", { STOCKROOM_RENDER_PROCESS: "1" });
+  if (child.pid !== undefined)
+    try {
+      setPriority(child.pid, RENDER_NICENESS);
+    } catch {
+      // Not permitted, or the process already ended: it lowers its threads itself (render-worker.ts).
+    }
+  return new RenderProcess(child);
 }

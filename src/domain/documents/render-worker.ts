@@ -3,7 +3,7 @@ import { setPriority } from "node:os";
 import { type TextOrBytes, textOf } from "../../db/text-bytes.ts";
 import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
-import { ONLINE } from "./render-process.ts";
+import { ONLINE, RENDER_NICENESS } from "./render-process.ts";
 
 /**
  * A PDF renderer of the render pool (render-pool.ts), run as a child process (render-process.ts):
@@ -35,15 +35,6 @@ export function documentOf(source: DocumentSource): PurchaseOrderDocument {
 export type RenderResponse =
   | { readonly id: number; readonly pdf: Uint8Array }
   | { readonly id: number; readonly error: string };
-
-/**
- * Niceness of a PDF renderer: a render is seconds of CPU, and on a machine with few cores it would
- * take them from the event loop that answers every store (issue 18 item 2). Linux keeps a niceness
- * per thread, and a thread takes its creator's when it starts: the process sets every thread it has
- * (V8's background threads start before any code runs), and those started later take it from the
- * main thread. Elsewhere pid 0 is the whole process, which is the renderer's alone.
- */
-export const RENDER_NICENESS = 10;
 
 /** Lowers every thread of this process to RENDER_NICENESS. */
 function lowerPriority(): void {

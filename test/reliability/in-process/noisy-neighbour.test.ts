@@ -22,6 +22,7 @@ import assert from "node:assert/strict";
 import { loadavg } from "node:os";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
+import { raiseLoopPriority } from "../../../src/loop-priority.ts";
 import { startTestApp, type TestApp, type TestStore } from "../../helpers/app.ts";
 import { threadCoreTimes } from "../helpers/core-waits.ts";
 import { createHeavyOrders } from "../helpers/fixture.ts";
@@ -221,6 +222,8 @@ describe("a key at its full rate limit on the heaviest reads and writes", () => 
     });
     assert.equal(limits.status, 200, JSON.stringify(limits.body));
     origin = await t.runtime.app.listen({ port: 0, host: "127.0.0.1" });
+    // As src/server.ts does once the database's thread runs: this thread is the service's loop.
+    raiseLoopPriority(() => {});
   });
   after(() => t.close());
 
