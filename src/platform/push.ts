@@ -497,10 +497,11 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
         subjectId: payload.subject_id,
       };
       await ctx.db.transaction().execute(async (trx) => {
-        // No push sends them now: their levels adopt the platform's reports again meanwhile (a
-        // document that reached the platform before the failure is then counted twice until a retry
-        // acknowledges it).
-        await markMovementsUnsent(trx, payload.store_id, payload.movement_ids);
+        // No push sends them now: their levels adopt the platform's reports again meanwhile, a report
+        // kept while they were out at once (a document that reached the platform before the failure
+        // is then counted twice until a retry acknowledges it).
+        const levels = await markMovementsUnsent(trx, payload.store_id, payload.movement_ids);
+        if (levels.length > 0) await refreshLevels(ctx, trx, payload.store_id, levels);
         await writeSyncState(ctx, trx, subject, "failed", error);
         // e.g. the purchase order history row `platform_sync_failed`.
         for (const module of ctx.modules)

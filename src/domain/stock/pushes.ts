@@ -4,6 +4,7 @@ import type { Db } from "../../db/database.ts";
 import type { StockMovementsTable } from "../../db/tables/catalog.ts";
 import { WITHOUT_WAITING_FOR_DISK } from "../../db/transaction.ts";
 import type { SyncSubjectType } from "./ledger.ts";
+import type { LevelKey } from "./level-keys.ts";
 
 /**
  * The ledger's side of a push (platform/push.ts sends the movements): which recorded movements the
@@ -85,17 +86,28 @@ export async function markMovementsSent(
 /**
  * Takes the in-flight mark off movements no push is sending any more (their job failed for good): a
  * level with a movement marked in flight adopts no report, and these may wait for a retry for days.
+ * Answers the levels of the movements it took the mark off (to refresh: a report kept meanwhile may
+ * now be adopted).
  */
-export async function markMovementsUnsent(db: Db, storeId: number, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db
+export async function markMovementsUnsent(
+  db: Db,
+  storeId: number,
+  ids: readonly number[],
+): Promise<LevelKey[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
     .updateTable("stock_movements")
     .set({ push_sent_at: null })
     .where("store_id", "=", storeId)
     .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
     .where(notAcknowledged())
     .where("push_sent_at", "is not", null)
+    .returning(["inventory_item_id", "location_id"])
     .execute();
+  return rows.map((r) => ({
+    inventoryItemId: Number(r.inventory_item_id),
+    locationId: Number(r.location_id),
+  }));
 }
 
 /**
