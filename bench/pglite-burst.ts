@@ -3,10 +3,11 @@
  * a burst of writes, as the bench's 32-connection runs make them. The service runs in process on a
  * file-backed PGlite with its worker started (pushes, syncs, periodic tasks), `KIND` (apply: 200-line
  * stock adjustments; receipt: 50-line receipts) requests `N` (default 96) are sent 32 at a time, then
- * the worker's pushes are waited for. Printed, per request: the connection's hold time by lane
- * (foreground: the API; background: the worker), the CPU of each thread of the process (the PGlite
- * thread's is the connection's), and the statements by total round-trip time and lane. CPU comes from
- * `/proc/self/task/<tid>/stat` (clock ticks), fine over a whole phase, not per statement.
+ * the worker's pushes are waited for (`EMBEDDED_BACKGROUND_SHARE` is passed on to the service).
+ * Printed, per request: the connection's hold time by lane (foreground: the API; background: the
+ * worker), the CPU of each thread of the process (the PGlite thread's is the connection's), and the
+ * statements by total round-trip time and lane. CPU comes from `/proc/self/task/<tid>/stat` (clock
+ * ticks), fine over a whole phase, not per statement.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -102,6 +103,8 @@ const config = loadConfig({
   BOOTSTRAP: "none",
   WORKERS: "on",
   LOG_LEVEL: "silent",
+  // The worker's share of the connection while the API waits too (per cent; 50 unless given).
+  EMBEDDED_BACKGROUND_SHARE: process.env.EMBEDDED_BACKGROUND_SHARE ?? "",
 });
 const runtime = await createRuntime(config, { logger: false });
 if (process.env.ONE_PUSH === "1") {

@@ -61,6 +61,11 @@ export interface Config {
    * tracks every request's async context.
    */
   readonly serverTiming: boolean;
+  /**
+   * EMBEDDED_BACKGROUND_SHARE: the worker's share of the embedded database's one connection, in per
+   * cent, while the API's statements wait too (pglite-dialect.ts, ConnectionTurns). 50 splits it evenly.
+   */
+  readonly embeddedBackgroundShare: number;
   /** SECRETS_KEY: seals stored secrets; null means the key file under DATA_DIR (src/secrets). */
   readonly secretsKey: SecretKey | null;
   /** SECRETS_KEY_PREVIOUS: still opens rows sealed before a rotation (they are re-sealed at start). */
@@ -237,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: readInt(env, "REQUEST_TIMEOUT_MS", 30_000, 1_000, 600_000),
     trustProxy: readBool(env, "TRUST_PROXY", false),
     serverTiming: readBool(env, "SERVER_TIMING", false),
+    embeddedBackgroundShare: readInt(env, "EMBEDDED_BACKGROUND_SHARE", 50, 10, 50),
     secretsKey: readSecretKey(env, "SECRETS_KEY"),
     secretsKeyPrevious: readSecretKey(env, "SECRETS_KEY_PREVIOUS"),
     shopify: Object.freeze(readShopify(env)),

@@ -90,6 +90,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     dataDir: config.dataDir,
     schema: options.schema,
     embeddedTemplate: options.embeddedTemplate,
+    backgroundShare: config.embeddedBackgroundShare / 100,
   });
   await (options.migrate ?? migrateToLatest)(database.db as never);
   const clock = options.clock ?? systemClock;

@@ -45,6 +45,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** Embedded and in memory only: a data directory's tar to start from instead of initdb (tests). */
   embeddedTemplate?: Uint8Array<ArrayBuffer>;
+  /** Embedded only: the worker's share of the connection while the API waits too (0.5: even). */
+  backgroundShare?: number;
 }
 
 /**
@@ -132,7 +134,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     lock?.release();
     throw error;
   }
-  const turns = new ConnectionTurns();
+  const turns = new ConnectionTurns(undefined, undefined, options.backgroundShare);
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "foreground") });
   const backgroundDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, turns, "background") });
   // Authentication's lookup, before every request, goes ahead of queued statements (pglite-dialect.ts).

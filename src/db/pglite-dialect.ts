@@ -84,7 +84,11 @@ export interface Turn {
  * bounded, so a lane that was idle for an hour does not then own the connection for an hour). A
  * burst of API requests therefore cannot hold back the worker's platform pushes for as long as the
  * burst lasts, nor the worker the API: under sustained load the background keeps up and the API
- * slows down instead, which is the rate the service can actually sustain.
+ * slows down instead, which is the rate the service can actually sustain. The background's share of
+ * that time is `backgroundShare` (the service's EMBEDDED_BACKGROUND_SHARE; an even split unless set):
+ * below a half, the API's writes in a burst wait for fewer pushes and the pushes batch more records
+ * each, at the cost of a backlog drained after the burst (docs/performance.md, "The background's
+ * share, fourteenth session").
  *
  * A priority statement (one indexed lookup that every request of every store starts with) goes
  * before every waiting foreground or background turn: one key's line-heavy request issues several
@@ -121,7 +125,10 @@ export class ConnectionTurns {
   /** Priority turns handed over in a row while the other lanes waited. */
   private priorityRun = 0;
   private heldSince = 0;
-  /** Connection time of the foreground minus that of the background, within ±MAX_LEAD_MS. */
+  /**
+   * Connection time of the foreground minus that of the background (weighted by the share, below),
+   * within -MAX_LEAD_MS × the weight and +MAX_LEAD_MS.
+   */
   private lead = 0;
   /** Turns handed out so far. */
   private turnsGranted = 0;
@@ -129,6 +136,8 @@ export class ConnectionTurns {
   constructor(
     private readonly now: () => number = () => performance.now(),
     private readonly timeoutMs = ACQUIRE_TIMEOUT_MS,
+    /** The background's share of the connection while both lanes wait (0.5: an even split). */
+    private readonly backgroundShare = 0.5,
   ) {}
 
   /** API statements (foreground and priority) waiting for the connection now, or sent together (shared). */
@@ -196,8 +205,11 @@ export class ConnectionTurns {
     if (this.exclusive) this.exclusive = false;
     else if (--this.shared > 0) return;
     const held = now - this.heldSince;
-    const lead = this.lead + (this.holder === "background" ? -held : held);
-    this.lead = Math.max(-MAX_LEAD_MS, Math.min(MAX_LEAD_MS, lead));
+    // A background millisecond counts as (1 - share) / share of the foreground's, and its bound is
+    // weighted too (a push's long transaction would otherwise reach it and have the rest forgiven).
+    const weight = (1 - this.backgroundShare) / this.backgroundShare;
+    const lead = this.lead + (this.holder === "background" ? -held * weight : held);
+    this.lead = Math.max(-MAX_LEAD_MS * weight, Math.min(MAX_LEAD_MS, lead));
     this.handOver();
   }
 

@@ -9,9 +9,9 @@ import { ConnectionTurns, type Lane } from "../../src/db/pglite-dialect.ts";
 
 const nextTurnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function harness() {
+function harness(backgroundShare?: number) {
   let clock = 0;
-  const turns = new ConnectionTurns(() => clock);
+  const turns = new ConnectionTurns(() => clock, undefined, backgroundShare);
   const served: string[] = [];
   let asked = 0;
   const ask = (lane: Lane, name: string, shared = false) => {
@@ -73,6 +73,29 @@ describe("ConnectionTurns", () => {
     await hold(10);
     // b1..b20 repaid the bounded lead; then the foreground's turn came round, not after all 30.
     assert.deepEqual(served.slice(0, 22), ["f1", ...Array.from({ length: 20 }, (_, i) => `b${i + 1}`), "f2"]);
+    await finish();
+  });
+
+  test("with a background share of a fifth, the API holds the connection four times as long as the worker while both wait", async () => {
+    const { served, ask, hold, finish } = harness(0.2);
+    await ask("foreground", "f1");
+    for (let i = 2; i <= 9; i++) void ask("foreground", `f${i}`);
+    for (const name of ["b1", "b2", "b3"]) void ask("background", name);
+    for (let i = 0; i < 11; i++) await hold(10);
+    // Each 10 ms of the worker's counts as 40 of the API's (an even split would alternate them).
+    assert.deepEqual(served, ["f1", "b1", "f2", "f3", "f4", "f5", "b2", "f6", "f7", "f8", "f9", "b3"]);
+    await finish();
+  });
+
+  test("with a background share of a fifth, the worker's bound is weighted too: a long push buys the API four times the time", async () => {
+    const { served, ask, hold, finish } = harness(0.2);
+    await ask("background", "b1");
+    for (let i = 1; i <= 100; i++) void ask("foreground", `f${i}`);
+    void ask("background", "b2");
+    await hold(10_000); // b1 held 10 s: the lead counts at most 4 × 200 ms of it
+    for (let i = 0; i < 81; i++) await hold(10);
+    // f1..f80 repaid the 800 ms; f81 went at an even lead; then the worker again, not after all 100.
+    assert.deepEqual(served.slice(0, 83), ["b1", ...Array.from({ length: 81 }, (_, i) => `f${i + 1}`), "b2"]);
     await finish();
   });
 
