@@ -85,6 +85,11 @@ export const MAX_DOCUMENT_CHANGES = 250;
 
 /** Fault injection for tests, given to one app's push handler (createPushJobHandler). */
 export interface PushHooks {
+  /**
+   * Runs just before a document is sent (its movements marked in flight); what it throws is a send
+   * whose outcome the push cannot know (a timeout).
+   */
+  beforePush?: ((movementIds: number[]) => void | Promise<void>) | null;
   /** Runs after the platform accepted a document, before it is acknowledged. */
   afterPush?: ((movementIds: number[]) => void | Promise<void>) | null;
 }
@@ -188,10 +193,24 @@ export interface PushRun {
   attempts: number;
 }
 
-/** A document to send: its movements (by id) and the batch it is, null for one record's own. */
+/**
+ * A document to send: its movements (by id) and the batch it is, null for one record's own; `marked`
+ * when its movements were marked in flight as the batch was made (assignBatches, this run); `fresh`
+ * when this run marked them all (no earlier attempt can have sent it).
+ */
 interface PlannedDocument {
   movements: BatchedMovement[];
   batchId: number | null;
+  marked: boolean;
+  fresh: boolean;
+}
+
+/** Where a push failed: the document, whether the platform refused it having applied nothing. */
+interface FailedDocument {
+  index: number;
+  refused: boolean;
+  /** A refused batch of several records, to take apart. */
+  dissolve: number | null;
 }
 
 /**
@@ -247,10 +266,12 @@ async function planDocuments(
   const documents: PlannedDocument[] = [...built.entries()].map(([batchId, movements]) => ({
     batchId,
     movements: movements.sort((a, b) => a.id - b.id),
+    marked: !elsewhere.has(batchId),
+    fresh: !elsewhere.has(batchId),
   }));
   const alone = own.filter((m) => m.push_batch_id === null);
   for (const movements of cutDocuments(alone, payload.grouped) as BatchedMovement[][])
-    documents.push({ batchId: null, movements });
+    documents.push({ batchId: null, movements, marked: false, fresh: false });
   documents.sort((a, b) => a.movements[0].id - b.movements[0].id);
   return { documents, taken };
 }
@@ -273,24 +294,30 @@ export async function pushMovements(
   if (mine.length === 0) return settle(ctx, ctx.db, subjectOf(payload));
   const connector = await connectorForStore(ctx, ctx.db, storeId);
   let taken: TakenPushes | null = null;
+  let documents: PlannedDocument[] = [];
+  let failed: FailedDocument | null = null;
   try {
     const plan = await planDocuments(ctx, connector, payload, mine, run);
     taken = plan.taken;
-    const { documents } = plan;
+    documents = plan.documents;
     // In flight from now until acknowledged: no report of their levels is adopted meanwhile (it may
-    // hold them or not). A batch's movements were marked with the batch.
-    await markMovementsSent(
+    // hold them or not). A batch made by this run was marked with the batch; one sent again (a retry,
+    // or another push's batch) is marked here, as a refusal may have taken its marks off.
+    const marked = await markMovementsSent(
       ctx.db,
       storeId,
-      documents.flatMap((d) => (d.batchId === null ? d.movements.map((m) => m.id) : [])),
+      documents.flatMap((d) => (d.marked ? [] : d.movements.map((m) => m.id))),
       ctx.clock.now(),
     );
+    for (const d of documents) d.fresh ||= d.movements.every((m) => marked.has(m.id));
     const gone = await deletedInventoryItems(
       ctx.db,
       storeId,
       documents.flatMap((d) => d.movements.map((m) => m.inventory_item_id)),
     );
     for (const [index, { movements: document, batchId }] of documents.entries()) {
+      const failure: FailedDocument = { index, refused: false, dissolve: null };
+      failed = failure;
       // Every change goes, deleted items' too: what a call sends must not depend on when the mirror
       // learnt of a deletion, or a retry would send a key with another input than its first attempt.
       // The connector leaves out what the platform no longer has (skippedItems). Costs are not keyed
@@ -312,16 +339,19 @@ export async function pushMovements(
       };
       let result: InventoryAdjustResult;
       try {
+        await hooks.beforePush?.(document.map((m) => m.id));
         result =
           adjustment.changes.length === 0 && adjustment.itemCosts.length === 0
             ? { replayed: false, levels: [] }
             : await connector.adjustInventory(adjustment);
       } catch (error) {
+        failure.refused = nothingMoved(error);
         const records = new Set(document.map((m) => `${m.subject_type}:${m.subject_id}`));
-        if (batchId === null || records.size < 2 || !nothingMoved(error)) throw error;
+        if (batchId === null || records.size < 2 || !failure.refused) throw error;
         // The platform refused a batch and moved nothing: no one record is held to that (the refusal
-        // may be another record's). Each record goes again alone, this one at its next attempt.
-        await dissolveBatch(ctx.db, storeId, batchId);
+        // may be another record's). Each record goes again alone, this one at its next attempt; the
+        // batch is taken apart below (takeMarksOff).
+        failure.dissolve = batchId;
         throw new PlatformTransientError(error instanceof Error ? error.message : String(error));
       }
       const ids = document.map((m) => m.id);
@@ -370,12 +400,46 @@ export async function pushMovements(
         // Last, so on PostgreSQL the store's mirror row is locked only until the commit.
         if (acked > 0 && result.feed) await advanceMirrorPast(ctx, trx, storeId, result.feed);
       });
+      failed = null;
     }
+  } catch (error) {
+    if (failed) await takeMarksOff(ctx, storeId, documents, failed);
+    throw error;
   } finally {
     // Jobs taken along that this push did not finish (it failed, or they wait for movements in
     // another batch) go back to the queue at once; their attempt was not counted.
     if (taken) await ctx.jobs.releaseLeased(ctx.db, taken.left(), taken.mark).catch(() => {});
   }
+}
+
+/**
+ * A push failed at a document: the marks come off what certainly is not on the platform, in one
+ * transaction that refreshes those levels (a report kept while they were out is adopted now, not after
+ * the retry's backoff, up to an hour). That is the document itself when the platform refused it having
+ * applied nothing (a refused batch of several records is taken apart), and the record's own documents
+ * after it, never sent; in both cases only a document this run marked: one marked before was sent by
+ * an earlier attempt, which may have been applied whatever this one's answer. A document that may
+ * have been applied (a timeout, a 5xx, a lost answer) stays in flight until acknowledged; so do later
+ * batches, which another push may be sending.
+ */
+async function takeMarksOff(
+  ctx: AppContext,
+  storeId: number,
+  documents: readonly PlannedDocument[],
+  failed: FailedDocument,
+): Promise<void> {
+  const ids: number[] = [];
+  const failing = documents[failed.index];
+  if (failed.refused && failed.dissolve === null && failing.fresh)
+    for (const m of failing.movements) ids.push(m.id);
+  for (const d of documents.slice(failed.index + 1))
+    if (d.batchId === null && d.fresh) for (const m of d.movements) ids.push(m.id);
+  if (ids.length === 0 && failed.dissolve === null) return;
+  await ctx.db.transaction().execute(async (trx) => {
+    const levels = failed.dissolve === null ? [] : await dissolveBatch(trx, storeId, failed.dissolve);
+    levels.push(...(await markMovementsUnsent(trx, storeId, ids)));
+    if (levels.length > 0) await refreshLevels(ctx, trx, storeId, levels);
+  });
 }
 
 /** The other records a batch carried: synced in one statement, or settled one by one. */

@@ -204,23 +204,6 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
     await t.drain();
   });
 
-  test("a push failing for good takes its marks off: a report kept while it was out is adopted", async () => {
-    const item = await levelAt(20);
-    const faults = `/admin/stores/${store.id}/platform/faults`;
-    assert.equal((await t.admin.post(faults, { mode: "down", count: 1 })).status, 200);
-    await moved(item, -3);
-    await t.drain(); // the first attempt: sent (marked in flight), the platform down
-    await sale(item, -2); // the platform: 18
-    await syncCatalog(t.runtime.ctx, store.id);
-    assert.equal(await shown(item), 17, "kept: the push may have reached the platform");
-    assert.equal((await t.admin.post(faults, { mode: "reject", count: 1 })).status, 200);
-    clock.advance(10_000);
-    await t.drain(); // refused: the job fails for good
-    assert.equal(await shown(item), 15, "the platform's 18 and the −3 it never took");
-    assert.equal(await onPlatform(item), 18);
-    assert.deepEqual(await newEvents(), []);
-  });
-
   test("a movement waiting for its push does not hold a report back", async () => {
     const item = await levelAt(20);
     await moved(item, 7); // queued, not sent

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { SyncSubjectType } from "./ledger.ts";
+import type { LevelKey } from "./level-keys.ts";
 import { notAcknowledged, type UnpushedMovement } from "./pushes.ts";
 
 /**
@@ -84,10 +85,18 @@ export async function assignBatches(
 /**
  * Takes the unacknowledged movements of a batch out of it, after the platform refused its document
  * having moved nothing: each record's own push sends them again, alone (and marks them in flight then).
+ * Answers the levels of the movements it took out (no longer in flight: to refresh, so a report kept
+ * while the batch was out is adopted).
  */
-export async function dissolveBatch(db: Db, storeId: number, batchId: number): Promise<void> {
-  await sql`update stock_movements set push_batch_id = null, push_sent_at = null
-    where store_id = ${storeId} and push_batch_id = ${batchId} and pushed_at is null`.execute(db);
+export async function dissolveBatch(db: Db, storeId: number, batchId: number): Promise<LevelKey[]> {
+  const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`update stock_movements
+    set push_batch_id = null, push_sent_at = null
+    where store_id = ${storeId} and push_batch_id = ${batchId} and pushed_at is null
+    returning inventory_item_id, location_id`.execute(db);
+  return rows.map((r) => ({
+    inventoryItemId: Number(r.inventory_item_id),
+    locationId: Number(r.location_id),
+  }));
 }
 
 /**

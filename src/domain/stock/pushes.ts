@@ -63,16 +63,18 @@ export function unpushedMovements(
  * acknowledgement a report of their levels may hold them, and is not adopted (levels.ts). Commits on
  * its own, without waiting for the disk: lost on a crash of the database server, a report read while
  * the document was out may count it twice until its acknowledgement, as before this mark existed.
+ * Answers the ids it marked: one marked already was sent before and may be on the platform, whatever
+ * this send's answer.
  */
 export async function markMovementsSent(
   db: Db,
   storeId: number,
   ids: readonly number[],
   now: Date,
-): Promise<void> {
-  if (ids.length === 0) return;
+): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
   if (db.isTransaction) throw new Error("markMovementsSent must commit before the document is sent");
-  await db
+  const rows = await db
     .updateTable("stock_movements")
     .set({ push_sent_at: now })
     .where("store_id", "=", storeId)
@@ -80,12 +82,16 @@ export async function markMovementsSent(
     .where(notAcknowledged())
     .where("push_sent_at", "is", null)
     .where(WITHOUT_WAITING_FOR_DISK)
+    .returning("id")
     .execute();
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 /**
- * Takes the in-flight mark off movements no push is sending any more (their job failed for good): a
- * level with a movement marked in flight adopts no report, and these may wait for a retry for days.
+ * Takes the in-flight mark off movements no push is sending any more: the platform refused their
+ * document having applied nothing, their document was never sent (an earlier one of the push
+ * failed), or their job failed for good. A level with a movement marked in flight adopts no report,
+ * and these may wait through a retry's backoff (up to an hour) or for an admin's retry (days).
  * Answers the levels of the movements it took the mark off (to refresh: a report kept meanwhile may
  * now be adopted).
  */

@@ -1,0 +1,206 @@
+/**
+ * A push the platform certainly did not apply takes its in-flight marks off at once (docs/decisions.md,
+ * "A report adopted only when no push of its level is in flight"): a refusal answered before applying
+ * (the simulated platform's `down` and `reject`) unmarks the document's movements and refreshes their
+ * levels in the failing push, so a platform sale reported while it was out shows right away rather than
+ * after the retry's backoff. A send whose outcome is unknown (a timeout, a lost answer) keeps them in
+ * flight, and so does a refusal of a document an earlier attempt may have applied. A refused batch taken
+ * apart adopts a report kept on its levels the same way. Through the job worker (one slot, so a push
+ * takes the waiting ones along as a batch) on the simulated platform.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { ManualClock } from "../../src/clock.ts";
+import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
+import { allModules } from "../../src/modules/index.ts";
+import { syncCatalog } from "../../src/platform/catalog-sync.ts";
+import type { PushHooks } from "../../src/platform/push.ts";
+import { changeSimInventory } from "../../src/platform/simulated/index.ts";
+import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
+import { trackedVariants, type Variant, variantPool } from "../helpers/factories.ts";
+import { mirrorLevelRow, platformLevelRow, recordTestMovements } from "../helpers/stock.ts";
+
+describe("a push the platform refused takes its in-flight marks off", () => {
+  let t: TestApp;
+  let store: TestStore;
+  let clock: ManualClock;
+  let pool: { next(): Variant };
+  let location: number;
+  let subject = 7000;
+  let seen = 0;
+  const pushHooks: PushHooks = { beforePush: null, afterPush: null };
+
+  before(async () => {
+    t = await startTestApp({
+      env: { WORKER_CONCURRENCY: "1" },
+      modules: allModules.map((m) => (m === catalogModule ? createCatalogModule({ pushHooks }) : m)),
+    });
+    clock = t.clock as ManualClock;
+    store = await t.createStore({ seed: "demo" });
+    const tracked = await trackedVariants(store.api);
+    pool = variantPool(() => tracked);
+    location = (await store.api.get("/v2/locations")).body.data[0].id;
+    const rules = await t.admin.put(`/admin/stores/${store.id}/alert_rules`, {
+      low_stock_threshold: 10,
+      items: [],
+    });
+    assert.equal(rules.status, 200);
+    await t.drain();
+  });
+  after(() => t.close());
+
+  /** Item events of the store since the last call: [name, available]. */
+  const newEvents = async () => {
+    const rows = await t.runtime.ctx.db
+      .selectFrom("events")
+      .select(["seq", "name", "data"])
+      .where("store_id", "=", store.id)
+      .where("name", "like", "item.%")
+      .where("seq", ">", seen)
+      .orderBy("seq")
+      .execute();
+    if (rows.length > 0) seen = rows[rows.length - 1].seq;
+    return rows.map((r) => [r.name, (r.data as { available: number }).available]);
+  };
+
+  /** A level at `available` on the platform and in the mirror, its events read. */
+  async function levelAt(available: number): Promise<number> {
+    const item = pool.next().inventory_item_id;
+    const res = await t.admin.post(`/admin/stores/${store.id}/platform/inventory`, {
+      changes: [{ inventory_item_id: item, location_id: location, set: available }],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await t.drain();
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.equal(await shown(item), available);
+    await newEvents();
+    return item;
+  }
+
+  /** A stock adjustment of `delta` at the item: its push job queued. */
+  const moved = (item: number, delta: number) =>
+    recordTestMovements(t, store.id, ++subject, [
+      { inventoryItemId: item, locationId: location, availableDelta: delta, reason: "correction" },
+    ]);
+
+  const shown = async (item: number) => (await mirrorLevelRow(store.api, item, location)).available;
+  const onPlatform = async (item: number) => (await platformLevelRow(t, store.id, item, location)).available;
+  const sale = (item: number, adjust: number) =>
+    changeSimInventory(t.runtime.ctx.db, clock, store.id, [
+      { inventory_item_id: item, location_id: location, adjust },
+    ]);
+  const fault = async (mode: "down" | "reject", count = 1) =>
+    assert.equal(
+      (await t.admin.post(`/admin/stores/${store.id}/platform/faults`, { mode, count })).status,
+      200,
+    );
+
+  /** Runs `step` once, in the next send, before the document goes. */
+  const beforeNextSend = (step: () => Promise<void>) => {
+    pushHooks.beforePush = async () => {
+      pushHooks.beforePush = null;
+      await step();
+    };
+  };
+  /** The next send's answer is lost after the platform applied it (a timeout). */
+  const answerLostOnce = () => {
+    pushHooks.afterPush = () => {
+      pushHooks.afterPush = null;
+      throw new Error("the platform's answer timed out");
+    };
+  };
+
+  test("a push refused retryably: a report kept while it was out is adopted at the refusal", async () => {
+    const item = await levelAt(20);
+    await moved(item, -3);
+    await fault("down");
+    beforeNextSend(async () => {
+      await sale(item, -2); // the platform: 18
+      await syncCatalog(t.runtime.ctx, store.id);
+      assert.equal(await shown(item), 17, "kept: the push is in flight");
+    });
+    await t.drain(); // refused before applying; the job waits 10 s for its next attempt
+    assert.equal(await shown(item), 15, "the platform's 18 and the −3 it has not taken");
+    assert.equal(await onPlatform(item), 18);
+    clock.advance(10_000);
+    await t.drain();
+    assert.equal(await onPlatform(item), 15);
+    assert.equal(await shown(item), 15);
+    assert.deepEqual(await newEvents(), []);
+  });
+
+  test("a push whose answer was lost stays in flight: a report read meanwhile is kept", async () => {
+    const item = await levelAt(20);
+    await moved(item, -3);
+    answerLostOnce();
+    await t.drain(); // applied (17), the answer lost
+    assert.equal(await onPlatform(item), 17);
+    await sale(item, -2);
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.equal(await shown(item), 17, "adopting 15 with the −3 pending would show 12");
+    clock.advance(10_000);
+    await t.drain(); // sent again under its key: answered, acknowledged
+    assert.equal(await shown(item), 15);
+    assert.deepEqual(await newEvents(), []);
+  });
+
+  test("a refusal of a document an earlier attempt may have applied keeps it in flight", async () => {
+    const item = await levelAt(20);
+    await moved(item, -3);
+    answerLostOnce();
+    await t.drain(); // applied (17), the answer lost
+    await sale(item, -2);
+    await fault("down");
+    clock.advance(10_000);
+    await t.drain(); // refused, but the first attempt's document is on the platform
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.equal(await shown(item), 17, "adopting 15 with the −3 pending would show 12");
+    clock.advance(30_000);
+    await t.drain();
+    assert.equal(await shown(item), 15);
+    assert.equal(await onPlatform(item), 15);
+    assert.deepEqual(await newEvents(), []);
+  });
+
+  test("a push failing for good takes its marks off: a report kept while it was out is adopted", async () => {
+    const item = await levelAt(20);
+    await moved(item, -3);
+    pushHooks.beforePush = () => {
+      pushHooks.beforePush = null;
+      throw new Error("timed out before the platform answered"); // not applied, but nobody knows
+    };
+    await t.drain();
+    await sale(item, -2); // the platform: 18
+    await syncCatalog(t.runtime.ctx, store.id);
+    assert.equal(await shown(item), 17, "kept: the push may have reached the platform");
+    await fault("reject");
+    clock.advance(10_000);
+    await t.drain(); // refused: the job fails for good
+    assert.equal(await shown(item), 15, "the platform's 18 and the −3 it never took");
+    assert.equal(await onPlatform(item), 18);
+    assert.deepEqual(await newEvents(), []);
+  });
+
+  test("a refused batch taken apart: a report kept on its levels is adopted when nothing else is in flight", async () => {
+    const item = await levelAt(20);
+    const other = await levelAt(20);
+    await moved(item, -3);
+    await moved(other, 4); // waiting: the first push takes it along as one batch
+    await fault("down");
+    beforeNextSend(async () => {
+      await sale(item, -2); // the platform: 18
+      await syncCatalog(t.runtime.ctx, store.id);
+      assert.equal(await shown(item), 17, "kept: the batch is in flight");
+    });
+    // The batch is refused and taken apart: the first push waits 10 s; the other goes again alone.
+    await t.drain();
+    assert.equal(await onPlatform(other), 24);
+    assert.equal(await shown(other), 24);
+    assert.equal(await shown(item), 15, "the platform's 18 and the −3 it has not taken");
+    clock.advance(10_000);
+    await t.drain();
+    assert.equal(await onPlatform(item), 15);
+    assert.equal(await shown(item), 15);
+    assert.deepEqual(await newEvents(), []);
+  });
+});
