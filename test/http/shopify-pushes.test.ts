@@ -76,6 +76,22 @@ function change(item: number, location: number, delta: number, ledger?: string) 
   };
 }
 
+/**
+ * Whether each of a stock adjustment's movements is marked in flight (sent, not acknowledged): a push
+ * Shopify certainly did not execute takes its marks off, one that may have been executed keeps them.
+ */
+async function inFlight(adjustmentId: number): Promise<boolean[]> {
+  const rows = await t.runtime.ctx.db
+    .selectFrom("stock_movements")
+    .select(["push_sent_at", "pushed_at"])
+    .where("store_id", "=", storeId)
+    .where("subject_type", "=", "stock_adjustment")
+    .where("subject_id", "=", adjustmentId)
+    .orderBy("id")
+    .execute();
+  return rows.map((r) => r.push_sent_at !== null && r.pushed_at === null);
+}
+
 function stripKeys(calls: Array<{ key: unknown; input: unknown }>) {
   for (const call of calls) assert.match(String(call.key), KEY);
   return calls.map((c) => c.input);
@@ -257,6 +273,7 @@ describe("pushes to a Shopify store", () => {
     await t.drain();
     const waiting = await syncOf(`/v2/stock_adjustments/${draft.body.data.id}`);
     assert.deepEqual([waiting.state, waiting.error], ["pending", `Shopify answered 503 for ${domain}`]);
+    assert.deepEqual(await inFlight(draft.body.data.id), [true], "a 503 may have been executed");
     await standin.endOutage();
     (t.clock as ManualClock).advance(10_000);
     await t.drain();
@@ -267,6 +284,37 @@ describe("pushes to a Shopify store", () => {
       ...before,
       available: before.available + 4,
       on_hand: before.on_hand + 4,
+    });
+  });
+
+  test("connections refused: the push waits, not in flight, and ends synced after it", async () => {
+    const before = quantities(items[1], locations[1]);
+    await standin.startOutage("refused");
+    let id: number;
+    try {
+      const draft = await api.post("/v2/stock_adjustments", {
+        location_id: locations[1],
+        lines: [{ variant_id: variants[1], delta: 2 }],
+      });
+      id = draft.body.data.id;
+      expectStatus(
+        await api.post(`/v2/stock_adjustments/${id}/apply`, undefined, idempotencyKey("apply")),
+        200,
+      );
+      await t.drain();
+      assert.equal((await syncOf(`/v2/stock_adjustments/${id}`)).state, "pending");
+      assert.deepEqual(await inFlight(id), [false], "no byte of it was sent");
+    } finally {
+      await standin.endOutage();
+    }
+    (t.clock as ManualClock).advance(10_000);
+    await t.drain();
+    assert.deepEqual((await syncOf(`/v2/stock_adjustments/${id}`)).state, "synced");
+    assert.deepEqual(await inFlight(id), [false]);
+    assert.deepEqual(quantities(items[1], locations[1]), {
+      ...before,
+      available: before.available + 2,
+      on_hand: before.on_hand + 2,
     });
   });
 
@@ -306,6 +354,7 @@ describe("pushes to a Shopify store", () => {
       [waiting.state, waiting.error],
       ["pending", `Shopify throttled ${domain} 5 times in a row`],
     );
+    assert.deepEqual(await inFlight(second), [false], "a throttled call is not executed");
     // It waits for the bucket to refill (the stand-in's is full: the least wait, 1 s), spending no
     // attempt, rather than the 10 s of a failed attempt's backoff.
     const job = await t.runtime.ctx.db

@@ -1,10 +1,11 @@
 import {
   type InventoryAdjustment,
   type InventoryAdjustResult,
+  movedNothing,
   PlatformTransientError,
 } from "../connector.ts";
 import { type AdjustCall, callIdempotencyKey, planAdjustCalls } from "./adjust-plan.ts";
-import { refuseOnUserErrors, type ShopifyClient } from "./client.ts";
+import { refuseOnUserErrors, type ShopifyClient, wasUnexecuted } from "./client.ts";
 import type { AttemptGenerations } from "./generations.ts";
 import { fromGid } from "./gids.ts";
 import { setItemCosts } from "./item-costs.ts";
@@ -47,9 +48,19 @@ export async function adjustShopifyInventory(
   adjustment: InventoryAdjustment,
 ): Promise<InventoryAdjustResult> {
   const skipped = new Set<number>();
-  for (const call of planAdjustCalls(adjustment))
-    for (const item of await sendCall(client, options.generations, adjustment.idempotencyKey, call))
-      skipped.add(item);
+  // Until Shopify answers one of the document's calls, a request it did not execute means this
+  // attempt moved nothing (push.ts takes the marks off; whether an earlier attempt did is its part).
+  let answered = false;
+  try {
+    for (const call of planAdjustCalls(adjustment))
+      for (const item of await sendCall(client, options.generations, adjustment.idempotencyKey, call, () => {
+        answered = true;
+      }))
+        skipped.add(item);
+  } catch (error) {
+    if (!answered && wasUnexecuted(error)) movedNothing(error as Error);
+    throw error;
+  }
   const costs = adjustment.itemCosts.filter((c) => !skipped.has(c.inventoryItemId));
   const gone = new Set(skipped);
   if (costs.length > 0) await setItemCosts(client, options.shopCurrency, costs, gone);
@@ -86,6 +97,7 @@ async function sendCall(
   generations: AttemptGenerations,
   documentKey: string,
   call: AdjustCall,
+  onAnswer: () => void,
 ): Promise<readonly number[]> {
   let { generation, skippedItems } = await generations.attempt(documentKey, call.call);
   for (let newKeys = 0; ; ) {
@@ -93,6 +105,7 @@ async function sendCall(
     if (input.changes.length === 0) return skippedItems;
     const key = callIdempotencyKey(documentKey, call.call, generation);
     const answer = await client.graphql<AdjustPayload>(ADJUST, { input, key }, 10);
+    onAnswer();
     const payload = answer.data.inventoryAdjustQuantities;
     const errors = payload?.userErrors ?? [];
     if (errors.length === 0) return skippedItems;

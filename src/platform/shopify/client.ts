@@ -58,6 +58,32 @@ interface RawAnswer {
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Marks the error of a request Shopify certainly did not execute: refused before executing it (429,
+ * THROTTLED, 401 or another 4xx), or no connection made (refused, name not resolved, connect timeout:
+ * no byte of it was sent). A push takes that document's in-flight marks off at once when none of its
+ * calls was answered (adjust.ts); a timeout, a 5xx or a broken answer may have been executed.
+ */
+export function unexecuted<E extends Error>(error: E): E {
+  return Object.assign(error, { unexecuted: true });
+}
+
+/** Whether the request certainly was not executed (unexecuted). */
+export function wasUnexecuted(error: unknown): boolean {
+  return error instanceof Error && (error as { unexecuted?: boolean }).unexecuted === true;
+}
+
+/** Failures to connect: the request was never written to a socket. */
+const CONNECT_FAILURES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+
+function connectFailed(error: unknown): boolean {
+  const codeOf = (e: unknown) => (e as { code?: unknown } | null)?.code;
+  return (
+    CONNECT_FAILURES.has(String(codeOf(error))) ||
+    CONNECT_FAILURES.has(String(codeOf((error as { cause?: unknown } | null)?.cause)))
+  );
+}
+
 export class ShopifyClient {
   readonly shop: string;
   private readonly url: string;
@@ -102,9 +128,11 @@ export class ShopifyClient {
       if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
         cost = reported?.requestedQueryCost ?? cost;
         if (attempt >= retries)
-          throw new PlatformBusyError(
-            `Shopify throttled ${this.shop} ${attempt + 1} times in a row`,
-            refillMs(reported?.throttleStatus ?? null, cost),
+          throw unexecuted(
+            new PlatformBusyError(
+              `Shopify throttled ${this.shop} ${attempt + 1} times in a row`,
+              refillMs(reported?.throttleStatus ?? null, cost),
+            ),
           );
         continue;
       }
@@ -161,15 +189,22 @@ export class ShopifyClient {
       });
       text = await response.body.text();
     } catch (error) {
-      throw new PlatformTransientError(`Shopify unreachable for ${this.shop}: ${(error as Error).message}`);
+      const failure = new PlatformTransientError(
+        `Shopify unreachable for ${this.shop}: ${(error as Error).message}`,
+      );
+      throw connectFailed(error) ? unexecuted(failure) : failure;
     }
     const status = response.statusCode;
     if (status === 401)
-      throw new ShopifyUnauthorizedError(`Shopify refused the access token of ${this.shop} (401)`);
-    if (status === 429 || status >= 500)
-      throw new PlatformTransientError(`Shopify answered ${status} for ${this.shop}`);
+      throw unexecuted(
+        new ShopifyUnauthorizedError(`Shopify refused the access token of ${this.shop} (401)`),
+      );
+    if (status === 429) throw unexecuted(new PlatformTransientError(`Shopify answered 429 for ${this.shop}`));
+    if (status >= 500) throw new PlatformTransientError(`Shopify answered ${status} for ${this.shop}`);
     if (status !== 200)
-      throw new PlatformPermanentError(`Shopify answered ${status} for ${this.shop}: ${text.slice(0, 200)}`);
+      throw unexecuted(
+        new PlatformPermanentError(`Shopify answered ${status} for ${this.shop}: ${text.slice(0, 200)}`),
+      );
     try {
       return JSON.parse(text) as RawAnswer;
     } catch {

@@ -10,6 +10,8 @@ import { getStore } from "../../domain/stores/index.ts";
 import {
   type InventoryAdjustment,
   type InventoryAdjustResult,
+  movedNothing,
+  nothingMoved,
   type PlatformConnector,
   PlatformPermanentError,
 } from "../connector.ts";
@@ -71,13 +73,17 @@ async function pushUnlessDisconnected(
   adjustment: InventoryAdjustment,
 ): Promise<InventoryAdjustResult> {
   const before = await shopOf(ctx.db, storeId);
-  if (before.status === "disconnected") throw new PlatformPausedError(disconnectedMessage(before));
+  if (before.status === "disconnected")
+    throw movedNothing(new PlatformPausedError(disconnectedMessage(before)));
   try {
     return await connector.adjustInventory(adjustment);
   } catch (error) {
     if (!(error instanceof ShopifyUnauthorizedError)) throw error;
     const after = await shopOf(ctx.db, storeId);
-    if (after.status === "disconnected") throw new PlatformPausedError(disconnectedMessage(after));
+    if (after.status === "disconnected") {
+      const paused = new PlatformPausedError(disconnectedMessage(after));
+      throw nothingMoved(error) ? movedNothing(paused) : paused;
+    }
     throw error;
   }
 }
