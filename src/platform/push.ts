@@ -347,7 +347,10 @@ export async function pushMovements(
       } catch (error) {
         failure.refused = nothingMoved(error);
         const records = new Set(document.map((m) => `${m.subject_type}:${m.subject_id}`));
-        if (batchId === null || records.size < 2 || !failure.refused) throw error;
+        // A batch an earlier send may have applied (its answer lost) stays whole whatever this send's
+        // answer: its records sent alone would go under keys the platform has never seen and be
+        // applied twice; under the batch's key a later send gets the first one's result.
+        if (batchId === null || records.size < 2 || !failure.refused || !documents[index].fresh) throw error;
         // The platform refused a batch and moved nothing: no one record is held to that (the refusal
         // may be another record's). Each record goes again alone, this one at its next attempt; the
         // batch is taken apart below (takeMarksOff).

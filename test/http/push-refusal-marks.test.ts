@@ -208,6 +208,34 @@ describe("a push the platform refused takes its in-flight marks off", () => {
     assert.deepEqual(await newEvents(), []);
   });
 
+  test("a refused batch an earlier send may have applied is not taken apart: no record reaches the platform twice", async () => {
+    const item = await levelAt(20);
+    const other = await levelAt(20);
+    await moved(item, -3);
+    await moved(other, 4); // waiting: the first push takes it along as one batch
+    // The batch is applied and its answer lost; the platform then refuses the next sends (the other
+    // record's push sends the batch again at once under the batch's key).
+    pushHooks.afterPush = async () => {
+      pushHooks.afterPush = null;
+      await fault("down", 2);
+      throw new Error("the platform's answer timed out");
+    };
+    await t.drain();
+    assert.equal(await onPlatform(item), 17);
+    assert.equal(await onPlatform(other), 24);
+    // Taken apart, each record would go alone under a key of its own, which the platform has never
+    // seen: applied a second time. Kept whole, the batch's key answers the first send's result.
+    for (let i = 0; i < 4; i++) {
+      clock.advance(60_000);
+      await t.drain();
+    }
+    assert.equal(await onPlatform(item), 17);
+    assert.equal(await onPlatform(other), 24);
+    assert.equal(await shown(item), 17);
+    assert.equal(await shown(other), 24);
+    assert.deepEqual(await newEvents(), []);
+  });
+
   test("a refused batch taken apart: a report kept on its levels is adopted when nothing else is in flight", async () => {
     const item = await levelAt(20);
     const other = await levelAt(20);
