@@ -19,8 +19,14 @@ import { parsePushPayload } from "../../src/platform/job-payloads.ts";
 import { type PushHooks, pushMovements } from "../../src/platform/push.ts";
 import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-import { trackedVariants, type Variant, variantPool } from "../helpers/factories.ts";
-import { mirrorLevelRow, platformLevelRow, recordTestMovements } from "../helpers/stock.ts";
+import type { Variant } from "../helpers/factories.ts";
+import {
+  alertingDemoStore,
+  itemEventsSince,
+  mirrorLevelRow,
+  platformLevelRow,
+  recordTestMovements,
+} from "../helpers/stock.ts";
 
 /** A push held after the platform applied its document, before its acknowledgement. */
 function heldPush() {
@@ -48,37 +54,18 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
   let pool: { next(): Variant };
   let location: number;
   let subject = 5000;
-  let seen = 0;
 
   before(async () => {
     t = await startTestApp();
     clock = t.clock as ManualClock;
-    store = await t.createStore({ seed: "demo" });
-    const tracked = await trackedVariants(store.api);
-    pool = variantPool(() => tracked);
-    location = (await store.api.get("/v2/locations")).body.data[0].id;
-    const rules = await t.admin.put(`/admin/stores/${store.id}/alert_rules`, {
-      low_stock_threshold: 10,
-      items: [],
-    });
-    assert.equal(rules.status, 200);
-    await t.drain();
+    ({ store, pool, location } = await alertingDemoStore(t));
   });
   after(() => t.close());
 
-  /** Item events of the store since the last call: [name, available]. */
-  const newEvents = async () => {
-    const rows = await t.runtime.ctx.db
-      .selectFrom("events")
-      .select(["seq", "name", "data"])
-      .where("store_id", "=", store.id)
-      .where("name", "like", "item.%")
-      .where("seq", ">", seen)
-      .orderBy("seq")
-      .execute();
-    if (rows.length > 0) seen = rows[rows.length - 1].seq;
-    return rows.map((r) => [r.name, (r.data as { available: number }).available]);
-  };
+  const newEvents = itemEventsSince(
+    () => t,
+    () => store.id,
+  );
 
   /** A level at `available` on the platform and in the mirror, its events read. */
   async function levelAt(available: number, item = pool.next().inventory_item_id): Promise<number> {
