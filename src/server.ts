@@ -12,7 +12,8 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(config, { logger: { level: config.logLevel } });
   const { app, ctx, worker } = runtime;
   // After the embedded database's thread started (it stays at normal priority), before any request.
-  raiseLoopPriority((message) => app.log.info(message));
+  // LOOP_PRIORITY=0 leaves it at 0 (to measure against, or where the host's scheduling is set outside).
+  if (process.env.LOOP_PRIORITY !== "0") raiseLoopPriority((message) => app.log.info(message));
 
   // Stop handlers first, so a signal during start-up still closes the database cleanly.
   let stopping = false;
