@@ -363,15 +363,7 @@ export async function addToLevels(
   if (deltas.length === 0) return { reported: [], first: null };
   const count = deltas.length + extra;
   const now = clock.now();
-  const { rows } = await sql<{
-    inventory_item_id: number;
-    location_id: number;
-    available: number;
-    on_hand: number;
-    committed: number;
-    incoming: number;
-    change_seq: number | string;
-  }>`with shop as (
+  const { rows } = await sql<SimLevel & { change_seq: number | string }>`with shop as (
       update sim_stores set change_seq = change_seq + ${count}::int where store_id = ${storeId}
       returning change_seq - ${count}::int as base
     )
