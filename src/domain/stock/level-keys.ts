@@ -43,3 +43,9 @@ export function sumByLevel(deltas: readonly LevelDelta[]): Map<string, LevelDelt
   }
   return byKey;
 }
+
+/** A level's key from a row's columns (bigint columns may come back as text). */
+export const levelKeyOfRow = (r: {
+  inventory_item_id: number | string;
+  location_id: number | string;
+}): LevelKey => ({ inventoryItemId: Number(r.inventory_item_id), locationId: Number(r.location_id) });

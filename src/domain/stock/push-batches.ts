@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { SyncSubjectType } from "./ledger.ts";
-import type { LevelKey } from "./level-keys.ts";
+import { type LevelKey, levelKeyOfRow } from "./level-keys.ts";
 import { notAcknowledged, type UnpushedMovement } from "./pushes.ts";
 
 /**
@@ -93,10 +93,7 @@ export async function dissolveBatch(db: Db, storeId: number, batchId: number): P
     set push_batch_id = null, push_sent_at = null
     where store_id = ${storeId} and push_batch_id = ${batchId} and pushed_at is null
     returning inventory_item_id, location_id`.execute(db);
-  return rows.map((r) => ({
-    inventoryItemId: Number(r.inventory_item_id),
-    locationId: Number(r.location_id),
-  }));
+  return rows.map(levelKeyOfRow);
 }
 
 /**

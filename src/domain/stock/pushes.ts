@@ -4,7 +4,7 @@ import type { Db } from "../../db/database.ts";
 import type { StockMovementsTable } from "../../db/tables/catalog.ts";
 import { WITHOUT_WAITING_FOR_DISK } from "../../db/transaction.ts";
 import type { SyncSubjectType } from "./ledger.ts";
-import type { LevelKey } from "./level-keys.ts";
+import { type LevelKey, levelKeyOfRow } from "./level-keys.ts";
 
 /**
  * The ledger's side of a push (platform/push.ts sends the movements): which recorded movements the
@@ -110,10 +110,7 @@ export async function markMovementsUnsent(
     .where("push_sent_at", "is not", null)
     .returning(["inventory_item_id", "location_id"])
     .execute();
-  return rows.map((r) => ({
-    inventoryItemId: Number(r.inventory_item_id),
-    locationId: Number(r.location_id),
-  }));
+  return rows.map(levelKeyOfRow);
 }
 
 /**
