@@ -4,8 +4,9 @@ import { after, describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import { renderPurchaseOrderPdf } from "../../src/domain/documents/purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "../../src/domain/documents/purchase-order-view.ts";
-import { PER_STORE, RenderPool } from "../../src/domain/documents/render-pool.ts";
+import { PER_STORE, RENDER_FLOOR_MS, RenderPool } from "../../src/domain/documents/render-pool.ts";
 import {
+  RAISED_NICENESS,
   RENDER_NICENESS,
   type RenderProcess,
   startRenderProcess,
@@ -210,6 +211,87 @@ describe("PDF render pool", () => {
     assert.equal(pool.heldBy(4), 0);
     assert.equal(threads.length, 2, "the silent thread was replaced");
     assert.equal(threads[0].threadId, -1, "the silent thread was stopped");
+  });
+
+  it(`a render not finished ${RENDER_FLOOR_MS} ms after it was asked for has its process raised to niceness ${RAISED_NICENESS} until it ends, not before; the next render starts at ${RENDER_NICENESS} again`, {
+    skip: process.platform !== "linux" || process.getuid?.() !== 0,
+    timeout: 60_000,
+  }, async (t) => {
+    if ((threadNiceness().get(process.pid) as number) >= RENDER_NICENESS) {
+      t.skip("the process already runs at the renderers' niceness");
+      return;
+    }
+    const floorMs = 1500;
+    const { renderers, startThread } = recordedRenderers();
+    const pool = new RenderPool(1, { startThread, floorMs });
+    pools.push(pool);
+    const nicenessOf = (pid: number) => new Set(threadNiceness(pid).values());
+    // The process runs (and a quick render is never raised, however long the host takes for it: the
+    // pool lowers it again at its end).
+    await pool.render(1, order("PO-WARM", 3), false, true);
+    const pid = renderers[0].pid as number;
+    assert.deepEqual(nicenessOf(pid), new Set([RENDER_NICENESS]));
+    // A render held: the process stopped before it reads the document.
+    const asked = performance.now();
+    const held = pool.render(1, order("PO-HELD", 20), false, true);
+    process.kill(pid, "SIGSTOP");
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const before = nicenessOf(pid);
+      if (performance.now() - asked < floorMs)
+        assert.deepEqual(before, new Set([RENDER_NICENESS]), "not before");
+      await new Promise((resolve) => setTimeout(resolve, floorMs + 300 - (performance.now() - asked)));
+      assert.deepEqual(nicenessOf(pid), new Set([RAISED_NICENESS]), "every thread raised at the floor");
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    assert.equal((await held).subarray(0, 5).toString(), "%PDF-");
+    assert.deepEqual(nicenessOf(pid), new Set([RENDER_NICENESS]), "lowered again for the next render");
+    assert.equal(renderers.length, 1);
+  });
+
+  it("a render's floor: raised once past it and lowered at its end; a quick render never; a render that waited past it in the queue at once", {
+    timeout: 60_000,
+  }, async () => {
+    // Stand-in threads that answer after the ms a document's notes give, recording what the pool sets them to and when.
+    const calls: Array<{ niceness: number; at: number }> = [];
+    const start = performance.now();
+    const startThread = () => {
+      const worker = new Worker(
+        `const { parentPort } = require('node:worker_threads');
+         parentPort.on('message', (m) => setTimeout(
+           () => parentPort.postMessage({ id: m.id, pdf: new TextEncoder().encode('%PDF-stand-in') }),
+           m.document.notes === null ? 0 : Number(m.document.notes)));`,
+        { eval: true },
+      );
+      return Object.assign(worker, {
+        renice: (niceness: number) => {
+          calls.push({ niceness, at: performance.now() - start });
+          return true;
+        },
+      });
+    };
+    const floorMs = 600;
+    const pool = new RenderPool(1, { startThread, floorMs });
+    pools.push(pool);
+    const render = (ms: number | null) =>
+      pool.render(6, { ...order("PO-F", 1), notes: ms === null ? null : String(ms) }, false, false);
+    await render(null); // the thread started (its start counts as the render's wait)
+    calls.length = 0;
+    for (let i = 0; i < 3; i++) await render(null);
+    await new Promise((resolve) => setTimeout(resolve, floorMs + 200));
+    assert.equal(calls.length, 0, "quick renders are never raised");
+    const heldFrom = performance.now() - start;
+    // One held 1.5 s, one of 0.3 s queued behind it: the first is raised at its floor and lowered at its end;
+    // the second has waited past its floor by then, and is raised as it starts.
+    await Promise.all([render(1500), render(300)]);
+    assert.deepEqual(
+      calls.map((c) => c.niceness),
+      [RAISED_NICENESS, RENDER_NICENESS, RAISED_NICENESS, RENDER_NICENESS],
+    );
+    assert.ok(calls[0].at - heldFrom >= floorMs - 5, JSON.stringify({ calls, heldFrom }));
+    assert.ok(calls[1].at - heldFrom >= 1500 - 5, JSON.stringify({ calls, heldFrom }));
+    assert.ok(calls[2].at - calls[1].at < 250, JSON.stringify({ calls, heldFrom }));
   });
 
   it("takes waiting renders fairly: another store's PDF goes before the rest of a busy store's queue", async () => {

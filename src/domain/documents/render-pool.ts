@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { AppError } from "../errors.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
-import { type Renderer, startRenderProcess } from "./render-process.ts";
+import { RAISED_NICENESS, RENDER_NICENESS, type Renderer, startRenderProcess } from "./render-process.ts";
 import type { DocumentSource, RenderRequest, RenderResponse } from "./render-worker.ts";
 
 /**
@@ -22,6 +22,12 @@ import type { DocumentSource, RenderRequest, RenderResponse } from "./render-wor
  * stays free) and a thread that answers nothing for RENDER_TIMEOUT_MS (it is stopped, its render
  * fails, a new thread takes the queue). Either would otherwise keep a thread and one of the store's
  * PER_STORE places for good, and after PER_STORE of them the store's every PDF answered 429.
+ *
+ * A render has a floor: its process runs at RENDER_NICENESS so that PDFs yield to the API, but on a
+ * host kept busy that alone made a merchant's PDF wait as long as the load lasted (a clean-clone CI
+ * at load 12 timed out a PDF GET at 30 s). A render not finished RENDER_FLOOR_MS after it was asked
+ * for has its process raised to RAISED_NICENESS until it ends, and competes on equal terms from then
+ * on; the process goes back to RENDER_NICENESS for its next render.
  */
 
 export const PER_STORE = 4;
@@ -30,12 +36,21 @@ const RETRY_AFTER_SECONDS = 2;
 const IDLE_MS = 30_000;
 /** Far beyond the biggest order's render (a 500-line order takes 1 to 3 s on a busy core). */
 export const RENDER_TIMEOUT_MS = 120_000;
+/**
+ * A render's floor: raised to RAISED_NICENESS once this long has passed since it was asked for (its
+ * wait in the queue counts). A 500-line order takes 1 to 3 s on a busy core and a usual one a few
+ * tens of ms, so a render still running after 5 s is waiting for a core rather than working; and a
+ * merchant waits a few seconds for a PDF, not half a minute.
+ */
+export const RENDER_FLOOR_MS = 5_000;
 
 export interface RenderPoolOptions {
   /** How long a thread may take over one render before it is stopped. */
   timeoutMs?: number;
   /** Starts a renderer (tests stand in threads that misbehave). */
   startThread?: () => Renderer;
+  /** After how long a render is raised (RENDER_FLOOR_MS). */
+  floorMs?: number;
 }
 
 export function defaultThreadCount(): number {
@@ -46,6 +61,8 @@ interface Pending {
   readonly id: number;
   readonly storeId: number;
   readonly request: RenderRequest;
+  /** When it was asked for (performance.now): its floor counts from then. */
+  readonly askedAt: number;
   resolve(pdf: Buffer): void;
   reject(error: Error): void;
 }
@@ -58,6 +75,10 @@ interface Thread {
   jobTimer: NodeJS.Timeout | null;
   /** Whether the thread runs code yet: a render's time limit starts then, not while it starts. */
   online: boolean;
+  /** Raises the thread's render at its floor. */
+  floorTimer: NodeJS.Timeout | null;
+  /** Whether the thread's render reached its floor (the thread runs at RAISED_NICENESS). */
+  raised: boolean;
 }
 
 export class RenderPool {
@@ -71,6 +92,7 @@ export class RenderPool {
   private closed = false;
 
   private readonly timeoutMs: number;
+  private readonly floorMs: number;
   private readonly startThread: () => Renderer;
 
   constructor(
@@ -78,6 +100,7 @@ export class RenderPool {
     options: RenderPoolOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? RENDER_TIMEOUT_MS;
+    this.floorMs = options.floorMs ?? RENDER_FLOOR_MS;
     this.startThread = options.startThread ?? startRenderProcess;
   }
 
@@ -104,7 +127,14 @@ export class RenderPool {
     }
     this.perStore.set(storeId, held + 1);
     return new Promise<Buffer>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, storeId, request: { ...source, receivingCopy }, resolve, reject });
+      this.queue.push({
+        id: this.nextId++,
+        storeId,
+        request: { ...source, receivingCopy },
+        askedAt: performance.now(),
+        resolve,
+        reject,
+      });
       this.dispatch();
     });
   }
@@ -139,7 +169,33 @@ export class RenderPool {
       }
       thread.job = job;
       if (thread.online) this.startJobTimer(thread);
+      this.startFloorTimer(thread, job);
     }
+  }
+
+  /**
+   * The render's floor: RENDER_FLOOR_MS after it was asked for, its thread is raised (at once when it
+   * waited that long in the queue). A thread still starting is raised too (its start at
+   * RENDER_NICENESS is the render's wait), and again once online, since a render process lowers its
+   * threads itself as it starts (render-worker.ts).
+   */
+  private startFloorTimer(thread: Thread, job: Pending): void {
+    const raise = () => {
+      thread.floorTimer = null;
+      if (thread.job === job) thread.raised = thread.worker.renice?.(RAISED_NICENESS) ?? false;
+    };
+    thread.floorTimer = setTimeout(
+      raise,
+      Math.max(0, job.askedAt + this.floorMs - performance.now()),
+    ).unref();
+  }
+
+  /** A raised thread back to RENDER_NICENESS for its next render. */
+  private clearFloor(thread: Thread): void {
+    if (thread.floorTimer) clearTimeout(thread.floorTimer);
+    thread.floorTimer = null;
+    if (thread.raised) thread.worker.renice?.(RENDER_NICENESS);
+    thread.raised = false;
   }
 
   /**
@@ -174,12 +230,16 @@ export class RenderPool {
       idleTimer: null,
       jobTimer: null,
       online: false,
+      floorTimer: null,
+      raised: false,
     };
     // Never keeps the process alive by itself; a running service has its listener for that.
     thread.worker.unref();
     thread.worker.once("online", () => {
       thread.online = true;
       if (thread.job && !thread.jobTimer) this.startJobTimer(thread);
+      // Raised while it started: it has just lowered its threads itself.
+      if (thread.raised) thread.raised = thread.worker.renice?.(RAISED_NICENESS) ?? false;
     });
     thread.worker.on("message", (message: RenderResponse) => this.finished(thread, message));
     thread.worker.on("error", (error) => this.failed(thread, error));
@@ -193,6 +253,7 @@ export class RenderPool {
     if (!job || job.id !== message.id) return;
     thread.job = null;
     this.clearJobTimer(thread);
+    this.clearFloor(thread);
     this.release(job.storeId);
     if ("error" in message) job.reject(new Error(`rendering the PDF failed: ${message.error}`));
     else job.resolve(Buffer.from(message.pdf.buffer, message.pdf.byteOffset, message.pdf.byteLength));
@@ -207,6 +268,7 @@ export class RenderPool {
     this.threads.splice(index, 1);
     if (thread.idleTimer) clearTimeout(thread.idleTimer);
     this.clearJobTimer(thread);
+    if (thread.floorTimer) clearTimeout(thread.floorTimer);
     const job = thread.job;
     thread.job = null;
     if (job) {
@@ -232,6 +294,7 @@ export class RenderPool {
   private async stop(thread: Thread): Promise<void> {
     if (thread.idleTimer) clearTimeout(thread.idleTimer);
     this.clearJobTimer(thread);
+    if (thread.floorTimer) clearTimeout(thread.floorTimer);
     thread.worker.removeAllListeners("exit");
     thread.job?.reject(new Error("the service is stopping"));
     await thread.worker.terminate();

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { EventEmitter, once } from "node:events";
+import { readdirSync } from "node:fs";
 import { setPriority } from "node:os";
 import { startProcess } from "../../thread-entry.ts";
 import type { RenderResponse } from "./render-worker.ts";
@@ -17,6 +18,11 @@ export interface Renderer {
   removeAllListeners(event: "exit"): unknown;
   unref(): void;
   terminate(): Promise<unknown>;
+  /**
+   * Sets every thread of the renderer to `niceness` (a render's floor, render-pool.ts); false when the
+   * host did not permit it. A worker thread (tests) has none.
+   */
+  renice?(niceness: number): boolean;
 }
 
 /**
@@ -29,6 +35,37 @@ export interface Renderer {
  * niceness of the API's event loop, raised where permitted (src/loop-priority.ts).
  */
 export const RENDER_NICENESS = 10;
+
+/**
+ * The niceness a render is raised to once it has waited RENDER_FLOOR_MS (render-pool.ts): the
+ * normal priority, so on a host kept busy a merchant's PDF competes on equal terms with the rest
+ * (still behind the API's event loop where that is raised). Raising back needs the same permission as
+ * raising the loop (root or CAP_SYS_NICE); without it the render keeps RENDER_NICENESS.
+ */
+export const RAISED_NICENESS = 0;
+
+/**
+ * Sets every thread of process `pid` to `niceness`: on Linux each thread has its own (a thread
+ * started later takes its creator's); elsewhere the process as a whole. False when any thread could
+ * not be set (not permitted, or the process ended).
+ */
+export function setProcessNiceness(pid: number, niceness: number): boolean {
+  let threads: number[];
+  try {
+    threads = process.platform === "linux" ? readdirSync(`/proc/${pid}/task`).map(Number) : [pid];
+  } catch {
+    return false; // the process ended
+  }
+  let all = true;
+  for (const tid of threads) {
+    try {
+      setPriority(tid, niceness);
+    } catch {
+      all = false; // not permitted (a sandbox, an unprivileged user raising), or the thread ended
+    }
+  }
+  return all;
+}
 
 /** The message a render process sends once it listens (render-worker.ts). */
 export const ONLINE = "online";
@@ -90,6 +127,12 @@ export class RenderProcess extends EventEmitter implements Renderer {
     this.keepAlive(true); // whoever awaits the end waits for it
     this.child.kill("SIGKILL");
     await exit;
+  }
+
+  /** Sets every thread of the process to `niceness` (render-pool.ts: a render's floor). */
+  renice(niceness: number): boolean {
+    const pid = this.child.pid;
+    return pid !== undefined && !this.exited && setProcessNiceness(pid, niceness);
   }
 
   /** The process id (tests read its threads' niceness). */

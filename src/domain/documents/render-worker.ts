@@ -1,9 +1,7 @@
-import { readdirSync } from "node:fs";
-import { setPriority } from "node:os";
 import { type TextOrBytes, textOf } from "../../db/text-bytes.ts";
 import { renderPurchaseOrderPdf } from "./purchase-order-pdf.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
-import { ONLINE, RENDER_NICENESS } from "./render-process.ts";
+import { ONLINE, RENDER_NICENESS, setProcessNiceness } from "./render-process.ts";
 
 /**
  * A PDF renderer of the render pool (render-pool.ts), run as a child process (render-process.ts):
@@ -36,18 +34,6 @@ export type RenderResponse =
   | { readonly id: number; readonly pdf: Uint8Array }
   | { readonly id: number; readonly error: string };
 
-/** Lowers every thread of this process to RENDER_NICENESS. */
-function lowerPriority(): void {
-  const threads = process.platform === "linux" ? readdirSync("/proc/self/task").map(Number) : [0];
-  for (const tid of threads) {
-    try {
-      setPriority(tid, RENDER_NICENESS);
-    } catch {
-      // Not permitted (a sandbox), or the thread ended: renders keep the priority they had.
-    }
-  }
-}
-
 /** Renders one request; the answer's bytes are the PDF's own (a pooled Buffer's are copied out). */
 async function answer(message: RenderRequest & { id: number }): Promise<RenderResponse> {
   try {
@@ -61,7 +47,9 @@ async function answer(message: RenderRequest & { id: number }): Promise<RenderRe
 // Run as a render process (render-process.ts): renders one document at a time, in the order sent.
 // The parent gone (the service stopped or crashed), the process ends with it.
 if (process.env.STOCKROOM_RENDER_PROCESS === "1" && process.send) {
-  lowerPriority();
+  // Every thread of this process to RENDER_NICENESS; where not permitted (a sandbox) renders keep the
+  // priority they had.
+  setProcessNiceness(process.pid, RENDER_NICENESS);
   let renders = Promise.resolve();
   process.on("message", (message: RenderRequest & { id: number }) => {
     renders = renders.then(async () => {
