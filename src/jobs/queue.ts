@@ -265,9 +265,16 @@ export class JobQueue {
   }
 
   /** Puts the job back for `retryAt`, or marks it failed when there is no retry. */
-  async fail(db: Db, job: ClaimedJob, workerId: string, error: string, retryAt: Date | null): Promise<void> {
+  /** Answers whether the job was still this worker's (its lease not taken over). */
+  async fail(
+    db: Db,
+    job: ClaimedJob,
+    workerId: string,
+    error: string,
+    retryAt: Date | null,
+  ): Promise<boolean> {
     const now = this.clock.now();
-    await db
+    const result = await db
       .updateTable("jobs")
       .set(
         retryAt
@@ -290,12 +297,16 @@ export class JobQueue {
       )
       .where("id", "=", job.id)
       .where("locked_by", "=", workerId)
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Puts the job back for `runAt` without counting the attempt it just made (DeferJobError). */
-  async defer(db: Db, job: ClaimedJob, workerId: string, reason: string, runAt: Date): Promise<void> {
-    await db
+  /**
+   * Puts the job back for `runAt` without counting the attempt it just made (DeferJobError). Answers
+   * whether the job was still this worker's.
+   */
+  async defer(db: Db, job: ClaimedJob, workerId: string, reason: string, runAt: Date): Promise<boolean> {
+    const result = await db
       .updateTable("jobs")
       .set({
         state: "queued",
@@ -308,7 +319,8 @@ export class JobQueue {
       })
       .where("id", "=", job.id)
       .where("locked_by", "=", workerId)
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Makes the store's waiting jobs of `type` due now (e.g. deferred pushes of a reconnected store). */

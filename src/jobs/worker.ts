@@ -1,5 +1,6 @@
 import type { BaseLogger } from "pino";
 import type { AppContext } from "../context.ts";
+import type { Db } from "../db/database.ts";
 import { type ClaimedJob, DEFAULT_LEASE_MS, JobQueue } from "./queue.ts";
 
 /** A failure that retrying cannot fix (e.g. the platform refused the push): fail the job now. */
@@ -24,8 +25,17 @@ export interface JobHandler {
   run(ctx: AppContext, job: ClaimedJob): Promise<void>;
   /** Delay before attempt `attempts + 1`, or null to give up. Default: exponential with jitter. */
   retryDelayMs?(attempts: number, job: ClaimedJob): number | null;
-  /** Called once when the job fails for good (permanent error or attempts exhausted). */
-  onFinalFailure?(ctx: AppContext, job: ClaimedJob, error: string): Promise<void>;
+  /**
+   * Called once when the job fails for good (permanent error or attempts exhausted), in the
+   * transaction that marks it failed (`trx`: use it, not ctx.db), so the two commit together.
+   */
+  onFinalFailure?(ctx: AppContext, job: ClaimedJob, error: string, trx: Db): Promise<void>;
+  /**
+   * Called when a failed attempt goes back to the queue (a retry after its delay, or a DeferJobError's
+   * wait), in the transaction that reschedules it (`trx`), so "the job waits for its next attempt"
+   * and what the hook writes commit together or not at all.
+   */
+  onRetry?(ctx: AppContext, job: ClaimedJob, trx: Db): Promise<void>;
   /**
    * At most this share of the worker's slots (at least one) runs jobs of this type at once, so a type
    * whose jobs can be slow (deliveries to a hanging endpoint) never holds every slot.
@@ -325,8 +335,13 @@ export class Worker {
       await jobs.complete(db, job, this.id);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      const reason = message.slice(0, 2000);
       if (error instanceof DeferJobError) {
-        await jobs.defer(db, job, this.id, message.slice(0, 2000), error.retryAt).catch((deferError) => {
+        await this.reschedule(
+          job,
+          (trx) => jobs.defer(trx, job, this.id, reason, error.retryAt),
+          handler.onRetry && ((trx) => handler.onRetry!(this.ctx, job, trx)),
+        ).catch((deferError) => {
           this.options.logger?.warn(
             { err: deferError, job: job.id },
             "could not defer job; the lease will expire",
@@ -340,9 +355,12 @@ export class Worker {
           ? null
           : (handler.retryDelayMs ?? defaultRetryDelay)(job.attempts, job);
       const retryAt = delay === null ? null : new Date(clock.now().getTime() + delay);
+      const hook =
+        retryAt === null
+          ? handler.onFinalFailure && ((trx: Db) => handler.onFinalFailure!(this.ctx, job, message, trx))
+          : handler.onRetry && ((trx: Db) => handler.onRetry!(this.ctx, job, trx));
       try {
-        await jobs.fail(db, job, this.id, message.slice(0, 2000), retryAt);
-        if (retryAt === null && handler.onFinalFailure) await handler.onFinalFailure(this.ctx, job, message);
+        await this.reschedule(job, (trx) => jobs.fail(trx, job, this.id, reason, retryAt), hook);
       } catch (failError) {
         this.options.logger?.warn(
           { err: failError, job: job.id },
@@ -351,6 +369,40 @@ export class Worker {
       }
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Records a failed attempt (`record`: failed for good, queued for a retry, or deferred) and runs the
+   * handler's hook for it in the same transaction; the hook runs only while the job is still this
+   * worker's (a worker whose lease was taken over leaves the job, and its hooks, to the new holder).
+   * A hook that throws takes the record back with it: the attempt is then recorded alone, as without
+   * a hook (a hook that always fails must not leave its job running forever).
+   */
+  private async reschedule(
+    job: ClaimedJob,
+    record: (trx: Db) => Promise<boolean>,
+    hook: ((trx: Db) => Promise<void>) | undefined,
+  ): Promise<void> {
+    const { db } = this.ctx;
+    if (!hook) {
+      await record(db);
+      return;
+    }
+    let recorded = false;
+    try {
+      await db.transaction().execute(async (trx) => {
+        if (!(await record(trx))) return;
+        recorded = true;
+        await hook(trx);
+      });
+    } catch (error) {
+      if (!recorded) throw error;
+      this.options.logger?.warn(
+        { err: error, job: job.id },
+        "job failure hook failed; recording the attempt alone",
+      );
+      await record(db);
     }
   }
 }

@@ -11,6 +11,7 @@ import {
   assignBatches,
   type BatchedMovement,
   dissolveBatch,
+  type LevelKey,
   markMovementsPushed,
   markMovementsSent,
   markMovementsSkipped,
@@ -191,6 +192,12 @@ export function cutDocuments(
 export interface PushRun {
   jobId: number;
   attempts: number;
+  /**
+   * Set by a push that failed: the in-flight marks to take off (takeMarksOff), in the transaction
+   * that reschedules or fails the job (the handler's onRetry and onFinalFailure), so the job never
+   * says running while they are off. Without a run (a direct call) they come off at once.
+   */
+  marksOff?: MarksOff | null;
 }
 
 /**
@@ -406,7 +413,13 @@ export async function pushMovements(
       failed = null;
     }
   } catch (error) {
-    if (failed) await takeMarksOff(ctx, storeId, documents, failed);
+    const off = failed && marksOffAfter(storeId, documents, failed);
+    if (run) run.marksOff = off;
+    else if (off)
+      await ctx.db.transaction().execute(async (trx) => {
+        const levels = await takeMarksOff(trx, off);
+        if (levels.length > 0) await refreshLevels(ctx, trx, storeId, levels);
+      });
     throw error;
   } finally {
     // Jobs taken along that this push did not finish (it failed, or they wait for movements in
@@ -415,34 +428,46 @@ export async function pushMovements(
   }
 }
 
+/** What a failed push takes its in-flight marks off (marksOffAfter). */
+export interface MarksOff {
+  storeId: number;
+  /** Movements to unmark. */
+  ids: number[];
+  /** A refused batch of several records to take apart. */
+  dissolve: number | null;
+}
+
 /**
- * A push failed at a document: the marks come off what certainly is not on the platform, in one
- * transaction that refreshes those levels (a report kept while they were out is adopted now, not after
- * the retry's backoff, up to an hour). That is the document itself when the platform refused it having
- * applied nothing (a refused batch of several records is taken apart), and the record's own documents
- * after it, never sent; in both cases only a document this run marked: one marked before was sent by
- * an earlier attempt, which may have been applied whatever this one's answer. A document that may
- * have been applied (a timeout, a 5xx, a lost answer) stays in flight until acknowledged; so do later
- * batches, which another push may be sending.
+ * A push failed at a document: the marks come off what certainly is not on the platform, in the
+ * transaction that puts the job back for its next attempt (or fails it), which refreshes those levels
+ * (a report kept while they were out is adopted then, not after the retry's backoff, up to an hour).
+ * That is the document itself when the platform refused it having applied nothing (a refused batch of
+ * several records is taken apart), and the record's own documents after it, never sent; in both cases
+ * only a document this run marked: one marked before was sent by an earlier attempt, which may have
+ * been applied whatever this one's answer. A document that may have been applied (a timeout, a 5xx, a
+ * lost answer) stays in flight until acknowledged; so do later batches, which another push may be
+ * sending. Null when nothing comes off.
  */
-async function takeMarksOff(
-  ctx: AppContext,
+function marksOffAfter(
   storeId: number,
   documents: readonly PlannedDocument[],
   failed: FailedDocument,
-): Promise<void> {
+): MarksOff | null {
   const ids: number[] = [];
   const failing = documents[failed.index];
   if (failed.refused && failed.dissolve === null && failing.fresh)
     for (const m of failing.movements) ids.push(m.id);
   for (const d of documents.slice(failed.index + 1))
     if (d.batchId === null && d.fresh) for (const m of d.movements) ids.push(m.id);
-  if (ids.length === 0 && failed.dissolve === null) return;
-  await ctx.db.transaction().execute(async (trx) => {
-    const levels = failed.dissolve === null ? [] : await dissolveBatch(trx, storeId, failed.dissolve);
-    levels.push(...(await markMovementsUnsent(trx, storeId, ids)));
-    if (levels.length > 0) await refreshLevels(ctx, trx, storeId, levels);
-  });
+  if (ids.length === 0 && failed.dissolve === null) return null;
+  return { storeId, ids, dissolve: failed.dissolve };
+}
+
+/** Takes `off`'s marks off in `trx`; answers the levels to refresh. */
+async function takeMarksOff(trx: Db, off: MarksOff): Promise<LevelKey[]> {
+  const levels = off.dissolve === null ? [] : await dissolveBatch(trx, off.storeId, off.dissolve);
+  levels.push(...(await markMovementsUnsent(trx, off.storeId, off.ids)));
+  return levels;
 }
 
 /** The other records a batch carried: synced in one statement, or settled one by one. */
@@ -517,6 +542,14 @@ async function settle(ctx: AppContext, db: Db, subject: Subject): Promise<void> 
 }
 
 export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
+  /** Each running job's run, whose marksOff its hooks take off (the worker hands them the same job). */
+  const runs = new WeakMap<object, PushRun>();
+  /** The marks a failed run of `job` left to take off (once). */
+  const marksLeftBy = (job: object): MarksOff | null => {
+    const off = runs.get(job)?.marksOff ?? null;
+    runs.delete(job);
+    return off;
+  };
   return {
     type: PUSH_JOB,
     retryDelayMs(attempts) {
@@ -524,8 +557,10 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
     },
     async run(ctx, job) {
       const payload = parsePushPayload(job.payload);
+      const pushRun: PushRun = { jobId: job.id, attempts: job.attempts };
+      runs.set(job, pushRun);
       try {
-        await pushMovements(ctx, payload, hooks, { jobId: job.id, attempts: job.attempts });
+        await pushMovements(ctx, payload, hooks, pushRun);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const subject = {
@@ -550,7 +585,14 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
         throw error;
       }
     },
-    async onFinalFailure(ctx, job, error) {
+    async onRetry(ctx, job, trx) {
+      const off = marksLeftBy(job);
+      if (!off) return;
+      const levels = await takeMarksOff(trx, off);
+      if (levels.length > 0) await refreshLevels(ctx, trx, off.storeId, levels);
+    },
+    async onFinalFailure(ctx, job, error, trx) {
+      const off = marksLeftBy(job);
       // A payload that does not parse failed for that reason: there is no record to mark.
       let payload: PushPayload;
       try {
@@ -563,18 +605,17 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
         subjectType: payload.subject_type,
         subjectId: payload.subject_id,
       };
-      await ctx.db.transaction().execute(async (trx) => {
-        // No push sends them now: their levels adopt the platform's reports again meanwhile, a report
-        // kept while they were out at once (a document that reached the platform before the failure
-        // is then counted twice until a retry acknowledges it).
-        const levels = await markMovementsUnsent(trx, payload.store_id, payload.movement_ids);
-        if (levels.length > 0) await refreshLevels(ctx, trx, payload.store_id, levels);
-        await writeSyncState(ctx, trx, subject, "failed", error);
-        // e.g. the purchase order history row `platform_sync_failed`.
-        for (const module of ctx.modules)
-          if (module.onPlatformSyncFailed)
-            await module.onPlatformSyncFailed(ctx, trx, { ...subject, error, jobId: job.id });
-      });
+      // No push sends them now: their levels adopt the platform's reports again meanwhile, a report
+      // kept while they were out at once (a document that reached the platform before the failure
+      // is then counted twice until a retry acknowledges it). A refused batch is taken apart too.
+      const levels = off ? await takeMarksOff(trx, off) : [];
+      levels.push(...(await markMovementsUnsent(trx, payload.store_id, payload.movement_ids)));
+      if (levels.length > 0) await refreshLevels(ctx, trx, payload.store_id, levels);
+      await writeSyncState(ctx, trx, subject, "failed", error);
+      // e.g. the purchase order history row `platform_sync_failed`.
+      for (const module of ctx.modules)
+        if (module.onPlatformSyncFailed)
+          await module.onPlatformSyncFailed(ctx, trx, { ...subject, error, jobId: job.id });
     },
   };
 }

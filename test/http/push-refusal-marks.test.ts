@@ -11,6 +11,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
+import { PUSH_JOB } from "../../src/domain/stock/index.ts";
+import { DEFAULT_LEASE_MS } from "../../src/jobs/queue.ts";
 import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
 import { allModules } from "../../src/modules/index.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
@@ -111,6 +113,44 @@ describe("a push the platform refused takes its in-flight marks off", () => {
     assert.equal(await onPlatform(item), 18);
     clock.advance(10_000);
     await t.drain();
+    assert.equal(await onPlatform(item), 15);
+    assert.equal(await shown(item), 15);
+    assert.deepEqual(await newEvents(), []);
+  });
+
+  test("the marks come off in the transaction that puts the job back: a failure recording the retry leaves them on while the job says running", async () => {
+    const item = await levelAt(20);
+    await moved(item, -3);
+    await fault("down");
+    beforeNextSend(async () => {
+      await sale(item, -2); // the platform: 18
+      await syncCatalog(t.runtime.ctx, store.id);
+      assert.equal(await shown(item), 17, "kept: the push is in flight");
+    });
+    // The push is refused having applied nothing; recording its retry fails (the database went away,
+    // the worker died): the job keeps its lease, running, until the lease runs out.
+    const jobs = t.runtime.ctx.jobs;
+    const fail = jobs.fail;
+    jobs.fail = async () => {
+      throw new Error("the connection ended before the retry was recorded");
+    };
+    try {
+      await t.drain();
+    } finally {
+      jobs.fail = fail;
+    }
+    const job = await t.runtime.ctx.db
+      .selectFrom("jobs")
+      .select(["state", "attempts"])
+      .where("type", "=", PUSH_JOB)
+      .where("store_id", "=", store.id)
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(job, { state: "running", attempts: 1 });
+    assert.equal(await shown(item), 17, "still in flight: the report stays kept while the job is running");
+    clock.advance(DEFAULT_LEASE_MS + 1);
+    await t.drain(); // the lease ran out: claimed again, sent, acknowledged
     assert.equal(await onPlatform(item), 15);
     assert.equal(await shown(item), 15);
     assert.deepEqual(await newEvents(), []);

@@ -157,9 +157,9 @@ ${p.message ? html`<p>${lines(p.message.split("\n"))}</p>` : ""}
       throw error;
     }
   },
-  async onFinalFailure(ctx: AppContext, job: ClaimedJob, error: string) {
+  async onFinalFailure(ctx: AppContext, job: ClaimedJob, error: string, trx: Db) {
     const p = job.payload as unknown as SendPayload;
-    await addHistory(ctx.db, {
+    await addHistory(trx, {
       storeId: p.store_id,
       orderId: p.order_id,
       type: "send_failed",
