@@ -44,6 +44,12 @@ export interface PlatformInventoryLevel {
    */
   version: number;
   updatedAt: Date;
+  /**
+   * When our read was taken (its request's start, by the service's clock), where versions can tie:
+   * Shopify's `updatedAt` has whole seconds, so two changes in one second share a version, and of two
+   * such reports with other quantities the later read is newer. None: the report never wins a tie.
+   */
+  readAt?: Date | null;
 }
 
 /** One batch of the change feed: the catalog's part, the levels, and where the next batch starts. */

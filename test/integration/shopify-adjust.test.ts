@@ -111,7 +111,11 @@ describe("a receipt's document", () => {
 
   it("is one call per quantity name, keyed from the document, then the costs, then the levels read back", async () => {
     const generations = new InMemoryAttemptGenerations();
+    const asked = Date.now();
     const result = await adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
+    // The read-back's levels carry when it was read (its request's start by the service's clock).
+    const readAt = result.levels[0]?.readAt as Date;
+    assert.ok(readAt.getTime() >= asked && readAt.getTime() <= Date.now(), String(readAt));
     const at = (item: number) => ({
       inventoryItemId: `gid://shopify/InventoryItem/${item}`,
       locationId: `gid://shopify/Location/${s.places[0]}`,
@@ -178,6 +182,7 @@ describe("a receipt's document", () => {
           incoming: 3,
           version: updatedAt.getTime(),
           updatedAt,
+          readAt,
         },
         {
           inventoryItemId: s.items[1],
@@ -188,6 +193,7 @@ describe("a receipt's document", () => {
           incoming: 5,
           version: updatedAt.getTime(),
           updatedAt,
+          readAt,
         },
       ],
     });

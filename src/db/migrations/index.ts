@@ -25,6 +25,7 @@ import { pushBatchesMigration } from "./034_push_batches.ts";
 import { linePageRoomMigration } from "./035_line_page_room.ts";
 import { writePathCostsMigration } from "./036_write_path_costs.ts";
 import { pushInFlightMigration } from "./037_push_in_flight.ts";
+import { levelReadAtMigration } from "./038_level_read_at.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -64,6 +65,7 @@ const statementsOf: Record<string, Statements> = {
   "035_line_page_room": linePageRoomMigration,
   "036_write_path_costs": writePathCostsMigration,
   "037_push_in_flight": pushInFlightMigration,
+  "038_level_read_at": levelReadAtMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

@@ -81,6 +81,8 @@ export interface InventoryLevelsTable {
   platform_committed: Generated<number>;
   platform_incoming: Generated<number>;
   platform_version: number | null;
+  /** When our read of that report was taken: orders reports of one version (migration 038). */
+  platform_read_at: Timestamp | null;
   /**
    * The newest report not adopted because a push of the level was in flight (it may hold that push's
    * change or not); adopted when none is. Null version: none kept (migration 037).
@@ -91,6 +93,7 @@ export interface InventoryLevelsTable {
   reported_incoming: number | null;
   reported_version: number | null;
   reported_updated_at: Timestamp | null;
+  reported_read_at: Timestamp | null;
 }
 
 export interface StockMovementsTable {

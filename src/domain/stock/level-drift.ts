@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { inTransaction } from "../../db/transaction.ts";
-import { keyOf, type LevelReport } from "./level-keys.ts";
+import { keyOf, type LevelReport, reportIsNewer } from "./level-keys.ts";
 import { refreshLevels } from "./levels.ts";
 
 const CHUNK = 1000;
@@ -17,7 +17,7 @@ export interface DriftRepair {
 /**
  * Reconciliation's side of the mirror: compares a full read of the platform's levels with the
  * platform part the mirror holds (not the visible level: movements not yet acknowledged are not
- * drift) and adopts every report that differs and is newer, as a sync batch would. A report no newer
+ * drift) and adopts every report that differs and is newer (reportIsNewer), as a sync batch would. A report no newer
  * than the mirror's is left alone: a push's read-back that landed meanwhile is fresher. Each chunk
  * commits on its own, so a long pass holds few locks at a time.
  */
@@ -38,7 +38,18 @@ export async function repairLevelDrift(
         row.platform_on_hand !== report.onHand ||
         row.platform_committed !== report.committed ||
         row.platform_incoming !== report.incoming;
-      return differs && (row.platform_version === null || report.version > Number(row.platform_version));
+      return (
+        differs &&
+        (row.platform_version === null ||
+          reportIsNewer(report, {
+            version: Number(row.platform_version),
+            readAt: row.platform_read_at,
+            available: row.platform_available,
+            onHand: row.platform_on_hand,
+            committed: row.platform_committed,
+            incoming: row.platform_incoming,
+          }))
+      );
     });
     if (drifted.length === 0) continue;
     await inTransaction(ctx.db, (trx) => refreshLevels(ctx, trx, storeId, [], drifted));
@@ -58,6 +69,7 @@ async function platformParts(db: Db, storeId: number, reports: readonly LevelRep
       "platform_committed",
       "platform_incoming",
       "platform_version",
+      "platform_read_at",
     ])
     .where("store_id", "=", storeId)
     .where(

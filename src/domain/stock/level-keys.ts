@@ -7,7 +7,9 @@ export interface LevelKey {
 
 /**
  * A level as the platform reported it (a connector's inventory level has this shape). `version` is
- * monotonic per level: a report with a higher version is newer.
+ * monotonic per level: a report with a higher version is newer. `readAt`, when the connector gives
+ * it, is when our read was taken (its request's start: never after the state it read): of two reports
+ * of one version with different quantities, the one read later is newer (reportIsNewer).
  */
 export interface LevelReport extends LevelKey {
   available: number;
@@ -16,6 +18,34 @@ export interface LevelReport extends LevelKey {
   incoming: number;
   version: number;
   updatedAt: Date;
+  readAt?: Date | null;
+}
+
+/**
+ * Whether `report` is newer than `held` (a level's adopted or kept report): a higher version, or the
+ * same version with other quantities and read later (Shopify's versions have whole seconds, so two
+ * changes in one second share one; a report of unknown read time never wins such a tie, and an
+ * adopted report of unknown read time loses it to any read). Equal quantities are no news.
+ */
+export function reportIsNewer(
+  report: LevelReport,
+  held: {
+    version: number;
+    readAt: Date | null;
+    available: number;
+    onHand: number;
+    committed: number;
+    incoming: number;
+  },
+): boolean {
+  if (report.version !== held.version) return report.version > held.version;
+  if (!report.readAt || (held.readAt && report.readAt.getTime() <= held.readAt.getTime())) return false;
+  return (
+    report.available !== held.available ||
+    report.onHand !== held.onHand ||
+    report.committed !== held.committed ||
+    report.incoming !== held.incoming
+  );
 }
 
 /** A level's key as map key. */

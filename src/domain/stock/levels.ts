@@ -3,7 +3,14 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { emitCrossings, type LevelChange } from "./level-alerts.ts";
-import { keyOf, type LevelDelta, type LevelKey, type LevelReport, sumByLevel } from "./level-keys.ts";
+import {
+  keyOf,
+  type LevelDelta,
+  type LevelKey,
+  type LevelReport,
+  reportIsNewer,
+  sumByLevel,
+} from "./level-keys.ts";
 
 /**
  * The mirror's inventory levels, kept right at every moment:
@@ -16,7 +23,8 @@ import { keyOf, type LevelDelta, type LevelKey, type LevelReport, sumByLevel } f
  * quantity_before) in the same transaction that records it; a sale on the platform shows once the
  * sync brings it; and a push acknowledged by the platform changes nothing visible (its delta moves
  * from "pending" into the platform part). A report older than what the mirror already holds (a late
- * sync batch, a replayed push answer) is ignored by version.
+ * sync batch, a replayed push answer) is ignored by version; of two reports of one version with other
+ * quantities (Shopify's whole seconds), the one read later wins (reportIsNewer).
  *
  * A report is adopted only while no push of its level is in flight (a movement sent, `push_sent_at`,
  * and not acknowledged): the platform may have applied that push before the report or not, so the
@@ -50,12 +58,14 @@ interface LevelRow {
   platform_incoming: number;
   platform_version: number | null;
   platform_updated_at: Date | null;
+  platform_read_at: Date | null;
   reported_available: number | null;
   reported_on_hand: number | null;
   reported_committed: number | null;
   reported_incoming: number | null;
   reported_version: number | null;
   reported_updated_at: Date | null;
+  reported_read_at: Date | null;
 }
 
 /**
@@ -77,7 +87,7 @@ export async function refreshLevels(
   for (const r of reports) {
     const k = keyOf(r.inventoryItemId, r.locationId);
     const prev = reportByKey.get(k);
-    if (!prev || r.version > prev.version) reportByKey.set(k, r);
+    if (!prev || reportIsNewer(r, { ...prev, readAt: prev.readAt ?? null })) reportByKey.set(k, r);
   }
   const all = new Map<string, LevelKey>();
   for (const k of keys) all.set(keyOf(k.inventoryItemId, k.locationId), k);
@@ -125,12 +135,14 @@ function lockLevelRows(
       "platform_incoming",
       "platform_version",
       "platform_updated_at",
+      "platform_read_at",
       "reported_available",
       "reported_on_hand",
       "reported_committed",
       "reported_incoming",
       "reported_version",
       "reported_updated_at",
+      "reported_read_at",
     ])
     .where("store_id", "=", storeId)
     .where(pairIn("inventory_item_id", "location_id", pairs))
@@ -177,6 +189,7 @@ async function refreshChunk(
             platform_incoming: r?.incoming ?? 0,
             platform_version: r?.version ?? null,
             platform_updated_at: r?.updatedAt ?? null,
+            platform_read_at: r ? (r.readAt ?? now) : null,
             created_at: now,
             updated_at: now,
           };
@@ -213,7 +226,7 @@ async function refreshChunk(
   const changes: LevelChange[] = [];
   for (const row of rows) {
     const k = keyOf(row.inventory_item_id, row.location_id);
-    const next = nextLevel(row, reports.get(k), acknowledged?.get(k), inFlight.has(k));
+    const next = nextLevel(row, reports.get(k), acknowledged?.get(k), inFlight.has(k), now);
     const p = pending.get(k) ?? { available: 0, on_hand: 0, incoming: 0 };
     next.available = next.platform_available + p.available;
     next.on_hand = next.platform_on_hand + p.on_hand;
@@ -230,7 +243,9 @@ async function refreshChunk(
       next.platform_available !== row.platform_available ||
       next.platform_on_hand !== row.platform_on_hand ||
       next.platform_incoming !== row.platform_incoming ||
-      !sameVersion(next.reported_version, row.reported_version);
+      !sameVersion(next.reported_version, row.reported_version) ||
+      next.platform_read_at?.getTime() !== row.platform_read_at?.getTime() ||
+      next.reported_read_at?.getTime() !== row.reported_read_at?.getTime();
     if (bump || keptChanged) updates.push({ ...next, bump });
     if (visibleChanged && !fresh.has(k))
       changes.push({
@@ -253,13 +268,25 @@ function nextLevel(
   report: LevelReport | undefined,
   acked: LevelDelta | undefined,
   inFlight: boolean,
+  now: Date,
 ): LevelRow {
   const next: LevelRow = { ...row };
-  const held = row.platform_version === null ? null : Number(row.platform_version);
-  const newer = report && (held === null || report.version > held) ? report : null;
+  const held =
+    row.platform_version === null
+      ? null
+      : {
+          version: Number(row.platform_version),
+          readAt: row.platform_read_at,
+          available: row.platform_available,
+          onHand: row.platform_on_hand,
+          committed: row.platform_committed,
+          incoming: row.platform_incoming,
+        };
+  const newer = report && (held === null || reportIsNewer(report, held)) ? report : null;
   const kept = keptReport(row);
   // The newest report seen since the platform part's: this one, or one kept while a push was in flight.
-  const newest = newer && (!kept || newer.version > kept.version) ? newer : kept;
+  const newest =
+    newer && (!kept || reportIsNewer(newer, { ...kept, readAt: kept.readAt ?? null })) ? newer : kept;
   if (newest && !inFlight) {
     // No push of the level in flight: the newest report holds every acknowledged change (each came
     // with a report at least as new) and none of the unacknowledged ones (none was sent).
@@ -269,7 +296,8 @@ function nextLevel(
     next.platform_incoming = newest.incoming;
     next.platform_version = newest.version;
     next.platform_updated_at = newest.updatedAt;
-    keep(next, null);
+    next.platform_read_at = newest.readAt ?? now;
+    keep(next, null, now);
   } else if (newer) {
     // Another push is in flight: this report may hold it or not. The acknowledged change is on the
     // platform and not in the platform part (its report is newer than that part): it moves there.
@@ -278,7 +306,7 @@ function nextLevel(
       next.platform_on_hand += acked.onHand;
       next.platform_incoming += acked.incoming;
     }
-    keep(next, newest);
+    keep(next, newest, now);
   }
   // No newer report: an acknowledged change is in the platform part already (a report applied after
   // it was adopted), or never reached the platform (its item is gone there); either way it leaves the
@@ -302,16 +330,23 @@ function keptReport(row: LevelRow): LevelReport | null {
     incoming: row.reported_incoming ?? 0,
     version: Number(row.reported_version),
     updatedAt: row.reported_updated_at ?? new Date(0),
+    readAt: row.reported_read_at,
   };
 }
 
-function keep(row: LevelRow, report: LevelReport | null): void {
+/**
+ * Keeps `report` on the row (null: none). A report of unknown read time (a bulk read's) is held as
+ * read `now`, when it is taken in: no later than its read, so only a read certainly taken after it
+ * wins a tie with it (reportIsNewer).
+ */
+function keep(row: LevelRow, report: LevelReport | null, now: Date): void {
   row.reported_available = report?.available ?? null;
   row.reported_on_hand = report?.onHand ?? null;
   row.reported_committed = report?.committed ?? null;
   row.reported_incoming = report?.incoming ?? null;
   row.reported_version = report?.version ?? null;
   row.reported_updated_at = report?.updatedAt ?? null;
+  row.reported_read_at = report ? (report.readAt ?? now) : null;
 }
 
 interface Pending {
@@ -413,10 +448,10 @@ async function writeLevels(
       available = v.available, on_hand = v.on_hand, committed = v.committed, incoming = v.incoming,
       platform_available = v.p_available, platform_on_hand = v.p_on_hand,
       platform_committed = v.p_committed, platform_incoming = v.p_incoming,
-      platform_version = v.p_version, platform_updated_at = v.p_updated_at,
+      platform_version = v.p_version, platform_updated_at = v.p_updated_at, platform_read_at = v.p_read_at,
       reported_available = v.r_available, reported_on_hand = v.r_on_hand,
       reported_committed = v.r_committed, reported_incoming = v.r_incoming,
-      reported_version = v.r_version, reported_updated_at = v.r_updated_at,
+      reported_version = v.r_version, reported_updated_at = v.r_updated_at, reported_read_at = v.r_read_at,
       updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
     from unnest(${ids}::bigint[], ${column((u) => u.available)}::int[], ${column((u) => u.on_hand)}::int[],
       ${column((u) => u.committed)}::int[], ${column((u) => u.incoming)}::int[],
@@ -428,9 +463,11 @@ async function writeLevels(
       ${column((u) => u.reported_committed)}::int[], ${column((u) => u.reported_incoming)}::int[],
       ${column((u) => u.reported_version)}::bigint[],
       ${column((u) => u.reported_updated_at?.toISOString() ?? null)}::timestamptz[],
+      ${column((u) => u.platform_read_at?.toISOString() ?? null)}::timestamptz[],
+      ${column((u) => u.reported_read_at?.toISOString() ?? null)}::timestamptz[],
       ${column((u) => u.bump)}::boolean[])
       as v(id, available, on_hand, committed, incoming, p_available, p_on_hand, p_committed, p_incoming,
         p_version, p_updated_at, r_available, r_on_hand, r_committed, r_incoming, r_version, r_updated_at,
-        bump)
+        p_read_at, r_read_at, bump)
     where l.id = v.id and l.id = any(${ids}::bigint[])`.execute(trx);
 }

@@ -242,10 +242,12 @@ async function readLevelChanges(reader: Reader, since: string): Promise<catalog.
   const query = searchAfter(since);
   const changed: catalog.LocatedLevelNode[] = [];
   for (const location of all) {
+    // Before its first page: a lower bound of when each of its levels was read.
+    const readAt = reader.client.now();
     const nodes = await readLevelsOf(reader, location.id, query);
     if (nodes === null) return bulkLevelChanges(reader, query);
     const locationId = fromGid(location.id, "Location");
-    for (const node of nodes) changed.push({ node, locationId });
+    for (const node of nodes) changed.push({ node, locationId, readAt });
   }
   return changed;
 }

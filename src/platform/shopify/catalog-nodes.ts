@@ -176,7 +176,15 @@ export function toLocation(node: LocationNode): PlatformLocation {
   };
 }
 
-export function toLevel(node: LevelNode, locationId: number): PlatformInventoryLevel {
+/**
+ * A level report; `readAt`: when the read that brought it was taken (a paged read's or a read-back's
+ * request start), none for a bulk operation's (read at some moment of a run that can last minutes).
+ */
+export function toLevel(
+  node: LevelNode,
+  locationId: number,
+  readAt: Date | null = null,
+): PlatformInventoryLevel {
   const quantity = (name: string) => node.quantities.find((q) => q.name === name)?.quantity ?? 0;
   const updatedAt = new Date(node.updatedAt);
   return {
@@ -188,6 +196,7 @@ export function toLevel(node: LevelNode, locationId: number): PlatformInventoryL
     incoming: quantity("incoming"),
     version: updatedAt.getTime(),
     updatedAt,
+    ...(readAt ? { readAt } : {}),
   };
 }
 
@@ -195,6 +204,8 @@ export function toLevel(node: LevelNode, locationId: number): PlatformInventoryL
 export interface LocatedLevelNode {
   node: LevelNode;
   locationId: number;
+  /** When the read that brought it was taken (toLevel). */
+  readAt?: Date | null;
 }
 
 // The import and the change feed hand out their lists in one order (by id; levels by item, then
@@ -210,6 +221,6 @@ export function toProducts(nodes: readonly ProductNode[]): PlatformProduct[] {
 
 export function toLevels(nodes: readonly LocatedLevelNode[]): PlatformInventoryLevel[] {
   return nodes
-    .map(({ node, locationId }) => toLevel(node, locationId))
+    .map(({ node, locationId, readAt }) => toLevel(node, locationId, readAt ?? null))
     .sort((a, b) => a.inventoryItemId - b.inventoryItemId || a.locationId - b.locationId);
 }

@@ -43,6 +43,8 @@ export interface ShopifyClientOptions {
   throttleRetries?: number;
   /** Waits the budget asks for (tests advance a manual clock instead of sleeping). */
   sleep?: (ms: number) => Promise<void>;
+  /** The service's clock: when a read is taken (a level report's `readAt`). */
+  now?: () => Date;
 }
 
 export interface GraphqlAnswer<T> {
@@ -93,6 +95,11 @@ export class ShopifyClient {
     this.shop = options.shop;
     this.url = graphqlUrl(options.settings, options.shop);
     this.sleep = options.sleep ?? sleepFor;
+  }
+
+  /** Now by the service's clock (a read's `readAt` is taken before its request). */
+  now(): Date {
+    return this.options.now?.() ?? new Date();
   }
 
   /**

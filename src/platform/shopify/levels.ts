@@ -48,6 +48,7 @@ export async function readLevels(
     const groups = groupPairs(chunk);
     const { document, variables } = levelsDocument(groups);
     const cost = groups.length + 2 * chunk.length;
+    const readAt = client.now();
     const answer = await client.graphql<Record<string, Record<string, LevelNode | null> | null>>(
       document,
       variables,
@@ -61,7 +62,11 @@ export async function readLevels(
           return;
         }
         levels.push(
-          toLevel({ ...node, item: { id: toGid("InventoryItem", pair.inventoryItemId) } }, pair.locationId),
+          toLevel(
+            { ...node, item: { id: toGid("InventoryItem", pair.inventoryItemId) } },
+            pair.locationId,
+            readAt,
+          ),
         );
       });
     });

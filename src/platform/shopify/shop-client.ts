@@ -16,5 +16,6 @@ export function shopifyClientFor(ctx: AppContext, row: ShopifyShopRow): ShopifyC
     settings: { adminOrigin: ctx.config.shopify.adminOrigin, apiVersion: row.api_version },
     budget: shopifyBudgetOf(ctx),
     dispatcher: shopifyDispatcherOf(ctx),
+    now: () => ctx.clock.now(),
   });
 }
