@@ -35,6 +35,7 @@ const OWNERS = {
   alert_item_rules: ["src/domain/stock/"],
   inventory_levels: ["src/domain/stock/"],
   stock_movements: ["src/domain/stock/"],
+  push_batch_movements: ["src/domain/stock/"],
   platform_sync_states: ["src/domain/stock/"],
   platform_push_generations: ["src/domain/stock/"],
   suppliers: ["src/domain/suppliers/"],

@@ -10,8 +10,8 @@ import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
  * acknowledgement each, and the pushes fall behind; a push that finds more pushes of its store
  * waiting takes their movements along, so a batch grows with the backlog.
  *
- * A movement's batch is fixed before the batch is sent (`push_batch_id`, committed waiting for the
- * disk), and any later attempt, by whichever record's job, sends exactly the unacknowledged
+ * A movement's batch is fixed before the batch is sent (`push_batch_movements`, committed waiting for
+ * the disk), and any later attempt, by whichever record's job, sends exactly the unacknowledged
  * movements of that batch under the batch's key: every movement goes under one key only, and the
  * platform moves it once.
  *

@@ -372,7 +372,7 @@ export async function pushMovements(
         // same document under the same key, and the platform answers it without moving stock again.
         await commitWithoutWaitingForDisk(trx);
         const now = ctx.clock.now();
-        const acked = await markMovementsPushed(trx, storeId, ids, now);
+        const acked = await markMovementsPushed(trx, storeId, ids, now, batchId !== null);
         // Another worker holding the same job (its lease ran out) acknowledged the document first.
         if (acked > 0) {
           await markMovementsSkipped(

@@ -113,4 +113,60 @@ describe(`the migration runner (${where})`, () => {
       assert.ok(await tableExists(database, "staff_links"));
     });
   });
+
+  test("039: a push batch in flight at the upgrade keeps its unacknowledged movements, batch and marks", async () => {
+    await withDatabase(async (database) => {
+      const db = database.db;
+      await migrateToLatest(
+        db as never,
+        MIGRATION_NAMES.filter((n) => n < "039"),
+      );
+      const { rows } = await sql<{ id: number }>`insert into stock_movements (store_id, subject_type,
+          subject_id, inventory_item_id, location_id, available_delta, on_hand_delta, reason, push_batch_id,
+          push_sent_at, pushed_at)
+        values (4, 'receipt', 1, 11, 1, 1, 1, 'received', 7, now(), null),
+          (4, 'receipt', 2, 12, 1, 1, 1, 'received', 7, null, null),
+          (4, 'receipt', 3, 13, 1, 1, 1, 'received', 6, now(), now()),
+          (4, 'receipt', 4, 14, 1, 1, 1, 'received', null, now(), null),
+          (4, 'receipt', 5, 15, 1, 1, 1, 'received', null, null, null)
+        returning id`.execute(db);
+      const ids = rows.map((r) => Number(r.id));
+
+      await migrateToLatest(db as never);
+      const members = await sql<{
+        movement_id: number;
+        store_id: number;
+        batch_id: number;
+        in_flight: boolean;
+      }>`
+        select movement_id, store_id, batch_id, in_flight from push_batch_movements order by movement_id`.execute(
+        db,
+      );
+      assert.deepEqual(
+        members.rows.map((r) => [Number(r.movement_id), r.store_id, Number(r.batch_id), r.in_flight]),
+        [
+          [ids[0], 4, 7, true],
+          [ids[1], 4, 7, false],
+        ],
+      );
+      // A batched movement's mark moved to its batch row; one sent alone keeps it on the ledger.
+      const marks = await sql<{ id: number; sent: boolean }>`select id, push_sent_at is not null as sent
+        from stock_movements order by id`.execute(db);
+      assert.deepEqual(
+        marks.rows.map((r) => [Number(r.id), r.sent]),
+        [
+          [ids[0], false],
+          [ids[1], false],
+          [ids[2], true],
+          [ids[3], true],
+          [ids[4], false],
+        ],
+      );
+      const columns = await sql<{ name: string }>`select column_name as name from information_schema.columns
+        where table_schema = current_schema() and table_name = 'stock_movements' and column_name = 'push_batch_id'`.execute(
+        db,
+      );
+      assert.deepEqual(columns.rows, []);
+    });
+  });
 });

@@ -26,6 +26,7 @@ import { linePageRoomMigration } from "./035_line_page_room.ts";
 import { writePathCostsMigration } from "./036_write_path_costs.ts";
 import { pushInFlightMigration } from "./037_push_in_flight.ts";
 import { levelReadAtMigration } from "./038_level_read_at.ts";
+import { pushBatchMembersMigration } from "./039_push_batch_members.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -66,6 +67,7 @@ const statementsOf: Record<string, Statements> = {
   "036_write_path_costs": writePathCostsMigration,
   "037_push_in_flight": pushInFlightMigration,
   "038_level_read_at": levelReadAtMigration,
+  "039_push_batch_members": pushBatchMembersMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

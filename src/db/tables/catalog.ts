@@ -114,13 +114,24 @@ export interface StockMovementsTable {
   reason: string;
   /** Ledger document reference sent to the platform (e.g. `stockroom://receipts/12`). */
   reference: string | null;
-  push_batch_id: number | null;
   pushed_at: Timestamp | null;
-  /** Committed before a push sent it: with `pushed_at` null, in flight (migration 037). */
+  /**
+   * Committed before a push sent it alone (not in a batch): with `pushed_at` null, in flight
+   * (migration 037). A batched movement's mark is `push_batch_movements.in_flight` (migration 039).
+   */
   push_sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Acknowledged without reaching the platform: it no longer has the item (migration 021). */
   push_skipped_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: GeneratedTimestamp;
+}
+
+/** A movement put in a push batch and not acknowledged yet (migration 039). */
+export interface PushBatchMovementsTable {
+  movement_id: number;
+  store_id: number;
+  batch_id: number;
+  /** Sent and not acknowledged: its level adopts no report meanwhile. */
+  in_flight: boolean;
 }
 
 export interface PlatformSyncStatesTable {
@@ -246,6 +257,7 @@ export interface CatalogTables {
   locations: LocationsTable;
   inventory_levels: InventoryLevelsTable;
   stock_movements: StockMovementsTable;
+  push_batch_movements: PushBatchMovementsTable;
   platform_sync_states: PlatformSyncStatesTable;
   mirror_sync_states: MirrorSyncStatesTable;
   alert_settings: AlertSettingsTable;

@@ -26,8 +26,8 @@ import {
  * sync batch, a replayed push answer) is ignored by version; of two reports of one version with other
  * quantities (Shopify's whole seconds), the one read later wins (reportIsNewer).
  *
- * A report is adopted only while no push of its level is in flight (a movement sent, `push_sent_at`,
- * and not acknowledged): the platform may have applied that push before the report or not, so the
+ * A report is adopted only while no push of its level is in flight (a movement sent, `push_sent_at` or
+ * its batch row's `in_flight`, and not acknowledged): the platform may have applied that push before the report or not, so the
  * report's values cannot be told apart from it. Meanwhile an acknowledgement moves its own deltas from
  * the pending part into the platform part (visible unchanged) and the newest such report is kept
  * (`reported_*`); the refresh that finds no push of the level in flight adopts the newest report seen.
@@ -365,19 +365,20 @@ async function unacknowledgedSums(
   pairs: ReadonlyArray<readonly [number, number]>,
 ): Promise<{ pending: Map<string, Pending>; inFlight: Set<string> }> {
   const rows = await trx
-    .selectFrom("stock_movements")
+    .selectFrom("stock_movements as m")
+    .leftJoin("push_batch_movements as b", "b.movement_id", "m.id")
     .select((eb) => [
-      "inventory_item_id",
-      "location_id",
-      eb.fn.sum<string>("available_delta").as("available"),
-      eb.fn.sum<string>("on_hand_delta").as("on_hand"),
-      eb.fn.sum<string>("incoming_delta").as("incoming"),
-      sql<boolean>`bool_or(push_sent_at is not null)`.as("in_flight"),
+      "m.inventory_item_id",
+      "m.location_id",
+      eb.fn.sum<string>("m.available_delta").as("available"),
+      eb.fn.sum<string>("m.on_hand_delta").as("on_hand"),
+      eb.fn.sum<string>("m.incoming_delta").as("incoming"),
+      sql<boolean>`bool_or(m.push_sent_at is not null or b.in_flight is true)`.as("in_flight"),
     ])
-    .where("store_id", "=", storeId)
-    .where("pushed_at", "is", null)
-    .where(pairIn("inventory_item_id", "location_id", pairs))
-    .groupBy(["inventory_item_id", "location_id"])
+    .where("m.store_id", "=", storeId)
+    .where("m.pushed_at", "is", null)
+    .where(pairIn("m.inventory_item_id", "m.location_id", pairs))
+    .groupBy(["m.inventory_item_id", "m.location_id"])
     .execute();
   const pending = new Map<string, Pending>();
   const inFlight = new Set<string>();
@@ -400,13 +401,16 @@ async function levelsInFlight(
   pairs: ReadonlyArray<readonly [number, number]>,
 ): Promise<Set<string>> {
   const rows = await trx
-    .selectFrom("stock_movements")
-    .select(["inventory_item_id", "location_id"])
+    .selectFrom("stock_movements as m")
+    .select(["m.inventory_item_id", "m.location_id"])
     .distinct()
-    .where("store_id", "=", storeId)
-    .where("pushed_at", "is", null)
-    .where("push_sent_at", "is not", null)
-    .where(pairIn("inventory_item_id", "location_id", pairs))
+    .where("m.store_id", "=", storeId)
+    .where("m.pushed_at", "is", null)
+    .where(pairIn("m.inventory_item_id", "m.location_id", pairs))
+    .where(
+      sql<boolean>`(m.push_sent_at is not null or exists (select 1 from push_batch_movements b
+        where b.movement_id = m.id and b.in_flight))`,
+    )
     .execute();
   return new Set(rows.map((r) => keyOf(Number(r.inventory_item_id), Number(r.location_id))));
 }

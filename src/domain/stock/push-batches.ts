@@ -6,9 +6,11 @@ import { notAcknowledged, type UnpushedMovement } from "./pushes.ts";
 
 /**
  * The ledger's side of push batches (platform/push-batches.ts sends them): several records'
- * movements of one store put in one platform document. `push_batch_id` is the document a movement
- * was put in, committed before the document is sent, so every attempt sends the same movements under
- * the same key (migration 034).
+ * movements of one store put in one platform document. A movement's batch (`push_batch_movements`,
+ * migration 039) is the document it was put in, committed before the document is sent, so every
+ * attempt sends the same movements under the same key; the row goes when the movement is
+ * acknowledged. It carries the movement's in-flight mark too (`in_flight`), so putting a movement in
+ * a batch and acknowledging it rewrite no ledger row but the acknowledgement's own.
  */
 
 /** A movement as a batched push reads it: what a document carries, its record and its batch. */
@@ -20,7 +22,7 @@ export interface BatchedMovement extends UnpushedMovement {
 
 const COLUMNS = sql`m.id, m.store_id, m.subject_type, m.subject_id, m.inventory_item_id, m.location_id,
   m.available_delta, m.on_hand_delta, m.incoming_delta, m.unit_cost, m.unit_cost_currency, m.reason,
-  m.reference, m.push_batch_id`;
+  m.reference, b.batch_id as push_batch_id`;
 
 function asMovements(rows: BatchedMovement[]): BatchedMovement[] {
   return rows.map((r) => ({
@@ -37,6 +39,7 @@ export async function unpushedWithBatch(
 ): Promise<BatchedMovement[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from stock_movements m
+    left join push_batch_movements b on b.movement_id = m.id
     where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and ${notAcknowledged("m")}
     order by m.id`.execute(db);
   return asMovements(rows);
@@ -49,18 +52,21 @@ export async function movementsOfBatches(
   batchIds: readonly number[],
 ): Promise<BatchedMovement[]> {
   if (batchIds.length === 0) return [];
-  const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from stock_movements m
-    where m.store_id = ${storeId} and m.push_batch_id = any(${[...batchIds]}::bigint[])
-      and m.pushed_at is null
+  const { rows } = await sql<BatchedMovement>`select ${COLUMNS} from push_batch_movements b
+    join stock_movements m on m.id = b.movement_id
+    where b.store_id = ${storeId} and b.batch_id = any(${[...batchIds]}::bigint[]) and ${notAcknowledged("m")}
     order by m.id`.execute(db);
   return asMovements(rows);
 }
 
 /**
- * Puts the movements of each document in a batch of its own, numbered from the sequence, in one
- * statement that commits waiting for the disk (the batch must outlive anything the platform is sent).
- * Answers each movement put in a batch and its batch; one another push put in a batch first is left out.
- * The batch is sent right after: its movements are marked in flight too (`markMovementsSent`).
+ * Puts the movements of each document in a batch of its own, numbered from the sequence, marked in
+ * flight (the batch is sent right after), in one statement that commits waiting for the disk (the
+ * batch must outlive anything the platform is sent). Answers each movement put in a batch and its
+ * batch; one another push put in a batch first is left out (the movement's key in
+ * push_batch_movements: a concurrent push's insert is waited for, then skipped), and so is one marked
+ * in flight alone (`push_sent_at`: a record's own document that may be on the platform under its own
+ * key).
  */
 export async function assignBatches(
   db: Db,
@@ -74,11 +80,14 @@ export async function assignBatches(
       select i - 1 as doc, nextval('push_batch_ids') as batch
       from generate_series(1, ${documents.length}::int) i
     )
-    update stock_movements m set push_batch_id = n.batch, push_sent_at = now()
+    insert into push_batch_movements (movement_id, store_id, batch_id, in_flight)
+    select m.id, m.store_id, n.batch, true
     from unnest(${ids}::bigint[], ${indexes}::int[]) d(id, doc)
     join numbered n on n.doc = d.doc
-    where m.store_id = ${storeId} and m.id = d.id and ${notAcknowledged("m")} and m.push_batch_id is null
-    returning m.id, m.push_batch_id`.execute(db);
+    join stock_movements m on m.id = d.id
+    where m.store_id = ${storeId} and ${notAcknowledged("m")} and m.push_sent_at is null
+    on conflict (movement_id) do nothing
+    returning movement_id as id, batch_id as push_batch_id`.execute(db);
   return new Map(rows.map((r) => [Number(r.id), Number(r.push_batch_id)]));
 }
 
@@ -89,10 +98,10 @@ export async function assignBatches(
  * while the batch was out is adopted).
  */
 export async function dissolveBatch(db: Db, storeId: number, batchId: number): Promise<LevelKey[]> {
-  const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`update stock_movements
-    set push_batch_id = null, push_sent_at = null
-    where store_id = ${storeId} and push_batch_id = ${batchId} and pushed_at is null
-    returning inventory_item_id, location_id`.execute(db);
+  const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`
+    delete from push_batch_movements b using stock_movements m
+    where b.store_id = ${storeId} and b.batch_id = ${batchId} and m.id = b.movement_id
+    returning m.inventory_item_id, m.location_id`.execute(db);
   return rows.map(levelKeyOfRow);
 }
 

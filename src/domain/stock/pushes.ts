@@ -59,12 +59,13 @@ export function unpushedMovements(
 }
 
 /**
- * Marks the movements in flight before a push sends them (`push_sent_at`): from now until their
- * acknowledgement a report of their levels may hold them, and is not adopted (levels.ts). Commits on
- * its own, without waiting for the disk: lost on a crash of the database server, a report read while
- * the document was out may count it twice until its acknowledgement, as before this mark existed.
- * Answers the ids it marked: one marked already was sent before and may be on the platform, whatever
- * this send's answer.
+ * Marks the movements in flight before a push sends them: from now until their acknowledgement a
+ * report of their levels may hold them, and is not adopted (levels.ts). A movement in a batch is
+ * marked on its batch row (`push_batch_movements.in_flight`), any other on the ledger
+ * (`push_sent_at`). Commits on its own, without waiting for the disk: lost on a crash of the database
+ * server, a report read while the document was out may count it twice until its acknowledgement, as
+ * before this mark existed. Answers the ids it marked: one marked already was sent before and may be
+ * on the platform, whatever this send's answer.
  */
 export async function markMovementsSent(
   db: Db,
@@ -74,16 +75,19 @@ export async function markMovementsSent(
 ): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
   if (db.isTransaction) throw new Error("markMovementsSent must commit before the document is sent");
-  const rows = await db
-    .updateTable("stock_movements")
-    .set({ push_sent_at: now })
-    .where("store_id", "=", storeId)
-    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
-    .where(notAcknowledged())
-    .where("push_sent_at", "is", null)
-    .where(WITHOUT_WAITING_FOR_DISK)
-    .returning("id")
-    .execute();
+  const { rows } = await sql<{ id: number }>`with batched as (
+      update push_batch_movements set in_flight = true
+      where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]) and not in_flight
+      returning movement_id as id
+    ), alone as (
+      update stock_movements m set push_sent_at = ${now}
+      where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and ${notAcknowledged("m")}
+        and m.push_sent_at is null
+        and not exists (select 1 from push_batch_movements b where b.movement_id = m.id)
+      returning m.id
+    )
+    select id from batched union all select id from alone
+    union all select null where not ${WITHOUT_WAITING_FOR_DISK}`.execute(db);
   return new Set(rows.map((r) => Number(r.id)));
 }
 
@@ -91,9 +95,10 @@ export async function markMovementsSent(
  * Takes the in-flight mark off movements no push is sending any more: the platform refused their
  * document having applied nothing, their document was never sent (an earlier one of the push
  * failed), or their job failed for good. A level with a movement marked in flight adopts no report,
- * and these may wait through a retry's backoff (up to an hour) or for an admin's retry (days).
- * Answers the levels of the movements it took the mark off (to refresh: a report kept meanwhile may
- * now be adopted).
+ * and these may wait through a retry's backoff (up to an hour) or for an admin's retry (days). A
+ * batched movement keeps its batch (a later attempt sends it under the batch's key). Answers the
+ * levels of the movements it took the mark off (to refresh: a report kept meanwhile may now be
+ * adopted).
  */
 export async function markMovementsUnsent(
   db: Db,
@@ -101,36 +106,45 @@ export async function markMovementsUnsent(
   ids: readonly number[],
 ): Promise<LevelKey[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .updateTable("stock_movements")
-    .set({ push_sent_at: null })
-    .where("store_id", "=", storeId)
-    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
-    .where(notAcknowledged())
-    .where("push_sent_at", "is not", null)
-    .returning(["inventory_item_id", "location_id"])
-    .execute();
+  const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`with batched as (
+      update push_batch_movements set in_flight = false
+      where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]) and in_flight
+      returning movement_id
+    ), alone as (
+      update stock_movements set push_sent_at = null
+      where store_id = ${storeId} and id = any(${[...ids]}::bigint[]) and ${notAcknowledged()}
+        and push_sent_at is not null
+      returning inventory_item_id, location_id
+    )
+    select inventory_item_id, location_id from alone
+    union all
+    select m.inventory_item_id, m.location_id from batched b join stock_movements m on m.id = b.movement_id
+    where m.store_id = ${storeId}`.execute(db);
   return rows.map(levelKeyOfRow);
 }
 
 /**
  * Marks the movements acknowledged; answers how many this call marked (0: another worker holding the
- * same job acknowledged them first).
+ * same job acknowledged them first). `batched`: they were sent as a batch, whose rows go now (nothing
+ * sends an acknowledged movement again).
  */
 export async function markMovementsPushed(
   trx: Db,
   storeId: number,
   ids: readonly number[],
   now: Date,
+  batched = false,
 ): Promise<number> {
-  const acked = await trx
-    .updateTable("stock_movements")
-    .set({ pushed_at: now })
-    .where("store_id", "=", storeId)
-    .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
-    .where(notAcknowledged())
-    .executeTakeFirst();
-  return Number(acked.numUpdatedRows);
+  const acknowledge = sql`update stock_movements set pushed_at = ${now}
+    where store_id = ${storeId} and id = any(${[...ids]}::bigint[]) and ${notAcknowledged()}
+    returning 1`;
+  const { rows } = await sql<{ acked: string | number }>`with acked as (${acknowledge})${
+    batched
+      ? sql`, forgotten as (delete from push_batch_movements
+          where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]))`
+      : sql``
+  } select count(*) as acked from acked`.execute(trx);
+  return Number(rows[0].acked);
 }
 
 /**
