@@ -398,6 +398,7 @@ export async function pushMovements(
               onHand: m.on_hand_delta,
               incoming: m.incoming_delta,
             })),
+            acked === ids.length,
           );
           if (batchId !== null) await settleCarried(ctx, trx, payload, document);
         }

@@ -169,4 +169,36 @@ describe(`the migration runner (${where})`, () => {
       assert.deepEqual(columns.rows, []);
     });
   });
+
+  test("040: each level counts its movements not acknowledged at the upgrade", async () => {
+    await withDatabase(async (database) => {
+      const db = database.db;
+      await migrateToLatest(
+        db as never,
+        MIGRATION_NAMES.filter((n) => n < "040"),
+      );
+      await sql`insert into stores (id, name, domain, currency, timezone)
+        values (4, 'A', 'a.test', 'USD', 'UTC'), (5, 'B', 'b.test', 'USD', 'UTC')`.execute(db);
+      await sql`insert into inventory_levels (store_id, inventory_item_id, location_id, created_at, updated_at)
+        values (4, 11, 1, now(), now()), (4, 12, 1, now(), now()), (5, 11, 1, now(), now())`.execute(db);
+      await sql`insert into stock_movements (store_id, subject_type, subject_id, inventory_item_id, location_id,
+          available_delta, on_hand_delta, reason, pushed_at)
+        values (4, 'receipt', 1, 11, 1, 1, 1, 'received', null), (4, 'receipt', 2, 11, 1, 1, 1, 'received', null),
+          (4, 'receipt', 3, 11, 1, 1, 1, 'received', now()), (4, 'receipt', 4, 12, 1, 1, 1, 'received', now()),
+          (5, 'receipt', 5, 11, 1, 1, 1, 'received', null)`.execute(db);
+
+      await migrateToLatest(db as never);
+      const levels = await sql<{ store_id: number; inventory_item_id: number; unacknowledged: number }>`
+        select store_id, inventory_item_id, unacknowledged from inventory_levels
+        order by store_id, inventory_item_id`.execute(db);
+      assert.deepEqual(
+        levels.rows.map((r) => [r.store_id, Number(r.inventory_item_id), r.unacknowledged]),
+        [
+          [4, 11, 2],
+          [4, 12, 0],
+          [5, 11, 1],
+        ],
+      );
+    });
+  });
 });

@@ -27,6 +27,7 @@ import { writePathCostsMigration } from "./036_write_path_costs.ts";
 import { pushInFlightMigration } from "./037_push_in_flight.ts";
 import { levelReadAtMigration } from "./038_level_read_at.ts";
 import { pushBatchMembersMigration } from "./039_push_batch_members.ts";
+import { levelUnacknowledgedMigration } from "./040_level_unacknowledged.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -68,6 +69,7 @@ const statementsOf: Record<string, Statements> = {
   "037_push_in_flight": pushInFlightMigration,
   "038_level_read_at": levelReadAtMigration,
   "039_push_batch_members": pushBatchMembersMigration,
+  "040_level_unacknowledged": levelUnacknowledgedMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

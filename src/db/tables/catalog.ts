@@ -94,6 +94,11 @@ export interface InventoryLevelsTable {
   reported_version: number | null;
   reported_updated_at: Timestamp | null;
   reported_read_at: Timestamp | null;
+  /**
+   * How many of the store's movements at the level the platform has not acknowledged (migration 040):
+   * zero after an acknowledgement means no other push of the level is in flight.
+   */
+  unacknowledged: Generated<number>;
 }
 
 export interface StockMovementsTable {

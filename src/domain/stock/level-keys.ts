@@ -74,6 +74,16 @@ export function sumByLevel(deltas: readonly LevelDelta[]): Map<string, LevelDelt
   return byKey;
 }
 
+/** How many of `deltas` (one a movement) each level has. */
+export function countByLevel(deltas: readonly LevelDelta[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const d of deltas) {
+    const k = keyOf(d.inventoryItemId, d.locationId);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /** A level's key from a row's columns (bigint columns may come back as text). */
 export const levelKeyOfRow = (r: {
   inventory_item_id: number | string;

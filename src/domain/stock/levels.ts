@@ -4,6 +4,7 @@ import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { emitCrossings, type LevelChange } from "./level-alerts.ts";
 import {
+  countByLevel,
   keyOf,
   type LevelDelta,
   type LevelKey,
@@ -66,13 +67,15 @@ interface LevelRow {
   reported_version: number | null;
   reported_updated_at: Date | null;
   reported_read_at: Date | null;
+  unacknowledged: number;
 }
 
 /**
  * Recomputes the mirror levels of `keys` (plus those named by `reports`), adopting each report that
  * is newer than what the mirror holds, and emits item events for the crossings. `acknowledged`: the
  * movements the platform has just accepted (already marked pushed in this transaction), when that is
- * why the levels are refreshed.
+ * why the levels are refreshed; `acknowledgedHere`: this transaction marked every one of them (not
+ * another worker before it), so each level's count of unacknowledged movements drops by as many.
  */
 export async function refreshLevels(
   ctx: AppContext,
@@ -81,8 +84,12 @@ export async function refreshLevels(
   keys: readonly LevelKey[],
   reports: readonly LevelReport[] = [],
   acknowledged: readonly LevelDelta[] | null = null,
+  acknowledgedHere = true,
 ): Promise<void> {
-  const acknowledgedByKey = acknowledged && sumByLevel(acknowledged);
+  const acknowledgedByKey = acknowledged && {
+    deltas: sumByLevel(acknowledged),
+    counts: acknowledgedHere ? countByLevel(acknowledged) : null,
+  };
   const reportByKey = new Map<string, LevelReport>();
   for (const r of reports) {
     const k = keyOf(r.inventoryItemId, r.locationId);
@@ -143,6 +150,7 @@ function lockLevelRows(
       "reported_version",
       "reported_updated_at",
       "reported_read_at",
+      "unacknowledged",
     ])
     .where("store_id", "=", storeId)
     .where(pairIn("inventory_item_id", "location_id", pairs))
@@ -158,8 +166,9 @@ async function refreshChunk(
   storeId: number,
   keys: LevelKey[],
   reports: Map<string, LevelReport>,
-  acknowledged: ReadonlyMap<string, LevelDelta> | null,
+  acknowledgedBy: Acknowledged | null,
 ): Promise<LevelChange[]> {
+  const acknowledged = acknowledgedBy?.deltas ?? null;
   const now = ctx.clock.now();
   const pairs = keys.map((k) => [k.inventoryItemId, k.locationId] as const);
   // 1. Lock and read what the mirror holds now.
@@ -208,16 +217,20 @@ async function refreshChunk(
     );
   }
 
-  // 3. What the platform has not acknowledged yet, and the levels a push is in flight for. After an
-  //    acknowledgement the first is what the rows held beyond the platform's part (every writer keeps
-  //    visible = platform + unacknowledged) less what was just acknowledged; otherwise, and when this
-  //    refresh created rows, summed from the ledger. Both are read after the rows are locked: a push
-  //    marked in flight later was sent later, so no report this refresh holds can have it.
-  const { pending, inFlight } =
+  // 3. What the platform has not acknowledged yet, how many movements that is, and the levels a push
+  //    is in flight for. After an acknowledgement the first is what the rows held beyond the platform's
+  //    part (every writer keeps visible = platform + unacknowledged) less what was just acknowledged,
+  //    and the count the row's less the movements just acknowledged; a level left at none has no other
+  //    push in flight, and only the others are read from the ledger. Otherwise, and when this refresh
+  //    created rows, all of it is summed from the ledger. Read after the rows are locked: a push marked
+  //    in flight later was sent later, so no report this refresh holds can have it; and every writer
+  //    of the count (recording, acknowledging) holds the row's lock until it commits, so the count read
+  //    under the lock is the committed ledger's.
+  const { pending, inFlight, counts } =
     acknowledged && fresh.size === 0
       ? {
           pending: pendingAfterAcknowledgement(rows, acknowledged),
-          inFlight: await levelsInFlight(trx, storeId, pairs),
+          ...(await inFlightAfterAcknowledgement(trx, storeId, rows, acknowledgedBy?.counts ?? null)),
         }
       : await unacknowledgedSums(trx, storeId, pairs);
 
@@ -232,6 +245,7 @@ async function refreshChunk(
     next.on_hand = next.platform_on_hand + p.on_hand;
     next.committed = next.platform_committed;
     next.incoming = next.platform_incoming + p.incoming;
+    next.unacknowledged = counts.get(k) ?? 0;
     const visibleChanged =
       next.available !== row.available ||
       next.on_hand !== row.on_hand ||
@@ -245,7 +259,8 @@ async function refreshChunk(
       next.platform_incoming !== row.platform_incoming ||
       !sameVersion(next.reported_version, row.reported_version) ||
       next.platform_read_at?.getTime() !== row.platform_read_at?.getTime() ||
-      next.reported_read_at?.getTime() !== row.reported_read_at?.getTime();
+      next.reported_read_at?.getTime() !== row.reported_read_at?.getTime() ||
+      next.unacknowledged !== row.unacknowledged;
     if (bump || keptChanged) updates.push({ ...next, bump });
     if (visibleChanged && !fresh.has(k))
       changes.push({
@@ -349,6 +364,12 @@ function keep(row: LevelRow, report: LevelReport | null, now: Date): void {
   row.reported_read_at = report ? (report.readAt ?? now) : null;
 }
 
+/** What an acknowledgement hands a refresh: its deltas by level, and how many movements (null: unknown). */
+interface Acknowledged {
+  deltas: ReadonlyMap<string, LevelDelta>;
+  counts: ReadonlyMap<string, number> | null;
+}
+
 interface Pending {
   available: number;
   on_hand: number;
@@ -363,7 +384,7 @@ async function unacknowledgedSums(
   trx: Db,
   storeId: number,
   pairs: ReadonlyArray<readonly [number, number]>,
-): Promise<{ pending: Map<string, Pending>; inFlight: Set<string> }> {
+): Promise<Unacknowledged & { pending: Map<string, Pending> }> {
   const rows = await trx
     .selectFrom("stock_movements as m")
     .leftJoin("push_batch_movements as b", "b.movement_id", "m.id")
@@ -374,6 +395,7 @@ async function unacknowledgedSums(
       eb.fn.sum<string>("m.on_hand_delta").as("on_hand"),
       eb.fn.sum<string>("m.incoming_delta").as("incoming"),
       sql<boolean>`bool_or(m.push_sent_at is not null or b.in_flight is true)`.as("in_flight"),
+      sql<number>`count(*)::int`.as("n"),
     ])
     .where("m.store_id", "=", storeId)
     .where("m.pushed_at", "is", null)
@@ -382,6 +404,7 @@ async function unacknowledgedSums(
     .execute();
   const pending = new Map<string, Pending>();
   const inFlight = new Set<string>();
+  const counts = new Map<string, number>();
   for (const p of rows) {
     const k = keyOf(Number(p.inventory_item_id), Number(p.location_id));
     pending.set(k, {
@@ -390,29 +413,78 @@ async function unacknowledgedSums(
       incoming: Number(p.incoming),
     });
     if (p.in_flight) inFlight.add(k);
+    counts.set(k, Number(p.n));
   }
-  return { pending, inFlight };
+  return { pending, inFlight, counts };
 }
 
-/** The levels among `pairs` with a movement sent to the platform and not acknowledged. */
+/**
+ * After an acknowledgement: each locked level's count of unacknowledged movements, and the levels with
+ * a push in flight. A level whose count drops to zero with the movements just acknowledged has
+ * nothing else unacknowledged, so nothing in flight: it is not read. The others (and every level when
+ * `acknowledgedCounts` is null: another worker acknowledged some first) are read from the ledger, in
+ * one statement per chunk, which also sets their counts again from it.
+ */
+async function inFlightAfterAcknowledgement(
+  trx: Db,
+  storeId: number,
+  rows: readonly LevelRow[],
+  acknowledgedCounts: ReadonlyMap<string, number> | null,
+): Promise<Unacknowledged> {
+  const counts = new Map<string, number>();
+  const toRead: Array<readonly [number, number]> = [];
+  for (const row of rows) {
+    const k = keyOf(row.inventory_item_id, row.location_id);
+    const left = acknowledgedCounts ? row.unacknowledged - (acknowledgedCounts.get(k) ?? 0) : null;
+    if (left === 0) counts.set(k, 0);
+    else toRead.push([row.inventory_item_id, row.location_id]);
+  }
+  if (toRead.length === 0) return { inFlight: new Set(), counts };
+  const read = await levelsInFlight(trx, storeId, toRead);
+  for (const [item, location] of toRead) {
+    const k = keyOf(item, location);
+    counts.set(k, read.counts.get(k) ?? 0);
+  }
+  return { inFlight: read.inFlight, counts };
+}
+
+/** Levels' counts of unacknowledged movements, and those among them with a push in flight. */
+interface Unacknowledged {
+  inFlight: Set<string>;
+  counts: Map<string, number>;
+}
+
+/**
+ * The levels among `pairs` with a movement sent to the platform and not acknowledged, and how many
+ * movements each has unacknowledged.
+ */
 async function levelsInFlight(
   trx: Db,
   storeId: number,
   pairs: ReadonlyArray<readonly [number, number]>,
-): Promise<Set<string>> {
+): Promise<Unacknowledged> {
   const rows = await trx
     .selectFrom("stock_movements as m")
-    .select(["m.inventory_item_id", "m.location_id"])
-    .distinct()
+    .select([
+      "m.inventory_item_id",
+      "m.location_id",
+      sql<number>`count(*)::int`.as("n"),
+      sql<boolean>`bool_or(m.push_sent_at is not null or exists (select 1 from push_batch_movements b
+        where b.movement_id = m.id and b.in_flight))`.as("in_flight"),
+    ])
     .where("m.store_id", "=", storeId)
     .where("m.pushed_at", "is", null)
     .where(pairIn("m.inventory_item_id", "m.location_id", pairs))
-    .where(
-      sql<boolean>`(m.push_sent_at is not null or exists (select 1 from push_batch_movements b
-        where b.movement_id = m.id and b.in_flight))`,
-    )
+    .groupBy(["m.inventory_item_id", "m.location_id"])
     .execute();
-  return new Set(rows.map((r) => keyOf(Number(r.inventory_item_id), Number(r.location_id))));
+  const inFlight = new Set<string>();
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    const k = keyOf(Number(r.inventory_item_id), Number(r.location_id));
+    counts.set(k, Number(r.n));
+    if (r.in_flight) inFlight.add(k);
+  }
+  return { inFlight, counts };
 }
 
 /** Unacknowledged deltas of locked rows once `acknowledged` (summed by level) left them. */
@@ -456,6 +528,7 @@ async function writeLevels(
       reported_available = v.r_available, reported_on_hand = v.r_on_hand,
       reported_committed = v.r_committed, reported_incoming = v.r_incoming,
       reported_version = v.r_version, reported_updated_at = v.r_updated_at, reported_read_at = v.r_read_at,
+      unacknowledged = v.unacknowledged,
       updated_at = case when v.bump then ${now}::timestamptz else l.updated_at end
     from unnest(${ids}::bigint[], ${column((u) => u.available)}::int[], ${column((u) => u.on_hand)}::int[],
       ${column((u) => u.committed)}::int[], ${column((u) => u.incoming)}::int[],
@@ -469,9 +542,9 @@ async function writeLevels(
       ${column((u) => u.reported_updated_at?.toISOString() ?? null)}::timestamptz[],
       ${column((u) => u.platform_read_at?.toISOString() ?? null)}::timestamptz[],
       ${column((u) => u.reported_read_at?.toISOString() ?? null)}::timestamptz[],
-      ${column((u) => u.bump)}::boolean[])
+      ${column((u) => u.bump)}::boolean[], ${column((u) => u.unacknowledged)}::int[])
       as v(id, available, on_hand, committed, incoming, p_available, p_on_hand, p_committed, p_incoming,
         p_version, p_updated_at, r_available, r_on_hand, r_committed, r_incoming, r_version, r_updated_at,
-        p_read_at, r_read_at, bump)
+        p_read_at, r_read_at, bump, unacknowledged)
     where l.id = v.id and l.id = any(${ids}::bigint[])`.execute(trx);
 }

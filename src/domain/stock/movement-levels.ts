@@ -9,7 +9,7 @@ import {
   emitCrossings,
   type LevelChange,
 } from "./level-alerts.ts";
-import { keyOf, type LevelDelta, sumByLevel } from "./level-keys.ts";
+import { countByLevel, keyOf, type LevelDelta, sumByLevel } from "./level-keys.ts";
 
 /** An added level as a JSON array: item, location, available, on_hand, incoming, inserted. */
 type AddedLevelArray = [number, number, number, number, number, boolean];
@@ -39,6 +39,8 @@ export interface LevelsAdded {
  */
 export function levelsAdded(storeId: number, deltas: readonly LevelDelta[], now: Date): LevelsAdded {
   const byKey = sumByLevel(deltas);
+  // Every movement recorded is unacknowledged: it counts at its level (levels.ts reads the count).
+  const counts = countByLevel(deltas);
   const list = [...byKey.values()].sort(
     (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
   );
@@ -53,13 +55,17 @@ export function levelsAdded(storeId: number, deltas: readonly LevelDelta[], now:
       ["available", "int", (d) => d.available],
       ["on_hand", "int", (d) => d.onHand],
       ["incoming", "int", (d) => d.incoming],
+      ["unacknowledged", "int", (d) => counts.get(keyOf(d.inventoryItemId, d.locationId)) ?? 0],
       ["created_at", "timestamptz", () => now],
       ["updated_at", "timestamptz", () => now],
     ],
+    // A level whose deltas sum to nothing (a cost alone, or +n and -n) still counts its movements;
+    // its visible quantities and its place in the "updated since" order stay.
     sql`on conflict (store_id, inventory_item_id, location_id) do update set
       available = l.available + excluded.available, on_hand = l.on_hand + excluded.on_hand,
-      incoming = l.incoming + excluded.incoming, updated_at = excluded.updated_at
-      where (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)
+      incoming = l.incoming + excluded.incoming, unacknowledged = l.unacknowledged + excluded.unacknowledged,
+      updated_at = case when (excluded.available, excluded.on_hand, excluded.incoming) is distinct from (0, 0, 0)
+        then excluded.updated_at else l.updated_at end
       returning inventory_item_id, location_id, available, on_hand, incoming, (xmax = 0) as inserted`,
   );
   const itemIds = [...new Set(list.map((d) => d.inventoryItemId))];
