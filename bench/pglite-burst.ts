@@ -7,7 +7,9 @@
  * Printed, per request: the connection's hold time by lane (foreground: the API; background: the
  * worker), the CPU of each thread of the process (the PGlite thread's is the connection's), and the
  * statements by total round-trip time and lane. CPU comes from `/proc/self/task/<tid>/stat` (clock
- * ticks), fine over a whole phase, not per statement.
+ * ticks), fine over a whole phase, not per statement. `PUSHES_ONLY=1`: the writes run first with the
+ * worker stopped, unmeasured, and only their pushes are measured (the worker started then, its
+ * batches as large as the backlog makes them): the push's own cost per record, without the API's.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -166,8 +168,19 @@ if (KIND === "apply") {
   }
 }
 await runtime.worker.drain();
-runtime.worker.start();
-await new Promise((r) => setTimeout(r, 2000));
+const PUSHES_ONLY = process.env.PUSHES_ONLY === "1";
+if (PUSHES_ONLY) {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (i < requests.length) await requests[i++]();
+    }),
+  );
+  requests.length = 0;
+} else {
+  runtime.worker.start();
+  await new Promise((r) => setTimeout(r, 2000));
+}
 
 async function pendingPushes(): Promise<number> {
   const { rows } = await runtime.ctx.db
@@ -194,7 +207,8 @@ const before = threadTicks();
 const cpu0 = process.cpuUsage();
 measuring = true;
 const started = performance.now();
-const latencies: number[] = [];
+if (PUSHES_ONLY) runtime.worker.start();
+const latencies: number[] = PUSHES_ONLY ? [0] : [];
 let next = 0;
 await Promise.all(
   Array.from({ length: CONNECTIONS }, async () => {
