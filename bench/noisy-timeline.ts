@@ -431,6 +431,16 @@ for (const kind of ["loaded", "idle"]) {
     max: Math.max(...waits),
     gc: byKind,
     gc_ms: Number(g.reduce((s, x) => s + x.ms, 0).toFixed(1)),
+    // Each kind's pauses, longest first (ms): the scavenges' distribution beside their count.
+    gc_pauses_ms: Object.fromEntries(
+      Object.keys(byKind).map((k) => [
+        k,
+        g
+          .filter((x) => kindName(x.kind) === k)
+          .map((x) => x.ms)
+          .sort((x, y) => y - x),
+      ]),
+    ),
     slowest_1pct_with_gc: `${withGc}/${slow.length}`,
     slowest_1pct_on_core_ms_waiting_ms: slowestSched(kind),
     threads_on_core_waiting_nice: Object.fromEntries(
@@ -464,6 +474,11 @@ for (const kind of ["loaded", "idle"]) {
       : undefined,
   };
 }
+// The young generation's size at the end (both semi-spaces, MB): what V8 grew it to under the run.
+summary.new_space_mb = Number(
+  ((getHeapSpaceStatistics().find((x) => x.space_name === "new_space")?.space_size ?? 0) / 1e6).toFixed(1),
+);
+summary.load = (await import("node:os")).loadavg().map((n) => Number(n.toFixed(1)));
 summary.row_value_sizes = Object.fromEntries([...rowSizes].sort((x, y) => y[1] - x[1]).slice(0, 20));
 console.error(JSON.stringify(summary, null, 1));
 writeFileSync(OUT, JSON.stringify({ summary, phases, gcs, spaces, spaceNames: SPACE_NAMES, samples }));
