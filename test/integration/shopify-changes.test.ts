@@ -16,6 +16,7 @@ import { createShopifyAgent } from "../../src/platform/shopify/http.ts";
 import { shopifyEndpointSettings } from "../../src/platform/shopify/settings.ts";
 import { type ShopifyStandin, startShopifyStandin } from "../shopify-standin/index.ts";
 import type { ShopState } from "../shopify-standin/state.ts";
+import { shopifyDateTime } from "../shopify-standin/time.ts";
 
 let clock = Date.parse("2026-11-02T10:00:00Z");
 const now = () => clock;
@@ -76,7 +77,7 @@ describe("the change feed after the import", () => {
 
   before(async () => {
     clock += 5 * 60_000; // the catalog is older than the overlap window when the import starts
-    t0 = new Date(clock).toISOString();
+    t0 = shopifyDateTime(new Date(clock));
     const imported = await connector.listChanges(null, 5000);
     assert.equal(imported.hasMore, false);
     assert.equal(imported.variants.length, 6);
@@ -121,7 +122,7 @@ describe("the change feed after the import", () => {
       [first.locations[0].name, first.locations[0].active, first.products[0].updatedAt],
       ["Annex", true, t1],
     );
-    const iso = t1.toISOString();
+    const iso = shopifyDateTime(t1);
     assert.deepEqual(JSON.parse(first.watermark), {
       since: { products: iso, variants: iso, inventoryItems: iso, locations: iso, levels: iso },
     });
@@ -134,7 +135,7 @@ describe("the change feed after the import", () => {
     assert.equal(again.watermark, first.watermark);
 
     clock += 10 * 60_000;
-    const t2 = new Date(clock).toISOString();
+    const t2 = shopifyDateTime(new Date(clock));
     const item = variantsOf(0)[1].inventoryItemId;
     standin.setQuantity(shop, item, places()[0], "available", 7);
     const later = await connector.listChanges(again.watermark, 5000);
@@ -230,7 +231,7 @@ describe("an incremental read past Shopify's paging cutoff", () => {
 
   it("reads every change of a bulk edit through a bulk operation, none silently left out", async () => {
     clock += 10 * 60_000;
-    const editedAt = new Date(clock).toISOString();
+    const editedAt = shopifyDateTime(new Date(clock));
     const runs = bulkRuns().length;
     const location = [...bulkShop.locations.keys()][0];
     // The merchant bulk-edits every variant's price and every level's available count.

@@ -14,6 +14,7 @@ import { createShopifyAgent } from "../../src/platform/shopify/http.ts";
 import { shopifyEndpointSettings } from "../../src/platform/shopify/settings.ts";
 import { type ShopifyStandin, startShopifyStandin } from "../shopify-standin/index.ts";
 import type { ShopState } from "../shopify-standin/state.ts";
+import { shopifyDateTime } from "../shopify-standin/time.ts";
 
 let clock = Date.parse("2026-11-02T10:00:00Z");
 const now = () => clock;
@@ -86,7 +87,7 @@ describe("the initial import", () => {
       batches.push(batch);
       watermark = batch.watermark;
     } while (batches[batches.length - 1].hasMore && batches.length < 10);
-    startedAt = [...standin.bulk.operations.values()][0].createdAt.toISOString();
+    startedAt = shopifyDateTime([...standin.bulk.operations.values()][0].createdAt);
   });
 
   it("runs one bulk operation, polled until done, and hands it out in batches of whole products", () => {

@@ -9,6 +9,7 @@ import { GraphQLError, type GraphQLResolveInfo, getDirectiveValues } from "graph
 import { checkInputArray } from "./connection.ts";
 import { adminSchema } from "./schema.ts";
 import { gid, newId, parseGid, type QuantityName, type ShopState } from "./state.ts";
+import { shopifyDateTime } from "./time.ts";
 import type { Views } from "./views.ts";
 
 const ADJUSTABLE = ["available", "incoming", "damaged", "quality_control", "reserved", "safety_stock"];
@@ -124,7 +125,7 @@ export function adjustQuantities(
     inventoryAdjustmentGroup: {
       __typename: "InventoryAdjustmentGroup",
       id: gid("InventoryAdjustmentGroup", newId()),
-      createdAt: at.toISOString(),
+      createdAt: shopifyDateTime(at),
       reason: input.reason,
       referenceDocumentUri: input.referenceDocumentUri ?? null,
       app: null,

@@ -18,6 +18,7 @@ import {
 import { queryRoot } from "./queries.ts";
 import { adminSchema } from "./schema.ts";
 import { gid, newId, type ShopState } from "./state.ts";
+import { shopifyDateTime } from "./time.ts";
 import { checkDocument } from "./validate.ts";
 import { viewsOf } from "./views.ts";
 
@@ -170,8 +171,8 @@ export class BulkRunner {
       status: op.status,
       errorCode: op.status === "FAILED" ? "INTERNAL_SERVER_ERROR" : null,
       query: op.query,
-      createdAt: op.createdAt.toISOString(),
-      completedAt: op.completedAt?.toISOString() ?? null,
+      createdAt: shopifyDateTime(op.createdAt),
+      completedAt: op.completedAt ? shopifyDateTime(op.completedAt) : null,
       objectCount: String(done ? op.lines.length : 0),
       rootObjectCount: String(done ? op.roots : 0),
       fileSize: done && body ? String(Buffer.byteLength(body)) : null,

@@ -3,7 +3,9 @@
 // 25,000 objects (a shop's `pagingLimit`, smaller in tests: the page that reaches it is the last, with
 // hasNextPage false, though more rows match), and search terms the stand-in does not know are ignored (Shopify ignores them too).
 // `sortKey` ID, UPDATED_AT, TITLE, NAME and SKU order the rows (ties by id); other keys order by id.
+// Times are searched and sorted at the whole second, as Shopify keeps them (time.ts).
 import { GraphQLError } from "graphql";
+import { wholeSecond } from "./time.ts";
 
 export interface ConnectionArgs {
   first?: number | null;
@@ -18,7 +20,7 @@ type Row = { id: number; updatedAt: Date };
 type Position = { id: number; value: number | string };
 
 function sortValue(row: Row, key: string): number | string {
-  if (key === "UPDATED_AT") return row.updatedAt.getTime();
+  if (key === "UPDATED_AT") return wholeSecond(row.updatedAt);
   const field = { TITLE: "title", NAME: "name", SKU: "sku" }[key];
   return field ? String((row as Record<string, unknown>)[field] ?? "") : row.id;
 }
@@ -76,7 +78,7 @@ export function searchUpdatedAt<T extends { updatedAt: Date }>(
         op === ">" ? t > at : op === ">=" ? t >= at : op === "<" ? t < at : op === "<=" ? t <= at : t === at,
     ];
   });
-  return rows.filter((row) => tests.every((test) => test(row.updatedAt.getTime())));
+  return rows.filter((row) => tests.every((test) => test(wholeSecond(row.updatedAt))));
 }
 
 export function connection<T extends Row>(

@@ -19,6 +19,7 @@ import {
   ShopState,
   type Variant,
 } from "./state.ts";
+import { shopifyDateTime } from "./time.ts";
 import { WebhookOutbox } from "./webhooks.ts";
 
 export interface StandinOptions {
@@ -72,8 +73,8 @@ export class ShopifyStandin implements MutationHost {
       finished: (op) =>
         this.webhooks.emit(op.shop, "bulk_operations/finish", {
           admin_graphql_api_id: gid("BulkOperation", op.id),
-          completed_at: op.completedAt?.toISOString(),
-          created_at: op.createdAt.toISOString(),
+          completed_at: op.completedAt && shopifyDateTime(op.completedAt),
+          created_at: shopifyDateTime(op.createdAt),
           error_code: null,
           status: "completed",
           type: "query",

@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo } from "graphql";
 import { type AdjustHost, adjustQuantities } from "./adjust.ts";
 import type { BulkRunner } from "./bulk.ts";
 import { gid, newId, parseGid, type ShopState } from "./state.ts";
+import { shopifyDateTime } from "./time.ts";
 import type { Views } from "./views.ts";
 
 export interface MutationHost extends AdjustHost {
@@ -74,8 +75,8 @@ export function mutationRoot(shop: ShopState, views: Views, bulk: BulkRunner, ho
           filter: null,
           name: null,
           apiVersion: { handle: host.apiVersion, displayName: host.apiVersion, supported: true },
-          createdAt: at.toISOString(),
-          updatedAt: at.toISOString(),
+          createdAt: shopifyDateTime(at),
+          updatedAt: shopifyDateTime(at),
         },
         userErrors: [],
       };

@@ -1,11 +1,12 @@
 // Webhook bodies in Shopify's REST shapes (snake_case, numeric ids beside the GID).
 import { gid, type InventoryItem, type Level, type Product, type ShopState } from "./state.ts";
+import { shopifyDateTime } from "./time.ts";
 
 export const levelPayload = (level: Level) => ({
   inventory_item_id: level.itemId,
   location_id: level.locationId,
   available: level.quantities.available,
-  updated_at: level.updatedAt.toISOString(),
+  updated_at: shopifyDateTime(level.updatedAt),
   admin_graphql_api_id: `gid://shopify/InventoryLevel/${level.locationId}?inventory_item_id=${level.itemId}`,
 });
 
@@ -15,8 +16,8 @@ export const itemPayload = (item: InventoryItem) => ({
   cost: item.cost,
   tracked: item.tracked,
   requires_shipping: true,
-  created_at: item.createdAt.toISOString(),
-  updated_at: item.updatedAt.toISOString(),
+  created_at: shopifyDateTime(item.createdAt),
+  updated_at: shopifyDateTime(item.updatedAt),
   admin_graphql_api_id: gid("InventoryItem", item.id),
 });
 
@@ -28,8 +29,8 @@ export const productPayload = (shop: ShopState, product: Product) => ({
   vendor: product.vendor,
   product_type: product.productType,
   tags: product.tags.join(", "),
-  created_at: product.createdAt.toISOString(),
-  updated_at: product.updatedAt.toISOString(),
+  created_at: shopifyDateTime(product.createdAt),
+  updated_at: shopifyDateTime(product.updatedAt),
   admin_graphql_api_id: gid("Product", product.id),
   variants: (shop.variantsByProduct.get(product.id) ?? []).map((v) => ({
     id: v.id,
@@ -41,8 +42,8 @@ export const productPayload = (shop: ShopState, product: Product) => ({
     inventory_policy: v.inventoryPolicy.toLowerCase(),
     taxable: v.taxable,
     inventory_item_id: v.inventoryItemId,
-    created_at: v.createdAt.toISOString(),
-    updated_at: v.updatedAt.toISOString(),
+    created_at: shopifyDateTime(v.createdAt),
+    updated_at: shopifyDateTime(v.updatedAt),
     admin_graphql_api_id: gid("ProductVariant", v.id),
   })),
 });

@@ -13,6 +13,7 @@ import {
   type ShopState,
   type Variant,
 } from "./state.ts";
+import { shopifyDateTime } from "./time.ts";
 
 export type Views = ReturnType<typeof viewsOf>;
 
@@ -23,8 +24,8 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
     __typename: type,
     id: gid(type, r.id),
     legacyResourceId: String(r.id),
-    createdAt: r.createdAt.toISOString(),
-    updatedAt: r.updatedAt.toISOString(),
+    createdAt: shopifyDateTime(r.createdAt),
+    updatedAt: shopifyDateTime(r.updatedAt),
   });
   const image = (i: { url: string; altText: string | null }) => ({
     __typename: "Image",
@@ -145,7 +146,7 @@ export function viewsOf(shop: ShopState, bulk: boolean) {
           id: `gid://shopify/InventoryQuantity/${l.locationId}?inventory_item_id=${l.itemId}&name=${name}`,
           name,
           quantity: l.quantities[name as QuantityName],
-          updatedAt: l.updatedAt.toISOString(),
+          updatedAt: shopifyDateTime(l.updatedAt),
         };
       }),
   });

@@ -129,6 +129,37 @@ describe("Shopify stand-in: reads", () => {
     assert.equal(rest.body.data.products.pageInfo.hasNextPage, false);
   });
 
+  it("answers, searches and sorts times at the whole second, as Shopify writes them", async () => {
+    clock += 60_000;
+    const second = clock;
+    const [a, b] = [...shop.variants.values()];
+    a.updatedAt = new Date(second + 700); // changed later in the second than b
+    b.updatedAt = new Date(second + 200);
+    const iso = new Date(second).toISOString().replace(".000Z", "Z");
+    const read = await gql(doc.VARIANTS_SINCE, { first: 250 });
+    const nodes = read.body.data.productVariants.nodes;
+    const at = (id: number) =>
+      nodes.find((n: any) => n.id === `gid://shopify/ProductVariant/${id}`).updatedAt;
+    assert.deepEqual([at(a.id), at(b.id)], [iso, iso]);
+    const skus = async (query: string) =>
+      (await gql(doc.VARIANTS_SINCE, { first: 250, query })).body.data.productVariants.nodes.map(
+        (v: any) => v.sku,
+      );
+    assert.deepEqual(await skus(`updated_at:>'${iso}'`), []);
+    assert.deepEqual(await skus(`updated_at:>='${iso}'`), [a.sku, b.sku]);
+    // Ties of a second are ordered by id, whichever changed first within it.
+    const [p1, p2] = [...shop.products.values()];
+    p1.updatedAt = new Date(second + 700);
+    p2.updatedAt = new Date(second + 200);
+    const sorted = await gql(
+      `{ products(first: 250, sortKey: UPDATED_AT, query: "updated_at:>='${iso}'") { nodes { id updatedAt } } }`,
+    );
+    assert.deepEqual(sorted.body.data.products.nodes, [
+      { id: `gid://shopify/Product/${p1.id}`, updatedAt: iso },
+      { id: `gid://shopify/Product/${p2.id}`, updatedAt: iso },
+    ]);
+  });
+
   it("answers null for a GID of another type", async () => {
     const variant = `gid://shopify/ProductVariant/${[...shop.variants.keys()][0]}`;
     const { body } = await gql("query ($id: ID!) { product(id: $id) { id } node(id: $id) { id } }", {

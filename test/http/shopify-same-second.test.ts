@@ -1,0 +1,142 @@
+/**
+ * Changes in one whole second (docs/decisions.md, "Shopify connector", incremental reads): Shopify's
+ * `updatedAt` has whole seconds, so on a busy shop a change often carries the time of the last one
+ * the service read. Each case makes a change, lets its webhook's sync read it, makes another in the
+ * same second, and expects the next sync (its webhook's) to bring the second: an `updated_at:>` search
+ * from the newest time read, without the overlap, would skip it. The stand-in's clock is held on one
+ * second while the changes are made; its webhooks go to the service, as a merchant's would.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { ManualClock } from "../../src/clock.ts";
+import type { Client, TestApp } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import { freePort } from "../helpers/child-server.ts";
+import { listVariants } from "../helpers/factories.ts";
+import { attachByToken, standinShop, startShopifyTestApp, storeApi } from "../helpers/shopify.ts";
+import { mirrorLevelRow } from "../helpers/stock.ts";
+import type { ShopifyStandin } from "../shopify-standin/index.ts";
+import type { ShopState } from "../shopify-standin/state.ts";
+
+let t: TestApp;
+let standin: ShopifyStandin;
+let clock: ManualClock;
+/** The stand-in's clock held on one second (null: it runs). */
+let heldAt: number | null = null;
+let standinNow: () => number;
+
+before(async () => {
+  const port = await freePort();
+  const appUrl = `http://127.0.0.1:${port}`;
+  clock = new ManualClock();
+  const realStart = Date.now();
+  standinNow = () => heldAt ?? clock.now().getTime() + (Date.now() - realStart);
+  ({ t, standin } = await startShopifyTestApp({
+    app: { env: { SHOPIFY_APP_URL: appUrl }, clock },
+    standin: { now: () => standinNow() },
+  }));
+  await t.runtime.app.listen({ port, host: "127.0.0.1" });
+});
+after(async () => {
+  await standin.close();
+  await t.close();
+});
+
+/** Holds the stand-in's clock on the next whole second: every change until released has that time. */
+function holdSecond(): void {
+  heldAt = Math.ceil((standinNow() + 1) / 1000) * 1000;
+}
+
+/** Waits for the stand-in's deliveries in flight, then runs the syncs they queued (a second later). */
+async function settle(): Promise<void> {
+  await standin.webhooks.settled();
+  clock.advance(1000);
+  await t.drain();
+}
+
+/** A shop of 2 products × 2 variants at one location, attached, subscribed and imported. */
+async function attached(): Promise<{ shop: ShopState; api: Client }> {
+  const { shop, domain, accessToken } = standinShop(standin, {
+    products: 2,
+    variantsPerProduct: 2,
+    locations: 1,
+  });
+  const store = await attachByToken(t, domain, accessToken);
+  await t.drain();
+  const api = await storeApi(t, store.id);
+  return { shop, api };
+}
+
+async function mirroredProduct(api: Client, id: number) {
+  const res = await api.get("/v2/products?limit=250");
+  expectStatus(res, 200);
+  return res.body.data.find((p: { id: number }) => p.id === id);
+}
+
+async function mirroredVariant(api: Client, id: number) {
+  return (await listVariants(api)).find((v) => v.id === id) as unknown as Record<string, unknown>;
+}
+
+describe("two changes in one second, a sync between them", () => {
+  test("a product's title: the sync after the second shows it", async () => {
+    const { shop, api } = await attached();
+    const product = [...shop.products.values()][0];
+    holdSecond();
+    standin.editProduct(shop, product.id, { title: "First" });
+    await settle();
+    assert.equal((await mirroredProduct(api, product.id)).title, "First");
+    standin.editProduct(shop, product.id, { title: "Second" });
+    assert.equal(product.updatedAt.getTime(), heldAt);
+    heldAt = null;
+    await settle();
+    assert.equal((await mirroredProduct(api, product.id)).title, "Second");
+  });
+
+  test("a variant's SKU and an inventory item's cost: the sync after the second shows them", async () => {
+    const { shop, api } = await attached();
+    const variant = [...shop.variants.values()][1];
+    const item = shop.items.get(variant.inventoryItemId)!;
+    const setCost = (cost: string) => {
+      item.cost = cost;
+      item.updatedAt = standin.now();
+      standin.itemChanged(shop, item.id);
+    };
+    holdSecond();
+    standin.editVariant(shop, variant.id, { sku: "SKU-FIRST" });
+    setCost("8.00");
+    await settle();
+    assert.deepEqual(
+      [(await mirroredVariant(api, variant.id)).sku, (await mirroredVariant(api, variant.id)).unit_cost],
+      ["SKU-FIRST", "8.00"],
+    );
+    standin.editVariant(shop, variant.id, { sku: "SKU-SECOND" });
+    setCost("9.00");
+    heldAt = null;
+    await settle();
+    const mirrored = await mirroredVariant(api, variant.id);
+    assert.deepEqual([mirrored.sku, mirrored.unit_cost], ["SKU-SECOND", "9.00"]);
+  });
+
+  test("a level's available: the sync after the second shows it", async () => {
+    const { shop, api } = await attached();
+    const level = [...shop.levels.values()][0];
+    holdSecond();
+    standin.setQuantity(shop, level.itemId, level.locationId, "available", 30);
+    await settle();
+    assert.equal((await mirrorLevelRow(api, level.itemId, level.locationId)).available, 30);
+    standin.setQuantity(shop, level.itemId, level.locationId, "available", 29);
+    heldAt = null;
+    await settle();
+    assert.equal((await mirrorLevelRow(api, level.itemId, level.locationId)).available, 29);
+  });
+
+  test("a change in the second of the import's bulk query: the next sync shows it", async () => {
+    holdSecond();
+    const { shop, api } = await attached();
+    const product = [...shop.products.values()][0];
+    standin.editProduct(shop, product.id, { title: "After the import" });
+    heldAt = null;
+    await settle();
+    assert.equal((await mirroredProduct(api, product.id)).title, "After the import");
+  });
+});
