@@ -63,10 +63,11 @@ async function attached(): Promise<Attached> {
   const store = await attachByToken(t, domain, accessToken, { owner_email: "owner@example.com" });
   tokens.set(domain, accessToken);
   await t.drain();
-  // Our clock moves on after the import, as a running one would: Shopify's times have whole seconds,
-  // so a change in the second of the seed has the version the import read, and only our later read
-  // tells it apart (docs/decisions.md, "Shopify level versions of equal time").
-  clock.advance(1);
+  // A second passes after the import (the stand-in's clock follows ours), so these tests' changes have
+  // a later version than the import read: Shopify's times have whole seconds, and a change in the
+  // import's own second is a tie (shopify-same-second.test.ts; a reconciliation pass does not adopt it,
+  // the sync it queues does).
+  clock.advance(1000);
   const api = await storeApi(t, store.id);
   const state = await t.admin.get(`/admin/stores/${store.id}`);
   assert.equal(state.body.data.shopify.status, "connected");
