@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { inTransaction } from "../../db/transaction.ts";
-import { keyOf, type LevelReport, reportIsNewer } from "./level-keys.ts";
+import { keyOf, type LevelKey, type LevelReport, reportIsNewer } from "./level-keys.ts";
 import { refreshLevels } from "./levels.ts";
 
 const CHUNK = 1000;
@@ -12,6 +12,12 @@ export interface DriftRepair {
   checked: number;
   /** Of those, levels whose platform part the mirror held otherwise (or not at all), now adopted. */
   repaired: number;
+  /**
+   * Levels reported otherwise at the version the mirror holds by a report of unknown read time (a
+   * bulk read), so not adopted: Shopify's times have whole seconds, and a change in the second the
+   * mirror last read has its version. A read of known time settles them (reconcile.ts).
+   */
+  tied: LevelKey[];
 }
 
 /**
@@ -27,6 +33,7 @@ export async function repairLevelDrift(
   reports: readonly LevelReport[],
 ): Promise<DriftRepair> {
   let repaired = 0;
+  const tied: LevelKey[] = [];
   for (let start = 0; start < reports.length; start += CHUNK) {
     const chunk = reports.slice(start, start + CHUNK);
     const held = await platformParts(ctx.db, storeId, chunk);
@@ -38,24 +45,25 @@ export async function repairLevelDrift(
         row.platform_on_hand !== report.onHand ||
         row.platform_committed !== report.committed ||
         row.platform_incoming !== report.incoming;
-      return (
-        differs &&
-        (row.platform_version === null ||
-          reportIsNewer(report, {
-            version: Number(row.platform_version),
-            readAt: row.platform_read_at,
-            available: row.platform_available,
-            onHand: row.platform_on_hand,
-            committed: row.platform_committed,
-            incoming: row.platform_incoming,
-          }))
-      );
+      if (!differs) return false;
+      if (row.platform_version === null) return true;
+      const newer = reportIsNewer(report, {
+        version: Number(row.platform_version),
+        readAt: row.platform_read_at,
+        available: row.platform_available,
+        onHand: row.platform_on_hand,
+        committed: row.platform_committed,
+        incoming: row.platform_incoming,
+      });
+      if (!newer && !report.readAt && report.version === Number(row.platform_version))
+        tied.push({ inventoryItemId: report.inventoryItemId, locationId: report.locationId });
+      return newer;
     });
     if (drifted.length === 0) continue;
     await inTransaction(ctx.db, (trx) => refreshLevels(ctx, trx, storeId, [], drifted));
     repaired += drifted.length;
   }
-  return { checked: reports.length, repaired };
+  return { checked: reports.length, repaired, tied };
 }
 
 async function platformParts(db: Db, storeId: number, reports: readonly LevelReport[]) {

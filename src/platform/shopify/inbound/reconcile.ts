@@ -1,12 +1,13 @@
 import type { AppContext } from "../../../context.ts";
 import { inTransaction } from "../../../db/transaction.ts";
 import { liveCatalogIds, markDeleted } from "../../../domain/catalog/index.ts";
-import { repairLevelDrift } from "../../../domain/stock/index.ts";
+import { type LevelKey, repairLevelDrift } from "../../../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
 import { PlatformPermanentError } from "../../connector.ts";
 import { requestCatalogSync } from "../../sync-request.ts";
 import { bulkWaitFor } from "../bulk-wait.ts";
 import { shopifyDispatcherOf } from "../http.ts";
+import { readLevels } from "../levels.ts";
 import { shopifyClientFor } from "../shop-client.ts";
 import { findShopByStore } from "../shops.ts";
 import { RECONCILE_JOB } from "./job-types.ts";
@@ -46,6 +47,7 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
   if (shop?.status !== "connected") return null;
   const client = shopifyClientFor(ctx, shop);
   const result: ReconcileResult = { checked: 0, repaired: 0 };
+  const tied: LevelKey[] = [];
   const deps = {
     dispatcher: shopifyDispatcherOf(ctx),
     pollWait: bulkWaitFor({ db: ctx.db, clock: ctx.clock, shop: shop.shop, sleep }),
@@ -60,7 +62,13 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
     const repair = await repairLevelDrift(ctx, storeId, levels);
     result.checked += repair.checked;
     result.repaired += repair.repaired;
+    tied.push(...repair.tied);
   });
+  // Levels the bulk read reports otherwise at the version the mirror holds (a change in the second
+  // the mirror last read: Shopify's times have whole seconds) are read again as a push reads back,
+  // at a known time, which orders the tie.
+  if (tied.length > 0)
+    result.repaired += (await repairLevelDrift(ctx, storeId, await readLevels(client, tied))).repaired;
   const removals = await readRemovals(client, await liveCatalogIds(ctx.db, storeId));
   if (removals.productIds.length > 0 || removals.variantIds.length > 0)
     await inTransaction(ctx.db, (trx) => markDeleted(trx, storeId, removals, ctx.clock.now()));
