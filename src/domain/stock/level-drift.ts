@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { inTransaction } from "../../db/transaction.ts";
-import { keyOf, type LevelKey, type LevelReport, reportIsNewer } from "./level-keys.ts";
+import { heldPlatformPart, keyOf, type LevelKey, type LevelReport, reportIsNewer } from "./level-keys.ts";
 import { refreshLevels } from "./levels.ts";
 
 const CHUNK = 1000;
@@ -46,16 +46,10 @@ export async function repairLevelDrift(
         row.platform_committed !== report.committed ||
         row.platform_incoming !== report.incoming;
       if (!differs) return false;
-      if (row.platform_version === null) return true;
-      const newer = reportIsNewer(report, {
-        version: Number(row.platform_version),
-        readAt: row.platform_read_at,
-        available: row.platform_available,
-        onHand: row.platform_on_hand,
-        committed: row.platform_committed,
-        incoming: row.platform_incoming,
-      });
-      if (!newer && !report.readAt && report.version === Number(row.platform_version))
+      const part = heldPlatformPart(row);
+      if (part === null) return true;
+      const newer = reportIsNewer(report, part);
+      if (!newer && !report.readAt && report.version === part.version)
         tied.push({ inventoryItemId: report.inventoryItemId, locationId: report.locationId });
       return newer;
     });

@@ -21,23 +21,43 @@ export interface LevelReport extends LevelKey {
   readAt?: Date | null;
 }
 
+/** A report a level holds (its adopted or kept one), as reportIsNewer compares it. */
+export interface HeldReport {
+  version: number;
+  readAt: Date | null;
+  available: number;
+  onHand: number;
+  committed: number;
+  incoming: number;
+}
+
+/** The platform part of a level row (its adopted report); null when none was adopted yet. */
+export function heldPlatformPart(row: {
+  platform_version: number | string | null;
+  platform_read_at: Date | null;
+  platform_available: number;
+  platform_on_hand: number;
+  platform_committed: number;
+  platform_incoming: number;
+}): HeldReport | null {
+  if (row.platform_version === null) return null;
+  return {
+    version: Number(row.platform_version),
+    readAt: row.platform_read_at,
+    available: row.platform_available,
+    onHand: row.platform_on_hand,
+    committed: row.platform_committed,
+    incoming: row.platform_incoming,
+  };
+}
+
 /**
  * Whether `report` is newer than `held` (a level's adopted or kept report): a higher version, or the
  * same version with other quantities and read later (Shopify's versions have whole seconds, so two
  * changes in one second share one; a report of unknown read time never wins such a tie, and an
  * adopted report of unknown read time loses it to any read). Equal quantities are no news.
  */
-export function reportIsNewer(
-  report: LevelReport,
-  held: {
-    version: number;
-    readAt: Date | null;
-    available: number;
-    onHand: number;
-    committed: number;
-    incoming: number;
-  },
-): boolean {
+export function reportIsNewer(report: LevelReport, held: HeldReport): boolean {
   if (report.version !== held.version) return report.version > held.version;
   if (!report.readAt || (held.readAt && report.readAt.getTime() <= held.readAt.getTime())) return false;
   return (

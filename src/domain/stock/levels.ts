@@ -5,6 +5,7 @@ import { pairIn } from "../../db/pair-in.ts";
 import { emitCrossings, type LevelChange } from "./level-alerts.ts";
 import {
   countByLevel,
+  heldPlatformPart,
   keyOf,
   type LevelDelta,
   type LevelKey,
@@ -286,17 +287,7 @@ function nextLevel(
   now: Date,
 ): LevelRow {
   const next: LevelRow = { ...row };
-  const held =
-    row.platform_version === null
-      ? null
-      : {
-          version: Number(row.platform_version),
-          readAt: row.platform_read_at,
-          available: row.platform_available,
-          onHand: row.platform_on_hand,
-          committed: row.platform_committed,
-          incoming: row.platform_incoming,
-        };
+  const held = heldPlatformPart(row);
   const newer = report && (held === null || reportIsNewer(report, held)) ? report : null;
   const kept = keptReport(row);
   // The newest report seen since the platform part's: this one, or one kept while a push was in flight.
