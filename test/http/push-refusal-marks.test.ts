@@ -91,6 +91,21 @@ describe("a push the platform refused takes its in-flight marks off", () => {
       await step();
     };
   };
+  /**
+   * An item at 20 moved by -3, whose push the platform refuses having applied nothing (`down`), and
+   * a platform sale of 2 synced while that push is out (kept, not adopted: the mirror shows 17).
+   */
+  const refusedWithSaleWhileOut = async () => {
+    const item = await levelAt(20);
+    await moved(item, -3);
+    await fault("down");
+    beforeNextSend(async () => {
+      await sale(item, -2); // the platform: 18
+      await syncCatalog(t.runtime.ctx, store.id);
+      assert.equal(await shown(item), 17, "kept: the push is in flight");
+    });
+    return item;
+  };
   /** The next send's answer is lost after the platform applied it (a timeout). */
   const answerLostOnce = () => {
     pushHooks.afterPush = () => {
@@ -100,14 +115,7 @@ describe("a push the platform refused takes its in-flight marks off", () => {
   };
 
   test("a push refused retryably: a report kept while it was out is adopted at the refusal", async () => {
-    const item = await levelAt(20);
-    await moved(item, -3);
-    await fault("down");
-    beforeNextSend(async () => {
-      await sale(item, -2); // the platform: 18
-      await syncCatalog(t.runtime.ctx, store.id);
-      assert.equal(await shown(item), 17, "kept: the push is in flight");
-    });
+    const item = await refusedWithSaleWhileOut();
     await t.drain(); // refused before applying; the job waits 10 s for its next attempt
     assert.equal(await shown(item), 15, "the platform's 18 and the −3 it has not taken");
     assert.equal(await onPlatform(item), 18);
@@ -119,14 +127,7 @@ describe("a push the platform refused takes its in-flight marks off", () => {
   });
 
   test("the marks come off in the transaction that puts the job back: a failure recording the retry leaves them on while the job says running", async () => {
-    const item = await levelAt(20);
-    await moved(item, -3);
-    await fault("down");
-    beforeNextSend(async () => {
-      await sale(item, -2); // the platform: 18
-      await syncCatalog(t.runtime.ctx, store.id);
-      assert.equal(await shown(item), 17, "kept: the push is in flight");
-    });
+    const item = await refusedWithSaleWhileOut();
     // The push is refused having applied nothing; recording its retry fails (the database went away,
     // the worker died): the job keeps its lease, running, until the lease runs out.
     const jobs = t.runtime.ctx.jobs;
