@@ -18,6 +18,7 @@ import { attachByToken, standinShop, startShopifyTestApp, storeApi } from "../he
 import { mirrorLevelRow } from "../helpers/stock.ts";
 import type { ShopifyStandin } from "../shopify-standin/index.ts";
 import type { ShopState } from "../shopify-standin/state.ts";
+import { shopifyDateTime } from "../shopify-standin/time.ts";
 
 let t: TestApp;
 let standin: ShopifyStandin;
@@ -154,6 +155,42 @@ describe("two changes in one second, a sync between them", () => {
     // The next pass finds nothing to repair.
     clock.advance(1000);
     assert.deepEqual(await reconcileShop(t.runtime.ctx, storeId), { checked: shop.levels.size, repaired: 0 });
+  });
+
+  test("a watermark written with milliseconds never goes back to the whole second it falls in", async () => {
+    holdSecond();
+    const { shop, api, storeId } = await attached();
+    const second = heldAt as number;
+    // As a store attached while the stand-in wrote milliseconds holds it: every resource's watermark
+    // half a second into the held second, which sorts before Shopify's `…Z` of that second as text.
+    const mark = new Date(second + 500).toISOString();
+    const since = { products: mark, variants: mark, inventoryItems: mark, locations: mark, levels: mark };
+    await t.runtime.ctx.db
+      .updateTable("mirror_sync_states")
+      .set({ watermark: JSON.stringify({ since }) })
+      .where("store_id", "=", storeId)
+      .execute();
+    const watermark = async () => {
+      const res = await t.admin.get(`/admin/stores/${storeId}/sync`);
+      expectStatus(res, 200);
+      return JSON.parse(res.body.data.mirror.watermark).since as typeof since;
+    };
+    const product = [...shop.products.values()][0];
+    const level = [...shop.levels.values()][0];
+    standin.editProduct(shop, product.id, { title: "In the held second" });
+    standin.setQuantity(shop, level.itemId, level.locationId, "available", 31);
+    await settle();
+    assert.equal((await mirroredProduct(api, product.id)).title, "In the held second");
+    assert.equal((await mirrorLevelRow(api, level.itemId, level.locationId)).available, 31);
+    // Rows of `…Z` in the watermark's second are older than `….500Z`: it stays (was: moved back to `…Z`).
+    assert.deepEqual(await watermark(), since);
+    // A later second moves it on, in the form Shopify writes.
+    heldAt = second + 2000;
+    standin.editProduct(shop, product.id, { title: "Two seconds on" });
+    heldAt = null;
+    await settle();
+    assert.equal((await mirroredProduct(api, product.id)).title, "Two seconds on");
+    assert.deepEqual(await watermark(), { ...since, products: shopifyDateTime(new Date(second + 2000)) });
   });
 
   test("a change in the second of the import's bulk query: the next sync shows it", async () => {

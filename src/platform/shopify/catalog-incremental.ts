@@ -117,8 +117,24 @@ async function readPages<T>(reader: Reader, read: ConnectionRead): Promise<T[] |
 const searchAfter = (since: string) =>
   `updated_at:>'${new Date(new Date(since).getTime() - OVERLAP_MS).toISOString()}'`;
 
-const newest = (since: string, rows: ReadonlyArray<{ updatedAt: string }>) =>
-  rows.reduce((max, row) => (row.updatedAt > max ? row.updatedAt : max), since);
+/**
+ * The watermark after a read: the newest of `since` and the rows' `updatedAt`, compared as instants
+ * and kept as written (Shopify's whole seconds, `…55Z`; a watermark written with a fraction, `…55.123Z`,
+ * as the stand-in did before it wrote whole seconds, is later than `…55Z` though '.' sorts before 'Z'),
+ * so it never goes back.
+ */
+const newest = (since: string, rows: ReadonlyArray<{ updatedAt: string }>) => {
+  let max = since;
+  let maxAt = Date.parse(since);
+  for (const row of rows) {
+    const at = Date.parse(row.updatedAt);
+    if (at > maxAt) {
+      max = row.updatedAt;
+      maxAt = at;
+    }
+  }
+  return max;
+};
 
 export async function readCatalogChanges(
   client: ShopifyClient,
