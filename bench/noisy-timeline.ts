@@ -13,7 +13,7 @@
  * B_ALONE=1: A is not probed in the loaded phases, so their collections are B's alone.
  * SAMPLE=1: a heap-sampling profile of what the scavenges did not free, its top allocation sites by
  * bytes. Biased: V8 counts young garbage a full collection frees as surviving the scavenges, so its
- * sites are leads, its bytes not a measure (docs/reliability.md 5b, tenth session).
+ * sites are leads, its bytes not a measure (docs/history/reliability-journal.md 5b, tenth session).
  * LOOP_PRIORITY=0: the main thread left at niceness 0 (else raised as src/server.ts raises it).
  * MAIN_SLICE_US=n: the main thread's EEVDF slice set to n µs (an experiment; perl makes the call).
  * PROFILE=1: a CPU profile of the main thread (V8's sampler, PROFILE_US apart) over the phases; for

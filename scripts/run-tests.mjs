@@ -81,7 +81,7 @@ function spreadHeavy(files) {
  * --v8-pool-size=0: V8's background threads (collector helpers, compilers) number the cores less one,
  * as `npm start` sets them (package.json), not Node's default four: on two cores four of them woke at
  * once beside the loop, the embedded database's thread and the PDF thread, and the loop waited for a
- * core (docs/reliability.md 5b, thirteenth session).
+ * core (docs/history/reliability-journal.md 5b, thirteenth session).
  */
 function run(label, files, env, concurrency = 3) {
   if (files.length === 0) return 0;

@@ -5,8 +5,8 @@ import { setPriority } from "node:os";
  * CAP_SYS_NICE). Every store's requests wait for that one thread, and on a machine with few cores
  * it waited for a core behind the threads doing one busy key's work (the embedded database's
  * thread, V8's background thread, the PDF renderers): A's slowest requests in the noisy-neighbour
- * test were its loop runnable and off its core (docs/reliability.md 5b, fourteenth session). A
- * higher weight makes the scheduler pick the loop first once it is runnable; the loop is one thread,
+ * test were its loop runnable and off its core (docs/history/reliability-journal.md 5b, fourteenth session).
+ * A higher weight makes the scheduler pick the loop first once it is runnable; the loop is one thread,
  * so it can take at most one core from the rest.
  */
 export const LOOP_NICENESS = -10;

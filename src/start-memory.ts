@@ -2,8 +2,8 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /**
- * What an idle service keeps resident after start-up (issue 22 item 3; figures in docs/performance.md,
- * "Idle memory after start-up").
+ * What an idle service keeps resident after start-up (issue 22 item 3; figures in
+ * docs/history/performance-journal.md, "Idle memory after start-up").
  *
  * Loading the packages, migrating and compiling every route's schemas keep almost everything they
  * allocate, so V8 reads a high survival rate and doubles the young generation up to its ceiling (two
@@ -59,15 +59,15 @@ export function settleMemoryAfterStart(): void {
  * and 4 from how fast it collects against how fast the program allocates; under a heavy client's
  * bursts of large answers it settled on about 1.5 for this service's small live heap (~43 MB), and
  * then ran a full collection every 0.3 to 1.5 s, each holding every other store's requests for 3 to
- * 14 ms (issue 18 item 2: docs/reliability.md 5b, "the full-collection regime"). The cost is memory
- * under load only: an idle service allocates nothing, so its resident size does not change.
+ * 14 ms (issue 18 item 2: docs/history/reliability-journal.md 5b, "the full-collection regime"). The cost is
+ * memory under load only: an idle service allocates nothing, so its resident size does not change.
  */
 const OLD_GENERATION_GROWING_PERCENT = 200;
 
 /**
  * Sets the old generation's growth (above) for this process. V8 reads it whenever it sets the next
  * limit, so setting it while the process runs takes effect, and a thread started later keeps it
- * (both measured: docs/reliability.md 5b, twelfth session, lead).
+ * (both measured: docs/history/reliability-journal.md 5b, twelfth session, lead).
  */
 export function keepOldGenerationHeadroom(): void {
   v8.setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWING_PERCENT}`);

@@ -21,7 +21,8 @@ export const pdfWithWhoami: Scenario = {
     // Each PDF rendered once first, as the `pdf` scenario just before this one leaves them in a full
     // run. Alone (`--only pdf-whoami`) the four renders fell in the measured window, on threads at
     // niceness 10 (render-worker.ts): on a loaded machine, with whoami keeping the loop busy, they
-    // took the whole window and the run answered one PDF (docs/performance.md, rd22 tenth session).
+    // took the whole window and the run answered one PDF (docs/history/performance-journal.md, rd22 tenth
+    // session).
     for (const path of new Set(pdfs.map((r) => r.path))) await b.api.ok("GET", path);
     const durationSec = b.timing.throughputSec;
     const alone = await b.load("whoami alone c=1", { connections: 1, requests: WHOAMI, durationSec });

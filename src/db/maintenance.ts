@@ -48,8 +48,8 @@ export async function maintainEmbeddedTables(db: Db): Promise<string[]> {
  * Ticks in a row the maintenance lets pass while API requests wait for the connection (5 minutes).
  * A VACUUM ANALYZE is one statement: in a burst of 200-line applies those of the tables the burst grew
  * held the one connection 160-670 ms each, with up to 31 requests queued behind it, 20 ms of the
- * connection per apply (docs/performance.md, "PGlite writes per request"). A quiet tick does them; a
- * load that never lets up still gets them after this many.
+ * connection per apply (docs/history/performance-journal.md, "PGlite writes per request"). A quiet tick does
+ * them; a load that never lets up still gets them after this many.
  */
 export const MAINTENANCE_DEFERRED_AT_MOST = 10;
 
@@ -84,7 +84,7 @@ export const ANALYSE_AFTER_SYNCED_ROWS = 1000;
  * at the next tick (up to 30 s later). Until then the planner reads a store's 10,000 new variants
  * with the statistics of an emptier table: after the benchmark's two imports GET /v2/variants/{id}
  * held the connection 0.8 ms at the median (p99 5.5 ms) against 0.4 (1.3) analysed at once, and
- * served 873 req/s at 32 connections against 2,163 (docs/performance.md, h22a). PostgreSQL's
+ * served 873 req/s at 32 connections against 2,163 (docs/history/performance-journal.md, h22a). PostgreSQL's
  * autovacuum daemon does this there.
  */
 export async function maintainAfterBulkSync(db: Db, changedRows: number): Promise<string[]> {

@@ -87,8 +87,8 @@ export interface Turn {
  * slows down instead, which is the rate the service can actually sustain. The background's share of
  * that time is `backgroundShare` (the service's EMBEDDED_BACKGROUND_SHARE; an even split unless set):
  * below a half, the API's writes in a burst wait for fewer pushes and the pushes batch more records
- * each, at the cost of a backlog drained after the burst (docs/performance.md, "The background's
- * share, fourteenth session").
+ * each, at the cost of a backlog drained after the burst (docs/history/performance-journal.md, "The
+ * background's share, fourteenth session").
  *
  * A priority statement (one indexed lookup that every request of every store starts with) goes
  * before every waiting foreground or background turn: one key's line-heavy request issues several
@@ -100,8 +100,8 @@ export interface Turn {
  * A turn taken for one statement outside any transaction is shared (`acquire(lane, true)`): several
  * such statements are sent to the database's thread at once, which runs them one after another, so
  * the thread goes from one to the next without waiting for the API's thread to take an answer and send
- * the next statement, a whole turn of its event loop (docs/performance.md, "PGlite single reads in
- * flight together"). A shared statement joins those in flight only while nobody waits (a priority
+ * the next statement, a whole turn of its event loop (docs/history/performance-journal.md, "PGlite single
+ * reads in flight together"). A shared statement joins those in flight only while nobody waits (a priority
  * one: at most MAX_PRIORITY_RUN while others wait); a transaction's turn (not shared) waits until
  * every shared statement is answered.
  *

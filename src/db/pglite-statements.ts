@@ -5,10 +5,10 @@ import { PLANNED_FROM_ARRAY_LENGTH } from "./planned-arrays.ts";
  * How the embedded database's thread runs a statement (pglite-worker.ts): as a named prepared
  * statement, kept per SQL text, so PostgreSQL parses it once and may reuse its plan, and in one call
  * into PGlite rather than the six `PGlite.query()` makes (parse, describe, bind, describe, execute,
- * sync, each a trip into WebAssembly). Measured in one process on PGlite 0.5.16 (docs/performance.md,
- * "PGlite statements"): a primary-key lookup 0.68 → 0.14 ms, a supplier with its addresses as JSON
- * 1.5 → 0.33 ms. The answer is parsed by PGlite's own functions with the instance's parsers, so rows
- * are what `query()` returned.
+ * sync, each a trip into WebAssembly). Measured in one process on PGlite 0.5.16
+ * (docs/history/performance-journal.md, "PGlite statements prepared once"): a primary-key lookup 0.68 → 0.14
+ * ms, a supplier with its addresses as JSON 1.5 → 0.33 ms. The answer is parsed by PGlite's own functions
+ * with the instance's parsers, so rows are what `query()` returned.
  */
 
 /** Statements kept prepared at most; the least recently used is closed beyond it. */

@@ -21,7 +21,8 @@ const NUMERIC = 1700;
  * PostgreSQL's default 128 MB of shared buffers is most of an idle embedded database's memory (the
  * WebAssembly heap never gives back a page it touched). 16 MB holds a small store's hot pages; the
  * rest are read through the operating system's file cache. Measured on an existing database: 308 MB
- * resident at the default, 170 MB at 16 MB, 162 MB at 8 MB (docs/performance.md).
+ * resident at the default, 170 MB at 16 MB, 162 MB at 8 MB (docs/history/performance-journal.md,
+ * "Notes and caveats").
  */
 const SETTINGS = ["shared_buffers=16MB"];
 

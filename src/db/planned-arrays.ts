@@ -8,8 +8,8 @@
  * filter compares each row with every element in turn, where a plan made with the values hashes them.
  * A batched platform push passes up to 6,400 movement ids; checked one by one against the store's
  * few thousand unacknowledged movements in a burst of applies, one such statement held the one
- * connection for 1.0-2.3 s (docs/performance.md, "PGlite writes per request"). Planning anew costs
- * ~1 ms, nothing beside a statement over thousands of values; the API's own arrays (a 200-line
+ * connection for 1.0-2.3 s (docs/history/performance-journal.md, "PGlite writes per request"). Planning anew
+ * costs ~1 ms, nothing beside a statement over thousands of values; the API's own arrays (a 200-line
  * apply's columns) stay under it and keep their prepared statement.
  */
 export const PLANNED_FROM_ARRAY_LENGTH = 1000;

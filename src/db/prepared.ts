@@ -166,8 +166,8 @@ export function registerPool(db: Db, pool: pg.Pool): void {
  * Runs a registered statement. On PostgreSQL straight on the pool, as a named statement: the hot
  * queries run on nearly every request (the key lookup on every one), and Kysely's executor (its
  * connection provider, query id and result transform, a few promises deep) added about 2.8 µs of the
- * API's CPU to each, 24 µs through the pool alone (docs/performance.md). Inside a transaction, and on
- * the embedded database, through Kysely as any other statement.
+ * API's CPU to each, 24 µs through the pool alone (docs/history/performance-journal.md, "Hot queries straight
+ * on the pool"). Inside a transaction, and on the embedded database, through Kysely as any other statement.
  */
 async function runNamed<Row>(db: Db, name: string, text: string, values: unknown[]): Promise<Row[]> {
   const pool = pools.get(db);

@@ -1,8 +1,8 @@
 /**
  * A push's statements that name movements by id or by record find them by key, not through the
- * partial indexes on `pushed_at is null` (docs/performance.md, "The write path, twelfth session"):
- * those indexes' statistics are taken when few movements wait, so the planner expected one row there
- * and walked every waiting movement of the store to find the few asked for. Here the statistics are
+ * partial indexes on `pushed_at is null` (docs/history/performance-journal.md, "The write path, twelfth
+ * session"): those indexes' statistics are taken when few movements wait, so the planner expected one row
+ * there and walked every waiting movement of the store to find the few asked for. Here the statistics are
  * taken with none waiting, then thousands wait, as in a burst; each statement's plan, with the values
  * it was run with, must not go through those indexes.
  */

@@ -112,7 +112,7 @@ export async function purchaseOrdersPage(ctx: PageContext) {
   const listOrders = (supplierId: string) =>
     api
       .get<Page<Order>>(
-        // The list shows no lines: the API leaves them out (docs/performance.md, "Console list pages").
+        // The list shows no lines: the API leaves them out (docs/performance.md, "Console pages").
         `/purchase_orders${queryString({ ...filters, supplier_id: supplierId, limit: PAGE_SIZE, cursor: q.cursor, lines: "false" })}`,
       )
       .catch((error: unknown) => {

@@ -2,8 +2,8 @@ import type { Statements } from "./index.ts";
 
 /**
  * What the PostgreSQL backend spent on every receipt and apply beyond writing their rows (issue 22
- * item 1; measured in docs/performance.md, "The write path's backend: a reference per movement, the
- * event's compression"):
+ * item 1; measured in docs/history/performance-journal.md, "The write path's backend: a reference per
+ * movement, the event's compression"):
  *
  * - The stock ledger's movements keep no reference to `stores`. It was checked once per inserted
  *   movement (50 a receipt, 200 an apply), each a lookup and a share lock of the same store row, and

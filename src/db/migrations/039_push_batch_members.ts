@@ -1,12 +1,12 @@
 import type { Statements } from "./index.ts";
 
 /**
- * A push batch's membership and in-flight mark in a narrow table of their own (docs/performance.md,
- * "The push's rewrites, fifteenth session"). They were `stock_movements.push_batch_id` and
- * `push_sent_at`: putting 200 movements in a batch rewrote 200 ledger rows (a new version of each,
- * entered again in the table's indexes), only for the acknowledgement to rewrite them once more. A
- * row here is a movement id, its store, its batch and whether it is in flight (a batch made is sent
- * at once; a refusal or a push failing for good takes the mark off and keeps the batch), inserted
+ * A push batch's membership and in-flight mark in a narrow table of their own
+ * (docs/history/performance-journal.md, "The push's rewrites, fifteenth session"). They were
+ * `stock_movements.push_batch_id` and `push_sent_at`: putting 200 movements in a batch rewrote 200 ledger
+ * rows (a new version of each, entered again in the table's indexes), only for the acknowledgement to rewrite
+ * them once more. A row here is a movement id, its store, its batch and whether it is in flight (a batch made
+ * is sent at once; a refusal or a push failing for good takes the mark off and keeps the batch), inserted
  * once and deleted when the movement is acknowledged, so the table holds only unacknowledged batches.
  * The primary key on the movement keeps what the column's `is null` check under the row's lock kept:
  * two pushes never put one movement in two batches. No reference to `stores` (it would be checked on

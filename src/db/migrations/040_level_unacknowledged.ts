@@ -6,8 +6,8 @@ import type { Statements } from "./index.ts";
  * acknowledgement subtracts in the level write it already makes, each holding the row's lock; a
  * refresh that reads the ledger anyway (a sync, a level created) sets it from there. An
  * acknowledgement that leaves a level at zero knows no other push of it is in flight without reading
- * the ledger (docs/performance.md, "The push's rewrites, fifteenth session"). Levels with movements
- * waiting when the upgrade runs get their count here.
+ * the ledger (docs/history/performance-journal.md, "The push's rewrites, fifteenth session"). Levels with
+ * movements waiting when the upgrade runs get their count here.
  */
 export const levelUnacknowledgedMigration: Statements = [
   "alter table inventory_levels add column unacknowledged integer not null default 0",

@@ -74,9 +74,9 @@ export const ONLINE = "online";
  * A PDF renderer in a child process (render-worker.ts run as a process). A process rather than a
  * thread of the API's: V8's background threads (its collector helpers and compilers) serve every
  * isolate of a process at the process's priority, so a thread's niceness did not reach half of a
- * render's CPU, which then took cores from the API's event loop (docs/reliability.md 5b, thirteenth
- * session). A process's threads are all niced, and a render that runs out of memory or crashes ends
- * that process, not the service.
+ * render's CPU, which then took cores from the API's event loop (docs/history/reliability-journal.md 5b,
+ * thirteenth session). A process's threads are all niced, and a render that runs out of memory or crashes
+ * ends that process, not the service.
  */
 export class RenderProcess extends EventEmitter implements Renderer {
   private exited = false;

@@ -386,10 +386,10 @@ where po.store_id = $1 and po.id = $2`,
 /**
  * The same for an order without charges, receipts or payments (a draft, most open orders): they are
  * written empty, and only whether each has a row is read. The server sets up every part of a
- * statement on every execution, rows or none (docs/performance.md, "Where the small order's statement
- * goes"): those three parts, their receipts' lines, locations and platform_sync, and the receipt lines'
- * count were about a third of the statement's cost for an order that has none. HAS_PARTS for an order
- * that has some, NOT_SMALL for one with more than SMALL_ORDER_LINES lines, else `<version> <json>`
+ * statement on every execution, rows or none (docs/history/performance-journal.md, "Where the small
+ * order's statement goes"): those three parts, their receipts' lines, locations and platform_sync, and the
+ * receipt lines' count were about a third of the statement's cost for an order that has none. HAS_PARTS for
+ * an order that has some, NOT_SMALL for one with more than SMALL_ORDER_LINES lines, else `<version> <json>`
  * (versionSql, read in the same snapshot as the JSON).
  */
 const leanOrderJsonById = hotSql<[number, number], JsonRecord>(

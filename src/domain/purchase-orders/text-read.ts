@@ -6,7 +6,7 @@
  * presents nor serializes (issue 18 item 2). On both databases the lines' text reaches the loop as
  * bytes, never as a string: the embedded database builds it on its own thread (db/pglite-thread.ts)
  * and hands it over; PostgreSQL writes it through a binary COPY (db/copy-binary.ts). Measured in
- * docs/reliability.md, 5b.
+ * docs/history/reliability-journal.md, 5b.
  */
 import { copyRowsBinary, sqlInts } from "../../db/copy-binary.ts";
 import type { Db } from "../../db/database.ts";

@@ -141,8 +141,8 @@ export async function authenticate(
  * On PostgreSQL, how long a kept key may answer after its read began: the longest a revocation, API
  * access turned off or new rate limits written by another process (another API process, a separate
  * worker) go unseen here. Beside 32 connections of PDFs, GET /whoami's own lookup was a round trip
- * to a server busy with theirs (docs/performance.md, "whoami beside PDFs with keys kept"); one read
- * a second per key in use costs nothing that shows.
+ * to a server busy with theirs (docs/history/performance-journal.md, "whoami beside PDFs with keys kept");
+ * one read a second per key in use costs nothing that shows.
  */
 export const CROSS_PROCESS_BOUND_MS = 1_000;
 

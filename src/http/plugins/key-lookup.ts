@@ -7,8 +7,8 @@ import { hotQuery } from "../../db/prepared.ts";
  * Every /v2 request starts with this lookup, and `pg` handles each column of each execution on the
  * event loop: the RowDescription's field, a parser per field, a value each (a Date for a timestamp, an
  * array parsed from its text). Read as 15 columns it cost every request that; one text column and one
- * `JSON.parse` cost less (docs/performance.md, "The key lookup as one text"). The expiry is epoch
- * milliseconds (truncated as pg's Date parsing truncates), the revocation only whether there is one.
+ * `JSON.parse` cost less (docs/history/performance-journal.md, "The key lookup as one text"). The expiry is
+ * epoch milliseconds (truncated as pg's Date parsing truncates), the revocation only whether there is one.
  */
 const keyJson = sql<string>`concat(
   '{"key_id":', k.id, ',"key_name":', to_json(k.name), ',"prefix":', to_json(k.prefix),

@@ -3,7 +3,7 @@
  * from the kernel's per-thread schedstat (Linux; ns since the thread began). A late sample of the
  * noisy-neighbour test either ran other work on the loop (its time on a core grows) or waited for a
  * core taken by other threads or the host (its wait grows): the two call for different fixes, and
- * only the first is the service's own code (docs/reliability.md 5b, thirteenth session).
+ * only the first is the service's own code (docs/history/reliability-journal.md 5b, thirteenth session).
  */
 import { readFileSync, readlinkSync } from "node:fs";
 

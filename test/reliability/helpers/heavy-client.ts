@@ -69,7 +69,7 @@ function cycle(
  * service's two cores, and reading B's answers (pages of 1,500 lines) keeps this thread busy about
  * half the time B is at work. At the lowest priority it runs when a core is free, so the test does
  * not measure the service's loop waiting for a core behind the client, which a remote client never
- * takes (docs/reliability.md 5b, thirteenth session). Linux keeps a niceness per thread and
+ * takes (docs/history/reliability-journal.md 5b, thirteenth session). Linux keeps a niceness per thread and
  * setpriority of pid 0 is the calling thread; elsewhere pid 0 is the whole process: left alone there.
  */
 const CLIENT_NICENESS = 19;

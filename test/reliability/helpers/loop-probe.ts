@@ -9,7 +9,8 @@
  * about 6.7 KB promoted per request (a bare dispatch function, 23,000 requests), every request of the
  * probe's 100 a second, in idle and loaded phases alike. That filled the main thread's old
  * generation faster than store B's heaviest requests did and brought full collections into both
- * phases (docs/reliability.md 5b, tenth session). An HTTP request over a socket has no such accessor.
+ * phases (docs/history/reliability-journal.md 5b, tenth session). An HTTP request over a socket has no such
+ * accessor.
  */
 import { EventEmitter } from "node:events";
 import { IncomingMessage, ServerResponse } from "node:http";

@@ -16,7 +16,8 @@
  * could not have seen a regression and the test fails: a test that cannot fail proves nothing.
  *
  * The JSON line it prints holds both phases' figures, B's answers and the main thread's collections
- * by kind. The bound's history and every run's figures: docs/reliability.md, section 5b.
+ * by kind. The bound and the latest figures: docs/reliability.md, section 5b; the bound's history and
+ * every run's figures: docs/history/reliability-journal.md, section 5b.
  */
 import assert from "node:assert/strict";
 import { loadavg } from "node:os";
@@ -54,14 +55,14 @@ const STALL_TIMES_IDLE = 2 * RATIO;
  * the samples to see it: a gap of g ms between stalls holds about g / SAMPLE_EVERY_MS samples. With
  * gaps of at most 200 ms a stall is one sample in about 20 however long it is; with gaps as long as
  * the stall, a busy machine's long stalls were under 1 % of the samples and the calibration failed
- * though the stalls were there (docs/reliability.md, 5b).
+ * though the stalls were there (docs/history/reliability-journal.md, 5b).
  */
 const STALL_GAP_MAX_MS = 200;
 /**
  * The stalled phase lasts 6 s, or longer on a machine so busy that fewer than STALLS_SEEN_MIN stalls
  * fit in 6 s: a stall is seen by one sample however long it is, so two long stalls in a phase can both
- * fall outside its p99 (docs/reliability.md, 5b). Four stalls among at most 21 samples each are more
- * than 1 % of them.
+ * fall outside its p99 (docs/history/reliability-journal.md, 5b). Four stalls among at most 21 samples each
+ * are more than 1 % of them.
  */
 const STALLS_SEEN_MIN = 4;
 
