@@ -8,7 +8,14 @@ import { CostBucket } from "./cost.ts";
 import { answerGraphql } from "./endpoint.ts";
 import type { MutationHost } from "./mutations.ts";
 import { TokenRegistry } from "./oauth.ts";
-import { deletedProductPayload, itemPayload, levelPayload, productPayload } from "./payloads.ts";
+import {
+  deletedLocationPayload,
+  deletedProductPayload,
+  disconnectedLevelPayload,
+  itemPayload,
+  levelPayload,
+  productPayload,
+} from "./payloads.ts";
 import { ADMIN_API_VERSION } from "./schema.ts";
 import {
   gid,
@@ -245,6 +252,24 @@ export class ShopifyStandin implements MutationHost {
     shop.removeVariant(variantId);
     product.updatedAt = this.now();
     this.webhooks.emit(shop, "products/update", productPayload(shop, product));
+  }
+
+  /**
+   * Stops stocking an item at a location (Shopify's inventoryDeactivate): the level goes, the item
+   * and the location stay; inventory_levels/disconnect goes out.
+   */
+  deactivateLevel(shop: Shop, itemId: number, locationId: number): void {
+    shop.removeLevel(itemId, locationId);
+    this.webhooks.emit(shop, "inventory_levels/disconnect", disconnectedLevelPayload(itemId, locationId));
+  }
+
+  /**
+   * Deletes a location with the levels it held: locations/delete goes out. (Shopify asks for it to be
+   * deactivated first, its stock moved elsewhere; the stand-in takes that as done.)
+   */
+  deleteLocation(shop: Shop, locationId: number): void {
+    shop.removeLocation(locationId);
+    this.webhooks.emit(shop, "locations/delete", deletedLocationPayload(locationId));
   }
 
   /** Sets a quantity outside the app (a sale, a count): available and the parked names move on_hand too. */

@@ -50,3 +50,11 @@ export const productPayload = (shop: ShopState, product: Product) => ({
 
 /** products/delete carries the id alone. */
 export const deletedProductPayload = (productId: number) => ({ id: productId });
+
+/** inventory_levels/disconnect: the pair whose level went. */
+export const disconnectedLevelPayload = (itemId: number, locationId: number) => ({
+  inventory_item_id: itemId,
+  location_id: locationId,
+});
+
+export const deletedLocationPayload = (locationId: number) => ({ id: locationId });

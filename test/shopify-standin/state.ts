@@ -239,6 +239,28 @@ export class ShopState {
     this.levelsByItem.delete(variant.inventoryItemId);
   }
 
+  /** A level goes (the item is no longer stocked there); the item and the location stay. */
+  removeLevel(itemId: number, locationId: number): void {
+    const level = this.level(itemId, locationId);
+    if (!level) return;
+    this.levels.delete(`${itemId}:${locationId}`);
+    for (const [map, key] of [
+      [this.levelsByItem, itemId],
+      [this.levelsByLocation, locationId],
+    ] as const) {
+      const list = map.get(key) ?? [];
+      list.splice(list.indexOf(level), 1);
+    }
+  }
+
+  /** A location is deleted with the levels it held. */
+  removeLocation(locationId: number): void {
+    for (const level of [...(this.levelsByLocation.get(locationId) ?? [])])
+      this.removeLevel(level.itemId, locationId);
+    this.levelsByLocation.delete(locationId);
+    this.locations.delete(locationId);
+  }
+
   level(itemId: number, locationId: number): Level | undefined {
     return this.levels.get(`${itemId}:${locationId}`);
   }

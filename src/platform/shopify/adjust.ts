@@ -68,7 +68,7 @@ export async function adjustShopifyInventory(
   for (const { inventoryItemId, locationId } of adjustment.changes)
     if (!skipped.has(inventoryItemId))
       pairs.set(`${inventoryItemId}:${locationId}`, { inventoryItemId, locationId });
-  const levels = await readLevels(client, [...pairs.values()], gone);
+  const levels = await readLevels(client, [...pairs.values()], { gone });
   const result: InventoryAdjustResult = { replayed: false, levels };
   if (skipped.size > 0) result.skippedItems = [...skipped].sort((a, b) => a - b);
   if (gone.size > 0) result.goneItems = [...gone].sort((a, b) => a - b);

@@ -38,8 +38,15 @@ interface Group {
 export async function readLevels(
   client: ShopifyClient,
   pairs: ReadonlyArray<Pair>,
-  /** Given: the items found gone are added to it. */
-  gone?: Set<number>,
+  found: {
+    /** Given: the items found gone are added to it. */
+    gone?: Set<number>;
+    /**
+     * Given: a missing level whose item Shopify still has (the level deactivated, its location
+     * deleted) is added to it and left out, not refused.
+     */
+    absent?: Pair[];
+  } = {},
 ): Promise<PlatformInventoryLevel[]> {
   const levels: PlatformInventoryLevel[] = [];
   const missing: Pair[] = [];
@@ -73,18 +80,19 @@ export async function readLevels(
   }
   if (missing.length > 0) {
     // An item deleted since its change went (its level went with it) is not reported; any other
-    // missing level is a refusal.
+    // missing level is a refusal, unless the caller takes it as absent.
     const missingItems = await missingRecords(
       client,
       "InventoryItem",
       missing.map((p) => p.inventoryItemId),
     );
-    const unexplained = missing.find((p) => !missingItems.has(p.inventoryItemId));
-    if (unexplained)
+    const unexplained = missing.filter((p) => !missingItems.has(p.inventoryItemId));
+    if (unexplained.length > 0 && !found.absent)
       throw new PlatformPermanentError(
-        `Shopify has no level of inventory item ${unexplained.inventoryItemId} at location ${unexplained.locationId}`,
+        `Shopify has no level of inventory item ${unexplained[0].inventoryItemId} at location ${unexplained[0].locationId}`,
       );
-    for (const item of missingItems) gone?.add(item);
+    found.absent?.push(...unexplained);
+    for (const item of missingItems) found.gone?.add(item);
   }
   return levels;
 }

@@ -66,9 +66,13 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
   });
   // Levels the bulk read reports otherwise at the version the mirror holds (a change in the second
   // the mirror last read: Shopify's times have whole seconds) are read again as a push reads back,
-  // at a known time, which orders the tie.
-  if (tied.length > 0)
-    result.repaired += (await repairLevelDrift(ctx, storeId, await readLevels(client, tied))).repaired;
+  // at a known time, which orders the tie. One gone meanwhile is left as any read leaves a deletion:
+  // its item's (with its variant) is marked by the removals below; a level deactivated or at a
+  // deleted location, whose item stays, is not in the mirror's reads at all (absent, not refused).
+  if (tied.length > 0) {
+    const again = await readLevels(client, tied, { absent: [] });
+    result.repaired += (await repairLevelDrift(ctx, storeId, again)).repaired;
+  }
   const removals = await readRemovals(client, await liveCatalogIds(ctx.db, storeId));
   if (removals.productIds.length > 0 || removals.variantIds.length > 0)
     await inTransaction(ctx.db, (trx) => markDeleted(trx, storeId, removals, ctx.clock.now()));
