@@ -179,7 +179,15 @@ describe("two changes in one second, a sync between them", () => {
     const level = [...shop.levels.values()][0];
     standin.editProduct(shop, product.id, { title: "In the held second" });
     standin.setQuantity(shop, level.itemId, level.locationId, "available", 31);
+    const sent = standin.requests.length;
     await settle();
+    // Its searches are written as Shopify writes a time, at the second (was: `…:55.500Z`).
+    const searches = standin.requests
+      .slice(sent)
+      .flatMap((r) => (typeof r.variables.query === "string" ? [r.variables.query] : []));
+    assert.ok(searches.length >= 5, `searches: ${searches.length}`);
+    const from = shopifyDateTime(new Date(second - 60_000));
+    for (const search of searches) assert.equal(search, `updated_at:>'${from}'`);
     assert.equal((await mirroredProduct(api, product.id)).title, "In the held second");
     assert.equal((await mirrorLevelRow(api, level.itemId, level.locationId)).available, 31);
     // Rows of `…Z` in the watermark's second are older than `….500Z`: it stays (was: moved back to `…Z`).

@@ -114,8 +114,15 @@ async function readPages<T>(reader: Reader, read: ConnectionRead): Promise<T[] |
   return rows;
 }
 
-const searchAfter = (since: string) =>
-  `updated_at:>'${new Date(new Date(since).getTime() - OVERLAP_MS).toISOString()}'`;
+/**
+ * `updated_at:>` the watermark less the overlap, written as Shopify writes a DateTime (whole seconds,
+ * `'…55Z'`, the form its search syntax shows) whatever form the watermark has: the time is cut to its
+ * second, which only widens the search.
+ */
+const searchAfter = (since: string) => {
+  const from = Math.floor((Date.parse(since) - OVERLAP_MS) / 1000) * 1000;
+  return `updated_at:>'${new Date(from).toISOString().slice(0, 19)}Z'`;
+};
 
 /**
  * The watermark after a read: the newest of `since` and the rows' `updatedAt`, compared as instants
