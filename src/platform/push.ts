@@ -93,6 +93,11 @@ export interface PushHooks {
   beforePush?: ((movementIds: number[]) => void | Promise<void>) | null;
   /** Runs after the platform accepted a document, before it is acknowledged. */
   afterPush?: ((movementIds: number[]) => void | Promise<void>) | null;
+  /**
+   * Runs when the push has read its unacknowledged movements and their batches, before it plans its
+   * documents (a test holds a push there while another push's batch changes).
+   */
+  beforePlan?: ((movementIds: number[]) => void | Promise<void>) | null;
 }
 
 /** What a push reads of a movement: enough to cut, key and send documents. */
@@ -198,6 +203,12 @@ export interface PushRun {
    * says running while they are off. Without a run (a direct call) they come off at once.
    */
   marksOff?: MarksOff | null;
+  /**
+   * The jobs it took along, to hand back to the queue in that same transaction, after a refused batch
+   * (marksOff.dissolve) is taken apart: handed back before, one of them could read its movements still
+   * in the batch, and then find the batch gone.
+   */
+  handBack?: { ids: number[]; mark: string } | null;
 }
 
 /**
@@ -304,9 +315,19 @@ export async function pushMovements(
   let documents: PlannedDocument[] = [];
   let failed: FailedDocument | null = null;
   try {
+    await hooks.beforePlan?.(mine.map((m) => m.id));
     const plan = await planDocuments(ctx, connector, payload, mine, run);
     taken = plan.taken;
     documents = plan.documents;
+    // Every unacknowledged movement read above goes in a document, or the push has not pushed it.
+    const planned = new Set(documents.flatMap((d) => d.movements.map((m) => m.id)));
+    const unplanned = mine.filter((m) => !planned.has(m.id)).map((m) => m.id);
+    if (unplanned.length > 0 && (await unpushedWithBatch(ctx.db, storeId, unplanned)).length > 0)
+      throw new PlatformTransientError(
+        `movements ${unplanned.join(", ")} changed batch while the push was planned; they go at the next attempt`,
+      );
+    // Acknowledged by another push meanwhile: only the settling is left.
+    if (documents.length === 0) return settle(ctx, ctx.db, subjectOf(payload));
     // In flight from now until acknowledged: no report of their levels is adopted meanwhile (it may
     // hold them or not). A batch made by this run was marked with the batch; one sent again (a retry,
     // or another push's batch) is marked here, as a refusal may have taken its marks off.
@@ -424,8 +445,10 @@ export async function pushMovements(
     throw error;
   } finally {
     // Jobs taken along that this push did not finish (it failed, or they wait for movements in
-    // another batch) go back to the queue at once; their attempt was not counted.
-    if (taken) await ctx.jobs.releaseLeased(ctx.db, taken.left(), taken.mark).catch(() => {});
+    // another batch) go back to the queue, their attempt not counted: at once, or, when its refused
+    // batch is taken apart in the transaction that reschedules this job, in that transaction.
+    if (taken && run?.marksOff?.dissolve != null) run.handBack = { ids: taken.left(), mark: taken.mark };
+    else if (taken) await ctx.jobs.releaseLeased(ctx.db, taken.left(), taken.mark).catch(() => {});
   }
 }
 
@@ -545,11 +568,21 @@ async function settle(ctx: AppContext, db: Db, subject: Subject): Promise<void> 
 export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
   /** Each running job's run, whose marksOff its hooks take off (the worker hands them the same job). */
   const runs = new WeakMap<object, PushRun>();
-  /** The marks a failed run of `job` left to take off (once). */
-  const marksLeftBy = (job: object): MarksOff | null => {
-    const off = runs.get(job)?.marksOff ?? null;
+  /** The marks a failed run of `job` left to take off, and the jobs it left to hand back (once). */
+  const leftBy = (job: object): Pick<PushRun, "marksOff" | "handBack"> => {
+    const run = runs.get(job);
     runs.delete(job);
-    return off;
+    return { marksOff: run?.marksOff ?? null, handBack: run?.handBack ?? null };
+  };
+  /**
+   * Takes a failed run's marks off and then hands back the jobs it took along, in `trx` (the one that
+   * reschedules or fails the job); answers the levels to refresh.
+   */
+  const undo = async (ctx: AppContext, trx: Db, job: object): Promise<LevelKey[]> => {
+    const { marksOff, handBack } = leftBy(job);
+    const levels = marksOff ? await takeMarksOff(trx, marksOff) : [];
+    if (handBack) await ctx.jobs.releaseLeased(trx, handBack.ids, handBack.mark);
+    return levels;
   };
   return {
     type: PUSH_JOB,
@@ -587,18 +620,17 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
       }
     },
     async onRetry(ctx, job, trx) {
-      const off = marksLeftBy(job);
-      if (!off) return;
-      const levels = await takeMarksOff(trx, off);
-      if (levels.length > 0) await refreshLevels(ctx, trx, off.storeId, levels);
+      const levels = await undo(ctx, trx, job);
+      const storeId = job.store_id;
+      if (levels.length > 0 && storeId !== null) await refreshLevels(ctx, trx, storeId, levels);
     },
     async onFinalFailure(ctx, job, error, trx) {
-      const off = marksLeftBy(job);
       // A payload that does not parse failed for that reason: there is no record to mark.
       let payload: PushPayload;
       try {
         payload = parsePushPayload(job.payload);
       } catch {
+        leftBy(job);
         return;
       }
       const subject = {
@@ -609,7 +641,7 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
       // No push sends them now: their levels adopt the platform's reports again meanwhile, a report
       // kept while they were out at once (a document that reached the platform before the failure
       // is then counted twice until a retry acknowledges it). A refused batch is taken apart too.
-      const levels = off ? await takeMarksOff(trx, off) : [];
+      const levels = await undo(ctx, trx, job);
       levels.push(...(await markMovementsUnsent(trx, payload.store_id, payload.movement_ids)));
       if (levels.length > 0) await refreshLevels(ctx, trx, payload.store_id, levels);
       await writeSyncState(ctx, trx, subject, "failed", error);

@@ -99,6 +99,24 @@ export type HttpClient = ReturnType<typeof client>;
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Runs `wait` (a waitFor); when it times out, the error carries `explain`'s answer (the rows and log
+ * lines that say where the awaited work stopped), so a failure on CI can be read without a rerun.
+ */
+export async function explainTimeout<T>(wait: () => Promise<T>, explain: () => Promise<unknown>): Promise<T> {
+  try {
+    return await wait();
+  } catch (error) {
+    let detail: string;
+    try {
+      detail = JSON.stringify(await explain(), null, 1);
+    } catch (explainError) {
+      detail = `(could not explain: ${String(explainError)})`;
+    }
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${detail}`);
+  }
+}
+
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes (then throws with `what`). */
 export async function waitFor<T>(
   what: string,

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { makePki, type Pki } from "../../helpers/pki.ts";
 import { createDatabase, type TestDatabase } from "../helpers/database.ts";
-import { sleep, waitFor } from "../helpers/http.ts";
+import { explainTimeout, sleep, waitFor } from "../helpers/http.ts";
 import { freePort, ServiceProcess } from "../helpers/processes.ts";
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import {
@@ -215,19 +215,24 @@ describe("dependencies failing (webhook receivers, the platform)", () => {
     // Group A: every attempt of its pushes fails (the schedule is fast-forwarded) -> failed.
     const groupA: number[] = [];
     for (let i = 0; i < 6; i++) groupA.push(await adjust(i));
-    await waitFor(
-      "group A's pushes to fail for good",
-      async () => {
-        await db.query(
-          `update jobs set run_at = now() where type = 'platform.push' and store_id = $1 and state = 'queued'
-           and (payload->>'subject_id')::int = any($2::int[])`,
-          [shop.id, groupA],
-        );
-        const jobs = await pushJobs(groupA);
-        return jobs.length === groupA.length && jobs.every((j) => j.state === "failed");
-      },
-      90_000,
-      500,
+    // On a timeout the jobs' states and the service's last lines say where they stopped.
+    await explainTimeout(
+      () =>
+        waitFor(
+          "group A's pushes to fail for good",
+          async () => {
+            await db.query(
+              `update jobs set run_at = now() where type = 'platform.push' and store_id = $1 and state = 'queued'
+               and (payload->>'subject_id')::int = any($2::int[])`,
+              [shop.id, groupA],
+            );
+            const jobs = await pushJobs(groupA);
+            return jobs.length === groupA.length && jobs.every((j) => j.state === "failed");
+          },
+          90_000,
+          500,
+        ),
+      async () => ({ jobs: await pushJobs(groupA), log: server.tail(60) }),
     );
     for (const job of await pushJobs(groupA)) {
       assert.equal(job.attempts, 6);
