@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
 import { reconcileShop } from "../../src/platform/shopify/inbound/index.ts";
+import { requestCatalogSync } from "../../src/platform/sync-request.ts";
 import type { Client, TestApp } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { freePort } from "../helpers/child-server.ts";
@@ -295,5 +296,51 @@ describe("a tied level gone on Shopify before the reconciliation pass reads it a
     assert.notEqual(await mirroredVariant(api, variantOf(shop, level.itemId)), undefined);
     assert.equal((await mirrorLevelRow(api, level.itemId, level.locationId)).available, 30);
     await syncedWithoutError(storeId);
+  });
+});
+
+describe("a product changed while the sync reads its pages", () => {
+  test("read twice (it moves past the cursor): the sync keeps the later read", async () => {
+    // 151 products made, imported and one of them changed in one second: the sync after reads them
+    // all (within the overlap), 150 a page, by updatedAt. The changed one, on the first page, changes
+    // again two seconds on, before the second page: it sorts after the cursor, and the second page has
+    // it again. Both reads differ from the mirror.
+    holdSecond();
+    const { shop, domain, accessToken } = standinShop(standin, { products: 151, locations: 1 });
+    const store = await attachByToken(t, domain, accessToken);
+    await t.drain();
+    const api = await storeApi(t, store.id);
+    const first = [...shop.products.values()][0];
+    // Changed in the import's second too, so both reads of it differ from the mirror.
+    standin.editProduct(shop, first.id, { title: "Before the sync" });
+    // The clock runs again (Shopify's bucket refills with it); the change is two seconds on.
+    const second = heldAt as number;
+    heldAt = null;
+    const handle = standin.handle.bind(standin);
+    let pages = 0;
+    standin.handle = async (request, response) => {
+      await handle(request, response);
+      const last = standin.requests.at(-1);
+      if (last?.shop === domain && last.query.includes("page: products(") && ++pages === 1) {
+        heldAt = second + 2000;
+        // Its webhook is lost: this sync alone is to bring the change.
+        standin.webhooks.mode = "hold";
+        standin.editProduct(shop, first.id, { title: "Changed between pages" });
+        standin.webhooks.mode = "auto";
+        heldAt = null;
+      }
+    };
+    try {
+      await requestCatalogSync(t.runtime.ctx, t.runtime.ctx.db, store.id);
+      await settle();
+      assert.deepEqual(await standin.webhooks.release({ drop: [0] }), []);
+    } finally {
+      standin.handle = handle;
+    }
+    assert.ok(pages >= 2, `pages: ${pages}`);
+    const res = await t.admin.get(`/admin/stores/${store.id}/sync`);
+    expectStatus(res, 200);
+    assert.equal(res.body.data.mirror.last_error, null);
+    assert.equal((await mirroredProduct(api, first.id)).title, "Changed between pages");
   });
 });

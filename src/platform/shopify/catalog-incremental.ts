@@ -143,6 +143,21 @@ const newest = (since: string, rows: ReadonlyArray<{ updatedAt: string }>) => {
   return max;
 };
 
+/**
+ * Each row once, as its last read brought it. A read ordered by a field a change moves (products by
+ * `UPDATED_AT`, locations by name) meets a row changed after its page again on a later page, which
+ * read it later; two rows of one id in one batch would also make the mirror's upsert touch a row
+ * twice in one statement, which PostgreSQL refuses (the whole sync failed).
+ */
+function lastReadOf<T extends { id: string }>(rows: readonly T[]): T[] {
+  const byId = new Map<string, T>();
+  for (const row of rows) {
+    byId.delete(row.id);
+    byId.set(row.id, row);
+  }
+  return [...byId.values()];
+}
+
 export async function readCatalogChanges(
   client: ShopifyClient,
   deps: ChangesDeps,
@@ -151,23 +166,27 @@ export async function readCatalogChanges(
   const reader: Reader = { client, deps };
   const { since } = watermark;
   const search = (key: keyof Since) => searchAfter(since[key]);
-  const locations = await readAll<catalog.LocationNode>(reader, {
-    field: "locations",
-    args: "includeInactive: true",
-    selection: catalog.LOCATION_FIELDS,
-    query: search("locations"),
-    nodeCost: 3,
-    first: 250,
-  });
-  const products = await readAll<catalog.ProductNode>(reader, {
-    field: "products",
-    args: "sortKey: UPDATED_AT",
-    selection: catalog.PRODUCT_FIELDS,
-    query: search("products"),
-    // options 1, featured media 3: a page of 150 stays under Shopify's 1,000-point query limit.
-    nodeCost: 5,
-    first: 150,
-  });
+  const locations = lastReadOf(
+    await readAll<catalog.LocationNode>(reader, {
+      field: "locations",
+      args: "includeInactive: true",
+      selection: catalog.LOCATION_FIELDS,
+      query: search("locations"),
+      nodeCost: 3,
+      first: 250,
+    }),
+  );
+  const products = lastReadOf(
+    await readAll<catalog.ProductNode>(reader, {
+      field: "products",
+      args: "sortKey: UPDATED_AT",
+      selection: catalog.PRODUCT_FIELDS,
+      query: search("products"),
+      // options 1, featured media 3: a page of 150 stays under Shopify's 1,000-point query limit.
+      nodeCost: 5,
+      first: 150,
+    }),
+  );
   const changedVariants = await readAll<ChangedVariant>(reader, {
     field: "productVariants",
     selection: `${catalog.VARIANT_FIELDS} product { id }`,
