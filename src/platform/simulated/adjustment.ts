@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
-import { unnestRows } from "../../db/bulk.ts";
+import { arrayParam, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import {
@@ -12,7 +12,7 @@ import {
   PlatformTransientError,
 } from "../connector.ts";
 import { takeFault } from "./faults.ts";
-import { addToLevels, levelDeltas, unknownItemsAndLocations } from "./inventory.ts";
+import { addToLevels, levelDeltas } from "./inventory.ts";
 import { allocateChanges } from "./shop.ts";
 
 /** Stock adjustment as the platform applies it: idempotent on the key, faults first. */
@@ -32,29 +32,32 @@ export async function applySimAdjustment(
   if (fault === "reject")
     throw movedNothing(new PlatformPermanentError("rejected by the platform (simulated refusal)"));
   return inTransaction(db, async (trx) => {
-    // The shop locked and the key looked up in one statement.
-    const { rows: heads } = await sql<{ result: unknown }>`select k.result from sim_stores s
-      left join sim_push_keys k on k.store_id = s.store_id and k.key = ${adjustment.idempotencyKey}
-      where s.store_id = ${storeId} for update of s`.execute(trx);
-    if (heads.length === 0)
+    // The shop locked first, then the key looked up in a statement of its own: under READ COMMITTED a
+    // statement sees what was committed before it began, and a send that waited here for the same
+    // document's first send must see the key that send committed. (Looked up in the locking statement,
+    // the key stayed as it was before the wait: the document was applied again and the key's primary
+    // key failed the send.) The lookup shares its statement with the items' and locations' check.
+    const { rows: shops } =
+      await sql`select 1 from sim_stores where store_id = ${storeId} for update`.execute(trx);
+    if (shops.length === 0)
       throw movedNothing(new PlatformPermanentError(`unknown shop for store ${storeId}`));
-    if (heads[0].result !== null) {
-      const stored = heads[0].result as { levels: Array<PlatformInventoryLevel & { updatedAt: string }> };
-      return {
-        replayed: true,
-        levels: stored.levels.map((l) => ({ ...l, updatedAt: new Date(l.updatedAt) })),
-      };
-    }
     const itemIds = [
       ...adjustment.changes.map((c) => c.inventoryItemId),
       ...adjustment.itemCosts.map((c) => c.inventoryItemId),
     ];
     const locationIds = adjustment.changes.map((c) => c.locationId);
-    const unknown = await unknownItemsAndLocations(trx, storeId, itemIds, locationIds);
-    const missingItem = itemIds.find((id) => unknown.items.has(id));
+    const known = await keyAndUnknowns(trx, storeId, adjustment.idempotencyKey, itemIds, locationIds);
+    if (known.result !== null) {
+      const stored = known.result as { levels: Array<PlatformInventoryLevel & { updatedAt: string }> };
+      return {
+        replayed: true,
+        levels: stored.levels.map((l) => ({ ...l, updatedAt: new Date(l.updatedAt) })),
+      };
+    }
+    const missingItem = itemIds.find((id) => known.items.has(id));
     if (missingItem !== undefined)
       throw movedNothing(new PlatformPermanentError(`unknown inventory item ${missingItem}`));
-    const missingLocation = locationIds.find((id) => unknown.locations.has(id));
+    const missingLocation = locationIds.find((id) => known.locations.has(id));
     if (missingLocation !== undefined)
       throw movedNothing(new PlatformPermanentError(`unknown location ${missingLocation}`));
 
@@ -97,4 +100,35 @@ export async function applySimAdjustment(
       ...(last >= first ? { feed: { before: String(first - 1), after: String(last) } } : {}),
     };
   });
+}
+
+/**
+ * In one statement: the result the key was first answered with (null if the shop has not taken it),
+ * and the items and locations the document names that the shop does not have.
+ */
+async function keyAndUnknowns(
+  trx: Db,
+  storeId: number,
+  key: string,
+  itemIds: readonly number[],
+  locationIds: readonly number[],
+): Promise<{ result: unknown; items: Set<number>; locations: Set<number> }> {
+  const { rows } = await sql<{
+    result: unknown;
+    items: Array<number | string>;
+    locations: Array<number | string>;
+  }>`select
+      (select k.result from sim_push_keys k where k.store_id = ${storeId} and k.key = ${key}) as result,
+      array(select i from unnest(${arrayParam("bigint", [...new Set(itemIds)])}) i
+        where not exists (select 1 from sim_variants v where v.inventory_item_id = i and v.store_id = ${storeId}))
+        as items,
+      array(select i from unnest(${arrayParam("bigint", [...new Set(locationIds)])}) i
+        where not exists (select 1 from sim_locations s where s.id = i and s.store_id = ${storeId}))
+        as locations`.execute(trx);
+  const [row] = rows;
+  return {
+    result: row.result ?? null,
+    items: new Set(row.items.map(Number)),
+    locations: new Set(row.locations.map(Number)),
+  };
 }

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
-import { arrayParam, insertRows, unnestRows } from "../../db/bulk.ts";
+import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
 import { inTransaction } from "../../db/transaction.ts";
@@ -406,24 +406,4 @@ export async function addToLevels(
     };
   });
   return { reported, first: reported[0].version };
-}
-
-/**
- * Of the items and locations an adjustment names, those the shop does not have, in one read.
- */
-export async function unknownItemsAndLocations(
-  trx: Db,
-  storeId: number,
-  itemIds: readonly number[],
-  locationIds: readonly number[],
-): Promise<{ items: Set<number>; locations: Set<number> }> {
-  if (itemIds.length === 0 && locationIds.length === 0) return { items: new Set(), locations: new Set() };
-  const { rows } = await sql<{ items: Array<number | string>; locations: Array<number | string> }>`select
-      array(select i from unnest(${arrayParam("bigint", [...new Set(itemIds)])}) i
-        where not exists (select 1 from sim_variants v where v.inventory_item_id = i and v.store_id = ${storeId}))
-        as items,
-      array(select i from unnest(${arrayParam("bigint", [...new Set(locationIds)])}) i
-        where not exists (select 1 from sim_locations s where s.id = i and s.store_id = ${storeId}))
-        as locations`.execute(trx);
-  return { items: new Set(rows[0].items.map(Number)), locations: new Set(rows[0].locations.map(Number)) };
 }
