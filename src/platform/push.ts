@@ -98,6 +98,12 @@ export interface PushHooks {
    * documents (a test holds a push there while another push's batch changes).
    */
   beforePlan?: ((movementIds: number[]) => void | Promise<void>) | null;
+  /**
+   * Runs just before the push commits what it sends: the movements it puts in a batch (`batch`), or
+   * those it marks in flight (`mark`: its own documents, and batches sent again). A stall here is a
+   * worker paused between reading the movements and deciding (its lease may run out meanwhile).
+   */
+  beforeDecide?: ((step: "batch" | "mark", movementIds: number[]) => void | Promise<void>) | null;
 }
 
 /** What a push reads of a movement: enough to cut, key and send documents. */
@@ -243,6 +249,7 @@ async function planDocuments(
   payload: PushPayload,
   mine: BatchedMovement[],
   run: PushRun | null,
+  hooks: PushHooks,
 ): Promise<{ documents: PlannedDocument[]; taken: TakenPushes | null }> {
   const storeId = payload.store_id;
   const built = new Map<number, BatchedMovement[]>();
@@ -254,6 +261,10 @@ async function planDocuments(
     if (taken.pool.length > 0) {
       const pool = [...new Map([...free, ...taken.pool].map((m) => [m.id, m])).values()];
       const documents = cutDocuments(pool, true, connector.batches) as BatchedMovement[][];
+      await hooks.beforeDecide?.(
+        "batch",
+        pool.map((m) => m.id),
+      );
       const assigned = await assignBatches(
         ctx.db,
         storeId,
@@ -316,7 +327,7 @@ export async function pushMovements(
   let failed: FailedDocument | null = null;
   try {
     await hooks.beforePlan?.(mine.map((m) => m.id));
-    const plan = await planDocuments(ctx, connector, payload, mine, run);
+    const plan = await planDocuments(ctx, connector, payload, mine, run, hooks);
     taken = plan.taken;
     documents = plan.documents;
     // Every unacknowledged movement read above goes in a document, or the push has not pushed it.
@@ -328,15 +339,12 @@ export async function pushMovements(
       );
     // Acknowledged by another push meanwhile: only the settling is left.
     if (documents.length === 0) return settle(ctx, ctx.db, subjectOf(payload));
+    const toMark = documents.flatMap((d) => (d.marked ? [] : d.movements.map((m) => m.id)));
+    if (toMark.length > 0) await hooks.beforeDecide?.("mark", toMark);
     // In flight from now until acknowledged: no report of their levels is adopted meanwhile (it may
     // hold them or not). A batch made by this run was marked with the batch; one sent again (a retry,
     // or another push's batch) is marked here, as a refusal may have taken its marks off.
-    const marked = await markMovementsSent(
-      ctx.db,
-      storeId,
-      documents.flatMap((d) => (d.marked ? [] : d.movements.map((m) => m.id))),
-      ctx.clock.now(),
-    );
+    const marked = await markMovementsSent(ctx.db, storeId, toMark, ctx.clock.now());
     for (const d of documents) d.fresh ||= d.movements.every((m) => marked.has(m.id));
     const gone = await deletedInventoryItems(
       ctx.db,
