@@ -25,6 +25,41 @@ export interface ClaimedJob {
   attempts: number;
   max_attempts: number;
   dedupe_key: string | null;
+  /** Who holds the lease (the claiming worker's id): with `attempts`, this run's fencing token. */
+  locked_by: string;
+}
+
+/**
+ * One run's hold on a job: the worker that claimed it and the attempt the claim made. A claim adds an
+ * attempt and a defer or a release takes back only its own, so while a run is alive no later claim
+ * has its attempt (only an admin's retry of a failed job starts again from 0): a statement that finds
+ * the job running with both is made by the run that holds it now.
+ */
+export interface JobLease {
+  jobId: number;
+  holder: string;
+  attempts: number;
+}
+
+/**
+ * The rows of `lease`'s job, when that run still holds it, and of the `taken` jobs still leased under
+ * `taken.mark` (leaseWaiting), locked for the statement's transaction: a statement that decides what is
+ * sent for a job's movements joins it, so it decides nothing once another worker claimed the job (its
+ * lease ran out), and a claim skips the row until it commits. On PostgreSQL a row changed since the
+ * statement's snapshot is locked and read again at its latest version (a claim that committed
+ * meanwhile is seen), before the statement writes anything that depends on it.
+ */
+export function heldJobs(
+  lease: JobLease,
+  taken: { mark: string; ids: readonly number[] } | null = null,
+): RawBuilder<{ id: number }> {
+  const ids = [lease.jobId, ...(taken?.ids ?? [])];
+  const byMark =
+    taken && taken.ids.length > 0 ? sql`or (id <> ${lease.jobId} and locked_by = ${taken.mark})` : sql``;
+  return sql<{ id: number }>`select id from jobs
+    where id = any(${ids}::bigint[]) and state = 'running'
+      and ((id = ${lease.jobId} and locked_by = ${lease.holder} and attempts = ${lease.attempts}) ${byMark})
+    for update`;
 }
 
 /** A failed job as the admin lists it. */
@@ -37,6 +72,16 @@ export interface FailedJob {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * A run decided nothing because its job is no longer its own: the lease ran out (a stall past it) and
+ * another worker claimed the job. The run stops; the new holder does the job.
+ */
+export class LeaseLostError extends Error {
+  constructor(jobId: number) {
+    super(`job ${jobId}: the lease was taken over by another worker`);
+  }
+}
 
 /**
  * The jobs table is the queue: enqueued inside the caller's transaction (so work exists iff the change
@@ -177,7 +222,7 @@ export class JobQueue {
       from picked
       where jobs.id = picked.id and ${WITHOUT_WAITING_FOR_DISK}
       returning jobs.id, jobs.store_id, jobs.type, jobs.payload, jobs.attempts, jobs.max_attempts,
-        jobs.dedupe_key`.execute(db);
+        jobs.dedupe_key, jobs.locked_by`.execute(db);
     return result.rows;
   }
 
@@ -194,6 +239,7 @@ export class JobQueue {
       .set(doneAt(now))
       .where("id", "=", job.id)
       .where("locked_by", "=", workerId)
+      .where("attempts", "=", job.attempts)
       .where(WITHOUT_WAITING_FOR_DISK)
       .execute();
   }
@@ -244,9 +290,27 @@ export class JobQueue {
 
   /** Hands the jobs among `ids` still leased under `mark` back to the queue, due now, no attempt counted. */
   async releaseLeased(db: Db, ids: readonly number[], mark: string): Promise<void> {
-    if (ids.length === 0) return;
+    await this.releaseLeasedReturning(db, ids, mark, false);
+  }
+
+  /**
+   * releaseLeased in the caller's transaction, which commits waiting for the disk (what it commits
+   * with the release must outlive what other workers send once they see it): answers the jobs it
+   * handed back, the others having been claimed by a worker since their lease ran out.
+   */
+  releaseLeasedIn(trx: Db, ids: readonly number[], mark: string): Promise<number[]> {
+    return this.releaseLeasedReturning(trx, ids, mark, true);
+  }
+
+  private async releaseLeasedReturning(
+    db: Db,
+    ids: readonly number[],
+    mark: string,
+    waitForDisk: boolean,
+  ): Promise<number[]> {
+    if (ids.length === 0) return [];
     const now = this.clock.now();
-    await db
+    const rows = await db
       .updateTable("jobs")
       .set({
         state: "queued",
@@ -259,9 +323,11 @@ export class JobQueue {
       .where(sql<boolean>`id = any(${[...ids]}::bigint[])`)
       .where("state", "=", "running")
       .where("locked_by", "=", mark)
-      .where(WITHOUT_WAITING_FOR_DISK)
+      .$if(!waitForDisk, (q) => q.where(WITHOUT_WAITING_FOR_DISK))
+      .returning("id")
       .execute();
     setImmediate(() => this.notify());
+    return rows.map((r) => Number(r.id));
   }
 
   /** Puts the job back for `retryAt`, or marks it failed when there is no retry. */
@@ -297,6 +363,7 @@ export class JobQueue {
       )
       .where("id", "=", job.id)
       .where("locked_by", "=", workerId)
+      .where("attempts", "=", job.attempts)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
@@ -319,6 +386,7 @@ export class JobQueue {
       })
       .where("id", "=", job.id)
       .where("locked_by", "=", workerId)
+      .where("attempts", "=", job.attempts)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

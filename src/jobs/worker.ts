@@ -324,6 +324,7 @@ export class Worker {
           .set({ locked_until: until })
           .where("id", "=", job.id)
           .where("locked_by", "=", this.id)
+          .where("attempts", "=", job.attempts)
           .execute()
           .catch(() => {});
       },

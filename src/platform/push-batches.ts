@@ -19,7 +19,9 @@ import { type PushPayload, parsePushPayload } from "./job-payloads.ts";
  * completed in the transaction that acknowledges the last of the movements it had waiting, and handed
  * back to the queue, due at once, when the push ends without that (a failure, or movements of its in
  * another batch). A worker that dies leaves them leased; they run when the lease runs out and send the
- * same batch.
+ * same batch. A worker that only stalled past those leases (or its own) finds, when it resumes, that
+ * the batch leaves out the jobs another worker claimed meanwhile, or that nothing is put in a batch
+ * at all (assignBatches is fenced on the leases: docs/decisions.md, "Push batches", two holders).
  */
 
 /** Waiting push jobs one push takes along at most. */
@@ -47,13 +49,24 @@ export class TakenPushes {
    * movements, the batched elsewhere among them (it waits for those too: it is handed back for them;
    * so is a job with none, or one whose payload does not parse).
    */
+  /** Each movement of the pool's job (the batch is fenced on it: assignBatches). */
+  readonly jobOf = new Map<number, number>();
+
   constructor(
     readonly mark: string,
     readonly pool: BatchedMovement[],
     jobs: ReadonlyArray<{ id: number; unpushed: readonly number[] }>,
   ) {
     // A job with nothing left to send still has its record to settle: its own run does that.
-    for (const job of jobs) this.waiting.set(job.id, new Set(job.unpushed.length > 0 ? job.unpushed : [-1]));
+    for (const job of jobs) {
+      this.waiting.set(job.id, new Set(job.unpushed.length > 0 ? job.unpushed : [-1]));
+      for (const id of job.unpushed) this.jobOf.set(id, job.id);
+    }
+  }
+
+  /** The jobs not finished here that wait for some of `ids`. */
+  waitingFor(ids: readonly number[]): number[] {
+    return [...this.waiting].filter(([, left]) => ids.some((id) => left.has(id))).map(([job]) => job);
   }
 
   /**

@@ -26,6 +26,7 @@ import {
   unpushedWithBatch,
   writeSyncState as writeRecordSyncState,
 } from "../domain/stock/index.ts";
+import { type JobLease, LeaseLostError } from "../jobs/queue.ts";
 import { DeferJobError, type JobHandler, PermanentJobError } from "../jobs/worker.ts";
 import { advanceMirrorPast } from "./catalog-sync.ts";
 import {
@@ -204,17 +205,16 @@ export interface PushRun {
   jobId: number;
   attempts: number;
   /**
+   * The worker holding the job (its claim's `locked_by`): with `attempts`, the lease every decision
+   * of what is sent is fenced on (heldJobs). Absent: not fenced (a run outside the worker).
+   */
+  holder?: string | null;
+  /**
    * Set by a push that failed: the in-flight marks to take off (takeMarksOff), in the transaction
    * that reschedules or fails the job (the handler's onRetry and onFinalFailure), so the job never
    * says running while they are off. Without a run (a direct call) they come off at once.
    */
   marksOff?: MarksOff | null;
-  /**
-   * The jobs it took along, to hand back to the queue in that same transaction, after a refused batch
-   * (marksOff.dissolve) is taken apart: handed back before, one of them could read its movements still
-   * in the batch, and then find the batch gone.
-   */
-  handBack?: { ids: number[]; mark: string } | null;
 }
 
 /**
@@ -265,10 +265,12 @@ async function planDocuments(
         "batch",
         pool.map((m) => m.id),
       );
+      const lease = leaseOf(run);
       const assigned = await assignBatches(
         ctx.db,
         storeId,
         documents.map((d) => d.map((m) => m.id)),
+        lease && { lease, mark: taken.mark, jobOf: taken.jobOf },
       );
       for (const m of pool) {
         const batchId = assigned.get(m.id);
@@ -344,7 +346,9 @@ export async function pushMovements(
     // In flight from now until acknowledged: no report of their levels is adopted meanwhile (it may
     // hold them or not). A batch made by this run was marked with the batch; one sent again (a retry,
     // or another push's batch) is marked here, as a refusal may have taken its marks off.
-    const marked = await markMovementsSent(ctx.db, storeId, toMark, ctx.clock.now());
+    // Fenced on the job's lease: a run that stalled past it (its heartbeat stopped with it) and whose
+    // job another worker claimed since sends nothing it had not decided before (LeaseLostError).
+    const marked = await markMovementsSent(ctx.db, storeId, toMark, ctx.clock.now(), leaseOf(run));
     for (const d of documents) d.fresh ||= d.movements.every((m) => marked.has(m.id));
     const gone = await deletedInventoryItems(
       ctx.db,
@@ -444,20 +448,33 @@ export async function pushMovements(
     }
   } catch (error) {
     const off = failed && marksOffAfter(storeId, documents, failed);
+    if (off && off.dissolve !== null && taken) {
+      // The jobs taken along go back to the queue in the transaction that takes the batch apart, not
+      // before: one handed back first could read its movements still in the batch and then find the
+      // batch gone, or be claimed and send the batch (the platform taking it this time) while it is
+      // taken apart, and its records would go again alone.
+      const batch = documents[(failed as FailedDocument).index].movements.map((m) => m.id);
+      off.release = { mark: taken.mark, ids: taken.left(), holding: taken.waitingFor(batch) };
+      taken = null;
+    }
     if (run) run.marksOff = off;
     else if (off)
       await ctx.db.transaction().execute(async (trx) => {
-        const levels = await takeMarksOff(trx, off);
+        const levels = await takeMarksOff(ctx, trx, off);
         if (levels.length > 0) await refreshLevels(ctx, trx, storeId, levels);
       });
     throw error;
   } finally {
     // Jobs taken along that this push did not finish (it failed, or they wait for movements in
     // another batch) go back to the queue, their attempt not counted: at once, or, when its refused
-    // batch is taken apart in the transaction that reschedules this job, in that transaction.
-    if (taken && run?.marksOff?.dissolve != null) run.handBack = { ids: taken.left(), mark: taken.mark };
-    else if (taken) await ctx.jobs.releaseLeased(ctx.db, taken.left(), taken.mark).catch(() => {});
+    // batch is taken apart, in the transaction that does it (marksOff.release, above).
+    if (taken) await ctx.jobs.releaseLeased(ctx.db, taken.left(), taken.mark).catch(() => {});
   }
+}
+
+/** The lease a run's decisions are fenced on (none for a run outside the worker). */
+function leaseOf(run: PushRun | null): JobLease | null {
+  return run?.holder ? { jobId: run.jobId, holder: run.holder, attempts: run.attempts } : null;
 }
 
 /** What a failed push takes its in-flight marks off (marksOffAfter). */
@@ -467,6 +484,13 @@ export interface MarksOff {
   ids: number[];
   /** A refused batch of several records to take apart. */
   dissolve: number | null;
+  /**
+   * The jobs the push had taken along and not finished (leased under `mark`), handed back in the
+   * same transaction; the batch is taken apart only if every job waiting for some of its movements
+   * (`holding`) still was the push's: one claimed by another worker since (its lease ran out) may be
+   * sending the batch, which then stays whole.
+   */
+  release?: { mark: string; ids: number[]; holding: number[] } | null;
 }
 
 /**
@@ -496,8 +520,13 @@ function marksOffAfter(
 }
 
 /** Takes `off`'s marks off in `trx`; answers the levels to refresh. */
-async function takeMarksOff(trx: Db, off: MarksOff): Promise<LevelKey[]> {
-  const levels = off.dissolve === null ? [] : await dissolveBatch(trx, off.storeId, off.dissolve);
+async function takeMarksOff(ctx: AppContext, trx: Db, off: MarksOff): Promise<LevelKey[]> {
+  let dissolve = off.dissolve;
+  if (off.release) {
+    const released = new Set(await ctx.jobs.releaseLeasedIn(trx, off.release.ids, off.release.mark));
+    if (!off.release.holding.every((job) => released.has(job))) dissolve = null;
+  }
+  const levels = dissolve === null ? [] : await dissolveBatch(trx, off.storeId, dissolve);
   levels.push(...(await markMovementsUnsent(trx, off.storeId, off.ids)));
   return levels;
 }
@@ -576,21 +605,14 @@ async function settle(ctx: AppContext, db: Db, subject: Subject): Promise<void> 
 export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
   /** Each running job's run, whose marksOff its hooks take off (the worker hands them the same job). */
   const runs = new WeakMap<object, PushRun>();
-  /** The marks a failed run of `job` left to take off, and the jobs it left to hand back (once). */
-  const leftBy = (job: object): Pick<PushRun, "marksOff" | "handBack"> => {
-    const run = runs.get(job);
-    runs.delete(job);
-    return { marksOff: run?.marksOff ?? null, handBack: run?.handBack ?? null };
-  };
   /**
-   * Takes a failed run's marks off and then hands back the jobs it took along, in `trx` (the one that
-   * reschedules or fails the job); answers the levels to refresh.
+   * Takes the marks a failed run of `job` left off (once), handing back the jobs it took along with a
+   * refused batch, in `trx` (the one that reschedules or fails the job); answers the levels to refresh.
    */
   const undo = async (ctx: AppContext, trx: Db, job: object): Promise<LevelKey[]> => {
-    const { marksOff, handBack } = leftBy(job);
-    const levels = marksOff ? await takeMarksOff(trx, marksOff) : [];
-    if (handBack) await ctx.jobs.releaseLeased(trx, handBack.ids, handBack.mark);
-    return levels;
+    const marksOff = runs.get(job)?.marksOff ?? null;
+    runs.delete(job);
+    return marksOff ? takeMarksOff(ctx, trx, marksOff) : [];
   };
   return {
     type: PUSH_JOB,
@@ -599,11 +621,13 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
     },
     async run(ctx, job) {
       const payload = parsePushPayload(job.payload);
-      const pushRun: PushRun = { jobId: job.id, attempts: job.attempts };
+      const pushRun: PushRun = { jobId: job.id, attempts: job.attempts, holder: job.locked_by };
       runs.set(job, pushRun);
       try {
         await pushMovements(ctx, payload, hooks, pushRun);
       } catch (error) {
+        // Another worker holds the job now and writes where its record stands.
+        if (error instanceof LeaseLostError) throw error;
         const message = error instanceof Error ? error.message : String(error);
         const subject = {
           storeId: payload.store_id,
@@ -638,7 +662,7 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
       try {
         payload = parsePushPayload(job.payload);
       } catch {
-        leftBy(job);
+        runs.delete(job);
         return;
       }
       const subject = {

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
+import { heldJobs, type JobLease, LeaseLostError } from "../../jobs/queue.ts";
 import type { SyncSubjectType } from "./ledger.ts";
 import { type LevelKey, levelKeyOfRow } from "./level-keys.ts";
 import { notAcknowledged, type UnpushedMovement } from "./pushes.ts";
@@ -60,35 +61,62 @@ export async function movementsOfBatches(
 }
 
 /**
+ * Who may put movements in a batch: the run holding the push job (`lease`), for its own movements
+ * and for those of the jobs it took along, while they are still leased under `mark`. `jobOf`: each
+ * movement's job (absent: the leading job's).
+ */
+export interface BatchFence {
+  lease: JobLease;
+  mark: string;
+  jobOf: ReadonlyMap<number, number>;
+}
+
+/**
  * Puts the movements of each document in a batch of its own, numbered from the sequence, marked in
  * flight (the batch is sent right after), in one statement that commits waiting for the disk (the
  * batch must outlive anything the platform is sent). Answers each movement put in a batch and its
  * batch; one another push put in a batch first is left out (the movement's key in
  * push_batch_movements: a concurrent push's insert is waited for, then skipped), and so is one marked
  * in flight alone (`push_sent_at`: a record's own document that may be on the platform under its own
- * key).
+ * key). With a `fence`, only while its run holds its job (else LeaseLostError, nothing put), and only
+ * the movements of jobs it still holds (heldJobs): a job claimed by another worker since its lease ran
+ * out may be sending its movements alone.
  */
 export async function assignBatches(
   db: Db,
   storeId: number,
   documents: ReadonlyArray<readonly number[]>,
+  fence: BatchFence | null = null,
 ): Promise<Map<number, number>> {
   const ids = documents.flat();
   const indexes = documents.flatMap((d, i) => d.map(() => i));
-  const { rows } = await sql<{ id: number; push_batch_id: number }>`
-    with numbered as (
+  const leading = fence?.lease.jobId ?? 0;
+  const jobs = ids.map((id) => fence?.jobOf.get(id) ?? leading);
+  const taken = fence ? [...new Set(jobs)].filter((j) => j !== leading) : [];
+  const held = fence ? sql`lease as (${heldJobs(fence.lease, { mark: fence.mark, ids: taken })}),` : sql``;
+  const onlyHeld = fence
+    ? sql`join lease l on l.id = d.job
+      where exists (select 1 from lease where id = ${leading}) and`
+    : sql`where`;
+  const { rows } = await sql<{ id: number | null; push_batch_id: number | null }>`
+    with ${held} numbered as (
       select i - 1 as doc, nextval('push_batch_ids') as batch
       from generate_series(1, ${documents.length}::int) i
+    ), assigned as (
+      insert into push_batch_movements (movement_id, store_id, batch_id, in_flight)
+      select m.id, m.store_id, n.batch, true
+      from unnest(${ids}::bigint[], ${indexes}::int[], ${jobs}::bigint[]) d(id, doc, job)
+      join numbered n on n.doc = d.doc
+      join stock_movements m on m.id = d.id
+      ${onlyHeld} m.store_id = ${storeId} and ${notAcknowledged("m")} and m.push_sent_at is null
+      on conflict (movement_id) do nothing
+      returning movement_id as id, batch_id as push_batch_id
     )
-    insert into push_batch_movements (movement_id, store_id, batch_id, in_flight)
-    select m.id, m.store_id, n.batch, true
-    from unnest(${ids}::bigint[], ${indexes}::int[]) d(id, doc)
-    join numbered n on n.doc = d.doc
-    join stock_movements m on m.id = d.id
-    where m.store_id = ${storeId} and ${notAcknowledged("m")} and m.push_sent_at is null
-    on conflict (movement_id) do nothing
-    returning movement_id as id, batch_id as push_batch_id`.execute(db);
-  return new Map(rows.map((r) => [Number(r.id), Number(r.push_batch_id)]));
+    select id, push_batch_id from assigned${
+      fence ? sql` union all select null, null from lease where id = ${leading}` : sql``
+    }`.execute(db);
+  if (fence && !rows.some((r) => r.id === null)) throw new LeaseLostError(leading);
+  return new Map(rows.flatMap((r) => (r.id === null ? [] : [[Number(r.id), Number(r.push_batch_id)]])));
 }
 
 /**

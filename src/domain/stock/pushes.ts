@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { StockMovementsTable } from "../../db/tables/catalog.ts";
 import { WITHOUT_WAITING_FOR_DISK } from "../../db/transaction.ts";
+import { heldJobs, type JobLease, LeaseLostError } from "../../jobs/queue.ts";
 import type { SyncSubjectType } from "./ledger.ts";
 import { type LevelKey, levelKeyOfRow } from "./level-keys.ts";
 
@@ -65,30 +66,39 @@ export function unpushedMovements(
  * (`push_sent_at`). Commits on its own, without waiting for the disk: lost on a crash of the database
  * server, a report read while the document was out may count it twice until its acknowledgement, as
  * before this mark existed. Answers the ids it marked: one marked already was sent before and may be
- * on the platform, whatever this send's answer.
+ * on the platform, whatever this send's answer. With a `lease`, it is also the decision that the
+ * movements not in a batch go in their record's own documents, and is made only while that run holds
+ * its job (heldJobs; else LeaseLostError, nothing marked): a run whose lease was taken over sends
+ * nothing more, and the job's new holder, which read the movements after its claim, decides instead.
  */
 export async function markMovementsSent(
   db: Db,
   storeId: number,
   ids: readonly number[],
   now: Date,
+  lease: JobLease | null = null,
 ): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
   if (db.isTransaction) throw new Error("markMovementsSent must commit before the document is sent");
-  const { rows } = await sql<{ id: number }>`with batched as (
+  const held = lease ? sql`lease as (${heldJobs(lease)}),` : sql``;
+  const ifHeld = lease ? sql`and exists (select 1 from lease)` : sql``;
+  const { rows } = await sql<{ id: number | null }>`with ${held} batched as (
       update push_batch_movements set in_flight = true
-      where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]) and not in_flight
+      where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]) and not in_flight ${ifHeld}
       returning movement_id as id
     ), alone as (
       update stock_movements m set push_sent_at = ${now}
       where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and ${notAcknowledged("m")}
         and m.push_sent_at is null
-        and not exists (select 1 from push_batch_movements b where b.movement_id = m.id)
+        and not exists (select 1 from push_batch_movements b where b.movement_id = m.id) ${ifHeld}
       returning m.id
     )
     select id from batched union all select id from alone
-    union all select null where not ${WITHOUT_WAITING_FOR_DISK}`.execute(db);
-  return new Set(rows.map((r) => Number(r.id)));
+    union all select null where not ${WITHOUT_WAITING_FOR_DISK}${
+      lease ? sql` union all select null from lease` : sql``
+    }`.execute(db);
+  if (lease && !rows.some((r) => r.id === null)) throw new LeaseLostError(lease.jobId);
+  return new Set(rows.flatMap((r) => (r.id === null ? [] : [Number(r.id)])));
 }
 
 /**
