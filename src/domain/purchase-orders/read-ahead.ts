@@ -3,7 +3,6 @@
  * with the row's version, so the transaction that finds the row still at that version presents the
  * order from them instead of reading 500 lines while it holds the connection.
  */
-import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { notFound } from "../errors.ts";
@@ -30,17 +29,6 @@ export interface PartsReadAhead {
   linesJson?: TextOrBytes;
 }
 
-/** The version of the order's row (`xmin`, the transaction that last wrote it); undefined if absent. */
-export async function orderVersion(db: Db, storeId: number, id: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom("purchase_orders")
-    .select(sql<string>`xmin::text`.as("version"))
-    .where("store_id", "=", storeId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-  return row?.version;
-}
-
 /**
  * The order's parts and the version read before them (so they are that version's or newer: a
  * transaction finding the row still at it knows nothing was written since); undefined if absent.
@@ -57,17 +45,19 @@ export async function readPartsAhead(
 
 /**
  * The order as GET returns it, in a transaction that found its row at the read-ahead's version: its
- * row (with supplier and location names) and platform_sync read again, which its parts do not
- * follow, the rest from the read-ahead (the lines as their text when it has them).
+ * row (with supplier and location names: `record` when the write's own statement answered it, else
+ * read again) and platform_sync read again, which its parts do not follow, the rest from the
+ * read-ahead (the lines as their text when it has them).
  */
 export async function presentFromReadAhead(
   trx: Db,
   storeId: number,
   id: number,
   ahead: PartsReadAhead,
+  record?: OrderRecord,
 ): Promise<PresentedOrder> {
   const [order, syncRows] = await Promise.all([
-    orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst(),
+    record ?? orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst(),
     syncRowsOf(trx, storeId, [id]),
   ]);
   if (!order) throw notFound("purchase order");

@@ -15,15 +15,17 @@ import { type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
 import { numberTaken, resolveOrderInput } from "./order-input.ts";
 import { diffOrder, sameValue } from "./patch-diff.ts";
 import { refreshPaymentStatus } from "./payment-status.ts";
-import type { OrderRow } from "./presenter.ts";
-import { orderVersion, type PartsReadAhead, presentFromReadAhead, readPartsAhead } from "./read-ahead.ts";
+import type { OrderRecord, OrderRow } from "./presenter.ts";
+import { type PartsReadAhead, presentFromReadAhead, readPartsAhead } from "./read-ahead.ts";
 import {
   lockPurchaseOrder,
+  lockPurchaseOrderVersion,
   orderCharges,
   orderLines,
   replaceCharges,
   replaceLines,
   setOrder,
+  setOrderRecord,
   updateChargeMoney,
   updateLineMoney,
 } from "./repository.ts";
@@ -87,14 +89,18 @@ export async function updatePurchaseOrder(
   ahead?: PartsReadAhead,
 ): Promise<PresentedOrder> {
   const call: OrderCall = { ctx, trx, store, actor };
-  const order = await lockPurchaseOrder(trx, store.id, id);
+  // A PATCH read ahead (header-only) takes the row's version with its lock: is the read-ahead current?
+  const { order, version } = ahead
+    ? await lockPurchaseOrderVersion(trx, store.id, id)
+    : { order: await lockPurchaseOrder(trx, store.id, id), version: undefined };
   const given = givenFields(input);
   const refused = refusedPatchField(order.status, given);
   if (refused) throw patchRefusal(order.status, refused);
   if (given.length === 0) return loadPurchaseOrder(trx, store.id, id);
 
   const now = ctx.clock.now();
-  if (isHeaderOnly(given)) return updateHeader(call, order, input, now, ahead);
+  if (isHeaderOnly(given))
+    return updateHeader(call, order, input, now, ahead && version === ahead.version ? ahead : undefined);
   const [lines, charges] = await Promise.all([
     orderLines(trx, store.id, id),
     orderCharges(trx, store.id, id),
@@ -169,40 +175,40 @@ export async function updatePurchaseOrder(
  * A PATCH of header fields only (HEADER_ONLY_FIELDS): the fields are resolved and checked as any
  * PATCH's are, against the order without its lines (none given, the currency and rate unchanged, so
  * none would be repriced), and the stored money, lines, charges and incoming stock stay as they are.
- * The order is presented from the read-ahead when its row is still at the read-ahead's version.
+ * `current` is the read-ahead when the locked row is still at its version: the order is then presented
+ * from it, with the row as the update wrote it (setOrderRecord) rather than read again.
  */
 async function updateHeader(
   call: OrderCall,
   order: OrderRow,
   input: OrderInput,
   now: Date,
-  ahead: PartsReadAhead | undefined,
+  current: PartsReadAhead | undefined,
 ) {
   const { trx, store } = call;
-  const current =
-    ahead && (await orderVersion(trx, store.id, order.id)) === ahead.version ? ahead : undefined;
-  const present = () =>
-    current
-      ? presentFromReadAhead(trx, store.id, order.id, current)
-      : loadPurchaseOrder(trx, store.id, order.id);
   const { fields } = await resolveOrderInput(call, input, { order, lines: [], charges: [] });
   const diff = diffOrder(
     { order, lines: [], charges: [] },
     { fields, lines: [], charges: [], total: order.total },
     { lines: false, charges: false },
   );
-  if (Object.keys(diff.changes).length === 0) return present();
+  if (Object.keys(diff.changes).length === 0)
+    return current
+      ? presentFromReadAhead(trx, store.id, order.id, current)
+      : loadPurchaseOrder(trx, store.id, order.id);
   const { number, ...rest } = fields;
-  await setOrder(trx, store.id, order.id, {
-    ...rest,
-    ...(number !== null && { number }),
-    updated_at: now,
-  }).catch((error: unknown) => {
+  const values = { ...rest, ...(number !== null && { number }), updated_at: now };
+  const written = await (current
+    ? setOrderRecord(trx, store.id, order.id, values)
+    : setOrder(trx, store.id, order.id, values)
+  ).catch((error: unknown) => {
     if (isUniqueViolation(error)) throw numberTaken();
     throw error;
   });
   await recordHistory(call, order.id, "updated", { changes: diff.changes }, now);
-  const presented = await present();
+  const presented = current
+    ? await presentFromReadAhead(trx, store.id, order.id, current, written as OrderRecord)
+    : await loadPurchaseOrder(trx, store.id, order.id);
   await emitOrder(call, "purchase_order.updated", presented);
   return presented;
 }
