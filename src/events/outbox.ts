@@ -92,6 +92,15 @@ function insertEventFor(modules: AppContext["modules"]): InsertEvent {
 }
 
 /**
+ * A module's event read as a column of an insert built here rather than prepared: its `$2`, the
+ * event's store id, given as a parameter of this statement.
+ */
+function eventReadColumn(read: { name: string; sql: string }, storeId: number) {
+  const parts = read.sql.split(/\$2(?!\d)/).map((part) => sql.raw(part));
+  return sql`(${sql.join(parts, sql`${storeId}`)})`.as(read.name);
+}
+
+/**
  * The outbox: an event is a row written in the caller's transaction, so a committed change always has
  * its event and a rolled-back one never does.
  */
@@ -126,7 +135,13 @@ export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<
               extra,
               occurred_at: occurredAt,
             })
-            .returning("seq")
+            // The modules' event reads in the same statement, as the prepared insert has them.
+            .returning([
+              "seq",
+              ...ctx.modules.flatMap((m) =>
+                m.eventRead ? [eventReadColumn(m.eventRead, input.storeId)] : [],
+              ),
+            ])
             .executeTakeFirstOrThrow(),
         ];
   const { seq, ...read } = row;
