@@ -24,8 +24,11 @@ export interface SyncResult {
 /**
  * Pulls every change after the store's watermark, batch by batch. With `trx` (store creation) the
  * whole import runs inside that transaction; otherwise each batch commits on its own. A batch is
- * applied only if the watermark is still the one it was read from (a second worker syncing the same
- * store at the same time loses the race and re-reads instead of applying twice).
+ * applied only if the store's state is still the one it was read from: its watermark and the
+ * generation every commit of the state adds one to. A second worker syncing the same store at the
+ * same time loses the race and re-reads instead of applying twice, or applying a read older than the
+ * one committed meanwhile: two reads that find nothing past the watermark (a change in its own
+ * second) leave it as it was, so the watermark alone would let the older read commit last.
  */
 export async function syncCatalog(
   ctx: AppContext,
@@ -38,10 +41,11 @@ export async function syncCatalog(
   for (let round = 0; round < 100_000; round++) {
     const state = await db
       .selectFrom("mirror_sync_states")
-      .select("watermark")
+      .select(["watermark", "generation"])
       .where("store_id", "=", storeId)
       .executeTakeFirst();
     const watermark = state?.watermark ?? null;
+    const generation = state?.generation ?? 0;
     const changes = await connector.listChanges(watermark, options.batchSize ?? SYNC_BATCH);
     const applied = await inTransaction(db, async (trx) => {
       const now = ctx.clock.now();
@@ -52,16 +56,22 @@ export async function syncCatalog(
         .execute();
       const locked = await trx
         .selectFrom("mirror_sync_states")
-        .select("watermark")
+        .select(["watermark", "generation"])
         .where("store_id", "=", storeId)
         .forUpdate()
         .executeTakeFirstOrThrow();
-      if (locked.watermark !== watermark) return false;
+      if (locked.watermark !== watermark || locked.generation !== generation) return false;
       await applyCatalogChanges(ctx, trx, storeId, changes);
       if (changes.levels.length > 0) await refreshLevels(ctx, trx, storeId, [], changes.levels);
       await trx
         .updateTable("mirror_sync_states")
-        .set({ watermark: changes.watermark, synced_at: now, last_error: null, updated_at: now })
+        .set({
+          watermark: changes.watermark,
+          generation: sql<number>`generation + 1`,
+          synced_at: now,
+          last_error: null,
+          updated_at: now,
+        })
         .where("store_id", "=", storeId)
         .execute();
       return true;
@@ -95,7 +105,8 @@ export async function advanceMirrorPast(
 ): Promise<boolean> {
   const now = ctx.clock.now();
   const { numAffectedRows } = await sql`
-    update mirror_sync_states set watermark = ${feed.after}, synced_at = ${now}, updated_at = ${now}
+    update mirror_sync_states
+    set watermark = ${feed.after}, generation = generation + 1, synced_at = ${now}, updated_at = ${now}
     where store_id = ${storeId} and watermark = ${feed.before}
       and store_id in (select store_id from mirror_sync_states
         where store_id = ${storeId} and watermark = ${feed.before} for update skip locked)`.execute(trx);

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ManualClock } from "../../src/clock.ts";
+import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import { reconcileShop } from "../../src/platform/shopify/inbound/index.ts";
 import { requestCatalogSync } from "../../src/platform/sync-request.ts";
 import type { Client, TestApp } from "../helpers/app.ts";
@@ -342,5 +343,71 @@ describe("a product changed while the sync reads its pages", () => {
     expectStatus(res, 200);
     assert.equal(res.body.data.mirror.last_error, null);
     assert.equal((await mirroredProduct(api, first.id)).title, "Changed between pages");
+  });
+});
+
+describe("two syncs of one store at once, both reads in the watermark's second", () => {
+  test("the older read, committing last, does not overwrite the newer (it reads again)", async () => {
+    const { shop, api, storeId } = await attached();
+    const product = [...shop.products.values()][0];
+    holdSecond();
+    standin.editProduct(shop, product.id, { title: "First" });
+    await settle();
+    assert.equal((await mirroredProduct(api, product.id)).title, "First");
+    const watermarkBefore = async () =>
+      (
+        await t.runtime.ctx.db
+          .selectFrom("mirror_sync_states")
+          .select("watermark")
+          .where("store_id", "=", storeId)
+          .executeTakeFirstOrThrow()
+      ).watermark;
+    const mark = await watermarkBefore();
+    // Both changes' webhooks are lost: the two syncs below, as two workers run them, are all there is.
+    standin.webhooks.mode = "hold";
+    standin.editProduct(shop, product.id, { title: "Older" });
+    // Sync A reads its locations and products (title "Older"), then waits before its next request
+    // until sync B has read and committed.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let blocked: () => void = () => {};
+    const aBlocked = new Promise<void>((resolve) => {
+      blocked = resolve;
+    });
+    let productsRead = false;
+    let holding = true;
+    const handle = standin.handle.bind(standin);
+    standin.handle = async (request, response) => {
+      if (holding && productsRead) {
+        holding = false;
+        blocked();
+        await gate;
+      }
+      await handle(request, response);
+      const last = standin.requests.at(-1);
+      if (last?.query.includes("page: products(")) productsRead = true;
+    };
+    try {
+      const a = syncCatalog(t.runtime.ctx, storeId);
+      await aBlocked;
+      standin.editProduct(shop, product.id, { title: "Newer" });
+      assert.equal(product.updatedAt.getTime(), heldAt);
+      await syncCatalog(t.runtime.ctx, storeId);
+      assert.equal((await mirroredProduct(api, product.id)).title, "Newer");
+      // B's read found nothing past the watermark: it is as it was, the check A's commit makes.
+      assert.equal(await watermarkBefore(), mark);
+      release();
+      await a;
+    } finally {
+      release();
+      standin.handle = handle;
+      standin.webhooks.mode = "auto";
+      await standin.webhooks.release({ drop: standin.webhooks.held.map((_, i) => i) });
+    }
+    // Was: "Older" (A's read, from before B's, committed last), until the store's next sync.
+    assert.equal((await mirroredProduct(api, product.id)).title, "Newer");
+    heldAt = null;
   });
 });

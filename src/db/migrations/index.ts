@@ -28,6 +28,7 @@ import { pushInFlightMigration } from "./037_push_in_flight.ts";
 import { levelReadAtMigration } from "./038_level_read_at.ts";
 import { pushBatchMembersMigration } from "./039_push_batch_members.ts";
 import { levelUnacknowledgedMigration } from "./040_level_unacknowledged.ts";
+import { mirrorSyncGenerationMigration } from "./041_mirror_sync_generation.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -70,6 +71,7 @@ const statementsOf: Record<string, Statements> = {
   "038_level_read_at": levelReadAtMigration,
   "039_push_batch_members": pushBatchMembersMigration,
   "040_level_unacknowledged": levelUnacknowledgedMigration,
+  "041_mirror_sync_generation": mirrorSyncGenerationMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

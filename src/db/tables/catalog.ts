@@ -153,6 +153,8 @@ export interface MirrorSyncStatesTable {
   store_id: number;
   /** The connector's opaque watermark: changes after it are still to be pulled. */
   watermark: string | null;
+  /** Counts the commits of the mirror's state: a sync batch applies only if it is still as read. */
+  generation: Generated<number>;
   synced_at: Timestamp | null;
   last_error: string | null;
   updated_at: GeneratedTimestamp;
