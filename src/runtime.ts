@@ -130,6 +130,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       })
     : null;
   redis?.on("error", () => {});
+  // Limits are shared only once connected: counted before, a process's requests would go to its
+  // in-memory insurance alone (commands are not queued offline), so a burst at start could pass
+  // every process's allowance. Start waits for the connection, at most REDIS_READY_WAIT_MS.
+  if (redis) await connected(redis, REDIS_READY_WAIT_MS);
   const requestLog = new RequestLogWriter(database.db, clock);
   const ctx: HttpContext = {
     config,
@@ -185,4 +189,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await database.close();
     },
   };
+}
+
+/** How long start waits for Redis before going on with in-memory insurance (Redis down at start). */
+const REDIS_READY_WAIT_MS = 3_000;
+
+/** Resolves once `redis` is connected, or after `ms` (it keeps reconnecting in the background). */
+function connected(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off("ready", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    redis.once("ready", done);
+  });
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
+import { createConnection, createServer, type Server } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Redis } from "ioredis";
 import { ADMIN_TOKEN, startTestApp, type TestApp } from "../helpers/app.ts";
@@ -102,14 +103,42 @@ describe("admin authentication throttle", () => {
   });
 });
 
+/**
+ * A TCP proxy to Redis that holds each connection `delayMs` before passing bytes either way: a Redis
+ * slow to accept, as on a loaded host, where a process could take requests before it was connected.
+ */
+async function slowRedisProxy(delayMs: number): Promise<{ url: string; server: Server }> {
+  const target = new URL(REDIS_URL);
+  const server = createServer((client) => {
+    client.pause();
+    setTimeout(() => {
+      const upstream = createConnection(Number(target.port || 6379), target.hostname);
+      client.pipe(upstream).pipe(client);
+      client.resume();
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on("error", close).on("close", close);
+      upstream.on("error", close).on("close", close);
+    }, delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `redis://127.0.0.1:${port}`, server };
+}
+
 describe("admin authentication throttle with Redis", () => {
-  test("two API processes sharing Redis count the same failures", async () => {
+  test("two API processes sharing Redis count the same failures, from their first request", async () => {
     // A fresh address per run: the counters outlive the test in Redis for the window.
     const address = `10.2.${randomInt(256)}.${randomInt(1, 255)}`;
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     await redis.del(`rl:admin-auth:${address}`);
-    const one = await startTestApp({ env: { REDIS_URL } });
-    const two = await startTestApp({ env: { REDIS_URL } });
+    // Redis slow to answer: a process that took requests before it was connected counted them in its
+    // own memory, and neither reached the allowance.
+    const proxy = await slowRedisProxy(400);
+    const one = await startTestApp({ env: { REDIS_URL: proxy.url } });
+    const two = await startTestApp({ env: { REDIS_URL: proxy.url } });
     try {
       for (let i = 0; i < 10; i++) {
         const app = i % 2 === 0 ? one : two;
@@ -123,6 +152,7 @@ describe("admin authentication throttle with Redis", () => {
       await two.close();
       await redis.del(`rl:admin-auth:${address}`);
       redis.disconnect();
+      proxy.server.close();
     }
   });
 });
