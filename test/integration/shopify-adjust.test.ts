@@ -7,6 +7,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import type { Dispatcher } from "undici";
 import {
   type InventoryAdjustment,
+  nothingMoved,
   PlatformPermanentError,
   PlatformTransientError,
 } from "../../src/platform/connector.ts";
@@ -251,6 +252,38 @@ describe("a receipt's document", () => {
         .map((c) => c.key),
       ["stockroom-1-movements-41-42-2:available:1", "stockroom-1-movements-41-42-2:incoming:0"],
     );
+    const level = levelOf(s.shop, s.items[0], s.places[0]);
+    assert.deepEqual([level.available, level.on_hand, level.incoming], [15, 15, 3]);
+  });
+
+  it("sent twice at once, the second meets IDEMPOTENCY_CONCURRENT_REQUEST: a retry, not a refusal; stock moves once", async () => {
+    const generations = new InMemoryAttemptGenerations();
+    // The first send's available call applied, its request still in progress at Shopify.
+    const hold = standin.holdNextAdjust();
+    const first = adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
+    await hold.reached;
+    await assert.rejects(
+      adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document),
+      (error: Error) =>
+        error instanceof PlatformTransientError &&
+        /still processing another request of available/.test(error.message) &&
+        !nothingMoved(error),
+    );
+    hold.release();
+    await first;
+    // The second push's retry: the same keys, answered without moving stock again.
+    await adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
+    assert.deepEqual(
+      s.client.adjustCalls().map((c) => c.key),
+      [
+        "stockroom-1-movements-41-42-2:available:0",
+        "stockroom-1-movements-41-42-2:available:0",
+        "stockroom-1-movements-41-42-2:incoming:0",
+        "stockroom-1-movements-41-42-2:available:0",
+        "stockroom-1-movements-41-42-2:incoming:0",
+      ],
+    );
+    assert.equal(generations.stored.size, 0, "no key burned");
     const level = levelOf(s.shop, s.items[0], s.places[0]);
     assert.deepEqual([level.available, level.on_hand, level.incoming], [15, 15, 3]);
   });

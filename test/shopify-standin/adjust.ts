@@ -41,6 +41,11 @@ export interface AdjustHost {
   now(): Date;
   /** A refusal forced by the test's fault switch, taken once. */
   takeForcedRefusal(): { code: string; message: string } | null;
+  /**
+   * Whether this request, which takes a new key, is held by the test's switch: its key stays in
+   * progress and its answer waits until the test releases it.
+   */
+  takeHold(shop: ShopState, key: string): boolean;
   levelsChanged(shop: ShopState, levels: { itemId: number; locationId: number }[]): void;
 }
 
@@ -66,6 +71,18 @@ export function adjustQuantities(
   const refused = (errors: UserError[]) => ({ inventoryAdjustmentGroup: null, userErrors: errors });
   const fingerprint = createHash("sha256").update(JSON.stringify(input)).digest("hex");
   const known = shop.idempotency.get(key);
+  // The schema's InventoryAdjustQuantitiesUserErrorCode: a request under a key whose first request is
+  // still being processed is refused ("currently in progress, please try again"), not answered its
+  // result. Requests here run one at a time, so only a held request (holdNextAdjust) is in progress.
+  if (known?.inProgress) {
+    return refused([
+      {
+        field: ["input"],
+        message: "This request is currently in progress, please try again.",
+        code: "IDEMPOTENCY_CONCURRENT_REQUEST",
+      },
+    ]);
+  }
   if (known?.failed) {
     return refused([
       {
@@ -135,7 +152,7 @@ export function adjustQuantities(
     },
     userErrors: [],
   };
-  shop.idempotency.set(key, { fingerprint, payload, failed: false });
+  shop.idempotency.set(key, { fingerprint, payload, failed: false, inProgress: host.takeHold(shop, key) });
   host.levelsChanged(
     shop,
     applied.map(({ level }) => level),

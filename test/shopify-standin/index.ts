@@ -58,6 +58,10 @@ export class ShopifyStandin implements MutationHost {
   installingShop: string | null = null;
   private readonly buckets = new Map<Shop, CostBucket>();
   private forcedRefusals: { code: string; message: string }[] = [];
+  /** The test's hold on the next adjustment that takes a new key (holdNextAdjust). */
+  private adjustHold: { reached: () => void; released: Promise<void> } | null = null;
+  /** The hold a request took while it was answered, its answer sent once released. */
+  private heldAnswer: { shop: Shop; key: string; released: Promise<void> } | null = null;
   private outage: Outage = null;
   private throttledRequests = 0;
   private port = 0;
@@ -145,6 +149,24 @@ export class ShopifyStandin implements MutationHost {
     this.forcedRefusals.push({ code, message });
   }
 
+  /**
+   * The next inventoryAdjustQuantities that takes a new key is applied, but its request stays in
+   * progress (its answer unsent, its key answering IDEMPOTENCY_CONCURRENT_REQUEST) until `release`.
+   * `reached` settles once it was applied.
+   */
+  holdNextAdjust(): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const reachedPromise = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.adjustHold = { reached, released };
+    return { reached: reachedPromise, release };
+  }
+
   /** The next `requests` GraphQL requests answer THROTTLED (HTTP 200), whatever the bucket holds. */
   throttleNext(requests: number): void {
     this.throttledRequests = requests;
@@ -185,6 +207,15 @@ export class ShopifyStandin implements MutationHost {
 
   takeForcedRefusal() {
     return this.forcedRefusals.shift() ?? null;
+  }
+
+  takeHold(shop: Shop, key: string): boolean {
+    const hold = this.adjustHold;
+    if (!hold) return false;
+    this.adjustHold = null;
+    this.heldAnswer = { shop, key, released: hold.released };
+    hold.reached();
+    return true;
   }
 
   levelsChanged(shop: Shop, levels: { itemId: number; locationId: number }[]): void {
@@ -323,9 +354,15 @@ export class ShopifyStandin implements MutationHost {
           },
         });
       }
-      return send(200, answerGraphql(grant, bucket, this.bulk, this, body), {
-        "x-shopify-api-version": this.apiVersion,
-      });
+      const answer = answerGraphql(grant, bucket, this.bulk, this, body);
+      const held = this.heldAnswer;
+      this.heldAnswer = null;
+      if (held) {
+        await held.released;
+        const entry = held.shop.idempotency.get(held.key);
+        if (entry) entry.inProgress = false;
+      }
+      return send(200, answer, { "x-shopify-api-version": this.apiVersion });
     }
     if (request.method === "GET" && url.pathname === "/admin/oauth/authorize") {
       const domain = this.installingShop ?? url.searchParams.get("shop") ?? [...this.shops.keys()][0];

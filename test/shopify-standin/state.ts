@@ -113,8 +113,14 @@ export class ShopState {
   readonly subscriptions: Subscription[] = [];
   /** How deep a paginated read goes (Shopify: 25,000 objects); a test lowers it to reach it cheaply. */
   pagingLimit = PAGING_LIMIT;
-  /** idempotency key → the input it came with and the payload answered (or a burned key). */
-  readonly idempotency = new Map<string, { fingerprint: string; payload: unknown; failed: boolean }>();
+  /**
+   * idempotency key → the input it came with and the payload answered (or a burned key); `inProgress`
+   * while the request that took the key has not answered yet (a test's hold: holdNextAdjust).
+   */
+  readonly idempotency = new Map<
+    string,
+    { fingerprint: string; payload: unknown; failed: boolean; inProgress?: boolean }
+  >();
 
   constructor(
     readonly domain: string,

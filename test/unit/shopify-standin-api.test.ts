@@ -383,6 +383,31 @@ describe("Shopify stand-in: inventoryAdjustQuantities", () => {
     assert.equal(levelOf(2).available, 10);
   });
 
+  it("answers IDEMPOTENCY_CONCURRENT_REQUEST under a key whose first request is in progress, then its result", async () => {
+    const input = adjustInput("available", [change(3, 1)]);
+    const before = levelOf(3).available;
+    const hold = standin.holdNextAdjust();
+    const first = gql(doc.ADJUST, { key: "k-held", input });
+    await hold.reached;
+    const during = await gql(doc.ADJUST, { key: "k-held", input });
+    assert.deepEqual(during.body.data.inventoryAdjustQuantities, {
+      inventoryAdjustmentGroup: null,
+      userErrors: [
+        {
+          field: ["input"],
+          message: "This request is currently in progress, please try again.",
+          code: "IDEMPOTENCY_CONCURRENT_REQUEST",
+        },
+      ],
+    });
+    hold.release();
+    const answered = (await first).body.data.inventoryAdjustQuantities;
+    assert.deepEqual(answered.userErrors, []);
+    const after = await gql(doc.ADJUST, { key: "k-held", input });
+    assert.deepEqual(after.body.data.inventoryAdjustQuantities, answered);
+    assert.equal(levelOf(3).available, before + 1);
+  });
+
   it("answers a forced refusal, and IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED for a burned key until a new one", async () => {
     standin.refuseNextAdjust("ADJUST_QUANTITIES_FAILED");
     const input = adjustInput("available", [change(2, 1)]);

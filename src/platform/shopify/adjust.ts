@@ -109,6 +109,13 @@ async function sendCall(
     const payload = answer.data.inventoryAdjustQuantities;
     const errors = payload?.userErrors ?? [];
     if (errors.length === 0) return skippedItems;
+    // Another request under this key (the same document sent at once by another push) is still being
+    // processed: Shopify says to try again, and the retry under the same key gets that request's result.
+    // Not a refusal, and not "moved nothing" (that request may be moving the stock).
+    if (errors.some((e) => e.code === "IDEMPOTENCY_CONCURRENT_REQUEST"))
+      throw new PlatformTransientError(
+        `Shopify is still processing another request of ${call.input.name} for ${documentKey} under its key; the next try sends it again under that key`,
+      );
     if (errors.some((e) => e.code === "IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED")) {
       if (newKeys >= NEW_KEYS_PER_ATTEMPT)
         throw new PlatformTransientError(
