@@ -7,7 +7,7 @@
  * batch, the in-flight mark of the record's own documents, taking a refused batch apart) is fenced on
  * the job's lease: only the run that holds it now decides. Through the job worker's path (two Worker
  * instances, each with its own push handler and hooks) on the simulated platform; levels read over
- * HTTP.
+ * HTTP. A property test stalls each holder at any of its decision and send points, in either order.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -61,9 +61,8 @@ describe("a push job held by two workers at once (a lease that ran out)", () => 
   });
   after(() => t.close());
 
-  /** A level at `available` on the platform and in the mirror. */
-  async function levelAt(available: number): Promise<number> {
-    const item = pool.next().inventory_item_id;
+  /** A level at `available` on the platform and in the mirror (a new item's, or `item`'s again). */
+  async function levelAt(available: number, item = pool.next().inventory_item_id): Promise<number> {
     const res = await t.admin.post(`/admin/stores/${store.id}/platform/inventory`, {
       changes: [{ inventory_item_id: item, location_id: location, set: available }],
     });
@@ -262,5 +261,72 @@ describe("a push job held by two workers at once (a lease that ran out)", () => 
       [17, 17],
       [24, 24],
     ]);
+  });
+
+  test("any two stall points of the two holders, either resuming first: every movement moved once", async () => {
+    const stallsOfFirst = ["batch", "mark", "beforePush", "afterPush"] as const;
+    const stallsOfSecond = ["mark", "beforePush", "afterPush"] as const;
+    // Every combination (48), not a sample: the space is small, and one stall pair in it was the bug.
+    const cases = stallsOfFirst.flatMap((firstAt) =>
+      stallsOfSecond.flatMap((secondAt) =>
+        [false, true].flatMap((keepsLead) =>
+          [false, true].map((firstResumesFirst) => ({ firstAt, secondAt, keepsLead, firstResumesFirst })),
+        ),
+      ),
+    );
+    const items = [pool.next().inventory_item_id, pool.next().inventory_item_id];
+    for (const { firstAt, secondAt, keepsLead, firstResumesFirst } of cases) {
+      const item = await levelAt(20, items[0]);
+      const other = await levelAt(20, items[1]);
+      const leading = await moved(item, -3);
+      await moved(other, 4); // waiting: taken along by the first attempt
+      const stalls = [gate(), gate()];
+      /** Hooks stopping at `at` once, after `before` ran. */
+      const stallAt = (which: 0 | 1, at: string, before: () => Promise<void>): PushHooks => {
+        let done = false;
+        const stop = async (step: string) => {
+          if (done || step !== at) return;
+          done = true;
+          await before();
+          await stalls[which].stop();
+        };
+        return {
+          beforeDecide: (step) => stop(step),
+          beforePush: () => stop("beforePush"),
+          afterPush: () => stop("afterPush"),
+        };
+      };
+      const w1 = worker(
+        stallAt(0, firstAt, async () => {
+          leaseRunsOut();
+          if (keepsLead) await heartbeat(leading);
+        }),
+      );
+      const w2 = worker(stallAt(1, secondAt, async () => {}));
+      const first = w1.drain(1);
+      await Promise.race([stalls[0].reached, first]);
+      const second = w2.drain(1);
+      await Promise.race([stalls[1].reached, second]);
+      if (firstResumesFirst) {
+        stalls[0].open();
+        await first;
+        stalls[1].open();
+        await second;
+      } else {
+        stalls[1].open();
+        await second;
+        stalls[0].open();
+        await first;
+      }
+      const where = JSON.stringify({ firstAt, secondAt, keepsLead, firstResumesFirst });
+      assert.deepEqual(
+        await settled([item, other]),
+        [
+          [17, 17],
+          [24, 24],
+        ],
+        where,
+      );
+    }
   });
 });
