@@ -101,13 +101,81 @@ describe("AuthKeyCache", () => {
     await h.lookup("a");
     // Another process revokes the key: nothing this process counts moves.
     h.db.set("a", { key_id: 1, revoked: true });
-    h.advance(999);
+    h.advance(499);
     assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: false });
     assert.equal(h.reads(), 1);
-    h.advance(1);
+    // No request while the row was half the bound to the bound old: the first after reads it.
+    h.advance(501);
     assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: true });
     assert.equal(h.reads(), 2);
     assert.equal(h.cache.size, 1, "the fresh row replaced the old one");
+  });
+
+  test("with a bound, a key in use is read again in the background from half the bound on, never in a request", async () => {
+    const h = harness(undefined, 1_000);
+    h.db.set("a", { key_id: 1, revoked: false });
+    await h.lookup("a");
+    h.db.set("a", { key_id: 1, revoked: true });
+    h.advance(500);
+    // Answered from the kept row (within the bound); one read starts, however many ask meanwhile.
+    const answers = await Promise.all([h.lookup("a"), h.lookup("a"), h.lookup("a")]);
+    assert.deepEqual(answers, Array(3).fill({ key_id: 1, revoked: false }));
+    assert.equal(h.reads(), 2);
+    await settled();
+    // The fresh row, read from 500 ms on, answers to 1,500 ms without a read in a request.
+    h.advance(499);
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: true });
+    assert.equal(h.reads(), 2);
+    // At half the fresh row's bound, the next background read; the request is answered from the row.
+    h.advance(1);
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: true });
+    assert.equal(h.reads(), 3);
+  });
+
+  test("a background read across a write is not kept, nor is a key deleted meanwhile; a failed one changes nothing", async () => {
+    const h = harness(undefined, 1_000);
+    h.db.set("a", { key_id: 1, revoked: false });
+    await h.lookup("a");
+    h.advance(600);
+    let finish!: () => void;
+    let reads = 0;
+    const slow = () => {
+      reads++;
+      return new Promise<Row | undefined>((resolve) => {
+        finish = () => resolve({ key_id: 1, revoked: false });
+      });
+    };
+    await h.cache.lookup("a", slow);
+    h.write();
+    finish();
+    await settled();
+    // The write emptied what was kept; the background row, read across it, was not kept either.
+    await h.lookup("a");
+    assert.equal(h.reads(), 2, "read in the request after the write");
+    assert.equal(reads, 1);
+
+    h.db.delete("a");
+    h.advance(600);
+    assert.deepEqual(await h.lookup("a"), { key_id: 1, revoked: false }, "still within the bound");
+    await settled();
+    assert.equal(h.cache.size, 0, "deleted: not kept");
+    assert.equal(await h.lookup("a"), undefined);
+
+    h.db.set("b", { key_id: 2, revoked: false });
+    await h.lookup("b");
+    h.advance(600);
+    await h.cache.lookup("b", async () => {
+      throw new Error("connection lost");
+    });
+    await settled();
+    const before = h.reads();
+    h.advance(399);
+    assert.deepEqual(await h.lookup("b"), { key_id: 2, revoked: false }, "the kept row answers to its bound");
+    assert.equal(
+      h.reads(),
+      before + 1,
+      "and the next request past half the bound tries again in the background",
+    );
   });
 
   test("with a bound, a clock set back makes a kept row too old", async () => {
@@ -130,3 +198,6 @@ describe("AuthKeyCache", () => {
     assert.equal(h.reads(), 1);
   });
 });
+
+/** Lets background reads settle (their promises resolve in later turns). */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
