@@ -47,8 +47,14 @@ async function main(): Promise<void> {
     `Stockroom is listening at ${base}/v2 (API reference: ${base}/docs, console: ${base}/console)`,
     `Storage: ${storage}; workers ${config.workers}`,
   ];
-  if (demo)
+  if (demo) {
     lines.push(`Demo store created (id ${demo.storeId}). Full-scope API key, shown once: ${demo.apiKey}`);
+    // A newcomer's way into the merchant console: the owner's invitation, which sets the password.
+    const mailedTo = config.smtpUrl ? "sent through SMTP_URL" : `written to ${config.outboxDir}`;
+    lines.push(
+      `Its console sign-in is ${demo.ownerEmail}: choose the password from the invitation ${mailedTo}`,
+    );
+  }
   if (runtime.generatedAdminToken) lines.push(`Admin token, shown once: ${runtime.generatedAdminToken}`);
   process.stdout.write(`\n${lines.join("\n")}\n\n`);
   // Start-up is over: what it grew and left behind goes before the service sits idle.

@@ -18,7 +18,15 @@ const START_ARGS = ["--v8-pool-size=0", "dist/server.mjs"];
  */
 function startServer(dataDir: string, port: number): Promise<ChildServer> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
-  for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "BOOTSTRAP", "WORKERS", "TEST_DATABASE_URL"])
+  for (const name of [
+    "DATABASE_URL",
+    "ADMIN_TOKEN",
+    "BOOTSTRAP",
+    "WORKERS",
+    "TEST_DATABASE_URL",
+    "SMTP_URL",
+    "OUTBOX_DIR",
+  ])
     delete env[name];
   return startChildServer(START_ARGS, { env });
 }
@@ -28,6 +36,25 @@ function residentMegabytes(pid: number | undefined): number | null {
   if (pid === undefined || !existsSync(`/proc/${pid}/status`)) return null;
   const kilobytes = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
   return kilobytes ? Math.round(Number(kilobytes) / 1024) : null;
+}
+
+/** The set-password link of the first mail in `outbox` addressed to `to` (the mail job may still be on its way). */
+async function invitationLink(outbox: string, to: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const names = existsSync(outbox) ? await readdir(outbox) : [];
+    for (const name of names.filter((n) => n.endsWith(".eml"))) {
+      // Quoted-printable: soft line breaks and `=3D` undone before the link is read.
+      const mail = readFileSync(join(outbox, name), "utf8")
+        .replace(/=\r?\n/g, "")
+        .replace(/=3D/g, "=");
+      if (!mail.includes(`To: ${to}`)) continue;
+      const link = /(https?:\/\/\S+\/console\/password\/[\w-]+)/.exec(mail)?.[1];
+      if (link) return link;
+    }
+    if (Date.now() > deadline) throw new Error(`no invitation to ${to} in ${outbox}: ${names.join(", ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 describe("npm start on a fresh machine", () => {
@@ -137,6 +164,17 @@ describe("npm start on a fresh machine", () => {
           .toString(),
         "%PDF-",
       );
+      // The merchant console's way in: the owner named at start, whose invitation is in the outbox
+      // (no SMTP_URL) with a link to this service's password page.
+      const outbox = join(dataDir, "outbox");
+      const signIn = `console sign-in is owner@demo-store.shop.test: choose the password from the invitation written to ${outbox}\n`;
+      assert.ok(first.output().includes(signIn), first.output());
+      const invitation = await invitationLink(outbox, "owner@demo-store.shop.test");
+      assert.ok(invitation.startsWith(`${base}/console/password/`), invitation);
+      const passwordPage = await fetch(invitation);
+      assert.equal(passwordPage.status, 200);
+      assert.match(await passwordPage.text(), /type="password"/);
+
       const login = await (await fetch(`${base}/console/login`)).text();
       const css = /href="(\/console\/assets\/console\.css\?v=[0-9a-f]+)"/.exec(login)?.[1];
       assert.ok(css, "the console page links its stylesheet");
