@@ -120,6 +120,12 @@ export interface PlatformConnector {
    * document then has none) and up to `maxChanges` quantity changes: a push takes the store's waiting
    * pushes along (push-batches.ts). Absent: a document carries one record's movements and at most
    * MAX_DOCUMENT_CHANGES (Shopify: one referenceDocumentUri and 250 changes a call).
+   * A platform that takes batches must apply a document in a commit of the service's own database
+   * that waits for the disk (the simulated platform does): the in-flight mark and the record of a
+   * record's own document's key commit before the send without waiting (markMovementsSent), and only
+   * that later commit guarantees they outlive a document the platform kept; lost, a later attempt
+   * could put the movements in a batch under another key. Another such platform would need that
+   * mark to wait for the disk.
    */
   readonly batches?: { maxChanges: number };
 }

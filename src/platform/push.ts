@@ -220,7 +220,11 @@ export interface PushRun {
 /**
  * A document to send: its movements (by id) and the batch it is, null for one record's own; `marked`
  * when its movements were marked in flight as the batch was made (assignBatches, this run); `fresh`
- * when this run marked them all (no earlier attempt can have sent it).
+ * when no earlier attempt can have sent it: a batch this run made or marked in flight whole (a
+ * batch's marks all come off only when a send of it was refused having applied nothing: each job
+ * failing for good takes off its own record's, and the last to fail sent the batch, marking the
+ * others again), a record's own document none of whose movements an earlier send carried alone
+ * (`push_key_sent_at`, kept when its job fails for good).
  */
 interface PlannedDocument {
   movements: BatchedMovement[];
@@ -672,9 +676,14 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
       };
       // No push sends them now: their levels adopt the platform's reports again meanwhile, a report
       // kept while they were out at once (a document that reached the platform before the failure
-      // is then counted twice until a retry acknowledges it). A refused batch is taken apart too.
+      // is then counted twice until a retry acknowledges it: a level that adopted no report for the
+      // days an admin may take would hide every sale on the platform). A refused batch is taken apart.
+      // A movement sent alone keeps the record of its key: its document may be on the platform, and
+      // an admin's retry sends it again under that key, not in a batch.
       const levels = await undo(ctx, trx, job);
-      levels.push(...(await markMovementsUnsent(trx, payload.store_id, payload.movement_ids)));
+      levels.push(
+        ...(await markMovementsUnsent(trx, payload.store_id, payload.movement_ids, { keepKeys: true })),
+      );
       if (levels.length > 0) await refreshLevels(ctx, trx, payload.store_id, levels);
       await writeSyncState(ctx, trx, subject, "failed", error);
       // e.g. the purchase order history row `platform_sync_failed`.

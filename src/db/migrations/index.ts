@@ -29,6 +29,7 @@ import { levelReadAtMigration } from "./038_level_read_at.ts";
 import { pushBatchMembersMigration } from "./039_push_batch_members.ts";
 import { levelUnacknowledgedMigration } from "./040_level_unacknowledged.ts";
 import { mirrorSyncGenerationMigration } from "./041_mirror_sync_generation.ts";
+import { pushKeySentMigration } from "./042_push_key_sent.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -72,6 +73,7 @@ const statementsOf: Record<string, Statements> = {
   "039_push_batch_members": pushBatchMembersMigration,
   "040_level_unacknowledged": levelUnacknowledgedMigration,
   "041_mirror_sync_generation": mirrorSyncGenerationMigration,
+  "042_push_key_sent": pushKeySentMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

@@ -125,6 +125,12 @@ export interface StockMovementsTable {
    * (migration 037). A batched movement's mark is `push_batch_movements.in_flight` (migration 039).
    */
   push_sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /**
+   * When it was first sent in its record's own document: the platform may hold it under that
+   * document's key, so it never goes in a batch (migration 042). Kept when the job fails for good
+   * (push_sent_at comes off then); off only when that document certainly moved nothing.
+   */
+  push_key_sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Acknowledged without reaching the platform: it no longer has the item (migration 021). */
   push_skipped_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: GeneratedTimestamp;

@@ -76,9 +76,10 @@ export interface BatchFence {
  * flight (the batch is sent right after), in one statement that commits waiting for the disk (the
  * batch must outlive anything the platform is sent). Answers each movement put in a batch and its
  * batch; one another push put in a batch first is left out (the movement's key in
- * push_batch_movements: a concurrent push's insert is waited for, then skipped), and so is one marked
- * in flight alone (`push_sent_at`: a record's own document that may be on the platform under its own
- * key). With a `fence`, only while its run holds its job (else LeaseLostError, nothing put), and only
+ * push_batch_movements: a concurrent push's insert is waited for, then skipped), and so is one ever
+ * sent alone (`push_key_sent_at`: a record's own document that may be on the platform under its own
+ * key, whether or not still marked in flight: a job that failed for good and an admin retried starts
+ * again at its first attempt). With a `fence`, only while its run holds its job (else LeaseLostError, nothing put), and only
  * the movements of jobs it still holds (heldJobs): a job claimed by another worker since its lease ran
  * out may be sending its movements alone.
  */
@@ -108,7 +109,7 @@ export async function assignBatches(
       from unnest(${ids}::bigint[], ${indexes}::int[], ${jobs}::bigint[]) d(id, doc, job)
       join numbered n on n.doc = d.doc
       join stock_movements m on m.id = d.id
-      ${onlyHeld} m.store_id = ${storeId} and ${notAcknowledged("m")} and m.push_sent_at is null
+      ${onlyHeld} m.store_id = ${storeId} and ${notAcknowledged("m")} and m.push_key_sent_at is null
       on conflict (movement_id) do nothing
       returning movement_id as id, batch_id as push_batch_id
     )

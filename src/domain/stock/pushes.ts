@@ -63,13 +63,21 @@ export function unpushedMovements(
  * Marks the movements in flight before a push sends them: from now until their acknowledgement a
  * report of their levels may hold them, and is not adopted (levels.ts). A movement in a batch is
  * marked on its batch row (`push_batch_movements.in_flight`), any other on the ledger
- * (`push_sent_at`). Commits on its own, without waiting for the disk: lost on a crash of the database
- * server, a report read while the document was out may count it twice until its acknowledgement, as
- * before this mark existed. Answers the ids it marked: one marked already was sent before and may be
- * on the platform, whatever this send's answer. With a `lease`, it is also the decision that the
- * movements not in a batch go in their record's own documents, and is made only while that run holds
- * its job (heldJobs; else LeaseLostError, nothing marked): a run whose lease was taken over sends
- * nothing more, and the job's new holder, which read the movements after its claim, decides instead.
+ * (`push_sent_at`), with the lasting record that it was sent under its record's own document's key
+ * (`push_key_sent_at`, set on its first send and kept when the mark comes off at a final failure):
+ * such a movement never goes in a batch (assignBatches), so every later attempt sends it under that
+ * key again. Commits without waiting for the disk: lost on a crash of the database server, a report
+ * read while the document was out may count it twice until its acknowledgement, as before this mark
+ * existed. The key's record can be lost with it only where no later attempt puts the movement in a
+ * batch: the one platform that takes batches, the simulated one, applies a document in a commit of
+ * this database that waits for the disk, which takes every earlier commit, this one included, to the
+ * disk with it (PlatformConnector.batches; docs/decisions.md, "Push batches"). Answers the ids sent now for the
+ * first time: a batched one marked here (its batch's key is fixed by the batch row), one alone whose
+ * key no earlier send used. Any other was sent before and may be on the platform, whatever this
+ * send's answer. With a `lease`, it is also the decision that the movements not in a batch go in
+ * their record's own documents, and is made only while that run holds its job (heldJobs; else
+ * LeaseLostError, nothing marked): a run whose lease was taken over sends nothing more, and the job's
+ * new holder, which read the movements after its claim, decides instead.
  */
 export async function markMovementsSent(
   db: Db,
@@ -82,18 +90,25 @@ export async function markMovementsSent(
   if (db.isTransaction) throw new Error("markMovementsSent must commit before the document is sent");
   const held = lease ? sql`lease as (${heldJobs(lease)}),` : sql``;
   const ifHeld = lease ? sql`and exists (select 1 from lease)` : sql``;
+  // `unsent` reads each movement's key record as it was before this statement (locked, so read again
+  // at its latest version on PostgreSQL), which the update's RETURNING could not give.
   const { rows } = await sql<{ id: number | null }>`with ${held} batched as (
       update push_batch_movements set in_flight = true
       where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]) and not in_flight ${ifHeld}
       returning movement_id as id
-    ), alone as (
-      update stock_movements m set push_sent_at = ${now}
+    ), unsent as (
+      select m.id, m.push_key_sent_at is null as first from stock_movements m
       where m.store_id = ${storeId} and m.id = any(${[...ids]}::bigint[]) and ${notAcknowledged("m")}
         and m.push_sent_at is null
         and not exists (select 1 from push_batch_movements b where b.movement_id = m.id) ${ifHeld}
-      returning m.id
+      for update of m
+    ), alone as (
+      update stock_movements m set push_sent_at = ${now},
+        push_key_sent_at = coalesce(m.push_key_sent_at, ${now})
+      from unsent u where m.id = u.id
+      returning m.id, u.first
     )
-    select id from batched union all select id from alone
+    select id from batched union all select id from alone where first
     union all select null where not ${WITHOUT_WAITING_FOR_DISK}${
       lease ? sql` union all select null from lease` : sql``
     }`.execute(db);
@@ -106,14 +121,18 @@ export async function markMovementsSent(
  * document having applied nothing, their document was never sent (an earlier one of the push
  * failed), or their job failed for good. A level with a movement marked in flight adopts no report,
  * and these may wait through a retry's backoff (up to an hour) or for an admin's retry (days). A
- * batched movement keeps its batch (a later attempt sends it under the batch's key). Answers the
- * levels of the movements it took the mark off (to refresh: a report kept meanwhile may now be
- * adopted).
+ * batched movement keeps its batch (a later attempt sends it under the batch's key). `keepKeys` (a job
+ * failed for good: its last document may be on the platform): a movement sent alone keeps the record
+ * of its key (`push_key_sent_at`), so the admin's retry sends it under that key again, never in a
+ * batch; without it, the platform certainly holds nothing under that key, and the record goes too.
+ * Answers the levels of the movements it took the mark off (to refresh: a report kept meanwhile may
+ * now be adopted).
  */
 export async function markMovementsUnsent(
   db: Db,
   storeId: number,
   ids: readonly number[],
+  { keepKeys = false }: { keepKeys?: boolean } = {},
 ): Promise<LevelKey[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`with batched as (
@@ -121,7 +140,7 @@ export async function markMovementsUnsent(
       where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]) and in_flight
       returning movement_id
     ), alone as (
-      update stock_movements set push_sent_at = null
+      update stock_movements set push_sent_at = null${keepKeys ? sql`` : sql`, push_key_sent_at = null`}
       where store_id = ${storeId} and id = any(${[...ids]}::bigint[]) and ${notAcknowledged()}
         and push_sent_at is not null
       returning inventory_item_id, location_id
