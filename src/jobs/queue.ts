@@ -62,6 +62,25 @@ export function heldJobs(
     for update`;
 }
 
+/**
+ * An update for a statement's WITH: marks done the store's failed jobs of `type` about the records the
+ * relation `subjects` names (columns subject_type, subject_id; payload `subject_type`, `subject_id`),
+ * whose work got done another way (a push batch another record's job sent), so the admin's failed
+ * list no longer shows them and their retry is not offered (docs/decisions.md, "Push batches").
+ */
+export function completeFailedAbout(
+  type: string,
+  storeId: number,
+  subjects: string,
+  now: Date,
+): RawBuilder<unknown> {
+  const from = sql.table(subjects);
+  return sql`update jobs j set state = 'done', finished_at = ${now}, updated_at = ${now}
+    from ${from} s
+    where j.type = ${type} and j.state = 'failed' and j.store_id = ${storeId}
+      and j.payload->>'subject_type' = s.subject_type and (j.payload->>'subject_id')::bigint = s.subject_id`;
+}
+
 /** A failed job as the admin lists it. */
 export interface FailedJob {
   id: number;

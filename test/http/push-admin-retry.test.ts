@@ -3,7 +3,8 @@
  * (docs/decisions.md, "Push batches", a send's key kept). The platform may hold that send's document
  * under its key; the retry starts again from attempt 0, where a push takes the store's waiting pushes
  * along in a batch. Every later attempt must send those movements again under the same key, never
- * in a batch under a new one, or the platform applies them twice. Through HTTP (stock
+ * in a batch under a new one, or the platform applies them twice. And a record whose movements
+ * reached the platform in another record's batch leaves the failed list. Through HTTP (stock
  * adjustments, the admin's retry and sync status, the simulated platform's faults) and the job worker
  * (one slot) on the simulated platform.
  */
@@ -119,5 +120,25 @@ describe("an admin's retry of a push whose answer was lost", () => {
     assert.equal(await shown(other), 24);
     assert.deepEqual([await syncState(adjustment), await syncState(second)], ["synced", "synced"]);
     assert.deepEqual(await failedList(), []);
+  });
+
+  test("a record another record's push sent in their batch leaves the failed list", async () => {
+    const item = await levelAt(20);
+    const other = await levelAt(20);
+    const first = await adjusted(item, -3);
+    const second = await adjusted(other, 4); // waiting: the first push takes it along as one batch
+    // The batch applied and its answer lost; the other record's push, handed back, sends it again:
+    // refused (the platform down). At the next attempts the leader's push is refused for good, then
+    // the other's sends the batch again: answered under its key, both records acknowledged.
+    answerLostOnce(() => fault("down"));
+    await t.drain();
+    await fault("reject");
+    clock.advance(10_000);
+    await t.drain();
+    assert.deepEqual([await onPlatform(item), await onPlatform(other)], [17, 24]);
+    assert.deepEqual([await syncState(first), await syncState(second)], ["synced", "synced"]);
+    assert.deepEqual(await failedList(), [], "the first adjustment reached the platform");
+    const status = await t.admin.get(`/admin/stores/${store.id}/sync`);
+    assert.equal(status.body.data.counts.failed, 0);
   });
 });

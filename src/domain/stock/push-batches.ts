@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import { heldJobs, type JobLease, LeaseLostError } from "../../jobs/queue.ts";
-import type { SyncSubjectType } from "./ledger.ts";
+import { completeFailedAbout, heldJobs, type JobLease, LeaseLostError } from "../../jobs/queue.ts";
+import { PUSH_JOB, type SyncSubjectType } from "./ledger.ts";
 import { type LevelKey, levelKeyOfRow } from "./level-keys.ts";
 import { notAcknowledged, type UnpushedMovement } from "./pushes.ts";
 
@@ -136,7 +136,9 @@ export async function dissolveBatch(db: Db, storeId: number, batchId: number): P
 
 /**
  * Marks synced, in one statement, the records among `subjects` none of whose movements waits for the
- * platform or was left out by it; answers the others, which the caller settles one by one.
+ * platform or was left out by it; answers the others, which the caller settles one by one. A failed
+ * push job about a record synced here is done (its movements reached the platform in this batch: its
+ * job failed for good before another record's job sent the batch), not left in the failed list.
  */
 export async function settleSyncedRecords(
   trx: Db,
@@ -146,14 +148,17 @@ export async function settleSyncedRecords(
 ): Promise<Array<{ type: SyncSubjectType; id: number }>> {
   if (subjects.length === 0) return [];
   const { rows } = await sql<{ subject_type: SyncSubjectType; subject_id: number }>`
-    update platform_sync_states s set state = 'synced', error = null, attempted_at = ${now},
-      updated_at = ${now}
-    from unnest(${subjects.map((s) => s.type)}::text[], ${subjects.map((s) => s.id)}::bigint[]) d(t, i)
-    where s.store_id = ${storeId} and s.subject_type = d.t and s.subject_id = d.i
-      and not exists (select 1 from stock_movements m
-        where m.store_id = ${storeId} and m.subject_type = d.t and m.subject_id = d.i
-          and (m.pushed_at is null or m.push_skipped_at is not null))
-    returning s.subject_type, s.subject_id`.execute(trx);
+    with synced as (
+      update platform_sync_states s set state = 'synced', error = null, attempted_at = ${now},
+        updated_at = ${now}
+      from unnest(${subjects.map((s) => s.type)}::text[], ${subjects.map((s) => s.id)}::bigint[]) d(t, i)
+      where s.store_id = ${storeId} and s.subject_type = d.t and s.subject_id = d.i
+        and not exists (select 1 from stock_movements m
+          where m.store_id = ${storeId} and m.subject_type = d.t and m.subject_id = d.i
+            and (m.pushed_at is null or m.push_skipped_at is not null))
+      returning s.subject_type, s.subject_id
+    ), failed_done as (${completeFailedAbout(PUSH_JOB, storeId, "synced", now)})
+    select subject_type, subject_id from synced`.execute(trx);
   const done = new Set(rows.map((r) => `${r.subject_type}:${Number(r.subject_id)}`));
   return subjects.filter((s) => !done.has(`${s.type}:${s.id}`));
 }
