@@ -1,5 +1,6 @@
 import { shopifyWebhookRoutes } from "../http/routes/shopify-webhooks.ts";
 import {
+  levelDisconnectedJobHandler,
   productDeletedJobHandler,
   reconcileJobHandler,
   reconcileScanTask,
@@ -16,6 +17,6 @@ import type { Module } from "./module.ts";
 export const shopifyInboundModule: Module = {
   name: "shopify-inbound",
   publicRoutes: shopifyWebhookRoutes,
-  jobs: [reconcileJobHandler, shopRedactJobHandler, productDeletedJobHandler],
+  jobs: [reconcileJobHandler, shopRedactJobHandler, productDeletedJobHandler, levelDisconnectedJobHandler],
   periodic: [reconcileScanTask, webhookEventsPruneTask],
 };

@@ -4,7 +4,7 @@ import type { Db } from "../db/database.ts";
 import { maintainAfterBulkSync } from "../db/maintenance.ts";
 import { inTransaction } from "../db/transaction.ts";
 import { applyCatalogChanges } from "../domain/catalog/index.ts";
-import { refreshLevels } from "../domain/stock/index.ts";
+import { dropLevelsAt, refreshLevels } from "../domain/stock/index.ts";
 import { connectorForStore } from "./registry.ts";
 
 /**
@@ -61,8 +61,10 @@ export async function syncCatalog(
         .forUpdate()
         .executeTakeFirstOrThrow();
       if (locked.watermark !== watermark || locked.generation !== generation) return false;
-      await applyCatalogChanges(ctx, trx, storeId, changes);
+      const { locationsGone } = await applyCatalogChanges(ctx, trx, storeId, changes);
       if (changes.levels.length > 0) await refreshLevels(ctx, trx, storeId, [], changes.levels);
+      // A location deleted on the platform took its levels with it.
+      await dropLevelsAt(trx, storeId, locationsGone, now);
       await trx
         .updateTable("mirror_sync_states")
         .set({

@@ -274,28 +274,31 @@ describe("a tied level gone on Shopify before the reconciliation pass reads it a
     await syncedWithoutError(storeId);
   });
 
-  test("the level deactivated (item and location stay): the pass completes", async () => {
+  test("the level deactivated (item and location stay): the pass completes and drops it", async () => {
     const { pass, level, snapshot, api, storeId, shop } = await tieGoneBeforeReread((s, l) =>
       standin.deactivateLevel(s, l.itemId, l.locationId),
     );
-    // Was: refused ("Shopify has no level of inventory item …"), the pass failed.
-    assert.deepEqual(pass, { checked: snapshot, repaired: 0 });
-    // The item is Shopify's still: its variant stays live. The level row stays as the mirror held it,
-    // as every read leaves a level Shopify dropped (docs/decisions.md, "Shopify level versions of
-    // equal time": the mirror has no removed level).
+    // Was: refused ("Shopify has no level of inventory item …"), the pass failed; then (edges2) the
+    // level stayed as the mirror held it. Read again absent, it is dropped (docs/decisions.md,
+    // "Shopify webhooks and reconciliation"): out of the list, the item's variant still live.
+    assert.deepEqual(pass, { checked: snapshot, repaired: 0, dropped: 1 });
     assert.notEqual(await mirroredVariant(api, variantOf(shop, level.itemId)), undefined);
-    assert.equal((await mirrorLevelRow(api, level.itemId, level.locationId)).available, 30);
+    assert.equal(await mirrorLevelRow(api, level.itemId, level.locationId), undefined);
     await syncedWithoutError(storeId);
   });
 
-  test("its location deleted (the item stays): the pass completes", async () => {
+  test("its location deleted (the item stays): the pass completes, the level and the location go", async () => {
     const { pass, level, snapshot, api, storeId, shop } = await tieGoneBeforeReread((s, l) =>
       standin.deleteLocation(s, l.locationId),
     );
-    assert.deepEqual(pass, { checked: snapshot, repaired: 0 });
+    assert.deepEqual(pass, { checked: snapshot, repaired: 0, dropped: 1 });
     assert.notEqual(await mirroredVariant(api, variantOf(shop, level.itemId)), undefined);
-    assert.equal((await mirrorLevelRow(api, level.itemId, level.locationId)).available, 30);
+    assert.equal(await mirrorLevelRow(api, level.itemId, level.locationId), undefined);
     await syncedWithoutError(storeId);
+    // The sync the pass queued found the location gone: inactive.
+    const location = await api.get(`/v2/locations/${level.locationId}`);
+    expectStatus(location, 200);
+    assert.equal(location.body.data.active, false);
   });
 });
 

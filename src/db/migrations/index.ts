@@ -30,6 +30,7 @@ import { pushBatchMembersMigration } from "./039_push_batch_members.ts";
 import { levelUnacknowledgedMigration } from "./040_level_unacknowledged.ts";
 import { mirrorSyncGenerationMigration } from "./041_mirror_sync_generation.ts";
 import { pushKeySentMigration } from "./042_push_key_sent.ts";
+import { levelDroppedMigration } from "./043_level_dropped.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -74,6 +75,7 @@ const statementsOf: Record<string, Statements> = {
   "040_level_unacknowledged": levelUnacknowledgedMigration,
   "041_mirror_sync_generation": mirrorSyncGenerationMigration,
   "042_push_key_sent": pushKeySentMigration,
+  "043_level_dropped": levelDroppedMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

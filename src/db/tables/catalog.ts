@@ -99,6 +99,8 @@ export interface InventoryLevelsTable {
    * zero after an acknowledgement means no other push of the level is in flight.
    */
   unacknowledged: Generated<number>;
+  /** When the platform dropped the level (no longer stocked there); null while it has it (migration 043). */
+  dropped_at: Timestamp | null;
 }
 
 export interface StockMovementsTable {

@@ -96,4 +96,9 @@ export interface CatalogFeed {
   variantSets?: Array<{ productId: number; variantIds: number[] }>;
   /** Products the platform no longer has (deleted with their variants). */
   removedProductIds?: number[];
+  /**
+   * Every location the platform has now, inactive ones included, when the batch read them all: a
+   * mirrored location missing from it was deleted there. Absent: not read (nothing is concluded).
+   */
+  locationSet?: number[];
 }

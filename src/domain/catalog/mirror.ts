@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
-import { insertRows, unnestRows } from "../../db/bulk.ts";
+import { arrayParam, insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import { markDeleted, markMissingVariantsDeleted } from "./deletions.ts";
 import type { CatalogFeed } from "./feed.ts";
@@ -110,13 +110,16 @@ export async function changedUnitCosts<
   return last.filter((c) => !unchanged.has(c.inventoryItemId));
 }
 
-/** Applies one batch of platform changes to the mirror, in the caller's transaction. */
+/**
+ * Applies one batch of platform changes to the mirror, in the caller's transaction. Answers the
+ * locations found deleted on the platform (now inactive here), whose levels went with them.
+ */
 export async function applyCatalogChanges(
   ctx: AppContext,
   trx: Db,
   storeId: number,
   changes: CatalogFeed,
-): Promise<void> {
+): Promise<{ locationsGone: number[] }> {
   const now = ctx.clock.now();
 
   for (const part of chunks(changes.locations)) {
@@ -242,4 +245,25 @@ export async function applyCatalogChanges(
   await adoptUnitCosts(trx, storeId, changes.itemCosts, now);
   await markMissingVariantsDeleted(trx, storeId, changes.variantSets ?? [], now);
   await markDeleted(trx, storeId, { productIds: changes.removedProductIds ?? [], variantIds: [] }, now);
+  return { locationsGone: await markMissingLocationsInactive(trx, storeId, changes.locationSet, now) };
+}
+
+/**
+ * A location the platform no longer has (deleted there; Shopify does not reuse ids) becomes inactive,
+ * as the contract shows a location that cannot take stock: out of GET /locations, `active: false` by
+ * id, refused by receipts and adjustments. The row stays: orders, receipts and movements name it.
+ */
+async function markMissingLocationsInactive(
+  trx: Db,
+  storeId: number,
+  locationSet: readonly number[] | undefined,
+  now: Date,
+): Promise<number[]> {
+  if (locationSet === undefined) return [];
+  const { rows } = await sql<{ id: string | number }>`
+    update locations set active = false, updated_at = ${now}
+    where store_id = ${storeId} and active
+      and not (id = any(${arrayParam("bigint", locationSet)}))
+    returning id`.execute(trx);
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }

@@ -23,6 +23,7 @@ import {
 } from "../purchase-orders/index.ts";
 import { JUST_RECORDED, recordStockMovementsWith } from "../stock/index.ts";
 import type { ComputedReceipt } from "./compute.ts";
+import { refuseGoneDestinations } from "./destinations.ts";
 import { receiptMovements, receiptReference } from "./movements.ts";
 import { type Prepared, prepare } from "./prepare.ts";
 import { presentAfterReceipt, storedReceiptLines } from "./presented.ts";
@@ -83,6 +84,7 @@ export async function recordReceipt(
       subjectId: receiptId,
       reference: receiptReference(orderId, receiptId),
       movements: receiptMovements(computed.movements, store.currency),
+      refuseGone: (gone) => refuseGoneDestinations(computed, gone),
     },
     {
       parts: [

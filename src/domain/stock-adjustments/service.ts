@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit } from "../../events/outbox.ts";
 import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
-import { DetailCollector, notFound } from "../errors.ts";
+import { DetailCollector, notFound, validationFailed } from "../errors.ts";
 import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
 import { presentApplied, presentOne, type StockAdjustmentView } from "./presenter.ts";
@@ -337,6 +337,27 @@ export async function applyAdjustment(
         availableDelta: line.delta,
         reason: row.reason,
       })),
+      // Its location deactivated or deleted on the platform, or an item no longer stocked there,
+      // since the draft was written: refused (nothing written), as a new draft would be.
+      refuseGone: (gone) => {
+        const refused = new DetailCollector();
+        if (gone.some((g) => g.gone === "location"))
+          refused.add(
+            "location_id",
+            "inactive",
+            `location ${locationId} is no longer active on the platform: its stock cannot be adjusted`,
+          );
+        const dropped = new Set(gone.filter((g) => g.gone === "level").map((g) => g.inventoryItemId));
+        lines.forEach((line, index) => {
+          if (dropped.has(Number(line.inventory_item_id)))
+            refused.add(
+              `lines.${index}.variant_id`,
+              "not_stocked",
+              `inventory item ${line.inventory_item_id} is no longer stocked at location ${locationId} on the platform`,
+            );
+        });
+        throw validationFailed(refused.details);
+      },
     },
     { parts: appliedWrites(storeId, id, quantities, set) },
   );

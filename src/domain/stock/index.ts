@@ -8,6 +8,7 @@ export { type AlertRuleItem, type AlertRules, getAlertRules, putAlertRules } fro
 export { eraseStoreMovements } from "./erasure.ts";
 export {
   type AlongsideWrites,
+  type GoneDestination,
   type MovementInput,
   PUSH_JOB,
   PUSH_MAX_ATTEMPTS,
@@ -16,6 +17,7 @@ export {
   type SyncSubjectType,
 } from "./ledger.ts";
 export { type DriftRepair, repairLevelDrift } from "./level-drift.ts";
+export { dropLevels, dropLevelsAt, droppedLevels, heldLevelKeys } from "./level-drops.ts";
 export type { LevelDelta, LevelKey, LevelReport } from "./level-keys.ts";
 export { lockLevelsAt } from "./level-locks.ts";
 export { refreshLevels } from "./levels.ts";

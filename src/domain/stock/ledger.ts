@@ -21,6 +21,14 @@ export interface MovementInput {
   reason: string;
 }
 
+/** Where a movement would take stock that the platform no longer takes (destinationsGone). */
+export interface GoneDestination {
+  inventoryItemId: number;
+  locationId: number;
+  /** `location`: inactive (deactivated or deleted there); `level`: the item no longer stocked there. */
+  gone: "location" | "level";
+}
+
 /**
  * The ledger's statements by text, each run as a named prepared statement (db/prepared.ts). A text
  * depends only on which parts the caller adds and which are empty (every value is a parameter, the
@@ -72,6 +80,14 @@ export async function recordStockMovements(
     subjectId: number;
     reference: string;
     movements: MovementInput[];
+    /**
+     * Given: the movements that move `available` are checked against the mirror in the ledger's own
+     * statement (no round trip of its own), and when one goes to an inactive location or a level the
+     * platform dropped this is called with them, before anything else: it throws (the caller's 422),
+     * and the transaction rolls the statement back. A receipt's and an adjustment's (not a void's,
+     * which only undoes what went).
+     */
+    refuseGone?: (gone: GoneDestination[]) => never;
   },
   alongside: AlongsideWrites = { parts: [] },
 ): Promise<number[]> {
@@ -165,7 +181,15 @@ export async function recordStockMovementsWith<Columns extends object>(
   );
   // One statement, one round trip: the movements, the record's sync state, the push job and the levels
   // (four parts of a WITH touching four tables; none reads another's rows but the job its ids).
-  const statement = sql<LevelsAddedRow & { movement_ids: number[] } & Columns>`with moved as (${movements}),
+  const destinations = input.refuseGone
+    ? sql`, ${goneDestinations(
+        storeId,
+        rows.filter((r) => r.available_delta !== 0),
+      )} as gone_destinations`
+    : sql``;
+  const statement = sql<
+    LevelsAddedRow & { movement_ids: number[]; gone_destinations?: GoneRow[] | null } & Columns
+  >`with moved as (${movements}),
     synced as (insert into platform_sync_states
         (store_id, subject_type, subject_id, state, attempted_at, error, updated_at)
       values (${storeId}, ${subjectType}, ${subjectId}, 'pending', null, null, ${now})
@@ -173,9 +197,40 @@ export async function recordStockMovementsWith<Columns extends object>(
       do update set state = 'pending', error = null, updated_at = excluded.updated_at),
     queued as (${pushJob}),
     added as (${levels.upsert})${named.length > 0 ? sql`, ${sql.join(named)}` : sql``}
-    select (select json_agg(id order by id) from moved) as movement_ids, ${levels.columns("added")}, ${theirs}`;
+    select (select json_agg(id order by id) from moved) as movement_ids, ${levels.columns("added")}, ${theirs}${destinations}`;
   const [result] = await runPrepared(trx, statement);
+  if (input.refuseGone && result.gone_destinations)
+    input.refuseGone(
+      result.gone_destinations.map(([item, location, gone]) => ({
+        inventoryItemId: Number(item),
+        locationId: Number(location),
+        gone,
+      })),
+    );
   ctx.jobs.wakeAfterCommit();
   await levels.emitCrossings(ctx, trx, result);
   return { movementIds: result.movement_ids.map(Number), columns: result };
+}
+
+type GoneRow = [number | string, number | string, "location" | "level"];
+
+/**
+ * The destinations among `rows` the platform no longer takes stock at, as a JSON array of [item,
+ * location, what] (null when none), from the level and location rows as they stood before the
+ * statement (a WITH's parts see its start's snapshot): the location inactive in the mirror, or the
+ * level dropped (domain/stock/level-drops.ts). One lookup per row on each table's key.
+ */
+function goneDestinations(
+  storeId: number,
+  rows: ReadonlyArray<{ inventory_item_id: number; location_id: number }>,
+): RawBuilder<unknown> {
+  const items = rows.map((r) => r.inventory_item_id);
+  const locations = rows.map((r) => r.location_id);
+  return sql`(select json_agg(json_build_array(g.item, g.location, g.gone) order by g.item, g.location)
+    from (select d.item, d.location, case when loc.active is false then 'location' else 'level' end as gone
+      from unnest(${items}::bigint[], ${locations}::bigint[]) as d(item, location)
+      left join locations loc on loc.store_id = ${storeId} and loc.id = d.location
+      left join inventory_levels il on il.store_id = ${storeId} and il.inventory_item_id = d.item
+        and il.location_id = d.location
+      where loc.active is false or il.dropped_at is not null) as g)`;
 }

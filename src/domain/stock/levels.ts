@@ -69,6 +69,7 @@ interface LevelRow {
   reported_updated_at: Date | null;
   reported_read_at: Date | null;
   unacknowledged: number;
+  dropped_at: Date | null;
 }
 
 /**
@@ -152,6 +153,7 @@ function lockLevelRows(
       "reported_updated_at",
       "reported_read_at",
       "unacknowledged",
+      "dropped_at",
     ])
     .where("store_id", "=", storeId)
     .where(pairIn("inventory_item_id", "location_id", pairs))
@@ -238,9 +240,13 @@ async function refreshChunk(
   // 4. Recompute; write only what changed, in one statement.
   const updates: Array<LevelRow & { bump: boolean }> = [];
   const changes: LevelChange[] = [];
+  // Dropped levels the platform reports again, newer than what the mirror holds: stocked there again.
+  const restocked: number[] = [];
   for (const row of rows) {
     const k = keyOf(row.inventory_item_id, row.location_id);
-    const next = nextLevel(row, reports.get(k), acknowledged?.get(k), inFlight.has(k), now);
+    const report = reports.get(k);
+    if (row.dropped_at !== null && report && isNewerThanHeld(row, report)) restocked.push(row.id);
+    const next = nextLevel(row, report, acknowledged?.get(k), inFlight.has(k), now);
     const p = pending.get(k) ?? { available: 0, on_hand: 0, incoming: 0 };
     next.available = next.platform_available + p.available;
     next.on_hand = next.platform_on_hand + p.on_hand;
@@ -271,7 +277,23 @@ async function refreshChunk(
       });
   }
   if (updates.length > 0) await writeLevels(trx, updates, now);
+  if (restocked.length > 0)
+    await trx
+      .updateTable("inventory_levels")
+      .set({ dropped_at: null, updated_at: now })
+      .where("id", "in", restocked)
+      .execute();
   return changes;
+}
+
+/** A report newer than both the platform part and a report kept while a push was in flight. */
+function isNewerThanHeld(row: LevelRow, report: LevelReport): boolean {
+  const held = heldPlatformPart(row);
+  const kept = keptReport(row);
+  return (
+    (held === null || reportIsNewer(report, held)) &&
+    (kept === null || reportIsNewer(report, { ...kept, readAt: kept.readAt ?? null }))
+  );
 }
 
 /**

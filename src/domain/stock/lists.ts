@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import type { InventoryLevelsTable } from "../../db/tables/catalog.ts";
+import { listedLevel } from "./level-drops.ts";
 
 export interface LevelFilters {
   inventory_item_id?: number;
@@ -23,6 +24,8 @@ export function listLevels(
     .selectFrom("inventory_levels as il")
     .selectAll("il")
     .where("il.store_id", "=", storeId)
+    // Nor levels the platform dropped, once none of their movements waits for its acknowledgement.
+    .where(listedLevel("il"))
     // Levels at a location the store hides are not offered either.
     .where((eb) =>
       eb.not(

@@ -12,6 +12,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import { prefixQuery, searchWords } from "../../db/text-search.ts";
+import { listedLevel } from "./level-drops.ts";
 
 export interface StockLevelFilters {
   /** Words that must each start a word (any case) of the item's product title, variant title, SKU or barcode. */
@@ -103,7 +104,9 @@ export function listStockLevels(
     // Levels at a location the store hides are not offered (as on the levels list).
     .where((eb) => eb.or([eb("loc.hidden", "is", null), eb("loc.hidden", "=", false)]))
     // Nor levels of a variant the platform deleted (as on the levels list): its stock no longer counts.
-    .where("v.deleted_at", "is", null);
+    .where("v.deleted_at", "is", null)
+    // Nor levels the platform dropped with nothing left to acknowledge (as on the levels list).
+    .where(listedLevel("il"));
   if (filters.location_id !== undefined) query = query.where("il.location_id", "=", filters.location_id);
   if (filters.inventory_item_ids !== undefined)
     query = query.where("il.inventory_item_id", "in", filters.inventory_item_ids);

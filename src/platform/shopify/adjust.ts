@@ -68,7 +68,10 @@ export async function adjustShopifyInventory(
   for (const { inventoryItemId, locationId } of adjustment.changes)
     if (!skipped.has(inventoryItemId))
       pairs.set(`${inventoryItemId}:${locationId}`, { inventoryItemId, locationId });
-  const levels = await readLevels(client, [...pairs.values()], { gone });
+  // A level gone since its call applied (the item no longer stocked there, its location deleted) is
+  // not reported: its change went, and the mirror learns of the drop from the webhook or
+  // reconciliation. Refusing it failed a push whose stock had moved.
+  const levels = await readLevels(client, [...pairs.values()], { gone, absent: [] });
   const result: InventoryAdjustResult = { replayed: false, levels };
   if (skipped.size > 0) result.skippedItems = [...skipped].sort((a, b) => a - b);
   if (gone.size > 0) result.goneItems = [...gone].sort((a, b) => a - b);

@@ -206,7 +206,7 @@ export async function readCatalogChanges(
   // item's updatedAt, not the variant's, so the variants search above does not find it. The variants
   // of changed items are read again by id.
   const variants = [...changedVariants, ...(await variantsOfItems(client, items, changedVariants))];
-  const levels = await readLevelChanges(reader, since.levels);
+  const { levels, locationIds } = await readLevelChanges(reader, since.levels);
 
   const next: IncrementalWatermark = {
     since: {
@@ -236,6 +236,9 @@ export async function readCatalogChanges(
     variantSets: lists.complete,
     removedProductIds: lists.gone,
     levels: catalog.toLevels(levels),
+    // Every location Shopify has, read for the levels: one the mirror holds that is not here was
+    // deleted (no updated_at search finds a row that is gone).
+    locationSet: locationIds,
     watermark: JSON.stringify(next),
     hasMore: false,
   };
@@ -271,8 +274,12 @@ async function variantsOfItems(
  * Changed levels of every location (Shopify filters levels by updated_at under a location), paged
  * location by location; when one location's changes would page past the cutoff, all of them are read
  * again as one bulk query over every location (its level lines name their location in __parentId).
+ * Also answers every location's id, inactive ones included, as read before the levels.
  */
-async function readLevelChanges(reader: Reader, since: string): Promise<catalog.LocatedLevelNode[]> {
+async function readLevelChanges(
+  reader: Reader,
+  since: string,
+): Promise<{ levels: catalog.LocatedLevelNode[]; locationIds: number[] }> {
   const all = await readAll<{ id: string }>(reader, {
     field: "locations",
     args: "includeInactive: true",
@@ -281,17 +288,18 @@ async function readLevelChanges(reader: Reader, since: string): Promise<catalog.
     nodeCost: 1,
     first: 250,
   });
+  const locationIds = all.map((l) => fromGid(l.id, "Location"));
   const query = searchAfter(since);
   const changed: catalog.LocatedLevelNode[] = [];
   for (const location of all) {
     // Before its first page: a lower bound of when each of its levels was read.
     const readAt = reader.client.now();
     const nodes = await readLevelsOf(reader, location.id, query);
-    if (nodes === null) return bulkLevelChanges(reader, query);
+    if (nodes === null) return { levels: await bulkLevelChanges(reader, query), locationIds };
     const locationId = fromGid(location.id, "Location");
     for (const node of nodes) changed.push({ node, locationId, readAt });
   }
-  return changed;
+  return { levels: changed, locationIds };
 }
 
 async function bulkLevelChanges(reader: Reader, query: string): Promise<catalog.LocatedLevelNode[]> {

@@ -5,12 +5,14 @@
  */
 export { takeWebhook, UNINSTALLED_REASON, type WebhookDelivery, type WebhookOutcome } from "./intake.ts";
 export {
+  LEVEL_DISCONNECTED_JOB,
   PRODUCT_DELETED_JOB,
   RECONCILE_JOB,
   RECONCILE_SCAN_TASK,
   SHOP_REDACT_JOB,
   WEBHOOK_EVENTS_PRUNE_TASK,
 } from "./job-types.ts";
+export { levelDisconnectedJobHandler } from "./level-dropped.ts";
 export { reconcileScanTask, webhookEventsPruneTask } from "./periodic.ts";
 export { productDeletedJobHandler } from "./product-deleted.ts";
 export { reconcileJobHandler, reconcileShop } from "./reconcile.ts";

@@ -10,7 +10,8 @@ import {
   type ShopifyShopRow,
 } from "../shops.ts";
 import { webhookHmacMatches } from "./hmac.ts";
-import { PRODUCT_DELETED_JOB, SHOP_REDACT_JOB } from "./job-types.ts";
+import { LEVEL_DISCONNECTED_JOB, PRODUCT_DELETED_JOB, SHOP_REDACT_JOB } from "./job-types.ts";
+import { disconnectedLevel } from "./level-dropped.ts";
 import { deletedProductId } from "./product-deleted.ts";
 import { type WebhookWork, workOfTopic } from "./topics.ts";
 
@@ -123,6 +124,19 @@ async function queueWork(
           trx,
           PRODUCT_DELETED_JOB,
           { store_id: storeId, product_id: productId },
+          { storeId },
+        );
+      return;
+    }
+    case "level_disconnected": {
+      await requestCatalogSync(ctx, trx, storeId);
+      // A body without the pair (Shopify always sends it) is left to reconciliation.
+      const level = disconnectedLevel(body);
+      if (level !== null)
+        await ctx.jobs.enqueue(
+          trx,
+          LEVEL_DISCONNECTED_JOB,
+          { store_id: storeId, inventory_item_id: level.inventoryItemId, location_id: level.locationId },
           { storeId },
         );
       return;

@@ -1,7 +1,7 @@
 import type { AppContext } from "../../../context.ts";
 import { inTransaction } from "../../../db/transaction.ts";
 import { liveCatalogIds, markDeleted } from "../../../domain/catalog/index.ts";
-import { type LevelKey, repairLevelDrift } from "../../../domain/stock/index.ts";
+import { dropLevels, heldLevelKeys, type LevelKey, repairLevelDrift } from "../../../domain/stock/index.ts";
 import { type JobHandler, PermanentJobError } from "../../../jobs/worker.ts";
 import { PlatformPermanentError } from "../../connector.ts";
 import { requestCatalogSync } from "../../sync-request.ts";
@@ -11,6 +11,7 @@ import { readLevels } from "../levels.ts";
 import { shopifyClientFor } from "../shop-client.ts";
 import { findShopByStore } from "../shops.ts";
 import { RECONCILE_JOB } from "./job-types.ts";
+import { dropLevelsShopifyLacks } from "./level-dropped.ts";
 import {
   recordReconciliation,
   recordReconciliationFailure,
@@ -28,6 +29,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export interface ReconcileResult {
   checked: number;
   repaired: number;
+  /** Levels the mirror held that Shopify no longer has (not in the bulk read, absent when read again). */
+  dropped?: number;
 }
 
 /**
@@ -48,6 +51,8 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
   const client = shopifyClientFor(ctx, shop);
   const result: ReconcileResult = { checked: 0, repaired: 0 };
   const tied: LevelKey[] = [];
+  // Every level the bulk read brought, as keys (a string a level, not the levels themselves).
+  const seen = new Set<string>();
   const deps = {
     dispatcher: shopifyDispatcherOf(ctx),
     pollWait: bulkWaitFor({ db: ctx.db, clock: ctx.clock, shop: shop.shop, sleep }),
@@ -59,6 +64,7 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
     },
   };
   await readShopLevels(client, deps, LEVELS_PER_BATCH, async (levels) => {
+    for (const level of levels) seen.add(`${level.inventoryItemId}:${level.locationId}`);
     const repair = await repairLevelDrift(ctx, storeId, levels);
     result.checked += repair.checked;
     result.repaired += repair.repaired;
@@ -66,13 +72,26 @@ export async function reconcileShop(ctx: AppContext, storeId: number): Promise<R
   });
   // Levels the bulk read reports otherwise at the version the mirror holds (a change in the second
   // the mirror last read: Shopify's times have whole seconds) are read again as a push reads back,
-  // at a known time, which orders the tie. One gone meanwhile is left as any read leaves a deletion:
-  // its item's (with its variant) is marked by the removals below; a level deactivated or at a
-  // deleted location, whose item stays, is not in the mirror's reads at all (absent, not refused).
+  // at a known time, which orders the tie. One gone meanwhile: its item's (with its variant) is marked
+  // by the removals below; a level deactivated or at a deleted location, whose item stays, is answered
+  // absent (not refused) and dropped from the mirror.
+  let dropped = 0;
   if (tied.length > 0) {
-    const again = await readLevels(client, tied, { absent: [] });
+    const absent: LevelKey[] = [];
+    const again = await readLevels(client, tied, { absent });
     result.repaired += (await repairLevelDrift(ctx, storeId, again)).repaired;
+    if (absent.length > 0)
+      dropped += await inTransaction(ctx.db, (trx) => dropLevels(trx, storeId, absent, ctx.clock.now()));
   }
+  // Levels the mirror holds that the bulk read did not bring (the item no longer stocked there, its
+  // inventory_levels/disconnect lost, or a location deleted after it was deactivated) are read again
+  // by key: one created after the operation's snapshot is there and stays; one still missing is
+  // dropped (its levels in flight stay listed until acknowledged: domain/stock/level-drops.ts).
+  const unseen = (await heldLevelKeys(ctx.db, storeId)).filter(
+    (k) => !seen.has(`${k.inventoryItemId}:${k.locationId}`),
+  );
+  dropped += await dropLevelsShopifyLacks(ctx, storeId, unseen);
+  if (dropped > 0) result.dropped = dropped;
   const removals = await readRemovals(client, await liveCatalogIds(ctx.db, storeId));
   if (removals.productIds.length > 0 || removals.variantIds.length > 0)
     await inTransaction(ctx.db, (trx) => markDeleted(trx, storeId, removals, ctx.clock.now()));

@@ -8,6 +8,7 @@
 export type WebhookWork =
   | "sync"
   | "product_deleted"
+  | "level_disconnected"
   | "sync_now"
   | "uninstalled"
   | "shop_redact"
@@ -22,7 +23,6 @@ const SYNC_TOPICS = new Set([
   "inventory_items/delete",
   "inventory_levels/connect",
   "inventory_levels/update",
-  "inventory_levels/disconnect",
   "locations/create",
   "locations/update",
   "locations/delete",
@@ -34,6 +34,8 @@ export function workOfTopic(topic: string): WebhookWork {
   if (SYNC_TOPICS.has(topic)) return "sync";
   // The incremental read cannot see a deleted product: the delivery's id marks it (and a sync runs).
   if (topic === "products/delete") return "product_deleted";
+  // Nor a level that is gone: the delivery names the level to read again (and a sync runs).
+  if (topic === "inventory_levels/disconnect") return "level_disconnected";
   switch (topic) {
     case "bulk_operations/finish":
       return "sync_now";

@@ -1,0 +1,247 @@
+/**
+ * What Shopify drops, the mirror drops (docs/decisions.md, "Shopify webhooks and reconciliation"): a
+ * location deleted there becomes inactive here (out of GET /v2/locations, `active: false` by id) and
+ * its levels leave the lists; a level deactivated there (the item no longer stocked at the location)
+ * leaves /v2/inventory_levels, by its webhook or, the webhook lost, by reconciliation, but not while
+ * a push of it is in flight; a receipt or an adjustment naming what is gone is a 422, and nothing is
+ * sent to Shopify. The level stocked again comes back.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { ManualClock } from "../../src/clock.ts";
+import { reconcileShop } from "../../src/platform/shopify/inbound/index.ts";
+import { dropLevelsShopifyLacks } from "../../src/platform/shopify/inbound/level-dropped.ts";
+import type { Client, TestApp } from "../helpers/app.ts";
+import { expectStatus } from "../helpers/assertions.ts";
+import { freePort } from "../helpers/child-server.ts";
+import { createOrderedOrder, createSupplier, idempotencyKey } from "../helpers/factories.ts";
+import { attachByToken, standinShop, startShopifyTestApp, storeApi } from "../helpers/shopify.ts";
+import { mirrorLevelRow } from "../helpers/stock.ts";
+import type { ShopifyStandin } from "../shopify-standin/index.ts";
+import type { ShopState } from "../shopify-standin/state.ts";
+
+let t: TestApp;
+let standin: ShopifyStandin;
+let clock: ManualClock;
+
+before(async () => {
+  const port = await freePort();
+  clock = new ManualClock();
+  ({ t, standin } = await startShopifyTestApp({
+    app: { env: { SHOPIFY_APP_URL: `http://127.0.0.1:${port}` }, clock },
+  }));
+  await t.runtime.app.listen({ port, host: "127.0.0.1" });
+});
+after(async () => {
+  await standin.close();
+  await t.close();
+});
+
+/** Waits for the stand-in's deliveries in flight, then runs the jobs they queued. */
+async function settle(): Promise<void> {
+  await standin.webhooks.settled();
+  clock.advance(1000);
+  await t.drain();
+}
+
+interface Attached {
+  shop: ShopState;
+  domain: string;
+  storeId: number;
+  api: Client;
+  supplierId: number;
+  /** Variant ids and their items, in the shop's order. */
+  variants: number[];
+  items: number[];
+  locations: number[];
+}
+
+/** A shop of 2 products at 2 locations, attached, imported, with a supplier. */
+async function attached(): Promise<Attached> {
+  const { shop, domain, accessToken } = standinShop(standin, { products: 2, locations: 2 });
+  const store = await attachByToken(t, domain, accessToken);
+  await t.drain();
+  const api = await storeApi(t, store.id);
+  const variants = [...shop.variants.keys()];
+  return {
+    shop,
+    domain,
+    storeId: store.id,
+    api,
+    supplierId: (await createSupplier(api)).id,
+    variants,
+    items: variants.map((v) => shop.variants.get(v)!.inventoryItemId),
+    locations: [...shop.locations.keys()],
+  };
+}
+
+const levelsAt = async (api: Client, query: string) => {
+  const res = await api.get(`/v2/inventory_levels?limit=250&${query}`);
+  expectStatus(res, 200);
+  return res.body.data as Array<{ inventory_item_id: number; location_id: number; available: number }>;
+};
+
+async function receive(a: Attached, orderId: number, lines: Array<{ line_id: number; quantity: number }>) {
+  return a.api.post(`/v2/purchase_orders/${orderId}/receipts`, { lines }, idempotencyKey("receipt"));
+}
+
+async function draftAdjustment(a: Attached, locationId: number, variantId: number) {
+  const res = await a.api.post("/v2/stock_adjustments", {
+    location_id: locationId,
+    lines: [{ variant_id: variantId, delta: 2 }],
+  });
+  expectStatus(res, 201);
+  return res.body.data.id as number;
+}
+
+describe("a location deleted in Shopify", () => {
+  test("becomes inactive, its levels leave the list, a receipt or an adjustment there is a 422", async () => {
+    const a = await attached();
+    const [kept, gone] = a.locations;
+    const order = await createOrderedOrder(a.api, {
+      supplier_id: a.supplierId,
+      location_id: gone,
+      lines: [{ variant_id: a.variants[0], quantity: 5, unit_cost: 4 }],
+    });
+    const draft = await draftAdjustment(a, gone, a.variants[1]);
+    await t.drain();
+    assert.equal((await levelsAt(a.api, `location_id=${gone}`)).length, 2);
+
+    standin.deleteLocation(a.shop, gone);
+    await settle();
+
+    const listed = await a.api.get("/v2/locations");
+    expectStatus(listed, 200);
+    assert.deepEqual(
+      listed.body.data.map((l: { id: number }) => l.id),
+      [kept],
+    );
+    const byId = await a.api.get(`/v2/locations/${gone}`);
+    expectStatus(byId, 200);
+    assert.equal(byId.body.data.active, false);
+    assert.deepEqual(await levelsAt(a.api, `location_id=${gone}`), []);
+    assert.equal((await levelsAt(a.api, `location_id=${kept}`)).length, 2);
+
+    const calls = standin.adjustCalls(a.domain).length;
+    const received = await receive(a, order.id, [{ line_id: order.lines[0].id, quantity: 2 }]);
+    expectStatus(received, 422);
+    assert.equal(received.body.error.code, "validation_failed");
+    assert.deepEqual(
+      received.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+      [["location_id", "inactive"]],
+    );
+    const applied = await a.api.post(`/v2/stock_adjustments/${draft}/apply`, {}, idempotencyKey("apply"));
+    expectStatus(applied, 422);
+    assert.deepEqual(
+      applied.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+      [["location_id", "inactive"]],
+    );
+    const still = await a.api.get(`/v2/stock_adjustments/${draft}`);
+    assert.equal(still.body.data.status, "draft");
+    await t.drain();
+    assert.equal(standin.adjustCalls(a.domain).length, calls, "nothing was pushed");
+  });
+});
+
+describe("a level deactivated in Shopify (the item no longer stocked at the location)", () => {
+  test("leaves the list by its webhook; a receipt or an adjustment of it is a 422; stocked again, it is back", async () => {
+    const a = await attached();
+    const [at] = a.locations;
+    const order = await createOrderedOrder(a.api, {
+      supplier_id: a.supplierId,
+      location_id: at,
+      lines: [
+        { variant_id: a.variants[0], quantity: 5, unit_cost: 4 },
+        { variant_id: a.variants[1], quantity: 5, unit_cost: 4 },
+      ],
+    });
+    const draft = await draftAdjustment(a, at, a.variants[0]);
+    await t.drain();
+
+    standin.deactivateLevel(a.shop, a.items[0], at);
+    await settle();
+
+    assert.equal(await mirrorLevelRow(a.api, a.items[0], at), undefined);
+    assert.notEqual(await mirrorLevelRow(a.api, a.items[1], at), undefined);
+    assert.notEqual(await mirrorLevelRow(a.api, a.items[0], a.locations[1]), undefined);
+
+    const calls = standin.adjustCalls(a.domain).length;
+    const received = await receive(a, order.id, [
+      { line_id: order.lines[0].id, quantity: 2 },
+      { line_id: order.lines[1].id, quantity: 2 },
+    ]);
+    expectStatus(received, 422);
+    assert.deepEqual(
+      received.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+      [["lines.0", "not_stocked"]],
+    );
+    const applied = await a.api.post(`/v2/stock_adjustments/${draft}/apply`, {}, idempotencyKey("apply"));
+    expectStatus(applied, 422);
+    assert.deepEqual(
+      applied.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+      [["lines.0.variant_id", "not_stocked"]],
+    );
+    await t.drain();
+    assert.equal(standin.adjustCalls(a.domain).length, calls, "nothing was pushed");
+
+    // Stocked there again (Shopify's inventoryActivate: a new level, a new updatedAt): the sync its
+    // webhook queues brings it, and it takes stock again.
+    clock.advance(2000);
+    a.shop.stock(a.items[0], at, 0);
+    standin.setQuantity(a.shop, a.items[0], at, "available", 3);
+    await settle();
+    assert.equal((await mirrorLevelRow(a.api, a.items[0], at))?.available, 3);
+    const again = await receive(a, order.id, [{ line_id: order.lines[0].id, quantity: 2 }]);
+    expectStatus(again, 201);
+  });
+
+  test("its webhook lost: the reconciliation pass drops it", async () => {
+    const a = await attached();
+    const [at] = a.locations;
+    standin.webhooks.mode = "hold";
+    standin.deactivateLevel(a.shop, a.items[1], at);
+    standin.webhooks.mode = "auto";
+    assert.deepEqual(await standin.webhooks.release({ drop: [0] }), []);
+    assert.notEqual(await mirrorLevelRow(a.api, a.items[1], at), undefined);
+
+    const pass = await reconcileShop(t.runtime.ctx, a.storeId);
+    assert.equal(pass?.dropped, 1);
+    assert.equal(await mirrorLevelRow(a.api, a.items[1], at), undefined);
+    // Every other level stays.
+    assert.equal((await levelsAt(a.api, "")).length, 3);
+  });
+
+  test("a push of it in flight keeps it listed until the push is acknowledged", async () => {
+    const a = await attached();
+    const [at] = a.locations;
+    const draft = await draftAdjustment(a, at, a.variants[0]);
+    const applied = await a.api.post(`/v2/stock_adjustments/${draft}/apply`, {}, idempotencyKey("apply"));
+    expectStatus(applied, 200);
+    // Shopify applies the adjustment's one call and holds its answer: the push is in flight.
+    const hold = standin.holdNextAdjust();
+    const draining = t.drain();
+    await hold.reached;
+    standin.webhooks.mode = "hold";
+    standin.deactivateLevel(a.shop, a.items[0], at);
+    standin.webhooks.mode = "auto";
+    assert.equal(
+      await dropLevelsShopifyLacks(t.runtime.ctx, a.storeId, [
+        { inventoryItemId: a.items[0], locationId: at },
+      ]),
+      1,
+    );
+    // Dropped, but its push is out: still listed, with the adjustment's units.
+    assert.equal((await mirrorLevelRow(a.api, a.items[0], at))?.available, 12);
+    hold.release();
+    await draining;
+    // Acknowledged (its level read back absent: gone after the call applied), then forgotten.
+    const shown = await a.api.get(`/v2/stock_adjustments/${draft}`);
+    assert.deepEqual(
+      [shown.body.data.platform_sync.state, shown.body.data.platform_sync.error],
+      ["synced", null],
+    );
+    assert.equal(await mirrorLevelRow(a.api, a.items[0], at), undefined);
+    await standin.webhooks.release();
+    await settle();
+  });
+});
