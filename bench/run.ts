@@ -431,10 +431,22 @@ async function main(): Promise<void> {
   process.exit(failed ? 1 : 0);
 }
 
+/**
+ * A second signal within this long is the same interruption: `npm run bench` runs node under tsx,
+ * which relays the terminal's Ctrl-C to it, so one Ctrl-C arrives twice. Only a later one (a second
+ * Ctrl-C while cleaning up hangs) exits without cleaning up.
+ */
+const REPEATED_SIGNAL_MS = 2_000;
+let interruptedAt = 0;
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    if (interrupted) process.exit(130);
+    if (interrupted) {
+      if (Date.now() - interruptedAt > REPEATED_SIGNAL_MS) process.exit(130);
+      return;
+    }
     interrupted = true;
+    interruptedAt = Date.now();
     log(`\n${signal}: stopping children and dropping the benchmark databases`);
     void Promise.allSettled(cleanups.map((c) => c())).then(() => process.exit(130));
   });
