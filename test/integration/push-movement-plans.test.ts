@@ -4,7 +4,9 @@
  * session"): those indexes' statistics are taken when few movements wait, so the planner expected one row
  * there and walked every waiting movement of the store to find the few asked for. Here the statistics are
  * taken with none waiting, then thousands wait, as in a burst; each statement's plan, with the values
- * it was run with, must not go through those indexes.
+ * it was run with, must not go through those indexes. The decisions of what is sent (the in-flight
+ * mark, the batch) run as the worker runs them, fenced on a claimed push job's lease (heldJobs), so
+ * the plans checked are those of the statements a push sends.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -17,9 +19,12 @@ import {
   markMovementsPushed,
   markMovementsSent,
   markMovementsUnsent,
+  PUSH_JOB,
   pushStandingOf,
   unpushedWithBatch,
 } from "../../src/domain/stock/index.ts";
+import type { JobLease } from "../../src/jobs/queue.ts";
+import { batchMark } from "../../src/platform/push-batches.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
 /** Statements sent while recording, with the values they were run with. */
@@ -52,6 +57,8 @@ describe("a push's statements on a store with thousands of movements waiting", (
   let t: TestApp;
   let storeId: number;
   let waiting: number[];
+  /** A push job claimed as the worker claims one: the lease its decisions are fenced on. */
+  let lease: JobLease;
 
   before(async () => {
     t = await startTestApp();
@@ -71,6 +78,13 @@ describe("a push's statements on a store with thousands of movements waiting", (
       from generate_series(0, ${WAITING - 1}) g
       returning id`.execute(db);
     waiting = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const { jobs } = t.runtime.ctx;
+    await db
+      .transaction()
+      .execute((trx) => jobs.enqueue(trx, PUSH_JOB, { plans: true }, { storeId, runAt: new Date(0) }));
+    const [claimed] = await jobs.claim(db, "plans-worker", 1, [PUSH_JOB]);
+    assert.ok(claimed, "a push job claimed");
+    lease = { jobId: claimed.id, holder: claimed.locked_by, attempts: claimed.attempts };
   });
   after(() => t.close());
 
@@ -118,7 +132,7 @@ describe("a push's statements on a store with thousands of movements waiting", (
   test("marking them in flight, and taking the mark off", async () => {
     const ids = waiting.slice(1600, 1800);
     const plans = await plansOf(async () => {
-      await markMovementsSent(t.runtime.ctx.db, storeId, ids, new Date());
+      assert.equal((await markMovementsSent(t.runtime.ctx.db, storeId, ids, new Date(), lease)).size, 200);
       await markMovementsUnsent(t.runtime.ctx.db, storeId, ids);
     });
     assertByKey(plans);
@@ -127,7 +141,8 @@ describe("a push's statements on a store with thousands of movements waiting", (
   test("putting them in a batch", async () => {
     const ids = waiting.slice(1400, 1600);
     const plans = await plansOf(async () => {
-      const assigned = await assignBatches(t.runtime.ctx.db, storeId, [ids]);
+      const fence = { lease, mark: batchMark(lease.jobId), jobOf: new Map() };
+      const assigned = await assignBatches(t.runtime.ctx.db, storeId, [ids], fence);
       assert.equal(assigned.size, 200);
     });
     assertByKey(plans);
