@@ -30,6 +30,20 @@ const PROFILE = process.env.PROFILE !== "0";
  * rate is what paces its scavenges).
  */
 const ALLOC = process.env.ALLOC === "1";
+/**
+ * Bytes of Buffers made per request through Buffer.alloc, allocUnsafe and allocUnsafeSlow (the
+ * PostgreSQL driver's read buffer, COPY's copies, answers joined): memory outside the heap the
+ * sampling profiler (ALLOC=1) does not see, whose young ArrayBuffers start scavenges too. The
+ * socket's own reads are made in C++ and are not counted.
+ */
+let bufferBytes = 0;
+for (const name of ["alloc", "allocUnsafe", "allocUnsafeSlow"] as const) {
+  const make = Buffer[name] as (size: number, ...rest: unknown[]) => Buffer;
+  (Buffer as unknown as Record<string, unknown>)[name] = (size: number, ...rest: unknown[]) => {
+    bufferBytes += size;
+    return make.call(Buffer, size, ...rest);
+  };
+}
 const KINDS = (process.env.KINDS ?? "get,list,patch,patch-pdf,patch-received,pdf-cached,whoami").split(",");
 
 interface Step {
@@ -331,10 +345,12 @@ for (const kind of KINDS) {
   if (process.env.READY_FILE) writeFileSync(process.env.READY_FILE, kind); // an outside profiler may start
   watch.start();
   const lo0 = largeObjects();
+  const buffers0 = bufferBytes;
   const cpu0 = threadCpuNs();
   const [user0, sys0] = threadUserSys();
   const statuses = await send(steps(N));
   const cpuMs = (threadCpuNs() - cpu0) / 1e6;
+  const bufferKb = Number(((bufferBytes - buffers0) / 1024 / N).toFixed(1));
   const [user1, sys1] = threadUserSys();
   const rows = await watch.stop();
   const { profile } = PROFILE
@@ -350,6 +366,7 @@ for (const kind of KINDS) {
     statuses,
     cpu_ms_per_request: Number((cpuMs / N).toFixed(2)),
     user_sys_ms_per_request: [(user1 - user0) / N, (sys1 - sys0) / N].map((ms) => Number(ms.toFixed(2))),
+    buffer_kb_per_request: bufferKb,
     large_object_mb_grown: Number(((largeObjects() - lo0) / 1e6).toFixed(2)),
     sampled_busy_ms_per_request: Number(((total * SAMPLE_US) / 1000 / N).toFixed(2)),
     stretches_over_1ms: stretches.filter((s) => s.cpuMs > 1).length,
@@ -371,6 +388,7 @@ for (const kind of KINDS) {
       user_sys: [(user1 - user0) / N, (sys1 - sys0) / N],
       top: cpuStretches.slice(0, 5).map((s) => s.cpuMs),
       kb: allocated?.kb_per_request,
+      buffer_kb: bufferKb,
     }),
   );
 }

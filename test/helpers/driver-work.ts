@@ -26,6 +26,11 @@ interface Tally {
    * frees.
    */
   longestText: number;
+  /**
+   * The biggest data message of a PostgreSQL COPY (db/copy-binary.ts), in bytes: the driver's parser
+   * doubles its buffer while a message bigger than a socket read (64 KB) arrives.
+   */
+  largestCopyData: number;
 }
 
 let recording: Tally | null = null;
@@ -65,6 +70,18 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return returned;
 } as typeof pg.Client.prototype.query;
 
+type CopyDataHandler = (message: { chunk: Buffer }, ...rest: unknown[]) => void;
+const clientCopyData = (pg.Client.prototype as unknown as { _handleCopyData: CopyDataHandler })
+  ._handleCopyData;
+(pg.Client.prototype as unknown as { _handleCopyData: CopyDataHandler })._handleCopyData = function (
+  this: pg.Client,
+  message,
+  ...rest
+) {
+  if (recording) recording.largestCopyData = Math.max(recording.largestCopyData, message.chunk.byteLength);
+  return clientCopyData.call(this, message, ...rest);
+};
+
 const threadQuery = PGliteThread.prototype.query;
 PGliteThread.prototype.query = function (this: PGliteThread, ...args: Parameters<typeof threadQuery>) {
   const returned = threadQuery.apply(this, args);
@@ -85,7 +102,7 @@ PGliteThread.prototype.query = function (this: PGliteThread, ...args: Parameters
 
 /** Runs `work` and returns what the driver built meanwhile. */
 export async function driverWork<T>(work: () => Promise<T>): Promise<Tally & { result: T }> {
-  const tally: Tally = { values: 0, jsonChars: 0, textChars: 0, longestText: 0 };
+  const tally: Tally = { values: 0, jsonChars: 0, textChars: 0, longestText: 0, largestCopyData: 0 };
   recording = tally;
   try {
     const result = await work();

@@ -125,6 +125,31 @@ const LINES_OF_PO =
 const LINES_ORDER = "l.position, l.id";
 
 /**
+ * JSON text a piece of an order's lines holds, about: a piece starts at the first line that begins
+ * past each multiple of it, so it is at most this and one line (linePiecesSql).
+ */
+export const LINES_PIECE_BYTES = 16 * 1024;
+
+/**
+ * SQL of the lines' JSON text of the orders `po` that `where` picks, in pieces: rows of (order id,
+ * piece number from 0, text), each piece the JSON texts of consecutive lines joined by commas, so the
+ * order's pieces in number order, joined by commas in `[…]`, are linesJsonSql's text byte for byte.
+ * An order without lines has no piece. For PostgreSQL's COPY (purchase-orders/text-read.ts), which
+ * sends a row per message: as one text a 500-line order's ~280 KB came as one message, while which the
+ * driver's parser doubled its buffer three times (db/copy-binary.ts); pieces of LINES_PIECE_BYTES
+ * keep every message within a socket read.
+ */
+export function linePiecesSql(where: string, places = moneySqlText.minorUnits("po.currency")): string {
+  return `select p.order_id, p.piece, string_agg(p.line, ',' order by p.position, p.id) from (
+  select t.order_id, t.position, t.id, t.line, coalesce(sum(octet_length(t.line)) over (partition by t.order_id
+      order by t.position, t.id rows between unbounded preceding and 1 preceding), 0) / ${LINES_PIECE_BYTES} as piece
+  from (select po.id as order_id, l.position, l.id, ${lineObject(places)} as line
+    from purchase_orders po join purchase_order_lines l on l.store_id = po.store_id and l.purchase_order_id = po.id
+    where ${where}) t
+) p group by p.order_id, p.piece`;
+}
+
+/**
  * `[…]` of the JSON texts `element` of `from`'s rows in `orderBy` order, `[]` without rows. An
  * array of the rows, not `string_agg`: the server sets up an aggregate's state (its input, its sort)
  * on every execution of the statement, rows or none, and an order's read has one per part.

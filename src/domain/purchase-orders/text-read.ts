@@ -13,7 +13,7 @@ import type { Db } from "../../db/database.ts";
 import { type HotQuery, hotSql, onPool } from "../../db/prepared.ts";
 import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { notFound } from "../errors.ts";
-import { linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
+import { linePiecesSql, linesJsonSql, type OrderWithLinesText } from "./line-text.ts";
 import { assembleOrders, type OrderParts, presentSummaries } from "./loading.ts";
 import {
   ORDER_COLUMNS_SQL,
@@ -76,8 +76,8 @@ where po.store_id = $1 and po.id = $2`,
   };
 }
 
-/** The SQL of the order's COPY but its `where`; built on first use, as the embedded database's. */
-let orderCopySelect: string | undefined;
+/** The order's row and its parts but lines, for its COPY: SQL up to its `where`; built on first use. */
+let orderCopyHead: string | undefined;
 
 /**
  * The order's read on PostgreSQL: one binary COPY (db/copy-binary.ts), one statement and so one
@@ -87,19 +87,24 @@ let orderCopySelect: string | undefined;
  * order's GET, header-only PATCH and uncached PDF, and the young generation they filled is collected
  * on the loop every other store's requests wait for (issue 18 item 2). Here the lines' text stays the
  * bytes the server wrote; the row and the other parts come as JSON (one-statement-read.ts decodes
- * them as the driver would have given them), a few kilobytes.
+ * them as the driver would have given them), a few kilobytes. The first row is the order's, the
+ * lines' text follows in pieces (line-text.ts, linePiecesSql: one big row was one big message, which
+ * the driver's parser took in doubling buffers), joined here into one buffer.
  */
 async function copyOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
-  orderCopySelect ??= `select ${orderHeadJsonSql()}, ${linesJsonSql()},
+  orderCopyHead ??= `select -1 as piece, ${orderHeadJsonSql()}, null::text as lines,
   ${otherPartColumns(wholePart)}
 from purchase_orders po
 ${ORDER_JOINS}`;
-  const [row] = await copyRowsBinary(
+  const where = `po.store_id = ${sqlInts([storeId])} and po.id = ${sqlInts([id])}`;
+  const [row, ...pieces] = await copyRowsBinary(
     db,
-    `${orderCopySelect} where po.store_id = ${sqlInts([storeId])} and po.id = ${sqlInts([id])}`,
+    `${orderCopyHead} where ${where}
+union all select piece, null, string_agg, null, null, null, null, null from (${linePiecesSql(where)}) lines
+order by 1`,
   );
   if (!row) return undefined;
-  const [head, lines, charges, receipts, receipt_lines, payments, sync] = row;
+  const [, head, , charges, receipts, receipt_lines, payments, sync] = row;
   const json = (value: Buffer | null) => (value === null ? null : JSON.parse(value.toString("utf8")));
   const { version, ...record } = orderHeadOf(json(head));
   return {
@@ -113,8 +118,26 @@ ${ORDER_JOINS}`;
       payments: json(payments),
       sync: json(sync),
     }),
-    linesJson: lines ?? "[]",
+    linesJson: jsonArrayOf(pieces.map((piece) => piece[2] as Buffer)),
   };
+}
+
+/**
+ * `[…]` of the pieces of a JSON array's text (elements joined by commas in each), joined by commas,
+ * in one buffer: what the answer, the event and the render take as the lines' text.
+ */
+function jsonArrayOf(pieces: readonly Buffer[]): TextOrBytes {
+  if (pieces.length === 0) return "[]";
+  let length = pieces.length + 1; // the brackets and the commas between pieces
+  for (const piece of pieces) length += piece.byteLength;
+  const text = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) {
+    text[at] = at === 0 ? 0x5b : 0x2c; // "[" before the first piece, "," before the others
+    at += 1 + piece.copy(text, at + 1);
+  }
+  text[at] = 0x5d; // "]"
+  return text;
 }
 
 /** The order as GET shows it, its lines as text; 404 `not_found` when absent. */
@@ -131,14 +154,12 @@ export async function readPurchaseOrderText(
 
 /** The page's lines statement on the embedded database; built on first use, as the order's. */
 let pageLinesStatement: HotQuery<[number, number[]], { id: number; lines_utf8: TextOrBytes }> | undefined;
-/** The SQL of every page order's lines' text, for PostgreSQL's COPY; built on first use. */
-let pageLinesSelect: string | undefined;
-
 /**
  * The lines' JSON text of each order of a page, by order id. On PostgreSQL through a binary COPY
  * (db/copy-binary.ts): the text reaches the loop as the bytes the server wrote, where an ordinary
  * result gave it as strings (in pieces of 50 lines, ~850 KB for a page of three 500-line orders)
- * that were then encoded into bytes again: 0.84 of the 1.2 MB a page allocated on the loop.
+ * that were then encoded into bytes again: 0.84 of the 1.2 MB a page allocated on the loop. Each
+ * order's text comes in pieces of about 16 KB (line-text.ts, linePiecesSql), as its order's read's.
  */
 async function pageLinesText(
   db: Db,
@@ -155,13 +176,19 @@ where po.store_id = $1 and po.id = any($2::int[])`,
     const rows = await pageLinesStatement.run(db, storeId, [...ids]);
     return new Map(rows.map((row) => [row.id, row.lines_utf8]));
   }
-  pageLinesSelect ??= `select po.id, ${linesJsonSql()} from purchase_orders po`;
   const rows = await copyRowsBinary(
     db,
-    `${pageLinesSelect} where po.store_id = ${sqlInts([storeId])} and po.id in (${sqlInts(ids)})`,
+    `${linePiecesSql(`po.store_id = ${sqlInts([storeId])} and po.id in (${sqlInts(ids)})`)} order by 1, 2`,
   );
+  // Each order's pieces in order (line-text.ts, linePiecesSql), joined into its lines' text.
   const lines = new Map<number, TextOrBytes>();
-  for (const [id, text] of rows) if (id && text) lines.set(id.readInt32BE(0), text);
+  for (let from = 0; from < rows.length; ) {
+    const id = (rows[from][0] as Buffer).readInt32BE(0);
+    let to = from + 1;
+    while (to < rows.length && (rows[to][0] as Buffer).readInt32BE(0) === id) to++;
+    lines.set(id, jsonArrayOf(rows.slice(from, to).map((row) => row[2] as Buffer)));
+    from = to;
+  }
   return lines;
 }
 
