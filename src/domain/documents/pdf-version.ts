@@ -14,17 +14,13 @@ import { notFound } from "../errors.ts";
  * updated_at; the chunked line reads in purchase-orders/loading.ts rely on the same rule).
  *
  * The database writes the version as one text, so a cached PDF's statement answers two columns (a
- * RowDescription and a row the driver parses on the event loop for every PDF served); the full row
- * below, with what a rendering needs besides, is read only when the PDF is not cached.
+ * RowDescription and a row the driver parses on the event loop for every PDF served). A PDF not
+ * cached takes the store's fields from this version (pdfStoreOf) and everything else from the order's
+ * read, made after it (document-data.ts): the version is read once, where a second statement read it
+ * again with the store, location and bill-to beside it (loop18, docs/reliability.md 5b).
  */
 const VERSION = `concat_ws(':', po.xmin::text, coalesce(s.xmin::text, '-'), coalesce(loc.xmin::text, '-'),
     json_build_array(st.name, st.domain, st.owner_email, st.timezone)::text)`;
-
-const FROM = `from purchase_orders po
-  join stores st on st.id = po.store_id
-  left join suppliers s on s.store_id = po.store_id and s.id = po.supplier_id
-  left join locations loc on loc.store_id = po.store_id and loc.id = po.location_id
-  where po.store_id = $1 and po.id = $2`;
 
 /** The order's number (the file's name) and its PDF's version. */
 export interface PdfHead {
@@ -32,32 +28,14 @@ export interface PdfHead {
   readonly version: string;
 }
 
-/** The version with what a rendering needs: the store, the ship-to location and the bill-to. */
-export interface PdfVersion extends PdfHead {
-  readonly bill_to_override: string | null;
-  readonly supplier_id: number;
-  readonly location_id: number;
-  readonly location_name: string | null;
-  readonly location_address: Record<string, string | null> | null;
-  readonly store_name: string;
-  readonly store_domain: string;
-  readonly store_email: string | null;
-  readonly store_timezone: string;
-}
-
 const pdfHeadQuery = hotSql<[storeId: number, orderId: number], PdfHead>(
   "stockroom_pdf_head",
   `select po.number as order_number, ${VERSION} as version
-  ${FROM}`,
-);
-
-const pdfVersionQuery = hotSql<[storeId: number, orderId: number], PdfVersion>(
-  "stockroom_pdf_version",
-  `select po.number as order_number, ${VERSION} as version, po.bill_to_override,
-    po.supplier_id, po.location_id, loc.name as location_name, loc.address as location_address,
-    st.name as store_name, st.domain as store_domain, st.owner_email as store_email,
-    st.timezone as store_timezone
-  ${FROM}`,
+  from purchase_orders po
+  join stores st on st.id = po.store_id
+  left join suppliers s on s.store_id = po.store_id and s.id = po.supplier_id
+  left join locations loc on loc.store_id = po.store_id and loc.id = po.location_id
+  where po.store_id = $1 and po.id = $2`,
 );
 
 /** The order's number and PDF version, or 404 `not_found` as the order's own read answers. */
@@ -67,11 +45,28 @@ export async function readPdfHead(db: Db, storeId: number, orderId: number): Pro
   return row;
 }
 
-/** The order's PDF version with what its rendering needs, or 404 `not_found`. */
-export async function readPdfVersion(db: Db, storeId: number, orderId: number): Promise<PdfVersion> {
-  const [row] = await pdfVersionQuery.run(db, storeId, orderId);
-  if (!row) throw notFound("purchase order");
-  return row;
+/** The store's fields a PDF prints. */
+export interface PdfStore {
+  readonly name: string;
+  readonly domain: string;
+  readonly email: string | null;
+  readonly timezone: string;
+}
+
+/**
+ * The store's fields as a version holds them by value: its part after the third `:` (the rows'
+ * versions before it are transaction ids or `-`) is the JSON array of VERSION.
+ */
+export function pdfStoreOf(version: string): PdfStore {
+  let at = -1;
+  for (let i = 0; i < 3; i++) at = version.indexOf(":", at + 1);
+  const [name, domain, email, timezone] = JSON.parse(version.slice(at + 1)) as [
+    string,
+    string,
+    string | null,
+    string,
+  ];
+  return { name, domain, email, timezone };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AppContext } from "../../context.ts";
 import { loadPurchaseOrderDocument } from "./document-data.ts";
 import { PdfCache } from "./pdf-cache.ts";
-import { pdfKeyOf, readPdfHead, readPdfVersion } from "./pdf-version.ts";
+import { pdfKeyOf, readPdfHead } from "./pdf-version.ts";
 import type { PurchaseOrderDocument } from "./purchase-order-view.ts";
 import { RenderPool } from "./render-pool.ts";
 import type { DocumentSource } from "./render-worker.ts";
@@ -76,10 +76,10 @@ export async function purchaseOrderPdfFile(
   const head = await readPdfHead(ctx.db, storeId, orderId);
   const cached = rendererOf(ctx).cache.get(pdfKeyOf(storeId, orderId, options.receivingCopy, head.version));
   if (cached) return { number: head.order_number, pdf: cached };
-  const version = await readPdfVersion(ctx.db, storeId, orderId);
-  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version.version);
-  const document = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
-  return { number: version.order_number, pdf: await renderedOnce(ctx, storeId, key, document, options) };
+  // Not cached: rendered under the version just read, from what is read after it.
+  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, head.version);
+  const document = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, head);
+  return { number: head.order_number, pdf: await renderedOnce(ctx, storeId, key, document, options) };
 }
 
 export interface RenderedPdf {
@@ -98,8 +98,8 @@ export async function purchaseOrderPdf(
   orderId: number,
   options: PdfOptions,
 ): Promise<RenderedPdf> {
-  const version = await readPdfVersion(ctx.db, storeId, orderId);
-  const source = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, version);
-  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, version.version);
+  const head = await readPdfHead(ctx.db, storeId, orderId);
+  const source = await loadPurchaseOrderDocument(ctx.db, storeId, orderId, head);
+  const key = pdfKeyOf(storeId, orderId, options.receivingCopy, head.version);
   return { document: source.document, pdf: await renderedOnce(ctx, storeId, key, source, options) };
 }

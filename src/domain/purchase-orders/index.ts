@@ -110,6 +110,7 @@ export { type IncomingDelta, incomingOf, orderReference, pushIncoming, pushIncom
 export { moveOrdersToSupplier } from "./supplier-merge.ts";
 export {
   presentSummariesWithLinesText,
+  readOrderText,
   readPurchaseOrderText,
   type SummaryWithLinesText,
 } from "./text-read.ts";
