@@ -195,7 +195,7 @@ describe("a big order's lines as the database's JSON text", () => {
         seen.textChars < 20_000,
         `${label}: ${seen.textChars} characters of text reached the event loop as strings`,
       );
-      // Nor one big COPY message: the lines' text comes in rows of about 16 KB (line-text.ts,
+      // Nor one big COPY message: the lines' text comes in rows of about 32 KB (line-text.ts,
       // linePiecesSql), each within a socket read, where one of ~280 KB (the order's lines as one row)
       // made the driver's parser double its buffer three times while it arrived.
       assert.ok(seen.largestCopyData < 40_000, `${label}: a COPY message of ${seen.largestCopyData} bytes`);

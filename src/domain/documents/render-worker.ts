@@ -16,7 +16,8 @@ import { ONLINE, RENDER_NICENESS, setProcessNiceness } from "./render-process.ts
  */
 export interface DocumentSource {
   readonly document: PurchaseOrderDocument;
-  readonly linesJson?: TextOrBytes;
+  /** In pieces whose concatenation is the text (purchase-orders/text-read.ts). */
+  readonly linesJson?: readonly TextOrBytes[];
 }
 
 export interface RenderRequest extends DocumentSource {
@@ -27,7 +28,7 @@ export interface RenderRequest extends DocumentSource {
 export function documentOf(source: DocumentSource): PurchaseOrderDocument {
   return source.linesJson === undefined
     ? source.document
-    : { ...source.document, lines: JSON.parse(textOf(source.linesJson)) };
+    : { ...source.document, lines: JSON.parse(source.linesJson.map(textOf).join("")) };
 }
 
 export type RenderResponse =

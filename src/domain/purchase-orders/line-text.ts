@@ -128,19 +128,31 @@ const LINES_ORDER = "l.position, l.id";
  * JSON text a piece of an order's lines holds, about: a piece starts at the first line that begins
  * past each multiple of it, so it is at most this and one line (linePiecesSql).
  */
-export const LINES_PIECE_BYTES = 16 * 1024;
+export const LINES_PIECE_BYTES = 32 * 1024;
+
+/** linePiecesSql's text before and after its `where`; built on first use. */
+let linePiecesText: [string, string] | undefined;
 
 /**
  * SQL of the lines' JSON text of the orders `po` that `where` picks, in pieces: rows of (order id,
- * piece number from 0, text), each piece the JSON texts of consecutive lines joined by commas, so the
- * order's pieces in number order, joined by commas in `[…]`, are linesJsonSql's text byte for byte.
- * An order without lines has no piece. For PostgreSQL's COPY (purchase-orders/text-read.ts), which
- * sends a row per message: as one text a 500-line order's ~280 KB came as one message, while which the
- * driver's parser doubled its buffer three times (db/copy-binary.ts); pieces of LINES_PIECE_BYTES
- * keep every message within a socket read.
+ * piece number from 0, text), each piece the JSON texts of consecutive lines joined by commas, the
+ * first after `[`, the others after `,`, the last followed by `]`: an order's pieces in number order
+ * are linesJsonSql's text byte for byte, and an order without lines has none. For PostgreSQL's COPY
+ * (purchase-orders/text-read.ts), which sends a row per message: as one text a 500-line order's
+ * ~280 KB came as one message, while which the driver's parser doubled its buffer three times
+ * (db/copy-binary.ts); with messages of LINES_PIECE_BYTES (under a socket read of 64 KB) its buffer
+ * stays at twice a socket read. The pieces go on to the answer as they are (never joined on the loop).
  */
-export function linePiecesSql(where: string, places = moneySqlText.minorUnits("po.currency")): string {
-  return `select p.order_id, p.piece, string_agg(p.line, ',' order by p.position, p.id) from (
+export function linePiecesSql(where: string): string {
+  linePiecesText ??= linePiecesSqlAround("\u0000where\u0000").split("\u0000where\u0000") as [string, string];
+  return linePiecesText[0] + where + linePiecesText[1];
+}
+
+function linePiecesSqlAround(where: string, places = moneySqlText.minorUnits("po.currency")): string {
+  return `select p.order_id, p.piece, case when p.piece = 0 then '[' else ',' end
+    || string_agg(p.line, ',' order by p.position, p.id)
+    || case when p.piece = max(p.piece) over (partition by p.order_id) then ']' else '' end as text
+from (
   select t.order_id, t.position, t.id, t.line, coalesce(sum(octet_length(t.line)) over (partition by t.order_id
       order by t.position, t.id rows between unbounded preceding and 1 preceding), 0) / ${LINES_PIECE_BYTES} as piece
   from (select po.id as order_id, l.position, l.id, ${lineObject(places)} as line
@@ -164,8 +176,11 @@ export function jsonArraySql(element: string, from: string, orderBy: string): st
  */
 export interface OrderWithLinesText {
   readonly order: PurchaseOrder;
-  /** As the database wrote it: bytes from the embedded database (db/text-bytes.ts). */
-  readonly linesJson: TextOrBytes;
+  /**
+   * As the database wrote it, in pieces whose concatenation is the text (bytes: db/text-bytes.ts;
+   * several from PostgreSQL's COPY, text-read.ts).
+   */
+  readonly linesJson: readonly TextOrBytes[];
 }
 
 /** A presented order: an object, or (a big order on PostgreSQL) one with its lines as text. */
@@ -187,11 +202,15 @@ export function hasLinesText(order: PresentedOrder): order is OrderWithLinesText
  * item 2). The answer is written from the pieces (http/json-text-reply.ts) and the event's data is
  * joined by the database (events/outbox.ts).
  */
-export function linesPieces(textWithoutLines: string, linesJson: TextOrBytes): [string, TextOrBytes, string] {
+export function linesPieces(textWithoutLines: string, linesJson: readonly TextOrBytes[]): TextOrBytes[] {
   const marker = '"lines":[]';
   const at = textWithoutLines.indexOf(marker);
   if (at < 0) throw new Error("no empty lines to fill in the order's JSON");
-  return [`${textWithoutLines.slice(0, at)}"lines":`, linesJson, textWithoutLines.slice(at + marker.length)];
+  return [
+    `${textWithoutLines.slice(0, at)}"lines":`,
+    ...linesJson,
+    textWithoutLines.slice(at + marker.length),
+  ];
 }
 
 /** The presented order's JSON text (JSON.stringify's, as the order's events store it), in pieces. */

@@ -26,7 +26,7 @@ export interface PartsReadAhead {
    * The lines as the database wrote their JSON text (text-read.ts), `parts.lines` then empty: the
    * PATCH's event and answer take them as they are.
    */
-  linesJson?: TextOrBytes;
+  linesJson?: readonly TextOrBytes[];
 }
 
 /**

@@ -8,7 +8,7 @@
  * and hands it over; PostgreSQL writes it through a binary COPY (db/copy-binary.ts). Measured in
  * docs/history/reliability-journal.md, 5b.
  */
-import { copyRowsBinary, sqlInts } from "../../db/copy-binary.ts";
+import { type BinaryRow, copyRowsBinary, sqlInts } from "../../db/copy-binary.ts";
 import type { Db } from "../../db/database.ts";
 import { type HotQuery, hotSql, onPool } from "../../db/prepared.ts";
 import type { TextOrBytes } from "../../db/text-bytes.ts";
@@ -47,7 +47,8 @@ export interface OrderTextRead {
   version: string;
   /** Every part but the lines (empty here: they are in `linesJson`). */
   parts: OrderParts;
-  linesJson: TextOrBytes;
+  /** The lines' JSON text in pieces (one on the embedded database), whose concatenation is the text. */
+  linesJson: readonly TextOrBytes[];
 }
 
 /** The order in one statement with its lines as text; undefined when the store has no such order. */
@@ -72,7 +73,7 @@ where po.store_id = $1 and po.id = $2`,
     record,
     version,
     parts: partsOf({ lines: null, charges, receipts, receipt_lines, payments, sync }),
-    linesJson: lines_utf8,
+    linesJson: [lines_utf8],
   };
 }
 
@@ -89,7 +90,8 @@ let orderCopyHead: string | undefined;
  * bytes the server wrote; the row and the other parts come as JSON (one-statement-read.ts decodes
  * them as the driver would have given them), a few kilobytes. The first row is the order's, the
  * lines' text follows in pieces (line-text.ts, linePiecesSql: one big row was one big message, which
- * the driver's parser took in doubling buffers), joined here into one buffer.
+ * the driver's parser took in doubling buffers), which go on as they are: the answer is written from
+ * them, the event's text joined by the database.
  */
 async function copyOrderText(db: Db, storeId: number, id: number): Promise<OrderTextRead | undefined> {
   orderCopyHead ??= `select -1 as piece, ${orderHeadJsonSql()}, null::text as lines,
@@ -100,7 +102,7 @@ ${ORDER_JOINS}`;
   const [row, ...pieces] = await copyRowsBinary(
     db,
     `${orderCopyHead} where ${where}
-union all select piece, null, string_agg, null, null, null, null, null from (${linePiecesSql(where)}) lines
+union all select piece, null, text, null, null, null, null, null from (${linePiecesSql(where)}) lines
 order by 1`,
   );
   if (!row) return undefined;
@@ -118,26 +120,16 @@ order by 1`,
       payments: json(payments),
       sync: json(sync),
     }),
-    linesJson: jsonArrayOf(pieces.map((piece) => piece[2] as Buffer)),
+    linesJson: linesOf(pieces),
   };
 }
 
-/**
- * `[…]` of the pieces of a JSON array's text (elements joined by commas in each), joined by commas,
- * in one buffer: what the answer, the event and the render take as the lines' text.
- */
-function jsonArrayOf(pieces: readonly Buffer[]): TextOrBytes {
-  if (pieces.length === 0) return "[]";
-  let length = pieces.length + 1; // the brackets and the commas between pieces
-  for (const piece of pieces) length += piece.byteLength;
-  const text = Buffer.allocUnsafe(length);
-  let at = 0;
-  for (const piece of pieces) {
-    text[at] = at === 0 ? 0x5b : 0x2c; // "[" before the first piece, "," before the others
-    at += 1 + piece.copy(text, at + 1);
-  }
-  text[at] = 0x5d; // "]"
-  return text;
+/** The lines' text of an order without lines. */
+const NO_LINES: readonly TextOrBytes[] = ["[]"];
+
+/** An order's lines' text from its pieces' rows (linePiecesSql: the text third), `[]` without any. */
+function linesOf(rows: readonly BinaryRow[]): readonly TextOrBytes[] {
+  return rows.length === 0 ? NO_LINES : rows.map((row) => row[2] as Buffer);
 }
 
 /** The order as GET shows it, its lines as text; 404 `not_found` when absent. */
@@ -165,7 +157,7 @@ async function pageLinesText(
   db: Db,
   storeId: number,
   ids: readonly number[],
-): Promise<Map<number, TextOrBytes>> {
+): Promise<Map<number, readonly TextOrBytes[]>> {
   if (!onPool(db)) {
     pageLinesStatement ??= hotSql(
       "stockroom_page_lines_text",
@@ -174,19 +166,19 @@ where po.store_id = $1 and po.id = any($2::int[])`,
       { priority: false },
     );
     const rows = await pageLinesStatement.run(db, storeId, [...ids]);
-    return new Map(rows.map((row) => [row.id, row.lines_utf8]));
+    return new Map(rows.map((row) => [row.id, [row.lines_utf8]]));
   }
   const rows = await copyRowsBinary(
     db,
     `${linePiecesSql(`po.store_id = ${sqlInts([storeId])} and po.id in (${sqlInts(ids)})`)} order by 1, 2`,
   );
-  // Each order's pieces in order (line-text.ts, linePiecesSql), joined into its lines' text.
-  const lines = new Map<number, TextOrBytes>();
+  // Each order's pieces in order (line-text.ts, linePiecesSql): its lines' text.
+  const lines = new Map<number, readonly TextOrBytes[]>();
   for (let from = 0; from < rows.length; ) {
     const id = (rows[from][0] as Buffer).readInt32BE(0);
     let to = from + 1;
     while (to < rows.length && (rows[to][0] as Buffer).readInt32BE(0) === id) to++;
-    lines.set(id, jsonArrayOf(rows.slice(from, to).map((row) => row[2] as Buffer)));
+    lines.set(id, linesOf(rows.slice(from, to)));
     from = to;
   }
   return lines;
@@ -195,7 +187,7 @@ where po.store_id = $1 and po.id = any($2::int[])`,
 /** A list row presented without lines, with its lines as the server wrote their JSON text. */
 export interface SummaryWithLinesText {
   readonly order: PurchaseOrderSummary;
-  readonly linesJson: TextOrBytes;
+  readonly linesJson: readonly TextOrBytes[];
 }
 
 /**
@@ -217,5 +209,5 @@ export async function presentSummariesWithLinesText(
       orders.map((o) => o.id),
     ),
   ]);
-  return heads.map((order) => ({ order, linesJson: texts.get(order.id) ?? "[]" }));
+  return heads.map((order) => ({ order, linesJson: texts.get(order.id) ?? NO_LINES }));
 }
