@@ -30,13 +30,6 @@ export function sqlInts(values: readonly number[]): string {
 }
 
 /**
- * Bytes the COPY's data messages are copied into: slabs of this size, a message bigger than what is
- * left of one starting the next (one of its own when bigger than a slab). A row is one message, so a
- * value never spans two slabs; a few slabs a statement, not an ArrayBuffer per message.
- */
-const SLAB_BYTES = 64 * 1024;
-
-/**
  * The driver's handle on a query it runs (a "submittable"): sends `copy (select) to stdout` and
  * collects the data messages' bytes. The driver hands each message as a view into its read buffer,
  * which it reuses, so every one is copied at once (outside the heap); the rows are read from those
@@ -47,9 +40,7 @@ const SLAB_BYTES = 64 * 1024;
  * on the event loop; docs/reliability.md 5b).
  */
 class CopyOut {
-  private readonly slabs: Buffer[] = [];
-  private slab = Buffer.alloc(0);
-  private used = 0;
+  private readonly chunks: Buffer[] = [];
   private failure: Error | null = null;
   callback?: (error: Error | null, chunks?: Buffer[]) => void;
 
@@ -59,20 +50,11 @@ class CopyOut {
     connection.query(this.text);
   }
 
+  /** Copied to a buffer of its size (a small one a slice of Node's pool, as `Buffer.from` would). */
   handleCopyData(message: { chunk: Buffer }): void {
-    const length = message.chunk.byteLength;
-    if (this.used + length > this.slab.byteLength) {
-      this.closeSlab();
-      this.slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, length));
-    }
-    message.chunk.copy(this.slab, this.used);
-    this.used += length;
-  }
-
-  /** The filled part of the current slab joins the output. */
-  private closeSlab(): void {
-    if (this.used > 0) this.slabs.push(this.slab.subarray(0, this.used));
-    this.used = 0;
+    const copy = Buffer.allocUnsafe(message.chunk.byteLength);
+    message.chunk.copy(copy);
+    this.chunks.push(copy);
   }
 
   handleError(error: Error): void {
@@ -82,10 +64,7 @@ class CopyOut {
   /** The statement ends here, failed or not: the connection is ready for the next. */
   handleReadyForQuery(): void {
     if (this.failure) this.callback?.(this.failure);
-    else {
-      this.closeSlab();
-      this.callback?.(null, this.slabs);
-    }
+    else this.callback?.(null, this.chunks);
   }
 
   handleCommandComplete(): void {}
@@ -123,9 +102,9 @@ export async function copyRowsBinary(db: Db, select: string): Promise<BinaryRow[
 }
 
 /**
- * Reads bytes in order across the chunks of a COPY's output. The server sends a row per message, and
- * a message is copied whole into one chunk, so a value lies within one chunk and is given as a view
- * into it; one that spans chunks (the protocol allows any split) is joined.
+ * Reads bytes in order across the chunks of a COPY's output. The server sends a row per message, so
+ * a value lies within one chunk and is given as a view into it; one that spans chunks (the protocol
+ * allows any split) is joined.
  */
 class ChunkReader {
   private chunk = 0;
