@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/database.ts";
 import { type HotQuery, hotSql } from "../db/prepared.ts";
@@ -168,18 +168,76 @@ export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<
             .executeTakeFirstOrThrow(),
         ];
   const { seq, ...read } = row;
+  return announce(ctx, trx, { id, seq, read, occurredAt, ...input });
+}
+
+/** The event as emitted, once written: the modules act on it in the writing transaction. */
+async function announce(
+  ctx: AppContext,
+  trx: Db,
+  written: EmitFields & Pick<EmittedEvent, "id" | "seq" | "read" | "occurredAt">,
+): Promise<EmittedEvent> {
   const event: EmittedEvent = {
-    id,
-    seq,
-    read,
-    name: input.name,
-    storeId: input.storeId,
-    subjectType: input.subjectType,
-    subjectId: input.subjectId,
-    occurredAt,
+    id: written.id,
+    seq: written.seq,
+    read: written.read,
+    name: written.name,
+    storeId: written.storeId,
+    subjectType: written.subjectType,
+    subjectId: written.subjectId,
+    occurredAt: written.occurredAt,
   };
   // Modules act on the event in the same transaction (webhook fan-out enqueues its deliveries here),
   // so an event and the work that carries it onward commit together.
   for (const module of ctx.modules) if (module.onEvent) await module.onEvent(ctx, trx, event);
   return event;
+}
+
+/** An event written as a part of the caller's own statement (`eventInStatement`). */
+export interface EventInStatement {
+  /** The insert, for a WITH part named as `eventInStatement` was told. */
+  write: RawBuilder<unknown>;
+  /** The columns the statement answers from the part: the event's seq and the modules' event reads. */
+  columns: RawBuilder<unknown>;
+  /** Once the statement ran, given its row: the event as `emit` answers it, the modules having acted. */
+  emitted(trx: Db, row: object): Promise<EmittedEvent>;
+}
+
+/**
+ * `emit` as a part of a WITH in the caller's statement (an apply's ledger statement: stock/ledger.ts),
+ * for a write whose event's data is known before that statement runs: one round trip fewer in the
+ * write's transaction, which on the embedded database holds the one connection while the API's
+ * thread takes each answer and sends the next statement. The modules' event reads (the store's active
+ * webhooks) are answered by the statement as `<part>_<read>` beside the seq, `<part>_seq`; `emitted`
+ * gives them to the modules as `emit` does.
+ */
+export function eventInStatement(
+  ctx: AppContext,
+  input: EmitFields & { dataText: string },
+  part: string,
+): EventInStatement {
+  const occurredAt = ctx.clock.now();
+  const id = `evt_${randomBase62(24)}`;
+  const extra = input.extraText ?? (input.extra ? JSON.stringify(input.extra) : null);
+  const reads = ctx.modules.flatMap((m) => (m.eventRead ? [m.eventRead] : []));
+  const write = sql`insert into events (id, store_id, name, subject_type, subject_id, data, extra, occurred_at)
+    values (${id}, ${input.storeId}, ${input.name}, ${input.subjectType}, ${input.subjectId}, ${input.dataText},
+      ${extra}, ${occurredAt})
+    returning seq${sql.join(
+      reads.map((r) => sql`, ${eventReadColumn(r, input.storeId)}`),
+      sql``,
+    )}`;
+  const columnOf = (name: string) =>
+    sql`(select ${sql.ref(name)} from ${sql.table(part)}) as ${sql.ref(`${part}_${name}`)}`;
+  const columns = sql.join([columnOf("seq"), ...reads.map((r) => columnOf(r.name))]);
+  return {
+    write,
+    columns,
+    async emitted(trx, row) {
+      const answered = row as Record<string, unknown>;
+      const read = Object.fromEntries(reads.map((r) => [r.name, answered[`${part}_${r.name}`]]));
+      const seq = answered[`${part}_seq`] as number;
+      return announce(ctx, trx, { ...input, id, seq, read, occurredAt });
+    },
+  };
 }

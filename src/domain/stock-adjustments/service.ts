@@ -1,9 +1,10 @@
+import type { RawBuilder } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
-import { emit } from "../../events/outbox.ts";
+import { emit, eventInStatement } from "../../events/outbox.ts";
 import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
 import { DetailCollector, notFound, validationFailed } from "../errors.ts";
-import { lockLevelsAt, recordStockMovements } from "../stock/index.ts";
+import { lockLevelsAt, type MovementInput, recordStockMovementsWith } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
 import { presentApplied, presentOne, type StockAdjustmentView } from "./presenter.ts";
 import {
@@ -65,17 +66,15 @@ export function adjustmentReference(id: number): string {
   return `stockroom://stock_adjustments/${id}`;
 }
 
-/** The adjustment's event; `json`, when given, is the view's JSON text already made by the caller. */
+/** The adjustment's event (an apply's is written in its ledger statement: `eventInStatement`). */
 async function emitAdjustment(
   ctx: AppContext,
   trx: Db,
   storeId: number,
   name: string,
   view: StockAdjustmentView,
-  json?: string,
 ): Promise<void> {
-  const fields = { storeId, name, subjectType: SUBJECT, subjectId: view.id };
-  await emit(ctx, trx, json === undefined ? { ...fields, data: view } : { ...fields, dataText: json });
+  await emit(ctx, trx, { storeId, name, subjectType: SUBJECT, subjectId: view.id, data: view });
 }
 
 /** An applied adjustment and its JSON text, which the event was written from. */
@@ -278,14 +277,19 @@ export async function updateAdjustment(
  * `expected_before` no longer matches; writes one movement per line (available and on_hand move by the
  * delta, reason = the adjustment's reason) through the stock pipeline; marks it applied.
  * Reads and writes are batched: a fixed number of queries whatever the line count. The view is
- * serialized once (200 lines: ~60 KB of JSON): the event is written from that text, and the caller
- * answers with it (sent and stored) instead of serializing the view twice more.
+ * serialized once (200 lines: ~60 KB of JSON), before the writes: everything it shows is known once
+ * the levels are read, so the event is written from that text in the ledger's statement, with the
+ * caller's own writes of it (`answerWrites`: the stored idempotent answer) beside, and the caller
+ * answers with it instead of serializing the view twice more.
  */
 export async function applyAdjustment(
   ctx: AppContext,
   trx: Db,
   storeId: number,
   id: number,
+  answerWrites: (
+    json: string,
+  ) => ReadonlyArray<readonly [name: string, write: RawBuilder<unknown>]> = () => [],
 ): Promise<AppliedAdjustment> {
   const row = await lockAdjustmentWithLocationName(trx, storeId, id);
   if (!row) throw notFound("stock adjustment");
@@ -321,8 +325,39 @@ export async function applyAdjustment(
   problems.throwIfAny();
   const now = ctx.clock.now();
   const set = { status, applied_at: now, updated_at: now };
-  // The apply's own rows are written in the ledger's statement: one round trip for every write.
-  const movementIds = await recordStockMovements(
+  // The row as updated, without reading it back (the lock's read, location name aside).
+  const { current_location_name: currentLocationName, ...locked } = row;
+  const updated: AdjustmentRow = { ...locked, ...set };
+  // The lines as now stored, without reading them back.
+  const appliedLines = lines.map((line, index) => ({
+    ...line,
+    quantity_before: quantities[index].before,
+    quantity_after: quantities[index].after,
+  }));
+  const movements: MovementInput[] = lines.map((line) => ({
+    inventoryItemId: Number(line.inventory_item_id),
+    locationId,
+    // `available` moves and on_hand follows, for every reason (cycle_count_available included).
+    availableDelta: line.delta,
+    reason: row.reason,
+  }));
+  // Its platform_sync is pending once it moves stock: a line moves stock when its delta is not zero
+  // (the ledger records no movement whose deltas are all zero).
+  const view = presentApplied(
+    updated,
+    appliedLines,
+    currentLocationName,
+    movements.some((m) => m.availableDelta !== 0),
+  );
+  const json = JSON.stringify(view);
+  const event = eventInStatement(
+    ctx,
+    { storeId, name: "stock_adjustment.applied", subjectType: SUBJECT, subjectId: id, dataText: json },
+    "applied_event",
+  );
+  // The apply's own rows, its event and the caller's writes go in the ledger's statement: one round
+  // trip for every write.
+  const { columns } = await recordStockMovementsWith(
     ctx,
     trx,
     {
@@ -330,13 +365,7 @@ export async function applyAdjustment(
       subjectType: SUBJECT,
       subjectId: id,
       reference: adjustmentReference(id),
-      movements: lines.map((line) => ({
-        inventoryItemId: Number(line.inventory_item_id),
-        locationId,
-        // `available` moves and on_hand follows, for every reason (cycle_count_available included).
-        availableDelta: line.delta,
-        reason: row.reason,
-      })),
+      movements,
       // Its location deactivated or deleted on the platform, or an item no longer stocked there,
       // since the draft was written: refused (nothing written), as a new draft would be.
       refuseGone: (gone) => {
@@ -359,20 +388,16 @@ export async function applyAdjustment(
         throw validationFailed(refused.details);
       },
     },
-    { parts: appliedWrites(storeId, id, quantities, set) },
+    {
+      parts: [
+        ...appliedWrites(storeId, id, quantities, set),
+        ["applied_event", event.write],
+        ...answerWrites(json),
+      ],
+      columns: event.columns,
+    },
   );
-  // The row as updated, without reading it back (the lock's read, location name aside).
-  const { current_location_name: currentLocationName, ...locked } = row;
-  const updated: AdjustmentRow = { ...locked, ...set };
-  // The lines as now stored, without reading them back.
-  const appliedLines = lines.map((line, index) => ({
-    ...line,
-    quantity_before: quantities[index].before,
-    quantity_after: quantities[index].after,
-  }));
-  const view = presentApplied(updated, appliedLines, currentLocationName, movementIds.length > 0);
-  const json = JSON.stringify(view);
-  await emitAdjustment(ctx, trx, storeId, "stock_adjustment.applied", view, json);
+  await event.emitted(trx, columns);
   return { view, json };
 }
 

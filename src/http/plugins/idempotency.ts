@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { hotSql } from "../../db/prepared.ts";
 import { AppError } from "../../domain/errors.ts";
@@ -100,12 +101,30 @@ export async function completeClaim(
   status: number,
   body: unknown,
 ): Promise<void> {
-  const responseBody =
-    body === undefined
-      ? null
-      : seal(body instanceof JsonText ? body.bytes() : JSON.stringify(body), claim.sealKey);
-  await storeResponse.run(trx, status, responseBody, claim.storeId, claim.apiKeyId, claim.key);
+  await storeResponse.run(trx, status, sealedAnswer(claim, body), claim.storeId, claim.apiKeyId, claim.key);
   claim.completed = true;
+}
+
+function sealedAnswer(claim: IdempotencyClaim, body: unknown): string | null {
+  return body === undefined
+    ? null
+    : seal(body instanceof JsonText ? body.bytes() : JSON.stringify(body), claim.sealKey);
+}
+
+/**
+ * `completeClaim` as a write for a part of the caller's own statement (a WITH part): the answer is
+ * stored by the statement that writes the request's rows, one round trip fewer in its transaction.
+ * The same update as `storeResponse`; the caller marks the claim completed once the statement ran
+ * (write.ts).
+ */
+export function completeClaimInStatement(
+  claim: IdempotencyClaim,
+  status: number,
+  body: unknown,
+): RawBuilder<unknown> {
+  return sql`update idempotency_keys set state = 'done', status_code = ${status},
+      response_body = ${sealedAnswer(claim, body)}
+    where store_id = ${claim.storeId} and api_key_id = ${claim.apiKeyId} and key = ${claim.key}`;
 }
 
 // Every keyed write runs these two: fixed texts, prepared once per PostgreSQL connection

@@ -277,10 +277,15 @@ export async function stockAdjustmentRoutes(instance: FastifyInstance): Promise<
     },
     async (request, reply) => {
       const { store } = principalOf(request);
-      return sendWrite(request, reply, async (trx) => {
-        const { json } = await applyAdjustment(request.server.ctx, trx, store.id, request.params.id);
-        // The text the event was written from: the answer, sent and stored, is made of it.
-        return { status: 200, body: new JsonText(['{"data":', json, "}"]) };
+      return sendWrite(request, reply, async (trx, answer) => {
+        // The text the event was written from: the answer, sent and stored, is made of it, and stored
+        // by the apply's own statement.
+        let body: JsonText | undefined;
+        await applyAdjustment(request.server.ctx, trx, store.id, request.params.id, (json) => {
+          body = new JsonText(['{"data":', json, "}"]);
+          return answer.inStatement(200, body);
+        });
+        return { status: 200, body: body as JsonText };
       });
     },
   );
