@@ -154,7 +154,10 @@ describe("statements per write", () => {
     assert.equal(statements.length, 5, statements.join("\n"));
     assert.deepEqual([begins, commits], [1, 1]);
     const ledger = statements.find((s) => /^with moved as /.test(s)) ?? "";
-    assert.match(ledger, /"applied_event" as \(insert into events .* returning seq, \(select coalesce\(json_agg\(events\)/);
+    assert.match(
+      ledger,
+      /"applied_event" as \(insert into events .* returning seq, \(select coalesce\(json_agg\(events\)/,
+    );
     assert.match(ledger, /"answer_stored" as \(update idempotency_keys set state = 'done'/);
     if (t.runtime.ctx.dbKind === "postgres")
       for (const pattern of [
