@@ -82,16 +82,31 @@ const lockForApply = hotSql<
   { priority: false },
 );
 
+// The lines with their levels' lock: the levels at the adjustment's location of the lines' items are
+// locked in item order (the lock order of every level writer, stock/level-locks.ts) in a CTE the
+// lines join, so the lines, whether each item was deleted and each level's `available` under its lock
+// come back in one statement, where the lines and the levels' lock were two round trips in the
+// apply's transaction (on the embedded database each holds its one connection while the API's thread
+// takes the answer). Read after the adjustment's lock (its own statement), the lines cannot change
+// meanwhile; each level is read as locked, its newest version. A line whose item has no level there
+// answers a null `level_available` (the caller creates and locks those).
 const linesForApply = hotSql<
-  [storeId: number, adjustmentId: number],
-  AdjustmentLineRow & { item_deleted: boolean }
+  [storeId: number, adjustmentId: number, locationId: number],
+  AdjustmentLineRow & { item_deleted: boolean; level_available: number | null }
 >(
   "stockroom_adjustment_lines_for_apply",
-  `select l.*, exists (
+  `with locked as materialized (
+     select inventory_item_id, available from inventory_levels
+     where store_id = $1 and location_id = $3 and inventory_item_id in (
+       select inventory_item_id from stock_adjustment_lines where store_id = $1 and adjustment_id = $2)
+     order by inventory_item_id
+     for update)
+   select l.*, exists (
        select 1 from variants v
        where v.store_id = $1 and v.inventory_item_id = l.inventory_item_id and v.deleted_at is not null
-     ) as item_deleted
+     ) as item_deleted, k.available as level_available
    from stock_adjustment_lines l
+   left join locked k on k.inventory_item_id = l.inventory_item_id
    where l.store_id = $1 and l.adjustment_id = $2
    order by l.position`,
   { priority: false },
@@ -150,15 +165,18 @@ export async function linesOf(
 
 /**
  * The lines an apply books, in position order, each with whether its item was deleted on the platform
- * (a variant of the item marked deleted in the mirror), read in the same statement: the apply refuses
- * such a line, and a separate lookup of the deleted items was one more round trip in its transaction.
+ * (a variant of the item marked deleted in the mirror) and its level's `available` at the location,
+ * that level locked (null: no level there), read in the same statement: the apply refuses such a
+ * line, and a separate lookup of the deleted items, then the levels' lock, were two more round trips
+ * in its transaction.
  */
 export async function linesToApply(
   trx: Db,
   storeId: number,
   adjustmentId: number,
-): Promise<Array<AdjustmentLineRow & { item_deleted: boolean }>> {
-  return linesForApply.run(trx, storeId, adjustmentId);
+  locationId: number,
+): Promise<Array<AdjustmentLineRow & { item_deleted: boolean; level_available: number | null }>> {
+  return linesForApply.run(trx, storeId, adjustmentId, locationId);
 }
 
 type LineQuantities = { id: number; before: number; after: number };

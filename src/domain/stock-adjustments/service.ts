@@ -4,7 +4,7 @@ import type { Db } from "../../db/database.ts";
 import { emit, eventInStatement } from "../../events/outbox.ts";
 import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
 import { DetailCollector, notFound, validationFailed } from "../errors.ts";
-import { lockLevelsAt, type MovementInput, recordStockMovementsWith } from "../stock/index.ts";
+import { lockNewLevelsAt, type MovementInput, recordStockMovementsWith } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
 import { presentApplied, presentOne, type StockAdjustmentView } from "./presenter.ts";
 import {
@@ -295,10 +295,17 @@ export async function applyAdjustment(
   if (!row) throw notFound("stock adjustment");
   const status = nextAdjustmentStatus(row.status, "apply");
   const locationId = Number(row.location_id);
-  // Each line says whether its item was deleted on the platform, read with the lines.
-  const lines = await linesToApply(trx, storeId, id);
-  const itemIds = lines.map((l) => Number(l.inventory_item_id));
-  const levels = await lockLevelsAt(trx, storeId, locationId, itemIds, ctx.clock.now());
+  // Each line says whether its item was deleted on the platform and its level's `available`, that
+  // level locked, read with the lines; the levels missing there are created at 0 and locked.
+  const lines = await linesToApply(trx, storeId, id, locationId);
+  const levels = new Map<number, number>();
+  const missing: number[] = [];
+  for (const line of lines) {
+    if (line.level_available === null) missing.push(Number(line.inventory_item_id));
+    else levels.set(Number(line.inventory_item_id), line.level_available);
+  }
+  for (const [item, available] of await lockNewLevelsAt(trx, storeId, locationId, missing, ctx.clock.now()))
+    levels.set(item, available);
   const problems = new DetailCollector();
   // A draft's item deleted on the platform since it was written: the draft is refused like a new line.
   lines.forEach((line, index) => {
@@ -329,7 +336,7 @@ export async function applyAdjustment(
   const { current_location_name: currentLocationName, ...locked } = row;
   const updated: AdjustmentRow = { ...locked, ...set };
   // The lines as now stored, without reading them back.
-  const appliedLines = lines.map((line, index) => ({
+  const appliedLines = lines.map(({ item_deleted: _deleted, level_available: _level, ...line }, index) => ({
     ...line,
     quantity_before: quantities[index].before,
     quantity_after: quantities[index].after,

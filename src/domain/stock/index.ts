@@ -19,7 +19,7 @@ export {
 export { type DriftRepair, repairLevelDrift } from "./level-drift.ts";
 export { dropLevels, dropLevelsAt, droppedLevels, heldLevelKeys } from "./level-drops.ts";
 export type { LevelDelta, LevelKey, LevelReport } from "./level-keys.ts";
-export { lockLevelsAt } from "./level-locks.ts";
+export { lockNewLevelsAt } from "./level-locks.ts";
 export { refreshLevels } from "./levels.ts";
 export { type LevelFilters, listLevels } from "./lists.ts";
 export {

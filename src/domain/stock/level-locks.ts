@@ -4,7 +4,9 @@ import { hotSql } from "../../db/prepared.ts";
 
 /**
  * Mirror levels locked before a record reads them to move stock (a stock adjustment's quantity_before).
- * Locks are taken in item order, so two writers touching the same items queue instead of deadlocking.
+ * Locks are taken in item order, so two writers touching the same items queue instead of deadlocking
+ * (the apply's read of its lines takes its existing levels' locks the same way:
+ * stock-adjustments/repository.ts).
  */
 
 async function lockExisting(
@@ -40,20 +42,21 @@ const lockAt = hotSql<
 );
 
 /**
- * Locks the levels of these items at the location and answers each item's `available`. An item with
- * no level row there gets a zero row first (as the mirror does before recomputing a level), so it is
- * locked too: two writers on a never-stocked item then queue on the row instead of both reading 0.
+ * Creates the levels these items lack at the location, at zero (as the mirror does before
+ * recomputing a level), and locks them: two writers on a never-stocked item then queue on the row
+ * instead of both reading 0. For a caller that locked the existing levels already and found these
+ * missing (a stock adjustment's apply locks its lines' levels as it reads its lines); a row another
+ * writer created meanwhile is locked as it is. Answers each item's `available`.
  */
-export async function lockLevelsAt(
+export async function lockNewLevelsAt(
   trx: Db,
   storeId: number,
   locationId: number,
   inventoryItemIds: readonly number[],
   now: Date,
 ): Promise<Map<number, number>> {
-  const levels = await lockExisting(trx, storeId, locationId, inventoryItemIds);
-  const missing = [...new Set(inventoryItemIds)].filter((item) => !levels.has(item));
-  if (missing.length === 0) return levels;
+  const missing = [...new Set(inventoryItemIds)];
+  if (missing.length === 0) return new Map();
   await trx
     .insertInto("inventory_levels")
     .values(
@@ -67,7 +70,5 @@ export async function lockLevelsAt(
     )
     .onConflict((oc) => oc.columns(["store_id", "inventory_item_id", "location_id"]).doNothing())
     .execute();
-  for (const [item, available] of await lockExisting(trx, storeId, locationId, missing))
-    levels.set(item, available);
-  return levels;
+  return lockExisting(trx, storeId, locationId, missing);
 }
