@@ -413,3 +413,47 @@ describe("two syncs of one store at once, both reads in the watermark's second",
     heldAt = null;
   });
 });
+
+describe("a read longer than the overlap", () => {
+  test("a level changed after its location was read is found by the next read, though a later one was read", async () => {
+    // Levels are read location by location. Right after the first location's page, the clock runs
+    // four minutes (a slow read: Shopify's and the service's), a level of that location changes two
+    // minutes in and one of the second location at the end; only the second is in this read. Its
+    // time, taken as the watermark, put the first change more than the overlap before the next
+    // search's start: missed for good. The watermark less the read's length is before it.
+    const { shop, api, storeId } = await attached(2);
+    const domain = shop.domain;
+    const handle = standin.handle.bind(standin);
+    let early: Level | null = null;
+    let late: Level | null = null;
+    standin.handle = async (request, response) => {
+      await handle(request, response);
+      const last = standin.requests.at(-1);
+      if (early || last?.shop !== domain || !last.query.includes("LevelChanges")) return;
+      const read = parseGid(last.variables.id);
+      early = [...shop.levels.values()].find((l) => l.locationId === read)!;
+      late = [...shop.levels.values()].find((l) => l.locationId !== read)!;
+      standin.webhooks.mode = "hold";
+      clock.advance(120_000);
+      standin.setQuantity(shop, early.itemId, early.locationId, "available", 41);
+      clock.advance(120_000);
+      standin.setQuantity(shop, late.itemId, late.locationId, "available", 42);
+      standin.webhooks.mode = "auto";
+    };
+    try {
+      await syncCatalog(t.runtime.ctx, storeId);
+    } finally {
+      standin.handle = handle;
+    }
+    const [a, b] = [early as unknown as Level, late as unknown as Level];
+    assert.equal((await mirrorLevelRow(api, b.itemId, b.locationId)).available, 42);
+    assert.equal((await mirrorLevelRow(api, a.itemId, a.locationId)).available, 10);
+    // Both webhooks lost: the next read alone is to bring the first change.
+    await standin.webhooks.release({ drop: [0, 1] });
+    clock.advance(1000);
+    await syncCatalog(t.runtime.ctx, storeId);
+    assert.equal((await mirrorLevelRow(api, a.itemId, a.locationId)).available, 41);
+  });
+});
+
+const parseGid = (gid: unknown) => Number(String(gid).split("/").pop());

@@ -10,8 +10,8 @@ import { fromGid, toGid } from "./gids.ts";
  * Reads what changed after the import (docs/decisions.md, "Shopify connector"): per resource,
  * `updated_at:>` its own watermark less OVERLAP_MS (a row written while the last read ran, with an
  * earlier updatedAt, is still found), every page, mapped like the import. Each resource's watermark
- * becomes the newest updatedAt it read (unchanged when nothing came). Rows inside the overlap are read
- * again; the mirror takes a repeat as no change.
+ * becomes the newest updatedAt it read less the read's own length (nextWatermark; unchanged when
+ * nothing came). Rows inside the overlap are read again; the mirror takes a repeat as no change.
  */
 export const OVERLAP_MS = 60_000;
 
@@ -158,6 +158,24 @@ function lastReadOf<T extends { id: string }>(rows: readonly T[]): T[] {
   return [...byId.values()];
 }
 
+/**
+ * The watermark after a read that took `readMs` (by the service's clock, from before its first request
+ * to after its last answer): the newest updatedAt read, less the read's own length, and never before
+ * `since`. A read is not a snapshot: a row changed after its page went by (variants, items and
+ * levels are not paged by updatedAt; levels location by location) is not in it, while a row changed
+ * later on a later page is, and its updatedAt became the watermark; a read longer than the overlap
+ * left the first change before the next search's start, missed for good. Every row read was read by
+ * the read's end, so the newest updatedAt less the read's length is no later than the read's start,
+ * and no change after that start is left behind: a read of any length misses nothing. A duration, so
+ * Shopify's clock and ours need not agree. A read of no measurable length keeps the newest as written.
+ */
+export function nextWatermark(since: string, rows: ReadonlyArray<{ updatedAt: string }>, readMs: number) {
+  const top = newest(since, rows);
+  if (top === since || readMs <= 0) return top;
+  const at = Date.parse(top) - readMs;
+  return at > Date.parse(since) ? new Date(at).toISOString() : since;
+}
+
 export async function readCatalogChanges(
   client: ShopifyClient,
   deps: ChangesDeps,
@@ -166,57 +184,77 @@ export async function readCatalogChanges(
   const reader: Reader = { client, deps };
   const { since } = watermark;
   const search = (key: keyof Since) => searchAfter(since[key]);
-  const locations = lastReadOf(
-    await readAll<catalog.LocationNode>(reader, {
-      field: "locations",
-      args: "includeInactive: true",
-      selection: catalog.LOCATION_FIELDS,
-      query: search("locations"),
+  // How long each resource's read took, by the service's clock (nextWatermark).
+  const took = async <T>(read: () => Promise<T>): Promise<{ rows: T; ms: number }> => {
+    const start = client.now().getTime();
+    const rows = await read();
+    return { rows, ms: client.now().getTime() - start };
+  };
+  const locationsRead = await took(async () =>
+    lastReadOf(
+      await readAll<catalog.LocationNode>(reader, {
+        field: "locations",
+        args: "includeInactive: true",
+        selection: catalog.LOCATION_FIELDS,
+        query: search("locations"),
+        nodeCost: 3,
+        first: 250,
+      }),
+    ),
+  );
+  const locations = locationsRead.rows;
+  const productsRead = await took(async () =>
+    lastReadOf(
+      await readAll<catalog.ProductNode>(reader, {
+        field: "products",
+        args: "sortKey: UPDATED_AT",
+        selection: catalog.PRODUCT_FIELDS,
+        query: search("products"),
+        // options 1, featured media 3: a page of 150 stays under Shopify's 1,000-point query limit.
+        nodeCost: 5,
+        first: 150,
+      }),
+    ),
+  );
+  const products = productsRead.rows;
+  const variantsRead = await took(() =>
+    readAll<ChangedVariant>(reader, {
+      field: "productVariants",
+      selection: `${catalog.VARIANT_FIELDS} product { id }`,
+      query: search("variants"),
+      // image 1, inventory item 4 (cost, measurement and weight), product 1: 125 a page.
+      nodeCost: 7,
+      first: 125,
+    }),
+  );
+  const changedVariants = variantsRead.rows;
+  const itemsRead = await took(() =>
+    readAll<ItemNode>(reader, {
+      field: "inventoryItems",
+      selection: "id updatedAt unitCost { amount currencyCode } variant { id }",
+      query: search("inventoryItems"),
       nodeCost: 3,
       first: 250,
     }),
   );
-  const products = lastReadOf(
-    await readAll<catalog.ProductNode>(reader, {
-      field: "products",
-      args: "sortKey: UPDATED_AT",
-      selection: catalog.PRODUCT_FIELDS,
-      query: search("products"),
-      // options 1, featured media 3: a page of 150 stays under Shopify's 1,000-point query limit.
-      nodeCost: 5,
-      first: 150,
-    }),
-  );
-  const changedVariants = await readAll<ChangedVariant>(reader, {
-    field: "productVariants",
-    selection: `${catalog.VARIANT_FIELDS} product { id }`,
-    query: search("variants"),
-    // image 1, inventory item 4 (cost, measurement and weight), product 1: 125 a page.
-    nodeCost: 7,
-    first: 125,
-  });
-  const items = await readAll<ItemNode>(reader, {
-    field: "inventoryItems",
-    selection: "id updatedAt unitCost { amount currencyCode } variant { id }",
-    query: search("inventoryItems"),
-    nodeCost: 3,
-    first: 250,
-  });
+  const items = itemsRead.rows;
   // A variant's weight (and cost, tracking) live on its inventory item: editing only them moves the
   // item's updatedAt, not the variant's, so the variants search above does not find it. The variants
   // of changed items are read again by id.
   const variants = [...changedVariants, ...(await variantsOfItems(client, items, changedVariants))];
-  const { levels, locationIds } = await readLevelChanges(reader, since.levels);
+  const levelsRead = await took(() => readLevelChanges(reader, since.levels));
+  const { levels, locationIds } = levelsRead.rows;
 
   const next: IncrementalWatermark = {
     since: {
-      locations: newest(since.locations, locations),
-      products: newest(since.products, products),
-      variants: newest(since.variants, changedVariants),
-      inventoryItems: newest(since.inventoryItems, items),
-      levels: newest(
+      locations: nextWatermark(since.locations, locations, locationsRead.ms),
+      products: nextWatermark(since.products, products, productsRead.ms),
+      variants: nextWatermark(since.variants, changedVariants, variantsRead.ms),
+      inventoryItems: nextWatermark(since.inventoryItems, items, itemsRead.ms),
+      levels: nextWatermark(
         since.levels,
         levels.map((l) => l.node),
+        levelsRead.ms,
       ),
     },
   };
