@@ -456,3 +456,40 @@ describe("pushes to a Shopify store", () => {
     });
   });
 });
+
+describe("a push whose key Shopify is still processing", () => {
+  test("IDEMPOTENCY_CONCURRENT_REQUEST: sent again under its key within a second, synced in that attempt", async () => {
+    const since = standin.adjustCalls(domain).length;
+    const before = quantities(items[2], locations[0]);
+    const draft = await api.post("/v2/stock_adjustments", {
+      location_id: locations[0],
+      lines: [{ variant_id: variants[2], delta: 4 }],
+    });
+    expectStatus(draft, 201);
+    const applied = await api.post(
+      `/v2/stock_adjustments/${draft.body.data.id}/apply`,
+      undefined,
+      idempotencyKey("apply"),
+    );
+    expectStatus(applied, 200);
+    // Shopify answers the first send as in progress under its key (another request holds it).
+    standin.refuseNextAdjust(
+      "IDEMPOTENCY_CONCURRENT_REQUEST",
+      "This request is currently in progress, please try again.",
+    );
+    const started = Date.now();
+    await t.drain();
+    const calls = callsAfter(since);
+    // Was: a failed attempt, the record pending until the push's 10 s backoff (the clock stands still).
+    assert.equal(calls.length, 2);
+    assert.equal(calls[0].key, calls[1].key);
+    assert.ok(Date.now() - started >= 500, "not at once");
+    const sync = await syncOf(`/v2/stock_adjustments/${draft.body.data.id}`);
+    assert.deepEqual([sync.state, sync.error], ["synced", null]);
+    assert.deepEqual(quantities(items[2], locations[0]), {
+      ...before,
+      available: before.available + 4,
+      on_hand: before.on_hand + 4,
+    });
+  });
+});

@@ -11,7 +11,7 @@ import {
   PlatformPermanentError,
   PlatformTransientError,
 } from "../../src/platform/connector.ts";
-import { adjustShopifyInventory } from "../../src/platform/shopify/adjust.ts";
+import { adjustShopifyInventory, CONCURRENT_RETRIES } from "../../src/platform/shopify/adjust.ts";
 import { InProcessCostBudget } from "../../src/platform/shopify/budget.ts";
 import { ShopifyClient, type ShopifyClientOptions } from "../../src/platform/shopify/client.ts";
 import { InMemoryAttemptGenerations } from "../../src/platform/shopify/generations.ts";
@@ -256,23 +256,19 @@ describe("a receipt's document", () => {
     assert.deepEqual([level.available, level.on_hand, level.incoming], [15, 15, 3]);
   });
 
-  it("sent twice at once, the second meets IDEMPOTENCY_CONCURRENT_REQUEST: a retry, not a refusal; stock moves once", async () => {
+  it("sent twice at once, the second meets IDEMPOTENCY_CONCURRENT_REQUEST: sent again soon under its key; stock moves once", async () => {
     const generations = new InMemoryAttemptGenerations();
     // The first send's available call applied, its request still in progress at Shopify.
     const hold = standin.holdNextAdjust();
     const first = adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
     await hold.reached;
-    await assert.rejects(
-      adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document),
-      (error: Error) =>
-        error instanceof PlatformTransientError &&
-        /still processing another request of available/.test(error.message) &&
-        !nothingMoved(error),
-    );
+    const second = adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
+    while (s.client.adjustCalls().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Refused as in progress; the first request ends, and the second's call goes again under its key
+    // half a second to a second on, answered that request's result without moving stock again.
     hold.release();
     await first;
-    // The second push's retry: the same keys, answered without moving stock again.
-    await adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
+    await second;
     assert.deepEqual(
       s.client.adjustCalls().map((c) => c.key),
       [
@@ -286,6 +282,29 @@ describe("a receipt's document", () => {
     assert.equal(generations.stored.size, 0, "no key burned");
     const level = levelOf(s.shop, s.items[0], s.places[0]);
     assert.deepEqual([level.available, level.on_hand, level.incoming], [15, 15, 3]);
+  });
+
+  it("IDEMPOTENCY_CONCURRENT_REQUEST past its retries: transient, under the same key, not 'moved nothing'", async () => {
+    const generations = new InMemoryAttemptGenerations();
+    const sent = s.client.adjustCalls().length;
+    for (let i = 0; i <= CONCURRENT_RETRIES; i++)
+      standin.refuseNextAdjust(
+        "IDEMPOTENCY_CONCURRENT_REQUEST",
+        "This request is currently in progress, please try again.",
+      );
+    await assert.rejects(
+      adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document),
+      (error: Error) =>
+        error instanceof PlatformTransientError &&
+        /still processing another request of available/.test(error.message) &&
+        !nothingMoved(error),
+    );
+    const keys = s.client
+      .adjustCalls()
+      .slice(sent)
+      .map((c) => c.key);
+    assert.equal(keys.length, CONCURRENT_RETRIES + 1);
+    assert.equal(new Set(keys).size, 1);
   });
 
   it("a userErrors refusal is permanent with Shopify's message", async () => {

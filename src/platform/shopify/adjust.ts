@@ -22,6 +22,16 @@ const ADJUST = `mutation AdjustQuantities($input: InventoryAdjustQuantitiesInput
 /** New keys tried for one call in one attempt after Shopify burned the previous ones. */
 const NEW_KEYS_PER_ATTEMPT = 2;
 
+/**
+ * IDEMPOTENCY_CONCURRENT_REQUEST means the same key's first request is being processed right now
+ * (Shopify: "currently in progress, please try again"): it ends in moments, so the call is sent again
+ * under its key after 0.5-1 s (jittered, so two waiting senders do not meet again), at most this many
+ * times in one attempt; then the attempt is transient and takes the push's backoff.
+ */
+export const CONCURRENT_RETRIES = 5;
+const concurrentPause = () => 500 + Math.floor(Math.random() * 500);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 interface AdjustPayload {
   inventoryAdjustQuantities: {
     inventoryAdjustmentGroup: { id: string } | null;
@@ -103,7 +113,7 @@ async function sendCall(
   onAnswer: () => void,
 ): Promise<readonly number[]> {
   let { generation, skippedItems } = await generations.attempt(documentKey, call.call);
-  for (let newKeys = 0; ; ) {
+  for (let newKeys = 0, concurrent = 0; ; ) {
     const input = without(call.input, skippedItems);
     if (input.changes.length === 0) return skippedItems;
     const key = callIdempotencyKey(documentKey, call.call, generation);
@@ -113,12 +123,19 @@ async function sendCall(
     const errors = payload?.userErrors ?? [];
     if (errors.length === 0) return skippedItems;
     // Another request under this key (the same document sent at once by another push) is still being
-    // processed: Shopify says to try again, and the retry under the same key gets that request's result.
-    // Not a refusal, and not "moved nothing" (that request may be moving the stock).
-    if (errors.some((e) => e.code === "IDEMPOTENCY_CONCURRENT_REQUEST"))
+    // processed: Shopify says to try again, and the retry under the same key gets that request's result,
+    // soon (CONCURRENT_RETRIES), not after the push's 10 s backoff. Not a refusal, and not "moved
+    // nothing" (that request may be moving the stock).
+    if (errors.some((e) => e.code === "IDEMPOTENCY_CONCURRENT_REQUEST")) {
+      if (concurrent < CONCURRENT_RETRIES) {
+        concurrent++;
+        await sleep(concurrentPause());
+        continue;
+      }
       throw new PlatformTransientError(
         `Shopify is still processing another request of ${call.input.name} for ${documentKey} under its key; the next try sends it again under that key`,
       );
+    }
     if (errors.some((e) => e.code === "IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED")) {
       if (newKeys >= NEW_KEYS_PER_ATTEMPT)
         throw new PlatformTransientError(
