@@ -85,6 +85,10 @@ async function receive(a: Attached, orderId: number, lines: Array<{ line_id: num
   return a.api.post(`/v2/purchase_orders/${orderId}/receipts`, { lines }, idempotencyKey("receipt"));
 }
 
+async function preview(a: Attached, orderId: number, lines: Array<{ line_id: number; quantity: number }>) {
+  return a.api.post(`/v2/purchase_orders/${orderId}/receipts/preview`, { lines });
+}
+
 async function draftAdjustment(a: Attached, locationId: number, variantId: number) {
   const res = await a.api.post("/v2/stock_adjustments", {
     location_id: locationId,
@@ -130,6 +134,10 @@ describe("a location deleted in Shopify", () => {
       received.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
       [["location_id", "inactive"]],
     );
+    // The preview refuses exactly what the receipt refuses.
+    const previewed = await preview(a, order.id, [{ line_id: order.lines[0].id, quantity: 2 }]);
+    expectStatus(previewed, 422);
+    assert.deepEqual(previewed.body.error, received.body.error);
     const applied = await a.api.post(`/v2/stock_adjustments/${draft}/apply`, {}, idempotencyKey("apply"));
     expectStatus(applied, 422);
     assert.deepEqual(
@@ -175,6 +183,12 @@ describe("a level deactivated in Shopify (the item no longer stocked at the loca
       received.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
       [["lines.0", "not_stocked"]],
     );
+    const previewed = await preview(a, order.id, [
+      { line_id: order.lines[0].id, quantity: 2 },
+      { line_id: order.lines[1].id, quantity: 2 },
+    ]);
+    expectStatus(previewed, 422);
+    assert.deepEqual(previewed.body.error, received.body.error);
     const applied = await a.api.post(`/v2/stock_adjustments/${draft}/apply`, {}, idempotencyKey("apply"));
     expectStatus(applied, 422);
     assert.deepEqual(
@@ -191,6 +205,7 @@ describe("a level deactivated in Shopify (the item no longer stocked at the loca
     standin.setQuantity(a.shop, a.items[0], at, "available", 3);
     await settle();
     assert.equal((await mirrorLevelRow(a.api, a.items[0], at))?.available, 3);
+    expectStatus(await preview(a, order.id, [{ line_id: order.lines[0].id, quantity: 2 }]), 200);
     const again = await receive(a, order.id, [{ line_id: order.lines[0].id, quantity: 2 }]);
     expectStatus(again, 201);
   });

@@ -10,6 +10,8 @@ import {
   type OrderRecord,
   orderRecordQuery,
 } from "../purchase-orders/index.ts";
+import { findGoneDestinations } from "../stock/index.ts";
+import { refuseGoneDestinations } from "./destinations.ts";
 import { type Prepared, prepare } from "./prepare.ts";
 import type { ReceiptBody, StoreRef } from "./types.ts";
 
@@ -40,6 +42,13 @@ export async function previewReceiptFor(
   const parts = await loadOrderParts(ctx.db, store.id, [order.id]);
   const prepared = await prepare(ctx, ctx.db, store, order, parts, body);
   const { computed } = prepared;
+  // Good units to a location or level the platform dropped: the receipt's own refusal (record.ts).
+  const gone = await findGoneDestinations(
+    ctx.db,
+    store.id,
+    computed.movements.filter((m) => m.availableDelta !== 0),
+  );
+  if (gone.length > 0) refuseGoneDestinations(computed, gone);
   return {
     data: previewReceipt(prepared, store, body),
     purchase_order_status_after: computed.statusAfter,

@@ -8,6 +8,7 @@ export { type AlertRuleItem, type AlertRules, getAlertRules, putAlertRules } fro
 export { eraseStoreMovements } from "./erasure.ts";
 export {
   type AlongsideWrites,
+  findGoneDestinations,
   type GoneDestination,
   type MovementInput,
   PUSH_JOB,

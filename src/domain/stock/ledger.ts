@@ -215,6 +215,27 @@ export async function recordStockMovementsWith<Columns extends object>(
 type GoneRow = [number | string, number | string, "location" | "level"];
 
 /**
+ * The same check as a movement's write (`refuseGone`), read alone: for what a preview would book, so
+ * that it refuses exactly what the write refuses.
+ */
+export async function findGoneDestinations(
+  db: Db,
+  storeId: number,
+  destinations: ReadonlyArray<{ inventoryItemId: number; locationId: number }>,
+): Promise<GoneDestination[]> {
+  if (destinations.length === 0) return [];
+  const rows = destinations.map((d) => ({ inventory_item_id: d.inventoryItemId, location_id: d.locationId }));
+  const { rows: found } = await sql<{
+    gone: GoneRow[] | null;
+  }>`select ${goneDestinations(storeId, rows)} as gone`.execute(db);
+  return (found[0]?.gone ?? []).map(([item, location, gone]) => ({
+    inventoryItemId: Number(item),
+    locationId: Number(location),
+    gone,
+  }));
+}
+
+/**
  * The destinations among `rows` the platform no longer takes stock at, as a JSON array of [item,
  * location, what] (null when none), from the level and location rows as they stood before the
  * statement (a WITH's parts see its start's snapshot): the location inactive in the mirror, or the
