@@ -3,8 +3,6 @@ import { after, before, describe, test } from "node:test";
 import { type ManualClock, systemClock } from "../../src/clock.ts";
 import { type MovementInput, platformSyncOf } from "../../src/domain/stock/index.ts";
 import type { PeriodicTask } from "../../src/jobs/worker.ts";
-import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
-import { allModules } from "../../src/modules/index.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import { PlatformPermanentError, PlatformTransientError } from "../../src/platform/connector.ts";
 import { movementIdempotencyKey, type PushHooks } from "../../src/platform/push.ts";
@@ -13,6 +11,7 @@ import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { SYNC_SCAN_TASK } from "../../src/platform/sync-jobs.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { trackedVariants, type Variant } from "../helpers/factories.ts";
+import { modulesWithPushHooks } from "../helpers/push-hooks.ts";
 import { mirrorLevelRow, platformLevelRow, recordTestMovements } from "../helpers/stock.ts";
 
 /**
@@ -56,7 +55,7 @@ describe("platform sync", () => {
 
   before(async () => {
     t = await startTestApp({
-      modules: allModules.map((m) => (m === catalogModule ? createCatalogModule({ pushHooks }) : m)),
+      modules: modulesWithPushHooks(pushHooks),
     });
     clock = t.clock as ManualClock;
     store = await t.createStore({ seed: "demo" });

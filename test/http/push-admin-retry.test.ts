@@ -11,13 +11,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
-import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
-import { allModules } from "../../src/modules/index.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import type { PushHooks } from "../../src/platform/push.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { idempotencyKey, type Variant } from "../helpers/factories.ts";
+import { modulesWithPushHooks } from "../helpers/push-hooks.ts";
 import { alertingDemoStore, mirrorLevelRow, platformLevelRow } from "../helpers/stock.ts";
 
 describe("an admin's retry of a push whose answer was lost", () => {
@@ -31,7 +30,7 @@ describe("an admin's retry of a push whose answer was lost", () => {
   before(async () => {
     t = await startTestApp({
       env: { WORKER_CONCURRENCY: "1" },
-      modules: allModules.map((m) => (m === catalogModule ? createCatalogModule({ pushHooks }) : m)),
+      modules: modulesWithPushHooks(pushHooks),
     });
     clock = t.clock as ManualClock;
     ({ store, pool, location } = await alertingDemoStore(t));

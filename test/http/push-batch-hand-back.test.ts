@@ -13,12 +13,11 @@ import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import type { ManualClock } from "../../src/clock.ts";
 import { PUSH_JOB } from "../../src/domain/stock/index.ts";
-import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
-import { allModules } from "../../src/modules/index.ts";
 import type { PushHooks } from "../../src/platform/push.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { idempotencyKey, listLocations, platformLevel, trackedVariants } from "../helpers/factories.ts";
+import { modulesWithPushHooks } from "../helpers/push-hooks.ts";
 
 const RECORDS = 8;
 
@@ -68,7 +67,7 @@ describe("a refused batch's jobs handed back once it is taken apart", () => {
   before(async () => {
     t = await startTestApp({
       env: { WORKER_CONCURRENCY: "2" },
-      modules: allModules.map((m) => (m === catalogModule ? createCatalogModule({ pushHooks }) : m)),
+      modules: modulesWithPushHooks(pushHooks),
     });
     clock = t.clock as ManualClock;
     store = await t.createStore({ seed: "demo" });

@@ -8,8 +8,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
-import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
-import { allModules } from "../../src/modules/index.ts";
 import type { PushHooks } from "../../src/platform/push.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
@@ -20,6 +18,7 @@ import {
   listLocations,
   trackedVariants,
 } from "../helpers/factories.ts";
+import { modulesWithPushHooks } from "../helpers/push-hooks.ts";
 import { platformLevelRow } from "../helpers/stock.ts";
 
 describe("push batches", () => {
@@ -31,7 +30,7 @@ describe("push batches", () => {
   before(async () => {
     t = await startTestApp({
       env: { WORKER_CONCURRENCY: "1" },
-      modules: allModules.map((m) => (m === catalogModule ? createCatalogModule({ pushHooks }) : m)),
+      modules: modulesWithPushHooks(pushHooks),
     });
     clock = t.clock as ManualClock;
     store = await t.createStore({ seed: "demo" });

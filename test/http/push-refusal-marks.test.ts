@@ -13,13 +13,12 @@ import { after, before, describe, test } from "node:test";
 import type { ManualClock } from "../../src/clock.ts";
 import { PUSH_JOB } from "../../src/domain/stock/index.ts";
 import { DEFAULT_LEASE_MS } from "../../src/jobs/queue.ts";
-import { catalogModule, createCatalogModule } from "../../src/modules/catalog.ts";
-import { allModules } from "../../src/modules/index.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import type { PushHooks } from "../../src/platform/push.ts";
 import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import type { Variant } from "../helpers/factories.ts";
+import { modulesWithPushHooks } from "../helpers/push-hooks.ts";
 import {
   alertingDemoStore,
   itemEventsSince,
@@ -40,7 +39,7 @@ describe("a push the platform refused takes its in-flight marks off", () => {
   before(async () => {
     t = await startTestApp({
       env: { WORKER_CONCURRENCY: "1" },
-      modules: allModules.map((m) => (m === catalogModule ? createCatalogModule({ pushHooks }) : m)),
+      modules: modulesWithPushHooks(pushHooks),
     });
     clock = t.clock as ManualClock;
     ({ store, pool, location } = await alertingDemoStore(t));
