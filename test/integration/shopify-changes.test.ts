@@ -45,6 +45,9 @@ before(async () => {
     accessToken: added.accessToken,
     settings: shopifyEndpointSettings({ SHOPIFY_ADMIN_ORIGIN: standin.origin }),
     budget: new InProcessCostBudget(now),
+    // The test's clock, which stands still during a read: a watermark is the newest updatedAt read
+    // less the read's own length by this clock (nextWatermark), here the newest exactly.
+    now: () => new Date(clock),
     dispatcher: agent,
     sleep: async (ms) => {
       clock += ms;
@@ -196,6 +199,7 @@ describe("an incremental read past Shopify's paging cutoff", () => {
         accessToken: added.accessToken,
         settings: shopifyEndpointSettings({ SHOPIFY_ADMIN_ORIGIN: standin.origin }),
         budget: new InProcessCostBudget(now),
+        now: () => new Date(clock),
         dispatcher: agent,
         sleep: async (ms) => {
           clock += ms;
