@@ -9,12 +9,14 @@ export function mailsTo(received: readonly ReceivedMail[], email: string): Recei
   return received.filter((m) => m.rcptTo.map((r) => r.toLowerCase()).includes(email.toLowerCase()));
 }
 
-/**
- * The path of the one-time link in a staff mail (`/console/password/<secret>`), read from the text
- * part with quoted-printable soft line breaks joined.
- */
+/** A mail's raw text with its quoted-printable soft line breaks joined and `=3D` undone, so links read whole. */
+export function unfoldedMailText(raw: string): string {
+  return raw.replace(/=\r?\n/g, "").replace(/=3D/gi, "=");
+}
+
+/** The path of the one-time link in a staff mail (`/console/password/<secret>`), read from its text part. */
 export function staffLinkPath(mail: ReceivedMail): string {
-  const text = mail.raw.replace(/=\r?\n/g, "").replace(/=3D/gi, "=");
+  const text = unfoldedMailText(mail.raw);
   const match = /\/console\/password\/[A-Za-z0-9_-]{20,100}/.exec(text);
   if (!match) throw new Error(`no staff link in the mail:\n${mail.raw.slice(0, 2000)}`);
   return match[0];

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { LOOP_NICENESS } from "../../src/loop-priority.ts";
 import { type ChildServer, freePort, startChildServer, stopChildServer } from "../helpers/child-server.ts";
+import { unfoldedMailText } from "../helpers/staff.ts";
 
 /** Node's arguments in `npm start` (package.json, asserted in `before`). */
 const START_ARGS = ["--v8-pool-size=0", "dist/server.mjs"];
@@ -44,10 +45,7 @@ async function invitationLink(outbox: string, to: string): Promise<string> {
   for (;;) {
     const names = existsSync(outbox) ? await readdir(outbox) : [];
     for (const name of names.filter((n) => n.endsWith(".eml"))) {
-      // Quoted-printable: soft line breaks and `=3D` undone before the link is read.
-      const mail = readFileSync(join(outbox, name), "utf8")
-        .replace(/=\r?\n/g, "")
-        .replace(/=3D/g, "=");
+      const mail = unfoldedMailText(readFileSync(join(outbox, name), "utf8"));
       if (!mail.includes(`To: ${to}`)) continue;
       const link = /(https?:\/\/\S+\/console\/password\/[\w-]+)/.exec(mail)?.[1];
       if (link) return link;
