@@ -10,7 +10,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import type { ManualClock } from "../../src/clock.ts";
+import { pushKeyAssumedMigration } from "../../src/db/migrations/044_push_key_assumed.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import type { PushHooks } from "../../src/platform/push.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
@@ -117,6 +119,33 @@ describe("an admin's retry of a push whose answer was lost", () => {
     await syncCatalog(t.runtime.ctx, store.id);
     assert.equal(await shown(item), 17);
     assert.equal(await shown(other), 24);
+    assert.deepEqual([await syncState(adjustment), await syncState(second)], ["synced", "synced"]);
+    assert.deepEqual(await failedList(), []);
+  });
+
+  test("a push failed for good before migration 042 (no key kept): after 044 the retry sends it alone, 20 − 3 = 17", async () => {
+    const item = await levelAt(20);
+    const other = await levelAt(20);
+    const adjustment = await adjusted(item, -3);
+    answerLostOnce();
+    await t.drain(); // sent alone, applied: 17; the answer lost
+    await fault("reject");
+    clock.advance(10_000);
+    await t.drain(); // refused: the push fails for good
+    const [[, jobId]] = await failedList();
+    // As a release before 042 left it: the final failure took the in-flight mark off and kept no
+    // record of the send (042 found nothing to copy). Then the upgrade runs 044.
+    const { db } = t.runtime.ctx;
+    const of = sql`store_id = ${store.id} and subject_type = 'stock_adjustment' and subject_id = ${adjustment}`;
+    const { rows } = await sql<{ marked: boolean }>`update stock_movements set push_key_sent_at = null
+      where ${of} returning push_sent_at is not null as marked`.execute(db);
+    assert.deepEqual(rows, [{ marked: false }]);
+    for (const statement of pushKeyAssumedMigration) await sql.raw(statement).execute(db);
+    const second = await adjusted(other, 4); // waiting: the retry, a first attempt, would batch both
+    await retry(jobId);
+    await t.drain();
+    assert.equal(await onPlatform(item), 17, "sent in the batch under a new key, the −3 is applied twice");
+    assert.equal(await onPlatform(other), 24);
     assert.deepEqual([await syncState(adjustment), await syncState(second)], ["synced", "synced"]);
     assert.deepEqual(await failedList(), []);
   });

@@ -31,6 +31,7 @@ import { levelUnacknowledgedMigration } from "./040_level_unacknowledged.ts";
 import { mirrorSyncGenerationMigration } from "./041_mirror_sync_generation.ts";
 import { pushKeySentMigration } from "./042_push_key_sent.ts";
 import { levelDroppedMigration } from "./043_level_dropped.ts";
+import { pushKeyAssumedMigration } from "./044_push_key_assumed.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -76,6 +77,7 @@ const statementsOf: Record<string, Statements> = {
   "041_mirror_sync_generation": mirrorSyncGenerationMigration,
   "042_push_key_sent": pushKeySentMigration,
   "043_level_dropped": levelDroppedMigration,
+  "044_push_key_assumed": pushKeyAssumedMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(
