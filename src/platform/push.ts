@@ -206,13 +206,14 @@ export interface PushRun {
   attempts: number;
   /**
    * The worker holding the job (its claim's `locked_by`): with `attempts`, the lease every decision
-   * of what is sent is fenced on (heldJobs). Absent: not fenced (a run outside the worker).
+   * of what is sent is fenced on (heldJobs). Every push runs under a claimed job's lease: a run of
+   * one outside the worker (a test) claims it first, as the worker does.
    */
-  holder?: string | null;
+  holder: string;
   /**
    * Set by a push that failed: the in-flight marks to take off (takeMarksOff), in the transaction
    * that reschedules or fails the job (the handler's onRetry and onFinalFailure), so the job never
-   * says running while they are off. Without a run (a direct call) they come off at once.
+   * says running while they are off.
    */
   marksOff?: MarksOff | null;
 }
@@ -252,7 +253,7 @@ async function planDocuments(
   connector: PlatformConnector,
   payload: PushPayload,
   mine: BatchedMovement[],
-  run: PushRun | null,
+  run: PushRun,
   hooks: PushHooks,
 ): Promise<{ documents: PlannedDocument[]; taken: TakenPushes | null }> {
   const storeId = payload.store_id;
@@ -260,7 +261,7 @@ async function planDocuments(
   let taken: TakenPushes | null = null;
   let own = mine;
   const free = own.filter((m) => m.push_batch_id === null);
-  if (connector.batches && payload.grouped && run && run.attempts === 1 && free.length > 0) {
+  if (connector.batches && payload.grouped && run.attempts === 1 && free.length > 0) {
     taken = await takeWaitingPushes(ctx, ctx.db, storeId, run.jobId);
     if (taken.pool.length > 0) {
       const pool = [...new Map([...free, ...taken.pool].map((m) => [m.id, m])).values()];
@@ -269,12 +270,11 @@ async function planDocuments(
         "batch",
         pool.map((m) => m.id),
       );
-      const lease = leaseOf(run);
       const assigned = await assignBatches(
         ctx.db,
         storeId,
         documents.map((d) => d.map((m) => m.id)),
-        lease && { lease, mark: taken.mark, jobOf: taken.jobOf },
+        { lease: leaseOf(run), mark: taken.mark, jobOf: taken.jobOf },
       );
       for (const m of pool) {
         const batchId = assigned.get(m.id);
@@ -315,13 +315,15 @@ async function planDocuments(
  * Pushes the job's unacknowledged movements, acknowledging each document as the platform accepts it;
  * the last acknowledgement settles the record's platform_sync in the same transaction. A batch's
  * acknowledgement also settles the other records it carried and completes the jobs taken along that
- * wait for nothing more; the others go back to the queue when the push ends.
+ * wait for nothing more; the others go back to the queue when the push ends. Runs as the job `run`
+ * holds under its lease, which every decision of what is sent is fenced on; a failure leaves the
+ * marks to take off in `run.marksOff`, for the transaction that records the attempt.
  */
 export async function pushMovements(
   ctx: AppContext,
   payload: PushPayload,
+  run: PushRun,
   hooks: PushHooks = {},
-  run: PushRun | null = null,
 ): Promise<void> {
   const storeId = payload.store_id;
   const mine = await unpushedWithBatch(ctx.db, storeId, payload.movement_ids);
@@ -461,12 +463,7 @@ export async function pushMovements(
       off.release = { mark: taken.mark, ids: taken.left(), holding: taken.waitingFor(batch) };
       taken = null;
     }
-    if (run) run.marksOff = off;
-    else if (off)
-      await ctx.db.transaction().execute(async (trx) => {
-        const levels = await takeMarksOff(ctx, trx, off);
-        if (levels.length > 0) await refreshLevels(ctx, trx, storeId, levels);
-      });
+    run.marksOff = off;
     throw error;
   } finally {
     // Jobs taken along that this push did not finish (it failed, or they wait for movements in
@@ -476,9 +473,9 @@ export async function pushMovements(
   }
 }
 
-/** The lease a run's decisions are fenced on (none for a run outside the worker). */
-function leaseOf(run: PushRun | null): JobLease | null {
-  return run?.holder ? { jobId: run.jobId, holder: run.holder, attempts: run.attempts } : null;
+/** The lease a run's decisions are fenced on. */
+function leaseOf(run: PushRun): JobLease {
+  return { jobId: run.jobId, holder: run.holder, attempts: run.attempts };
 }
 
 /** What a failed push takes its in-flight marks off (marksOffAfter). */
@@ -628,7 +625,7 @@ export function createPushJobHandler(hooks: PushHooks = {}): JobHandler {
       const pushRun: PushRun = { jobId: job.id, attempts: job.attempts, holder: job.locked_by };
       runs.set(job, pushRun);
       try {
-        await pushMovements(ctx, payload, hooks, pushRun);
+        await pushMovements(ctx, payload, pushRun, hooks);
       } catch (error) {
         // Another worker holds the job now and writes where its record stands.
         if (error instanceof LeaseLostError) throw error;

@@ -3,7 +3,8 @@
  * adopted only when no push of its level is in flight"). The mirror shows a level as the platform's
  * last report plus the movements not acknowledged; a report that already holds a push not yet
  * acknowledged would count that push twice. Here push A (−8) and push B (−4) of one level go through
- * the real push path (pushMovements on the simulated platform): the platform applies A, then B, and
+ * the real push path (pushMovements on the simulated platform, each job claimed and fenced on its
+ * lease as the worker runs it): the platform applies A, then B, and
  * A's acknowledgement is held (the push's afterPush hook) while B's commits, or the other way round;
  * a platform sale lands between the two, and a mirror sync reads the level while A is held. Between
  * any two steps the level shown (GET /v2/inventory_levels) is what the ledger says or, once the
@@ -14,9 +15,11 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import type { ManualClock } from "../../src/clock.ts";
+import { PUSH_JOB } from "../../src/domain/stock/index.ts";
+import type { ClaimedJob } from "../../src/jobs/queue.ts";
 import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import { parsePushPayload } from "../../src/platform/job-payloads.ts";
-import { type PushHooks, pushMovements } from "../../src/platform/push.ts";
+import { type PushHooks, type PushRun, pushMovements } from "../../src/platform/push.ts";
 import { changeSimInventory } from "../../src/platform/simulated/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
 import type { Variant } from "../helpers/factories.ts";
@@ -81,23 +84,39 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
     return v.inventory_item_id;
   }
 
-  /** A stock adjustment of `delta` at the item, its push job's payload (the job stays queued). */
-  async function moved(item: number, delta: number) {
+  /** A stock adjustment of `delta` at the item (its push job queued); answers the record's id. */
+  async function recorded(item: number, delta: number): Promise<number> {
     const id = ++subject;
     await recordTestMovements(t, store.id, id, [
       { inventoryItemId: item, locationId: location, availableDelta: delta, reason: "correction" },
     ]);
-    const job = await t.runtime.ctx.db
-      .selectFrom("jobs")
-      .select("payload")
-      .where("type", "=", "platform.push")
-      .where("store_id", "=", store.id)
-      .orderBy("id", "desc")
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    return id;
+  }
+
+  const WORKER = "acknowledgement-order-worker";
+  /**
+   * A stock adjustment of `delta` at the item, its push job claimed as the worker claims one: its
+   * run is fenced on that lease, and no other push takes it along (it is not waiting).
+   */
+  async function moved(item: number, delta: number) {
+    const id = await recorded(item, delta);
+    const { ctx } = t.runtime;
+    const [job] = await ctx.jobs.claim(ctx.db, WORKER, 1, [PUSH_JOB]);
+    assert.ok(job, "the push job claimed");
     const payload = parsePushPayload(job.payload);
     assert.equal(payload.subject_id, id);
-    return payload;
+    const run: PushRun = { jobId: job.id, attempts: job.attempts, holder: job.locked_by };
+    return { payload, run, job };
+  }
+
+  /** Runs a claimed push as the worker does, its job done after it. */
+  async function push(
+    claimed: { payload: ReturnType<typeof parsePushPayload>; run: PushRun; job: ClaimedJob },
+    hooks: PushHooks = {},
+  ): Promise<void> {
+    const { ctx } = t.runtime;
+    await pushMovements(ctx, claimed.payload, claimed.run, hooks);
+    await ctx.jobs.complete(ctx.db, claimed.job, WORKER);
   }
 
   const shown = async (item: number) => (await mirrorLevelRow(store.api, item, location)).available;
@@ -117,7 +136,7 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
       assert.equal(await shown(item), 8);
 
       const heldA = heldPush();
-      const pushA = pushMovements(t.runtime.ctx, a, heldA.hooks);
+      const pushA = push(a, heldA.hooks);
       await heldA.applied; // the platform has A (12), its acknowledgement waits
       assert.equal(await onPlatform(item), 12);
       // A sync reading the level now sees A's −8 on the platform while A is not acknowledged.
@@ -128,7 +147,7 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
         assert.equal(await shown(item), 8, "the sale is not read yet");
       }
       const truth = withSale ? 6 : 8;
-      await pushMovements(t.runtime.ctx, b); // applied after A and acknowledged first
+      await push(b); // applied after A and acknowledged first
       assert.equal(await onPlatform(item), truth);
       assert.equal(await shown(item), 8, "B's report holds A, which is not acknowledged yet");
       assert.deepEqual(await newEvents(), []);
@@ -138,7 +157,7 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
       assert.equal(await shown(item), truth);
       assert.equal(await onPlatform(item), truth);
       await syncCatalog(t.runtime.ctx, store.id);
-      await t.drain(); // the two jobs find nothing left to send
+      await t.drain();
       assert.equal(await shown(item), truth);
       assert.deepEqual(await newEvents(), []);
     });
@@ -150,12 +169,12 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
       assert.deepEqual(await newEvents(), [["item.low_stock", 8]]);
 
       const heldA = heldPush();
-      const pushA = pushMovements(t.runtime.ctx, a, heldA.hooks);
+      const pushA = push(a, heldA.hooks);
       await heldA.applied;
       if (withSale) await sale(item, -2);
       const truth = withSale ? 6 : 8;
       const heldB = heldPush();
-      const pushB = pushMovements(t.runtime.ctx, b, heldB.hooks);
+      const pushB = push(b, heldB.hooks);
       await heldB.applied;
       assert.equal(await onPlatform(item), truth);
       heldA.release();
@@ -177,7 +196,7 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
     const a = await moved(item, -8);
     assert.equal(await shown(item), 12);
     const heldA = heldPush();
-    const pushA = pushMovements(t.runtime.ctx, a, heldA.hooks);
+    const pushA = push(a, heldA.hooks);
     await heldA.applied;
     await sale(item, -5); // the platform: 20 − 8 − 5 = 7
     await syncCatalog(t.runtime.ctx, store.id);
@@ -193,7 +212,7 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
 
   test("a movement waiting for its push does not hold a report back", async () => {
     const item = await levelAt(20);
-    await moved(item, 7); // queued, not sent
+    await recorded(item, 7); // queued, not sent
     await sale(item, -2);
     await syncCatalog(t.runtime.ctx, store.id);
     assert.equal(await shown(item), 25);
@@ -248,7 +267,7 @@ describe("two pushes of one level acknowledged out of the platform's order", () 
             await syncCatalog(t.runtime.ctx, store.id);
             await check("sync");
           } else if (running[k] === null) {
-            running[k] = pushMovements(t.runtime.ctx, payloads[k], held[k].hooks);
+            running[k] = push(payloads[k], held[k].hooks);
             await held[k].applied;
           } else if (!acked[k]) {
             acked[k] = true;

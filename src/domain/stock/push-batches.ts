@@ -79,28 +79,23 @@ export interface BatchFence {
  * push_batch_movements: a concurrent push's insert is waited for, then skipped), and so is one ever
  * sent alone (`push_key_sent_at`: a record's own document that may be on the platform under its own
  * key, whether or not still marked in flight: a job that failed for good and an admin retried starts
- * again at its first attempt). With a `fence`, only while its run holds its job (else LeaseLostError, nothing put), and only
- * the movements of jobs it still holds (heldJobs): a job claimed by another worker since its lease ran
- * out may be sending its movements alone.
+ * again at its first attempt). Only while the `fence`'s run holds its job (else LeaseLostError, nothing
+ * put), and only the movements of jobs it still holds (heldJobs): a job claimed by another worker since
+ * its lease ran out may be sending its movements alone.
  */
 export async function assignBatches(
   db: Db,
   storeId: number,
   documents: ReadonlyArray<readonly number[]>,
-  fence: BatchFence | null = null,
+  fence: BatchFence,
 ): Promise<Map<number, number>> {
   const ids = documents.flat();
   const indexes = documents.flatMap((d, i) => d.map(() => i));
-  const leading = fence?.lease.jobId ?? 0;
-  const jobs = ids.map((id) => fence?.jobOf.get(id) ?? leading);
-  const taken = fence ? [...new Set(jobs)].filter((j) => j !== leading) : [];
-  const held = fence ? sql`lease as (${heldJobs(fence.lease, { mark: fence.mark, ids: taken })}),` : sql``;
-  const onlyHeld = fence
-    ? sql`join lease l on l.id = d.job
-      where exists (select 1 from lease where id = ${leading}) and`
-    : sql`where`;
+  const leading = fence.lease.jobId;
+  const jobs = ids.map((id) => fence.jobOf.get(id) ?? leading);
+  const taken = [...new Set(jobs)].filter((j) => j !== leading);
   const { rows } = await sql<{ id: number | null; push_batch_id: number | null }>`
-    with ${held} numbered as (
+    with lease as (${heldJobs(fence.lease, { mark: fence.mark, ids: taken })}), numbered as (
       select i - 1 as doc, nextval('push_batch_ids') as batch
       from generate_series(1, ${documents.length}::int) i
     ), assigned as (
@@ -109,14 +104,15 @@ export async function assignBatches(
       from unnest(${ids}::bigint[], ${indexes}::int[], ${jobs}::bigint[]) d(id, doc, job)
       join numbered n on n.doc = d.doc
       join stock_movements m on m.id = d.id
-      ${onlyHeld} m.store_id = ${storeId} and ${notAcknowledged("m")} and m.push_key_sent_at is null
+      join lease l on l.id = d.job
+      where exists (select 1 from lease where id = ${leading})
+        and m.store_id = ${storeId} and ${notAcknowledged("m")} and m.push_key_sent_at is null
       on conflict (movement_id) do nothing
       returning movement_id as id, batch_id as push_batch_id
     )
-    select id, push_batch_id from assigned${
-      fence ? sql` union all select null, null from lease where id = ${leading}` : sql``
-    }`.execute(db);
-  if (fence && !rows.some((r) => r.id === null)) throw new LeaseLostError(leading);
+    select id, push_batch_id from assigned
+    union all select null, null from lease where id = ${leading}`.execute(db);
+  if (!rows.some((r) => r.id === null)) throw new LeaseLostError(leading);
   return new Map(rows.flatMap((r) => (r.id === null ? [] : [[Number(r.id), Number(r.push_batch_id)]])));
 }
 

@@ -74,25 +74,24 @@ export function unpushedMovements(
  * disk with it (PlatformConnector.batches; docs/decisions.md, "Push batches"). Answers the ids sent now for the
  * first time: a batched one marked here (its batch's key is fixed by the batch row), one alone whose
  * key no earlier send used. Any other was sent before and may be on the platform, whatever this
- * send's answer. With a `lease`, it is also the decision that the movements not in a batch go in
- * their record's own documents, and is made only while that run holds its job (heldJobs; else
- * LeaseLostError, nothing marked): a run whose lease was taken over sends nothing more, and the job's
- * new holder, which read the movements after its claim, decides instead.
+ * send's answer. It is also the decision that the movements not in a batch go in their record's own
+ * documents, and is made only while the run of `lease` holds its job (heldJobs; else LeaseLostError,
+ * nothing marked): a run whose lease was taken over sends nothing more, and the job's new holder,
+ * which read the movements after its claim, decides instead.
  */
 export async function markMovementsSent(
   db: Db,
   storeId: number,
   ids: readonly number[],
   now: Date,
-  lease: JobLease | null = null,
+  lease: JobLease,
 ): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
   if (db.isTransaction) throw new Error("markMovementsSent must commit before the document is sent");
-  const held = lease ? sql`lease as (${heldJobs(lease)}),` : sql``;
-  const ifHeld = lease ? sql`and exists (select 1 from lease)` : sql``;
+  const ifHeld = sql`and exists (select 1 from lease)`;
   // `unsent` reads each movement's key record as it was before this statement (locked, so read again
   // at its latest version on PostgreSQL), which the update's RETURNING could not give.
-  const { rows } = await sql<{ id: number | null }>`with ${held} batched as (
+  const { rows } = await sql<{ id: number | null }>`with lease as (${heldJobs(lease)}), batched as (
       update push_batch_movements set in_flight = true
       where store_id = ${storeId} and movement_id = any(${[...ids]}::bigint[]) and not in_flight ${ifHeld}
       returning movement_id as id
@@ -109,10 +108,9 @@ export async function markMovementsSent(
       returning m.id, u.first
     )
     select id from batched union all select id from alone where first
-    union all select null where not ${WITHOUT_WAITING_FOR_DISK}${
-      lease ? sql` union all select null from lease` : sql``
-    }`.execute(db);
-  if (lease && !rows.some((r) => r.id === null)) throw new LeaseLostError(lease.jobId);
+    union all select null where not ${WITHOUT_WAITING_FOR_DISK}
+    union all select null from lease`.execute(db);
+  if (!rows.some((r) => r.id === null)) throw new LeaseLostError(lease.jobId);
   return new Set(rows.flatMap((r) => (r.id === null ? [] : [Number(r.id)])));
 }
 
