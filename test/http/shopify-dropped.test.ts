@@ -14,7 +14,12 @@ import { dropLevelsShopifyLacks } from "../../src/platform/shopify/inbound/level
 import type { Client, TestApp } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { freePort } from "../helpers/child-server.ts";
-import { createOrderedOrder, createSupplier, idempotencyKey } from "../helpers/factories.ts";
+import {
+  createDraftOrder,
+  createOrderedOrder,
+  createSupplier,
+  idempotencyKey,
+} from "../helpers/factories.ts";
 import { attachByToken, standinShop, startShopifyTestApp, storeApi } from "../helpers/shopify.ts";
 import { mirrorLevelRow } from "../helpers/stock.ts";
 import type { ShopifyStandin } from "../shopify-standin/index.ts";
@@ -146,6 +151,117 @@ describe("a location deleted in Shopify", () => {
     );
     const still = await a.api.get(`/v2/stock_adjustments/${draft}`);
     assert.equal(still.body.data.status, "draft");
+    await t.drain();
+    assert.equal(standin.adjustCalls(a.domain).length, calls, "nothing was pushed");
+  });
+});
+
+/** A refusal's (field, code) pairs. */
+const detailsOf = (res: { body: { error: { details: Array<{ field: string; code: string }> } } }) =>
+  res.body.error.details.map((d) => [d.field, d.code]);
+
+describe("a location deleted in Shopify, named in a request", () => {
+  test("is `inactive` wherever a body names it (receipt and its preview, order, line, adjustment); an id the store never had stays `not_found`", async () => {
+    const a = await attached();
+    const [kept, gone] = a.locations;
+    const order = await createOrderedOrder(a.api, {
+      supplier_id: a.supplierId,
+      location_id: kept,
+      lines: [{ variant_id: a.variants[0], quantity: 5, unit_cost: 4 }],
+    });
+    standin.deleteLocation(a.shop, gone);
+    await settle();
+    const calls = standin.adjustCalls(a.domain).length;
+
+    const lines = [{ line_id: order.lines[0].id, quantity: 2 }];
+    const received = await a.api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      { location_id: gone, lines },
+      idempotencyKey("receipt"),
+    );
+    expectStatus(received, 422);
+    assert.equal(received.body.error.code, "validation_failed");
+    assert.deepEqual(detailsOf(received), [["location_id", "inactive"]]);
+    const previewed = await a.api.post(`/v2/purchase_orders/${order.id}/receipts/preview`, {
+      location_id: gone,
+      lines,
+    });
+    expectStatus(previewed, 422);
+    assert.deepEqual(previewed.body.error, received.body.error);
+    const unordered = await a.api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      { unordered: [{ variant_id: a.variants[1], quantity: 1, unit_cost: 4, location_id: gone }] },
+      idempotencyKey("receipt"),
+    );
+    expectStatus(unordered, 422);
+    assert.deepEqual(detailsOf(unordered), [["unordered.0.location_id", "inactive"]]);
+    const unknown = await a.api.post(
+      `/v2/purchase_orders/${order.id}/receipts`,
+      { location_id: 424242, lines },
+      idempotencyKey("receipt"),
+    );
+    expectStatus(unknown, 422);
+    assert.deepEqual(detailsOf(unknown), [["location_id", "not_found"]]);
+
+    const newOrder = await a.api.post("/v2/purchase_orders", {
+      supplier_id: a.supplierId,
+      location_id: gone,
+      lines: [{ variant_id: a.variants[0], quantity: 1, unit_cost: 4, location_id: gone }],
+    });
+    expectStatus(newOrder, 422);
+    assert.deepEqual(detailsOf(newOrder), [
+      ["location_id", "inactive"],
+      ["lines.0.location_id", "inactive"],
+    ]);
+    const adjustment = await a.api.post("/v2/stock_adjustments", {
+      location_id: gone,
+      lines: [{ variant_id: a.variants[1], delta: 2 }],
+    });
+    expectStatus(adjustment, 422);
+    assert.deepEqual(detailsOf(adjustment), [["location_id", "inactive"]]);
+
+    const shown = await a.api.get(`/v2/purchase_orders/${order.id}`);
+    assert.deepEqual([shown.body.data.status, shown.body.data.lines[0].received_quantity], ["ordered", 0]);
+    await t.drain();
+    assert.equal(standin.adjustCalls(a.domain).length, calls, "nothing was pushed");
+  });
+
+  test("an order's incoming there (mark_ordered) and a void of a receipt there are 422 `inactive`, nothing changed or pushed", async () => {
+    const a = await attached();
+    const [, gone] = a.locations;
+    const draft = await createDraftOrder(a.api, {
+      supplier_id: a.supplierId,
+      location_id: gone,
+      lines: [{ variant_id: a.variants[0], quantity: 5, unit_cost: 4 }],
+    });
+    const ordered = await createOrderedOrder(a.api, {
+      supplier_id: a.supplierId,
+      location_id: gone,
+      lines: [{ variant_id: a.variants[1], quantity: 5, unit_cost: 4 }],
+    });
+    const receipt = await receive(a, ordered.id, [{ line_id: ordered.lines[0].id, quantity: 2 }]);
+    expectStatus(receipt, 201);
+    await t.drain();
+    standin.deleteLocation(a.shop, gone);
+    await settle();
+    const calls = standin.adjustCalls(a.domain).length;
+
+    const marked = await a.api.post(`/v2/purchase_orders/${draft.id}/mark_ordered`, {});
+    expectStatus(marked, 422);
+    assert.equal(marked.body.error.code, "validation_failed");
+    assert.deepEqual(detailsOf(marked), [["location_id", "inactive"]]);
+    assert.equal((await a.api.get(`/v2/purchase_orders/${draft.id}`)).body.data.status, "draft");
+
+    const receiptId = receipt.body.data.id;
+    const voided = await a.api.post(
+      `/v2/purchase_orders/${ordered.id}/receipts/${receiptId}/void`,
+      {},
+      idempotencyKey("void"),
+    );
+    expectStatus(voided, 422);
+    assert.deepEqual(detailsOf(voided), [["location_id", "inactive"]]);
+    const after = await a.api.get(`/v2/purchase_orders/${ordered.id}`);
+    assert.deepEqual([after.body.data.status, after.body.data.lines[0].received_quantity], ["partial", 2]);
     await t.drain();
     assert.equal(standin.adjustCalls(a.domain).length, calls, "nothing was pushed");
   });

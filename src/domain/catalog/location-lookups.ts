@@ -20,18 +20,21 @@ export async function locationNames(
   return result;
 }
 
-/** A location the store can use: active on the platform and not hidden in the store's settings. */
-export async function findUsableLocation(
+/**
+ * A location of the store not hidden in its settings, with whether the platform still has it active:
+ * the store can use it when it is (an inactive one is refused as `inactive`, a hidden or unknown one
+ * as `not_found`: purchase-orders/lookups.ts `checkNamedLocation`).
+ */
+export async function findShownLocation(
   db: Db,
   storeId: number,
   locationId: number,
-): Promise<{ id: number; name: string } | undefined> {
+): Promise<{ id: number; name: string; active: boolean } | undefined> {
   return db
     .selectFrom("locations")
-    .select(["id", "name"])
+    .select(["id", "name", "active"])
     .where("store_id", "=", storeId)
     .where("id", "=", locationId)
-    .where("active", "=", true)
     .where("hidden", "=", false)
     .executeTakeFirst();
 }

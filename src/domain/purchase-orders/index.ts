@@ -47,7 +47,7 @@ export {
   type ReceiptRecord,
   syncKey,
 } from "./loading.ts";
-export { fetchLookups } from "./lookups.ts";
+export { checkNamedLocation, fetchLookups } from "./lookups.ts";
 export { onOrderQuantities } from "./on-order.ts";
 export {
   loadOrderPartsInOneStatement,

@@ -12,7 +12,7 @@ import {
   defaultUnitCost,
   keptCostWarnings,
 } from "./line-costs.ts";
-import type { VariantRow } from "./lookups.ts";
+import { checkNamedLocation, type VariantRow } from "./lookups.ts";
 import { isWithin, MAX_UNIT_COST } from "./money-bounds.ts";
 import type { LineRow } from "./presenter.ts";
 
@@ -244,12 +244,8 @@ export function resolveLines(ctx: ResolveContext, inputs: readonly LineInput[]):
     }
 
     const locationId = pick(input.location_id, base?.location_id ?? null);
-    if (
-      input.location_id !== undefined &&
-      input.location_id !== null &&
-      !lookups.locations.has(input.location_id)
-    )
-      problems.add(`${at}.location_id`, "not_found", "is not a location of this store");
+    if (input.location_id !== undefined && input.location_id !== null)
+      checkNamedLocation(lookups, input.location_id, `${at}.location_id`, problems);
 
     const taxRateId = pick(input.tax_rate_id, base?.tax_rate_id ?? null);
     let taxRatePercent =

@@ -6,6 +6,7 @@ import type { Selectable } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { VariantsTable } from "../../db/tables/catalog.ts";
 import type { SupplierCatalogItemsTable } from "../../db/tables/suppliers.ts";
+import type { DetailCollector } from "../errors.ts";
 
 export type VariantRow = Selectable<VariantsTable>;
 export type CatalogItemRow = Selectable<SupplierCatalogItemsTable>;
@@ -22,6 +23,8 @@ export interface Lookups {
   catalogByItem: Map<number, CatalogItemRow>;
   /** Locations of the store the API shows (active, not hidden). */
   locations: Map<number, { id: number; name: string }>;
+  /** Locations of the store, not hidden, that the platform no longer has active (deactivated or deleted). */
+  inactiveLocations: Set<number>;
   taxRates: Map<number, TaxRateRef>;
 }
 
@@ -82,10 +85,9 @@ export async function fetchLookups(db: Db, storeId: number, req: LookupRequest):
     locationIds.length > 0
       ? db
           .selectFrom("locations")
-          .select(["id", "name"])
+          .select(["id", "name", "active"])
           .where("store_id", "=", storeId)
           .where("id", "in", locationIds)
-          .where("active", "=", true)
           .where("hidden", "=", false)
           .execute()
       : Promise.resolve([]),
@@ -103,6 +105,7 @@ export async function fetchLookups(db: Db, storeId: number, req: LookupRequest):
     variantsByItem: new Map(),
     catalogByItem: new Map(),
     locations: new Map(),
+    inactiveLocations: new Set(),
     taxRates: new Map(),
   };
   for (const v of variants) {
@@ -110,7 +113,29 @@ export async function fetchLookups(db: Db, storeId: number, req: LookupRequest):
     lookups.variantsByItem.set(Number(v.inventory_item_id), v);
   }
   for (const c of catalog) lookups.catalogByItem.set(Number(c.inventory_item_id), c);
-  for (const l of locations) lookups.locations.set(Number(l.id), { id: Number(l.id), name: l.name });
+  for (const l of locations)
+    if (l.active) lookups.locations.set(Number(l.id), { id: Number(l.id), name: l.name });
+    else lookups.inactiveLocations.add(Number(l.id));
   for (const t of taxRates) lookups.taxRates.set(t.id, t);
   return lookups;
+}
+
+/**
+ * Checks a location named in a request body (docs/decisions.md, "Shopify webhooks and
+ * reconciliation", one code for one refusal): one the store shows is taken; one the store has but the
+ * platform no longer has active (deactivated or deleted there) is `inactive`, as the ledger answers
+ * when stock would go there; anything else (never the store's, another store's, or hidden in the
+ * store's settings, which the API never shows: 404 by id) is `not_found`. Answers whether it is taken.
+ */
+export function checkNamedLocation(
+  lookups: Pick<Lookups, "locations" | "inactiveLocations">,
+  locationId: number,
+  field: string,
+  problems: DetailCollector,
+): boolean {
+  if (lookups.locations.has(locationId)) return true;
+  if (lookups.inactiveLocations.has(locationId))
+    problems.add(field, "inactive", `location ${locationId} is no longer active on the platform`);
+  else problems.add(field, "not_found", "is not a location of this store");
+  return false;
 }

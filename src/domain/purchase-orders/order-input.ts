@@ -14,7 +14,7 @@ import { chargeInputOf, lineDraftOf } from "./drafts.ts";
 import { assertLineCap } from "./line-cap.ts";
 import { repriceConvertedLines } from "./line-costs.ts";
 import { type LineDraft, referencesOf, resolveLines } from "./lines.ts";
-import { fetchLookups } from "./lookups.ts";
+import { checkNamedLocation, fetchLookups } from "./lookups.ts";
 import { isWithin, MAX_RATE } from "./money-bounds.ts";
 import { type OrderFields, type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
 import { sameValue } from "./patch-diff.ts";
@@ -178,8 +178,7 @@ export async function resolveOrderInput(
   // Location.
   let locationId = base?.order.location_id;
   if (input.location_id != null) {
-    if (!lookups.locations.has(input.location_id))
-      problems.add("location_id", "not_found", "is not a location of this store");
+    checkNamedLocation(lookups, input.location_id, "location_id", problems);
     locationId = input.location_id;
   } else if (!base || input.location_id === null) {
     const loc = fallbackLocation ?? (input.location_id === null ? await shipToDefault(trx, store.id) : null);

@@ -6,7 +6,7 @@
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { validationFailed } from "../errors.ts";
-import { recordStockMovements } from "../stock/index.ts";
+import { recordStockMovements, refuseGoneFor } from "../stock/index.ts";
 import { isOpen, type LineQuantities, outstandingOf, type PurchaseOrderStatus } from "./transitions.ts";
 
 export interface IncomingOrder {
@@ -42,6 +42,7 @@ export function orderReference(orderId: number): string {
  * Lines without an inventory item, zero deltas, and orders that do not update stock move nothing.
  * Deltas for the same item and location are summed into one movement; a sum, or a level after it,
  * beyond what a level holds is 422 `out_of_range` on `lines` (22 lines of 100,000,000 of one item).
+ * Incoming added where the platform no longer takes stock is refused (the ledger's `refuseGone`).
  */
 export async function pushIncoming(
   ctx: AppContext,
@@ -80,6 +81,11 @@ export async function pushIncoming(
       subjectId: order.id,
       reference: orderReference(order.id),
       movements,
+      // Expected where the platform no longer takes stock (its location deactivated or deleted, the
+      // item no longer stocked there): 422, nothing changed, as a receipt there is; the platform would
+      // refuse the push and the order's platform_sync fail (docs/decisions.md, "Shopify webhooks and
+      // reconciliation").
+      refuseGone: (gone) => refuseGoneFor(order.location_id, gone, "stock cannot be expected there"),
     });
   } catch (error) {
     // A level already near the bound: the database refuses the sum (the request's transaction is

@@ -11,6 +11,7 @@ import type { AllocatableCharge, AllocationMethod } from "../landed-cost.ts";
 import { localDate } from "../local-time.ts";
 import {
   assertLineCap,
+  checkNamedLocation,
   fetchLookups,
   type LineDraft,
   type LineRow,
@@ -62,8 +63,7 @@ export async function prepare(
     taxRateIds: [],
   });
 
-  if (body.location_id !== undefined && !lookups.locations.has(body.location_id))
-    problems.add("location_id", "not_found", "is not a location of this store");
+  if (body.location_id !== undefined) checkNamedLocation(lookups, body.location_id, "location_id", problems);
 
   const lastPosition = lines.reduce((m, l) => Math.max(m, l.position), 0);
   const newLines = resolveLines(

@@ -21,7 +21,7 @@ import {
   setStatusAfterVoid,
   withdrawUnorderedQuantities,
 } from "../purchase-orders/index.ts";
-import { recordStockMovements } from "../stock/index.ts";
+import { recordStockMovements, refuseGoneFor } from "../stock/index.ts";
 import { RECEIPT_REASON, receiptReference, voidMovements } from "./movements.ts";
 import { findReceipt, markReceiptVoided, receiptLinesOf, recordedMovements } from "./repository.ts";
 import type { ReceiptCall } from "./types.ts";
@@ -82,6 +82,11 @@ export async function voidReceipt(
       after: incomingOf({ status: statusAfter, updates_stock: order.updates_stock }, linesAfter),
       orderLocationId: order.location_id,
     }),
+    // Its units taken out, or the order's incoming expected again, where the platform no longer takes
+    // stock: 422, nothing voided, as the receipt would be (docs/decisions.md, "Shopify webhooks and
+    // reconciliation"); the platform would refuse the push and the receipt's platform_sync fail.
+    refuseGone: (gone) =>
+      refuseGoneFor(Number(receipt.location_id), gone, "the void cannot move the receipt's stock there"),
   });
 
   await addHistory(trx, {

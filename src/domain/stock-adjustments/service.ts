@@ -2,7 +2,7 @@ import type { RawBuilder } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { emit, eventInStatement } from "../../events/outbox.ts";
-import { findUsableLocation, findVariants, type VariantRow } from "../catalog/index.ts";
+import { findShownLocation, findVariants, type VariantRow } from "../catalog/index.ts";
 import { DetailCollector, notFound, validationFailed } from "../errors.ts";
 import { lockNewLevelsAt, type MovementInput, recordStockMovementsWith } from "../stock/index.ts";
 import { takeStockAdjustmentNumber } from "../stores/index.ts";
@@ -89,9 +89,11 @@ async function checkLocation(
   locationId: number,
   problems: DetailCollector,
 ): Promise<{ id: number; name: string } | undefined> {
-  const location = await findUsableLocation(db, storeId, locationId);
-  if (!location) problems.add("location_id", "not_found", "is not an active location of this store");
-  return location;
+  const location = await findShownLocation(db, storeId, locationId);
+  if (!location) problems.add("location_id", "not_found", "is not a location of this store");
+  else if (!location.active)
+    problems.add("location_id", "inactive", `location ${locationId} is no longer active on the platform`);
+  return location?.active ? { id: location.id, name: location.name } : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 export { type AlertRuleItem, type AlertRules, getAlertRules, putAlertRules } from "./alert-rules.ts";
 export { eraseStoreMovements } from "./erasure.ts";
+export { refuseGoneFor } from "./gone-refusal.ts";
 export {
   type AlongsideWrites,
   findGoneDestinations,

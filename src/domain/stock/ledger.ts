@@ -81,11 +81,12 @@ export async function recordStockMovements(
     reference: string;
     movements: MovementInput[];
     /**
-     * Given: the movements that move `available` are checked against the mirror in the ledger's own
-     * statement (no round trip of its own), and when one goes to an inactive location or a level the
-     * platform dropped this is called with them, before anything else: it throws (the caller's 422),
-     * and the transaction rolls the statement back. A receipt's and an adjustment's (not a void's,
-     * which only undoes what went).
+     * Given: the movements that move `available` or add `incoming` are checked against the mirror in
+     * the ledger's own statement (no round trip of its own), and when one goes to an inactive location
+     * or a level the platform dropped this is called with them, before anything else: it throws (the
+     * caller's 422), and the transaction rolls the statement back. A receipt's, an adjustment's, a
+     * void's (its units taken out there) and an order's incoming (expected there); not what takes
+     * incoming off (a cancel, a receipt's own), which the platform dropped with the level.
      */
     refuseGone?: (gone: GoneDestination[]) => never;
   },
@@ -184,7 +185,7 @@ export async function recordStockMovementsWith<Columns extends object>(
   const destinations = input.refuseGone
     ? sql`, ${goneDestinations(
         storeId,
-        rows.filter((r) => r.available_delta !== 0),
+        rows.filter((r) => r.available_delta !== 0 || r.incoming_delta > 0),
       )} as gone_destinations`
     : sql``;
   const statement = sql<
