@@ -156,6 +156,23 @@ describe("a location deleted in Shopify", () => {
   });
 });
 
+describe("a location deactivated in Shopify, then deleted", () => {
+  test("its levels leave the list at the deletion, not at the next reconciliation", async () => {
+    const a = await attached();
+    const [kept, gone] = a.locations;
+    standin.deactivateLocation(a.shop, gone);
+    await settle();
+    const byId = await a.api.get(`/v2/locations/${gone}`);
+    expectStatus(byId, 200);
+    assert.equal(byId.body.data.active, false);
+
+    standin.deleteLocation(a.shop, gone);
+    await settle();
+    assert.deepEqual(await levelsAt(a.api, `location_id=${gone}`), []);
+    assert.equal((await levelsAt(a.api, `location_id=${kept}`)).length, 2);
+  });
+});
+
 /** A refusal's (field, code) pairs. */
 const detailsOf = (res: { body: { error: { details: Array<{ field: string; code: string }> } } }) =>
   res.body.error.details.map((d) => [d.field, d.code]);

@@ -9,6 +9,7 @@ import { answerGraphql } from "./endpoint.ts";
 import type { MutationHost } from "./mutations.ts";
 import { TokenRegistry } from "./oauth.ts";
 import {
+  deactivatedLocationPayload,
   deletedLocationPayload,
   deletedProductPayload,
   disconnectedLevelPayload,
@@ -292,6 +293,17 @@ export class ShopifyStandin implements MutationHost {
   deactivateLevel(shop: Shop, itemId: number, locationId: number): void {
     shop.removeLevel(itemId, locationId);
     this.webhooks.emit(shop, "inventory_levels/disconnect", disconnectedLevelPayload(itemId, locationId));
+  }
+
+  /**
+   * Deactivates a location (Shopify's locationDeactivate): it stays in the shop's list, inactive, its
+   * levels with it; locations/deactivate goes out.
+   */
+  deactivateLocation(shop: Shop, locationId: number): void {
+    const location = shop.locations.get(locationId)!;
+    location.isActive = false;
+    location.updatedAt = this.now();
+    this.webhooks.emit(shop, "locations/deactivate", deactivatedLocationPayload(location));
   }
 
   /**

@@ -1,5 +1,5 @@
 // Webhook bodies in Shopify's REST shapes (snake_case, numeric ids beside the GID).
-import { gid, type InventoryItem, type Level, type Product, type ShopState } from "./state.ts";
+import { gid, type InventoryItem, type Level, type Location, type Product, type ShopState } from "./state.ts";
 import { shopifyDateTime } from "./time.ts";
 
 export const levelPayload = (level: Level) => ({
@@ -58,3 +58,12 @@ export const disconnectedLevelPayload = (itemId: number, locationId: number) => 
 });
 
 export const deletedLocationPayload = (locationId: number) => ({ id: locationId });
+
+/** locations/deactivate: the location as it is now. */
+export const deactivatedLocationPayload = (location: Location) => ({
+  id: location.id,
+  name: location.name,
+  active: false,
+  updated_at: shopifyDateTime(location.updatedAt),
+  admin_graphql_api_id: gid("Location", location.id),
+});

@@ -32,6 +32,7 @@ import { mirrorSyncGenerationMigration } from "./041_mirror_sync_generation.ts";
 import { pushKeySentMigration } from "./042_push_key_sent.ts";
 import { levelDroppedMigration } from "./043_level_dropped.ts";
 import { pushKeyAssumedMigration } from "./044_push_key_assumed.ts";
+import { locationDeletedMigration } from "./045_location_deleted.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -78,6 +79,7 @@ const statementsOf: Record<string, Statements> = {
   "042_push_key_sent": pushKeySentMigration,
   "043_level_dropped": levelDroppedMigration,
   "044_push_key_assumed": pushKeyAssumedMigration,
+  "045_location_deleted": locationDeletedMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

@@ -56,6 +56,8 @@ export interface LocationsTable {
   fulfillment_service: Generated<string>;
   address: GeneratedJson<Record<string, string | null>>;
   platform_updated_at: Timestamp | null;
+  /** When the mirror found it gone from the platform's list (deleted there; migration 045). */
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }

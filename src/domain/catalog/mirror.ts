@@ -252,6 +252,8 @@ export async function applyCatalogChanges(
  * A location the platform no longer has (deleted there; Shopify does not reuse ids) becomes inactive,
  * as the contract shows a location that cannot take stock: out of GET /locations, `active: false` by
  * id, refused by receipts and adjustments. The row stays: orders, receipts and movements name it.
+ * Answers each location the first time it is found gone (`deleted_at`), active or not: one
+ * deactivated on the platform before its deletion is inactive already, and its levels go now too.
  */
 async function markMissingLocationsInactive(
   trx: Db,
@@ -261,8 +263,8 @@ async function markMissingLocationsInactive(
 ): Promise<number[]> {
   if (locationSet === undefined) return [];
   const { rows } = await sql<{ id: string | number }>`
-    update locations set active = false, updated_at = ${now}
-    where store_id = ${storeId} and active
+    update locations set active = false, deleted_at = ${now}, updated_at = ${now}
+    where store_id = ${storeId} and deleted_at is null
       and not (id = any(${arrayParam("bigint", locationSet)}))
     returning id`.execute(trx);
   return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
