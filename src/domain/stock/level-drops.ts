@@ -90,18 +90,7 @@ export async function heldLevelKeys(db: Db, storeId: number): Promise<LevelKey[]
     .select(["il.inventory_item_id", "il.location_id"])
     .where("il.store_id", "=", storeId)
     .where("il.dropped_at", "is", null)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom("variants as dv")
-            .select("dv.id")
-            .whereRef("dv.store_id", "=", "il.store_id")
-            .whereRef("dv.inventory_item_id", "=", "il.inventory_item_id")
-            .where("dv.deleted_at", "is not", null),
-        ),
-      ),
-    )
+    .where(itemNotDeleted("il"))
     .orderBy("il.inventory_item_id")
     .orderBy("il.location_id")
     .execute();
@@ -124,4 +113,16 @@ export const listedLevel = (alias: string) => {
     where m.store_id = ${level("store_id")} and m.inventory_item_id = ${level("inventory_item_id")}
       and m.location_id = ${level("location_id")} and m.pushed_at is null
       and (m.push_sent_at is not null or b.in_flight is true)))`;
+};
+
+/**
+ * SQL condition on a level row aliased `alias`: its item's variant was not deleted on the platform
+ * (the item is gone there, its stock no longer counts; the row stays, as movements and receipts point
+ * at it). One lookup per row on the variants_item index.
+ */
+export const itemNotDeleted = (alias: string) => {
+  const level = (column: string) => sql.ref(`${alias}.${column}`);
+  return sql<boolean>`not exists (select 1 from variants dv
+    where dv.store_id = ${level("store_id")} and dv.inventory_item_id = ${level("inventory_item_id")}
+      and dv.deleted_at is not null)`;
 };

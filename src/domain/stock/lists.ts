@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { keysetPage, type Page, type PageRequest } from "../../db/keyset-paging.ts";
 import type { InventoryLevelsTable } from "../../db/tables/catalog.ts";
-import { listedLevel } from "./level-drops.ts";
+import { itemNotDeleted, listedLevel } from "./level-drops.ts";
 
 export interface LevelFilters {
   inventory_item_id?: number;
@@ -39,21 +39,8 @@ export function listLevels(
         ),
       ),
     )
-    // Nor levels of an item whose variant the platform deleted: the item is gone there, its stock no
-    // longer counts; the level row stays (movements and receipts point at it). One lookup per row on
-    // the variants_item index.
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom("variants as dv")
-            .select("dv.id")
-            .whereRef("dv.store_id", "=", "il.store_id")
-            .whereRef("dv.inventory_item_id", "=", "il.inventory_item_id")
-            .where("dv.deleted_at", "is not", null),
-        ),
-      ),
-    );
+    // Nor levels of an item whose variant the platform deleted.
+    .where(itemNotDeleted("il"));
   if (inventory_item_id !== undefined) query = query.where("il.inventory_item_id", "=", inventory_item_id);
   if (location_id !== undefined) query = query.where("il.location_id", "=", location_id);
   return keysetPage(
