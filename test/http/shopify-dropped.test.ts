@@ -243,7 +243,7 @@ describe("a location deleted in Shopify, named in a request", () => {
     assert.equal(standin.adjustCalls(a.domain).length, calls, "nothing was pushed");
   });
 
-  test("an order's incoming there (mark_ordered) and a void of a receipt there are 422 `inactive`, nothing changed or pushed", async () => {
+  test("an order's incoming there (mark_ordered) is 422 `inactive`, the order still a draft, nothing pushed", async () => {
     const a = await attached();
     const [, gone] = a.locations;
     const draft = await createDraftOrder(a.api, {
@@ -251,6 +251,22 @@ describe("a location deleted in Shopify, named in a request", () => {
       location_id: gone,
       lines: [{ variant_id: a.variants[0], quantity: 5, unit_cost: 4 }],
     });
+    standin.deleteLocation(a.shop, gone);
+    await settle();
+    const calls = standin.adjustCalls(a.domain).length;
+
+    const marked = await a.api.post(`/v2/purchase_orders/${draft.id}/mark_ordered`, {});
+    expectStatus(marked, 422);
+    assert.equal(marked.body.error.code, "validation_failed");
+    assert.deepEqual(detailsOf(marked), [["location_id", "inactive"]]);
+    assert.equal((await a.api.get(`/v2/purchase_orders/${draft.id}`)).body.data.status, "draft");
+    await t.drain();
+    assert.equal(standin.adjustCalls(a.domain).length, calls, "nothing was pushed");
+  });
+
+  test("a void of a receipt there is 422 `inactive`, the receipt still booked, nothing pushed", async () => {
+    const a = await attached();
+    const [, gone] = a.locations;
     const ordered = await createOrderedOrder(a.api, {
       supplier_id: a.supplierId,
       location_id: gone,
@@ -263,12 +279,6 @@ describe("a location deleted in Shopify, named in a request", () => {
     await settle();
     const calls = standin.adjustCalls(a.domain).length;
 
-    const marked = await a.api.post(`/v2/purchase_orders/${draft.id}/mark_ordered`, {});
-    expectStatus(marked, 422);
-    assert.equal(marked.body.error.code, "validation_failed");
-    assert.deepEqual(detailsOf(marked), [["location_id", "inactive"]]);
-    assert.equal((await a.api.get(`/v2/purchase_orders/${draft.id}`)).body.data.status, "draft");
-
     const receiptId = receipt.body.data.id;
     const voided = await a.api.post(
       `/v2/purchase_orders/${ordered.id}/receipts/${receiptId}/void`,
@@ -277,6 +287,9 @@ describe("a location deleted in Shopify, named in a request", () => {
     );
     expectStatus(voided, 422);
     assert.deepEqual(detailsOf(voided), [["location_id", "inactive"]]);
+    const shown = await a.api.get(`/v2/purchase_orders/${ordered.id}/receipts/${receiptId}`);
+    expectStatus(shown, 200);
+    assert.equal(shown.body.data.voided_at, null);
     const after = await a.api.get(`/v2/purchase_orders/${ordered.id}`);
     assert.deepEqual([after.body.data.status, after.body.data.lines[0].received_quantity], ["partial", 2]);
     await t.drain();
