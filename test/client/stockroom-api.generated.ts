@@ -411,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft purchase order
-         * @description Creates a draft. Lines named by `variant_id` or `inventory_item_id` are resolved from the catalog mirror and priced from the supplier's catalog when no `unit_cost` is sent; each new line needs `quantity` and has no `id`. A foreign-currency order needs a store exchange rate or an `exchange_rate`. An archived supplier, a hidden location or another store's id is 422 `validation_failed` on that field. An order holds at most 500 lines: more is 422 `limit_reached` on `lines`. Answers 201. Emits `purchase_order.created`.
+         * @description Creates a draft. Lines named by `variant_id` or `inventory_item_id` are resolved from the catalog mirror and priced from the supplier's catalog when no `unit_cost` is sent; each new line needs `quantity` and has no `id`. A foreign-currency order needs a store exchange rate or an `exchange_rate`. An archived supplier, a hidden location or another store's id is 422 `validation_failed` on that field. A location the store has but the platform no longer has active (deactivated or deleted there) is 422 `validation_failed` with detail code `inactive` on the field naming it (an item no longer stocked there: `not_stocked`), nothing changed; an unknown, another store's or hidden location is `not_found`. An order holds at most 500 lines: more is 422 `limit_reached` on `lines`. Answers 201. Emits `purchase_order.created`.
          *
          *     **Scope:** `write:purchase_orders`.
          */
@@ -489,7 +489,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a draft ordered (pushes incoming stock)
-         * @description Places a `draft`: it becomes `ordered` and its incoming quantities are pushed to the platform (never for a return). Emits `purchase_order.ordered`. Any other state is 422 `invalid_transition` naming the order's state.
+         * @description Places a `draft`: it becomes `ordered` and its incoming quantities are pushed to the platform (never for a return). Emits `purchase_order.ordered`. Any other state is 422 `invalid_transition` naming the order's state. Incoming expected where the platform no longer takes stock is refused: A location the store has but the platform no longer has active (deactivated or deleted there) is 422 `validation_failed` with detail code `inactive` on the field naming it (an item no longer stocked there: `not_stocked`), nothing changed; an unknown, another store's or hidden location is `not_found`.
          *
          *     **Scope:** `write:purchase_orders`.
          */
@@ -737,7 +737,7 @@ export interface paths {
         put?: never;
         /**
          * Record a receipt (moves stock; Idempotency-Key required)
-         * @description Books a delivery against an `ordered`, `in_transit` or `partial` order (a draft, never placed, is 422 `invalid_transition`; so are received and closed orders): stock moves in, charges are shared out into landed costs, and the order becomes `partial` once anything good arrived or `received` when nothing is outstanding. Requires an `Idempotency-Key` (else 400 `idempotency_key_required`): retry with the same key and body after a timeout and the stock moves once. Answers 201. Emits `purchase_order.receipt_recorded` (the order with the receipt) and, when complete, `purchase_order.received`.
+         * @description Books a delivery against an `ordered`, `in_transit` or `partial` order (a draft, never placed, is 422 `invalid_transition`; so are received and closed orders): stock moves in, charges are shared out into landed costs, and the order becomes `partial` once anything good arrived or `received` when nothing is outstanding. A location the store has but the platform no longer has active (deactivated or deleted there) is 422 `validation_failed` with detail code `inactive` on the field naming it (an item no longer stocked there: `not_stocked`), nothing changed; an unknown, another store's or hidden location is `not_found`. Requires an `Idempotency-Key` (else 400 `idempotency_key_required`): retry with the same key and body after a timeout and the stock moves once. Answers 201. Emits `purchase_order.receipt_recorded` (the order with the receipt) and, when complete, `purchase_order.received`.
          *
          *     **Scope:** `write:purchase_orders`.
          */
@@ -759,7 +759,7 @@ export interface paths {
         put?: never;
         /**
          * What a receipt would book (status after, surplus, allocations, landed costs); writes nothing
-         * @description Takes a receipt body and answers the receipt as it would be booked (status after, surplus, allocations, landed costs) without writing anything or moving stock. Needs only `read`. Not part of the contract's list; added by this service.
+         * @description Takes a receipt body and answers the receipt as it would be booked (status after, surplus, allocations, landed costs) without writing anything or moving stock; it refuses exactly what the receipt refuses. Needs only `read`. Not part of the contract's list; added by this service.
          *
          *     **Scope:** `read`.
          */
@@ -803,7 +803,7 @@ export interface paths {
         put?: never;
         /**
          * Void a receipt: its stock is reversed by new movements and the order status re-derived
-         * @description Undoes a booked receipt: new movements reverse exactly the stock it moved, cancellations it made are put back, lines it added are cancelled, and the order's status is derived again. A closed order, or a receipt already voided, is 422 `invalid_transition`. Emits `receipt.voided` (the receipt with its order) and `purchase_order.updated`.
+         * @description Undoes a booked receipt: new movements reverse exactly the stock it moved, cancellations it made are put back, lines it added are cancelled, and the order's status is derived again. A closed order, or a receipt already voided, is 422 `invalid_transition`. Stock that would move where the platform no longer takes it is refused (`location_id` is the receipt's): A location the store has but the platform no longer has active (deactivated or deleted there) is 422 `validation_failed` with detail code `inactive` on the field naming it (an item no longer stocked there: `not_stocked`), nothing changed; an unknown, another store's or hidden location is `not_found`. Emits `receipt.voided` (the receipt with its order) and `purchase_order.updated`.
          *
          *     **Scope:** `write:purchase_orders`.
          */
@@ -925,7 +925,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft stock adjustment
-         * @description Creates a draft at one active, visible location with 1 to 1000 lines; nothing moves until it is applied. A line naming two ids that disagree is `mismatch`, an item named twice `duplicate`. Answers 201. Emits `stock_adjustment.updated` (the catalogue has no `.created`).
+         * @description Creates a draft at one active, visible location with 1 to 1000 lines; nothing moves until it is applied. A location the store has but the platform no longer has active (deactivated or deleted there) is 422 `validation_failed` with detail code `inactive` on the field naming it (an item no longer stocked there: `not_stocked`), nothing changed; an unknown, another store's or hidden location is `not_found`. A line naming two ids that disagree is `mismatch`, an item named twice `duplicate`. Answers 201. Emits `stock_adjustment.updated` (the catalogue has no `.created`).
          *
          *     **Scope:** `write:inventory`.
          */
@@ -975,7 +975,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a draft: moves stock once (Idempotency-Key required)
-         * @description Applies a `draft`: each line moves `available` and `on_hand` by its delta at the location (negative results are allowed), `quantity_before` and `quantity_after` are recorded, and the movements are pushed to the platform. Takes no body. Requires an `Idempotency-Key` (else 400 `idempotency_key_required`), so a retry never moves stock twice. Another state is 422 `invalid_transition`. Emits `stock_adjustment.applied`.
+         * @description Applies a `draft`: each line moves `available` and `on_hand` by its delta at the location (negative results are allowed), `quantity_before` and `quantity_after` are recorded, and the movements are pushed to the platform. Takes no body. Requires an `Idempotency-Key` (else 400 `idempotency_key_required`), so a retry never moves stock twice. Another state is 422 `invalid_transition`; a location or level the platform dropped since the draft was written is 422 (`location_id` `inactive`, `lines.N.variant_id` `not_stocked`), nothing moved. Emits `stock_adjustment.applied`.
          *
          *     **Scope:** `write:inventory`.
          */

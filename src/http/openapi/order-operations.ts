@@ -5,6 +5,9 @@ import type { OperationDoc } from "./operation.ts";
 const REFUSED = "Any other state is 422 `invalid_transition` naming the order's state.";
 const LINE_CAP = `An order holds at most ${MAX_LINES_PER_ORDER} lines: more is 422 \`limit_reached\` on \`lines\`.`;
 /** Lists of documents with lines end a page early so an answer stays bounded (src/db/keyset-paging.ts). */
+/** Where the platform no longer takes stock (docs/decisions.md, "Shopify webhooks and reconciliation"). */
+export const GONE_LOCATION =
+  "A location the store has but the platform no longer has active (deactivated or deleted there) is 422 `validation_failed` with detail code `inactive` on the field naming it (an item no longer stocked there: `not_stocked`), nothing changed; an unknown, another store's or hidden location is `not_found`.";
 export const LINE_BUDGET = `A page also ends before its rows' lines pass ${LINES_PER_PAGE.toLocaleString("en-US")}: then \`has_more\` is true and \`next_cursor\` set whatever \`limit\` asked, so follow the cursor rather than counting rows.`;
 
 /** Purchase orders: the resource, its lifecycle moves and its documents. */
@@ -15,7 +18,7 @@ export const ORDER_OPERATIONS: Record<string, OperationDoc> = {
   },
   "POST /v2/purchase_orders": {
     operationId: "createPurchaseOrder",
-    description: `Creates a draft. Lines named by \`variant_id\` or \`inventory_item_id\` are resolved from the catalog mirror and priced from the supplier's catalog when no \`unit_cost\` is sent; each new line needs \`quantity\` and has no \`id\`. A foreign-currency order needs a store exchange rate or an \`exchange_rate\`. An archived supplier, a hidden location or another store's id is 422 \`validation_failed\` on that field. ${LINE_CAP} Answers 201. Emits \`purchase_order.created\`.`,
+    description: `Creates a draft. Lines named by \`variant_id\` or \`inventory_item_id\` are resolved from the catalog mirror and priced from the supplier's catalog when no \`unit_cost\` is sent; each new line needs \`quantity\` and has no \`id\`. A foreign-currency order needs a store exchange rate or an \`exchange_rate\`. An archived supplier, a hidden location or another store's id is 422 \`validation_failed\` on that field. ${GONE_LOCATION} ${LINE_CAP} Answers 201. Emits \`purchase_order.created\`.`,
   },
   "GET /v2/purchase_orders/{id}": {
     operationId: "getPurchaseOrder",
@@ -36,7 +39,7 @@ export const ORDER_OPERATIONS: Record<string, OperationDoc> = {
   },
   "POST /v2/purchase_orders/{id}/mark_ordered": {
     operationId: "markPurchaseOrderOrdered",
-    description: `Places a \`draft\`: it becomes \`ordered\` and its incoming quantities are pushed to the platform (never for a return). Emits \`purchase_order.ordered\`. ${REFUSED}`,
+    description: `Places a \`draft\`: it becomes \`ordered\` and its incoming quantities are pushed to the platform (never for a return). Emits \`purchase_order.ordered\`. ${REFUSED} Incoming expected where the platform no longer takes stock is refused: ${GONE_LOCATION}`,
   },
   "POST /v2/purchase_orders/{id}/mark_in_transit": {
     operationId: "markPurchaseOrderInTransit",

@@ -1,5 +1,5 @@
 import type { OperationDoc } from "./operation.ts";
-import { LINE_BUDGET } from "./order-operations.ts";
+import { GONE_LOCATION, LINE_BUDGET } from "./order-operations.ts";
 
 /** Receipts, payments and stock adjustments: what moves stock or money. */
 export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
@@ -14,13 +14,12 @@ export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
   },
   "POST /v2/purchase_orders/{id}/receipts": {
     operationId: "recordReceipt",
-    description:
-      "Books a delivery against an `ordered`, `in_transit` or `partial` order (a draft, never placed, is 422 `invalid_transition`; so are received and closed orders): stock moves in, charges are shared out into landed costs, and the order becomes `partial` once anything good arrived or `received` when nothing is outstanding. Requires an `Idempotency-Key` (else 400 `idempotency_key_required`): retry with the same key and body after a timeout and the stock moves once. Answers 201. Emits `purchase_order.receipt_recorded` (the order with the receipt) and, when complete, `purchase_order.received`.",
+    description: `Books a delivery against an \`ordered\`, \`in_transit\` or \`partial\` order (a draft, never placed, is 422 \`invalid_transition\`; so are received and closed orders): stock moves in, charges are shared out into landed costs, and the order becomes \`partial\` once anything good arrived or \`received\` when nothing is outstanding. ${GONE_LOCATION} Requires an \`Idempotency-Key\` (else 400 \`idempotency_key_required\`): retry with the same key and body after a timeout and the stock moves once. Answers 201. Emits \`purchase_order.receipt_recorded\` (the order with the receipt) and, when complete, \`purchase_order.received\`.`,
   },
   "POST /v2/purchase_orders/{id}/receipts/preview": {
     operationId: "previewReceipt",
     description:
-      "Takes a receipt body and answers the receipt as it would be booked (status after, surplus, allocations, landed costs) without writing anything or moving stock. Needs only `read`. Not part of the contract's list; added by this service.",
+      "Takes a receipt body and answers the receipt as it would be booked (status after, surplus, allocations, landed costs) without writing anything or moving stock; it refuses exactly what the receipt refuses. Needs only `read`. Not part of the contract's list; added by this service.",
   },
   "GET /v2/purchase_orders/{id}/receipts/{receipt_id}": {
     operationId: "getReceipt",
@@ -28,8 +27,7 @@ export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
   },
   "POST /v2/purchase_orders/{id}/receipts/{receipt_id}/void": {
     operationId: "voidReceipt",
-    description:
-      "Undoes a booked receipt: new movements reverse exactly the stock it moved, cancellations it made are put back, lines it added are cancelled, and the order's status is derived again. A closed order, or a receipt already voided, is 422 `invalid_transition`. Emits `receipt.voided` (the receipt with its order) and `purchase_order.updated`.",
+    description: `Undoes a booked receipt: new movements reverse exactly the stock it moved, cancellations it made are put back, lines it added are cancelled, and the order's status is derived again. A closed order, or a receipt already voided, is 422 \`invalid_transition\`. Stock that would move where the platform no longer takes it is refused (\`location_id\` is the receipt's): ${GONE_LOCATION} Emits \`receipt.voided\` (the receipt with its order) and \`purchase_order.updated\`.`,
   },
   "GET /v2/purchase_orders/{id}/payments": {
     operationId: "listPayments",
@@ -60,8 +58,7 @@ export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
   },
   "POST /v2/stock_adjustments": {
     operationId: "createStockAdjustment",
-    description:
-      "Creates a draft at one active, visible location with 1 to 1000 lines; nothing moves until it is applied. A line naming two ids that disagree is `mismatch`, an item named twice `duplicate`. Answers 201. Emits `stock_adjustment.updated` (the catalogue has no `.created`).",
+    description: `Creates a draft at one active, visible location with 1 to 1000 lines; nothing moves until it is applied. ${GONE_LOCATION} A line naming two ids that disagree is \`mismatch\`, an item named twice \`duplicate\`. Answers 201. Emits \`stock_adjustment.updated\` (the catalogue has no \`.created\`).`,
   },
   "GET /v2/stock_adjustments/{id}": {
     operationId: "getStockAdjustment",
@@ -75,7 +72,7 @@ export const STOCK_OPERATIONS: Record<string, OperationDoc> = {
   "POST /v2/stock_adjustments/{id}/apply": {
     operationId: "applyStockAdjustment",
     description:
-      "Applies a `draft`: each line moves `available` and `on_hand` by its delta at the location (negative results are allowed), `quantity_before` and `quantity_after` are recorded, and the movements are pushed to the platform. Takes no body. Requires an `Idempotency-Key` (else 400 `idempotency_key_required`), so a retry never moves stock twice. Another state is 422 `invalid_transition`. Emits `stock_adjustment.applied`.",
+      "Applies a `draft`: each line moves `available` and `on_hand` by its delta at the location (negative results are allowed), `quantity_before` and `quantity_after` are recorded, and the movements are pushed to the platform. Takes no body. Requires an `Idempotency-Key` (else 400 `idempotency_key_required`), so a retry never moves stock twice. Another state is 422 `invalid_transition`; a location or level the platform dropped since the draft was written is 422 (`location_id` `inactive`, `lines.N.variant_id` `not_stocked`), nothing moved. Emits `stock_adjustment.applied`.",
   },
   "POST /v2/stock_adjustments/{id}/cancel": {
     operationId: "cancelStockAdjustment",
