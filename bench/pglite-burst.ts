@@ -10,6 +10,10 @@
  * ticks), fine over a whole phase, not per statement. `PUSHES_ONLY=1`: the writes run first with the
  * worker stopped, unmeasured, and only their pushes are measured (the worker started then, its
  * batches as large as the backlog makes them): the push's own cost per record, without the API's.
+ * `EXPLAIN=<text>`: the first `EXPLAIN_N` (default 2) measured statements whose text (whitespace
+ * collapsed) contains it are run once more before they run, under EXPLAIN (ANALYZE, BUFFERS), and the
+ * plan printed. Reads only (a write would be done twice); the plan is planned with the values, which a
+ * statement kept prepared may not be (a generic plan): compare its execution time with the round trip.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -66,11 +70,21 @@ proto.nextLane = function (this: { waiting: Record<string, unknown[]> }) {
 };
 /** Every distinct text sent: each is a statement the thread prepares (and keeps, 256 at most). */
 const texts = new Set<string>();
+let explained = 0;
+const EXPLAIN_N = Number(process.env.EXPLAIN_N ?? "2");
 const statements = new Map<string, { lane: string; count: number; ms: number }>();
 const query = PGliteThread.prototype.query;
 PGliteThread.prototype.query = async function (this: PGliteThread, sql: string, params?: unknown[]) {
   if (!measuring) return query.call(this, sql, params);
   texts.add(sql);
+  const explain = process.env.EXPLAIN;
+  if (explain && explained < EXPLAIN_N && sql.replace(/\s+/g, " ").includes(explain)) {
+    explained++;
+    const plan = (await query.call(this, `explain (analyze, buffers) ${sql}`, params)) as {
+      rows: Array<Record<string, string>>;
+    };
+    console.log(plan.rows.map((r) => r["QUERY PLAN"]).join("\n"));
+  }
   const key = `${lane.slice(0, 2)} ${sql.replace(/\s+/g, " ").trim().slice(0, 110)}`;
   const started = performance.now();
   try {

@@ -21,6 +21,7 @@ import {
   markMovementsUnsent,
   PUSH_JOB,
   pushStandingOf,
+  refreshLevels,
   unpushedWithBatch,
 } from "../../src/domain/stock/index.ts";
 import type { JobLease } from "../../src/jobs/queue.ts";
@@ -146,6 +147,105 @@ describe("a push's statements on a store with thousands of movements waiting", (
       assert.equal(assigned.size, 200);
     });
     assertByKey(plans);
+  });
+
+  test("an acknowledgement's read of other pushes in flight, at levels where more wait", async () => {
+    // 200 levels with six movements waiting each (one of them acknowledged below), two of them with
+    // one sent alone and in a batch: the read answers those two, by the marks, without walking the
+    // 1,200 movements waiting there (it walked them on stock_movements_unpushed_level, and probed each
+    // one's batch row, until migration 046).
+    const { db } = t.runtime.ctx;
+    const items = Array.from({ length: 200 }, (_, i) => 10_000 + i);
+    const { rows } = await sql<{ id: number; inventory_item_id: number }>`insert into stock_movements
+        (store_id, subject_type, subject_id, inventory_item_id, location_id, available_delta, on_hand_delta, reason)
+      select ${storeId}, 'stock_adjustment', 3000 + k, item, 1, 1, 1, 'correction'
+      from unnest(${items}::bigint[]) item, generate_series(1, 6) k
+      returning id, inventory_item_id`.execute(db);
+    await sql`insert into inventory_levels (store_id, inventory_item_id, location_id, available, on_hand,
+        unacknowledged)
+      select ${storeId}, item, 1, 6, 6, 6 from unnest(${items}::bigint[]) item`.execute(db);
+    const byItem = (item: number) =>
+      rows.filter((r) => Number(r.inventory_item_id) === item).map((r) => Number(r.id));
+    const acknowledged = items.map((item) => byItem(item)[0]);
+    await sql`update stock_movements set push_sent_at = now() where id = ${byItem(items[7])[1]}`.execute(db);
+    await sql`insert into push_batch_movements (movement_id, store_id, batch_id, in_flight, inventory_item_id, location_id)
+      values (${byItem(items[9])[2]}, ${storeId}, nextval('push_batch_ids'), true, ${items[9]}, 1)`.execute(
+      db,
+    );
+    const plans = await plansOf(() =>
+      db.transaction().execute(async (trx) => {
+        assert.equal(await markMovementsPushed(trx, storeId, acknowledged, new Date()), 200);
+        await refreshLevels(
+          t.runtime.ctx,
+          trx,
+          storeId,
+          items.map((item) => ({ inventoryItemId: item, locationId: 1 })),
+          [
+            {
+              inventoryItemId: items[7],
+              locationId: 1,
+              available: 40,
+              onHand: 40,
+              committed: 0,
+              incoming: 0,
+              version: 1,
+              updatedAt: new Date(),
+            },
+            {
+              inventoryItemId: items[8],
+              locationId: 1,
+              available: 40,
+              onHand: 40,
+              committed: 0,
+              incoming: 0,
+              version: 1,
+              updatedAt: new Date(),
+            },
+            {
+              inventoryItemId: items[9],
+              locationId: 1,
+              available: 40,
+              onHand: 40,
+              committed: 0,
+              incoming: 0,
+              version: 1,
+              updatedAt: new Date(),
+            },
+          ],
+          items.map((item) => ({
+            inventoryItemId: item,
+            locationId: 1,
+            available: 1,
+            onHand: 1,
+            incoming: 0,
+          })),
+        );
+      }),
+    );
+    assertByKey(plans);
+    // The report is adopted where no other push is in flight (item 8), kept where one is (7 and 9).
+    const { rows: levels } = await sql<{
+      inventory_item_id: number;
+      platform_available: number;
+      reported_available: number | null;
+      unacknowledged: number;
+    }>`select inventory_item_id,
+        platform_available, reported_available, unacknowledged from inventory_levels
+      where store_id = ${storeId} and inventory_item_id = any(${items.slice(7, 10)}::bigint[])
+      order by inventory_item_id`.execute(db);
+    assert.deepEqual(
+      levels.map((l) => [
+        Number(l.inventory_item_id),
+        l.platform_available,
+        l.reported_available,
+        l.unacknowledged,
+      ]),
+      [
+        [items[7], 1, 40, 5],
+        [items[8], 40, null, 5],
+        [items[9], 1, 40, 5],
+      ],
+    );
   });
 
   test("whether a record still waits", async () => {

@@ -33,6 +33,7 @@ import { pushKeySentMigration } from "./042_push_key_sent.ts";
 import { levelDroppedMigration } from "./043_level_dropped.ts";
 import { pushKeyAssumedMigration } from "./044_push_key_assumed.ts";
 import { locationDeletedMigration } from "./045_location_deleted.ts";
+import { pushInFlightLevelsMigration } from "./046_push_in_flight_levels.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -80,6 +81,7 @@ const statementsOf: Record<string, Statements> = {
   "043_level_dropped": levelDroppedMigration,
   "044_push_key_assumed": pushKeyAssumedMigration,
   "045_location_deleted": locationDeletedMigration,
+  "046_push_in_flight_levels": pushInFlightLevelsMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

@@ -147,6 +147,9 @@ export interface PushBatchMovementsTable {
   batch_id: number;
   /** Sent and not acknowledged: its level adopts no report meanwhile. */
   in_flight: boolean;
+  /** The movement's level, so the marks in flight are found by level (migration 046). */
+  inventory_item_id: number;
+  location_id: number;
 }
 
 export interface PlatformSyncStatesTable {

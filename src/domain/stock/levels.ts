@@ -13,6 +13,7 @@ import {
   reportIsNewer,
   sumByLevel,
 } from "./level-keys.ts";
+import { notAcknowledged } from "./pushes.ts";
 
 /**
  * The mirror's inventory levels, kept right at every moment:
@@ -434,9 +435,11 @@ async function unacknowledgedSums(
 /**
  * After an acknowledgement: each locked level's count of unacknowledged movements, and the levels with
  * a push in flight. A level whose count drops to zero with the movements just acknowledged has
- * nothing else unacknowledged, so nothing in flight: it is not read. The others (and every level when
- * `acknowledgedCounts` is null: another worker acknowledged some first) are read from the ledger, in
- * one statement per chunk, which also sets their counts again from it.
+ * nothing else unacknowledged, so nothing in flight: it is not read. For the others the count is the
+ * row's less the movements just acknowledged, and their marks in flight are looked up by level
+ * (levelsWithPushInFlight), not by walking their unacknowledged movements. When `acknowledgedCounts`
+ * is null (another worker acknowledged some first) every level is read from the ledger, in one
+ * statement per chunk, which also sets their counts again from it.
  */
 async function inFlightAfterAcknowledgement(
   trx: Db,
@@ -453,6 +456,13 @@ async function inFlightAfterAcknowledgement(
     else toRead.push([row.inventory_item_id, row.location_id]);
   }
   if (toRead.length === 0) return { inFlight: new Set(), counts };
+  if (acknowledgedCounts) {
+    for (const row of rows) {
+      const k = keyOf(row.inventory_item_id, row.location_id);
+      if (!counts.has(k)) counts.set(k, row.unacknowledged - (acknowledgedCounts.get(k) ?? 0));
+    }
+    return { inFlight: await levelsWithPushInFlight(trx, storeId, toRead), counts };
+  }
   const read = await levelsInFlight(trx, storeId, toRead);
   for (const [item, location] of toRead) {
     const k = keyOf(item, location);
@@ -498,6 +508,30 @@ async function levelsInFlight(
     if (r.in_flight) inFlight.add(k);
   }
   return { inFlight, counts };
+}
+
+/**
+ * The levels among `pairs` with a movement sent to the platform and not acknowledged, by their marks
+ * alone: a batched movement's on its batch row, one sent alone on the ledger, each found by a probe
+ * of a partial index of the marks in flight by level (migration 046) that stops at the first, however
+ * many movements wait at the level. A batch row found is checked against its movement's ledger row, so
+ * no mark is read for a movement acknowledged some other way.
+ */
+async function levelsWithPushInFlight(
+  trx: Db,
+  storeId: number,
+  pairs: ReadonlyArray<readonly [number, number]>,
+): Promise<Set<string>> {
+  const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`
+    select p.item as inventory_item_id, p.location as location_id
+    from unnest(${pairs.map((p) => p[0])}::bigint[], ${pairs.map((p) => p[1])}::bigint[]) as p(item, location)
+    where exists (select 1 from push_batch_movements b join stock_movements m on m.id = b.movement_id
+        where b.store_id = ${storeId} and b.inventory_item_id = p.item and b.location_id = p.location
+          and b.in_flight and ${notAcknowledged("m")})
+      or exists (select 1 from stock_movements m where m.store_id = ${storeId}
+        and m.inventory_item_id = p.item and m.location_id = p.location
+        and m.push_sent_at is not null and ${notAcknowledged("m")})`.execute(trx);
+  return new Set(rows.map((r) => keyOf(Number(r.inventory_item_id), Number(r.location_id))));
 }
 
 /** Unacknowledged deltas of locked rows once `acknowledged` (summed by level) left them. */

@@ -99,8 +99,8 @@ export async function assignBatches(
       select i - 1 as doc, nextval('push_batch_ids') as batch
       from generate_series(1, ${documents.length}::int) i
     ), assigned as (
-      insert into push_batch_movements (movement_id, store_id, batch_id, in_flight)
-      select m.id, m.store_id, n.batch, true
+      insert into push_batch_movements (movement_id, store_id, batch_id, in_flight, inventory_item_id, location_id)
+      select m.id, m.store_id, n.batch, true, m.inventory_item_id, m.location_id
       from unnest(${ids}::bigint[], ${indexes}::int[], ${jobs}::bigint[]) d(id, doc, job)
       join numbered n on n.doc = d.doc
       join stock_movements m on m.id = d.id
