@@ -28,7 +28,7 @@ export {
   type ProductFilters,
   type VariantFilters,
 } from "./lists.ts";
-export { findShownLocation, inactiveLocationIds, locationNames } from "./location-lookups.ts";
+export { findShownLocation, locationNames } from "./location-lookups.ts";
 export { adoptUnitCosts, applyCatalogChanges, changedUnitCosts } from "./mirror.ts";
 export {
   type LevelRow,

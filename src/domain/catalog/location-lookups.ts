@@ -38,23 +38,3 @@ export async function findShownLocation(
     .where("hidden", "=", false)
     .executeTakeFirst();
 }
-
-/**
- * Which of these locations the mirror holds inactive (deactivated or deleted on the platform): stock
- * cannot go there. A location the mirror does not hold is not answered.
- */
-export async function inactiveLocationIds(
-  db: Db,
-  storeId: number,
-  locationIds: readonly number[],
-): Promise<Set<number>> {
-  if (locationIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("locations")
-    .select("id")
-    .where("store_id", "=", storeId)
-    .where("id", "in", [...new Set(locationIds)])
-    .where("active", "=", false)
-    .execute();
-  return new Set(rows.map((r) => Number(r.id)));
-}
