@@ -11,13 +11,14 @@
  * with the frames most of their samples were in. KINDS=get,list,... picks kinds; N requests of each.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { constants, PerformanceObserver } from "node:perf_hooks";
+import { constants, PerformanceObserver, performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { startTestApp } from "../test/helpers/app.ts";
 import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
 import { inspector } from "./lib/cpu-probes.ts";
 import { bytesBySite, type SamplingNode } from "./lib/heap-sites.ts";
+import { minorGc, survivorSampler } from "./lib/survivors.ts";
 
 const N = Number(process.env.N ?? 10);
 const SAMPLE_US = Number(process.env.SAMPLE_US ?? 100);
@@ -29,7 +30,13 @@ const PROFILE = process.env.PROFILE !== "0";
  * main thread allocates per request, by site (bytes sampled every 16 KB; the young generation's fill
  * rate is what paces its scavenges).
  */
-const ALLOC = process.env.ALLOC === "1";
+const ALLOC = process.env.ALLOC === "1" || process.env.ALLOC === "survived";
+/**
+ * ALLOC=survived: only what lived through a scavenge stays in that profile (what the scavenges copied,
+ * and promoted; a full collection among the kind's requests would count its young garbage too, so
+ * read it where `gc.major` is 0). Before the profile is read a scavenge frees what is garbage now.
+ */
+const SURVIVED = process.env.ALLOC === "survived";
 /**
  * Bytes of Buffers made per request through Buffer.alloc, allocUnsafe and allocUnsafeSlow (the
  * PostgreSQL driver's read buffer, COPY's copies, answers joined): memory outside the heap the
@@ -44,6 +51,12 @@ for (const name of ["alloc", "allocUnsafe", "allocUnsafeSlow"] as const) {
     return make.call(Buffer, size, ...rest);
   };
 }
+/**
+ * SURVIVORS=1: what lives through a scavenge while each kind's requests run, by allocation site
+ * (bench/lib/survivors.ts: windows of WINDOW_MS between two forced scavenges; they add collections,
+ * so the kind's CPU and gc figures are not comparable with a run without it).
+ */
+const SURVIVORS = process.env.SURVIVORS === "1";
 const KINDS = (process.env.KINDS ?? "get,list,patch,patch-pdf,patch-received,pdf-cached,whoami").split(",");
 
 interface Step {
@@ -282,11 +295,11 @@ function framesWithin(profile: Profile & { startTime: number }, fromUs: number, 
 
 /** KB allocated per request in all, and the top sites (nearest frames) by KB per request. */
 function allocationSites({ profile }: { profile: { head: SamplingNode } }, requests: number) {
-  const { total, sites } = bytesBySite(profile.head, 3);
+  const { total, sites } = bytesBySite(profile.head, Number(process.env.ALLOC_DEPTH ?? 3));
   const kb = (bytes: number) => Number((bytes / 1024 / requests).toFixed(1));
   return {
     kb_per_request: kb(total),
-    top: sites.slice(0, 12).map(([site, bytes]) => [kb(bytes), site]),
+    top: sites.slice(0, Number(process.env.ALLOC_TOP ?? 12)).map(([site, bytes]) => [kb(bytes), site]),
   };
 }
 
@@ -338,9 +351,9 @@ for (const kind of KINDS) {
   if (PROFILE) await post("Profiler.start");
   if (ALLOC)
     await post("HeapProfiler.startSampling", {
-      samplingInterval: 16_384,
+      samplingInterval: Number(process.env.ALLOC_BYTES ?? 16_384),
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: !SURVIVED,
     });
   if (process.env.READY_FILE) writeFileSync(process.env.READY_FILE, kind); // an outside profiler may start
   watch.start();
@@ -348,14 +361,21 @@ for (const kind of KINDS) {
   const buffers0 = bufferBytes;
   const cpu0 = threadCpuNs();
   const [user0, sys0] = threadUserSys();
-  const statuses = await send(steps(N));
+  const survivors = SURVIVORS
+    ? survivorSampler(post, { windowMs: Number(process.env.WINDOW_MS ?? 200) })
+    : null;
+  // On the clock of V8's --trace-gc lines, for bench/gc-nvp-phases.ts.
+  console.log(`@mark ${performance.now().toFixed(0)} ms: ${kind} start`);
+  const statuses = await (survivors ? survivors.during(() => send(steps(N))) : send(steps(N)));
   const cpuMs = (threadCpuNs() - cpu0) / 1e6;
+  console.log(`@mark ${performance.now().toFixed(0)} ms: ${kind} end`);
   const bufferKb = Number(((bufferBytes - buffers0) / 1024 / N).toFixed(1));
   const [user1, sys1] = threadUserSys();
   const rows = await watch.stop();
   const { profile } = PROFILE
     ? await post<{ profile: Profile & { startTime: number } }>("Profiler.stop")
     : { profile: { nodes: [], samples: [], timeDeltas: [], startTime: 0 } };
+  if (SURVIVED) minorGc();
   const allocated = ALLOC ? allocationSites(await post("HeapProfiler.getSamplingProfile"), N) : undefined;
   if (ALLOC) await post("HeapProfiler.stopSampling");
   const cpuStretches = cpuStretchesOf(rows);
@@ -379,6 +399,7 @@ for (const kind of KINDS) {
     })),
     watch_reads: rows.length / 3,
     allocated,
+    survivors: survivors?.report(),
     longest: stretches.slice(0, TOP),
   };
   console.error(
@@ -389,6 +410,7 @@ for (const kind of KINDS) {
       top: cpuStretches.slice(0, 5).map((s) => s.cpuMs),
       kb: allocated?.kb_per_request,
       buffer_kb: bufferKb,
+      survived_kb: survivors?.report().kb_per_window,
     }),
   );
 }

@@ -12,8 +12,10 @@
  * PROBE=timer: no request, only how late the loop runs A's timer: what any request would wait first.
  * B_ALONE=1: A is not probed in the loaded phases, so their collections are B's alone.
  * SAMPLE=1: a heap-sampling profile of what the scavenges did not free, its top allocation sites by
- * bytes. Biased: V8 counts young garbage a full collection frees as surviving the scavenges, so its
+ * bytes (a sample every SAMPLE_BYTES, 16 KB unless set; SAMPLE_DEPTH frames a site, 3 unless set). Biased: V8 counts young garbage a full collection frees as surviving the scavenges, so its
  * sites are leads, its bytes not a measure (docs/history/reliability-journal.md 5b, tenth session).
+ * SURVIVORS=1: what lives through a scavenge, by allocation site, in each phase kind (bench/lib/survivors.ts:
+ * windows of WINDOW_MS between two forced scavenges; the forced ones add pauses, so not for timing).
  * LOOP_PRIORITY=0: the main thread left at niceness 0 (else raised as src/server.ts raises it).
  * MAIN_SLICE_US=n: the main thread's EEVDF slice set to n µs (an experiment; perl makes the call).
  * PROFILE=1: a CPU profile of the main thread (V8's sampler, PROFILE_US apart) over the phases; for
@@ -34,6 +36,7 @@ import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
 import { startHeavyClient } from "../test/reliability/helpers/heavy-client.ts";
 import { loopGet } from "../test/reliability/helpers/loop-probe.ts";
 import { inspector } from "./lib/cpu-probes.ts";
+import { survivorSampler } from "./lib/survivors.ts";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const PHASE_MS = 3_000;
@@ -45,6 +48,7 @@ const INJECT = process.env.PROBE === "inject";
 const TIMER_ONLY = process.env.PROBE === "timer";
 const PROFILE = process.env.PROFILE === "1";
 const PROFILE_US = Number(process.env.PROFILE_US ?? 250);
+const SURVIVORS = process.env.SURVIVORS === "1";
 /**
  * The main thread's EEVDF slice (kernel >= 6.12: sched_setattr's sched_runtime for SCHED_OTHER), for
  * experiments only: Node has no call for it, so perl's syscall() makes it (x86_64's number 314).
@@ -226,10 +230,17 @@ async function profiled<T>(into: GcWork, work: () => Promise<T>): Promise<T> {
   }
 }
 const promoted: Record<string, Map<string, number>> = { loaded: new Map(), idle: new Map() };
+let savedProfiles = 0;
+const survivors = {
+  loaded: survivorSampler(post, { windowMs: Number(process.env.WINDOW_MS ?? 500) }),
+  idle: survivorSampler(post, { windowMs: Number(process.env.WINDOW_MS ?? 500) }),
+};
+const surviving = <T>(kind: "loaded" | "idle", work: () => Promise<T>) =>
+  SURVIVORS ? survivors[kind].during(work) : work();
 async function sampled<T>(into: Map<string, number>, work: () => Promise<T>): Promise<T> {
   if (!SAMPLE) return work();
   await post("HeapProfiler.startSampling", {
-    samplingInterval: 16_384,
+    samplingInterval: Number(process.env.SAMPLE_BYTES ?? 16_384),
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: false,
   });
@@ -255,13 +266,16 @@ async function sampled<T>(into: Map<string, number>, work: () => Promise<T>): Pr
         rowSizes.set(bucket, (rowSizes.get(bucket) ?? 0) + 1);
       }
     await post("HeapProfiler.stopSampling");
+    // SAMPLE_SAVE=prefix: each phase's profile as it is (prefix-<n>.heapprofile), for a closer look.
+    if (process.env.SAMPLE_SAVE)
+      writeFileSync(`${process.env.SAMPLE_SAVE}-${savedProfiles++}.heapprofile`, JSON.stringify(profile));
     // Bytes by the stack's nearest project or package frame (the allocation's site), and its caller.
     const walk = (node: SamplingNode, stack: string[]) => {
       const { functionName, url, lineNumber } = node.callFrame;
       const file = url.replace(/^.*\/(node_modules\/)/, "$1").replace(/^.*\/(src|test|bench)\//, "$1/");
       const here = url ? [...stack, `${functionName || "(anon)"} ${file}:${lineNumber + 1}`] : stack;
       if (node.selfSize > 0) {
-        const key = here.slice(-3).join(" < ") || functionName;
+        const key = here.slice(-Number(process.env.SAMPLE_DEPTH ?? 3)).join(" < ") || functionName;
         into.set(key, (into.get(key) ?? 0) + node.selfSize);
       }
       for (const c of node.children) walk(c, here);
@@ -289,7 +303,9 @@ for (let round = 0; round < ROUNDS; round++) {
   schedInto = sched.loaded;
   samples.loaded.push(
     ...(await threadTimed("loaded", () =>
-      profiled(gcWork.loaded, () => sampled(promoted.loaded, () => sampleWhoami(PHASE_MS, !B_ALONE))),
+      profiled(gcWork.loaded, () =>
+        sampled(promoted.loaded, () => surviving("loaded", () => sampleWhoami(PHASE_MS, !B_ALONE))),
+      ),
     )),
   );
   mark(`loaded ${round} end`);
@@ -300,7 +316,9 @@ for (let round = 0; round < ROUNDS; round++) {
   schedInto = sched.idle;
   samples.idle.push(
     ...(await threadTimed("idle", () =>
-      profiled(gcWork.idle, () => sampled(promoted.idle, () => sampleWhoami(PHASE_MS))),
+      profiled(gcWork.idle, () =>
+        sampled(promoted.idle, () => surviving("idle", () => sampleWhoami(PHASE_MS))),
+      ),
     )),
   );
   mark(`idle ${round} end`);
@@ -461,7 +479,7 @@ for (const kind of ["loaded", "idle"]) {
     promoted_top: SAMPLE
       ? [...promoted[kind]]
           .sort((x, y) => y[1] - x[1])
-          .slice(0, 15)
+          .slice(0, Number(process.env.SAMPLE_TOP ?? 15))
           .map(([site, bytes]) => [Number((bytes / 1e6).toFixed(2)), site])
       : undefined,
     slowest_1pct_waited_behind: cpuProfile
@@ -469,6 +487,7 @@ for (const kind of ["loaded", "idle"]) {
           .sort((x, y) => y[1] - x[1])
           .map(([due, w]) => ({ due, wait: w, ...waitedBehind(cpuProfile, due, w) }))
       : undefined,
+    survivors: SURVIVORS ? survivors[kind as "loaded" | "idle"].report() : undefined,
     survived_sampled_mb: SAMPLE
       ? Number(([...promoted[kind].values()].reduce((s, x) => s + x, 0) / 1e6).toFixed(2))
       : undefined,
