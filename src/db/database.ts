@@ -4,6 +4,7 @@ import { Kysely } from "kysely";
 import type pg from "pg";
 import { CurrentSchemaPostgresDialect } from "./introspector.ts";
 import { pgDriver } from "./pg-driver.ts";
+import { queryWithOwnPromise } from "./pg-own-promise.ts";
 import { ConnectionTurns, PGliteDialect, registerTurns } from "./pglite-dialect.ts";
 import { lockDataDirectory } from "./pglite-lock.ts";
 import { PGliteThread } from "./pglite-thread.ts";
@@ -26,10 +27,12 @@ export interface DatabaseHandle {
 
 /**
  * Kysely calls `client.query(sql, parameters)`; a text registered in prepared.ts goes out as a named
- * statement instead (pg parses it on the connection's first use and binds it after).
+ * statement instead (pg parses it on the connection's first use and binds it after). Either way the
+ * promise is ours, over pg's callback (pg-own-promise.ts: what pg's own promise resolves with lives
+ * through the young generation's collections).
  */
 function sendHotQueriesPrepared(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const query = queryWithOwnPromise(client.query.bind(client) as (...args: unknown[]) => unknown);
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
     const name = typeof text === "string" && args.length === 2 ? preparedNameOf(text) : undefined;

@@ -11,6 +11,7 @@
  */
 import pg from "pg";
 import { PGliteThread } from "../../src/db/pglite-thread.ts";
+import { queryAndSee } from "./pg-answers.ts";
 
 interface Tally {
   values: number;
@@ -64,10 +65,7 @@ function countTexts(row: unknown): void {
 
 const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const returned = clientQuery.apply(this, args);
-  if (returned && typeof (returned as Promise<unknown>).then === "function")
-    (returned as Promise<unknown>).then(countResult, () => {});
-  return returned;
+  return queryAndSee(clientQuery, this, args, countResult);
 } as typeof pg.Client.prototype.query;
 
 type CopyDataHandler = (message: { chunk: Buffer }, ...rest: unknown[]) => void;

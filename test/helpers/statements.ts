@@ -8,6 +8,7 @@
 import type pg from "pg";
 import { pgDriver } from "../../src/db/pg-driver.ts";
 import { PGliteThread } from "../../src/db/pglite-thread.ts";
+import { queryAndSee } from "./pg-answers.ts";
 
 let recording: string[] | null = null;
 /** Statements sent to PostgreSQL under a name (prepared once per connection), while recording. */
@@ -37,18 +38,14 @@ function recordPostgresStatements(): void {
     const text = typeof first === "string" ? first : first?.text;
     if (typeof first === "string") note(first);
     else note(first?.text, first?.name !== undefined);
-    const answer = clientQuery.apply(this, args);
     const columns = recordingColumns;
-    if (columns && typeof text === "string" && answer instanceof Promise)
-      answer.then(
-        (result: pg.QueryResult) =>
-          columns.push({
-            statement: text.replace(/\s+/g, " ").trim(),
-            columns: result.fields.map((f) => f.name),
-          }),
-        () => {},
-      );
-    return answer;
+    return queryAndSee<pg.QueryResult>(clientQuery, this, args, (result) => {
+      if (columns && typeof text === "string" && result?.fields)
+        columns.push({
+          statement: text.replace(/\s+/g, " ").trim(),
+          columns: result.fields.map((f) => f.name),
+        });
+    });
   } as typeof Client.prototype.query;
 }
 if (process.env.TEST_DATABASE_URL) recordPostgresStatements();

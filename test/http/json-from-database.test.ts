@@ -17,6 +17,7 @@ import { presentVariant } from "../../src/domain/catalog/index.ts";
 import { presentSupplier } from "../../src/domain/suppliers/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { expectError } from "../helpers/assertions.ts";
+import { queryAndSee } from "../helpers/pg-answers.ts";
 
 /** The column names of each statement's rows written as JSON, as the driver handed them over. */
 const pageColumns: string[][] = [];
@@ -34,17 +35,13 @@ const sentToPostgres: string[] = [];
 const namesSentToPostgres: Array<string | undefined> = [];
 const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const answer = clientQuery.apply(this, args) as Promise<pg.QueryResult> | undefined;
   const first = args[0];
   const text = typeof first === "string" ? first : (first as { text?: string } | undefined)?.text;
   sentToPostgres.push(text ?? "(sent together)");
   namesSentToPostgres.push((first as { name?: string } | undefined)?.name);
-  if (isPageStatement(text) && answer && typeof answer.then === "function")
-    answer.then(
-      (r) => r.rows[0] && pageColumns.push(r.fields.map((f) => f.name)),
-      () => {},
-    );
-  return answer;
+  return queryAndSee<pg.QueryResult>(clientQuery, this, args, (r) => {
+    if (isPageStatement(text) && r?.rows?.[0]) pageColumns.push(r.fields.map((f) => f.name));
+  });
 } as typeof pg.Client.prototype.query;
 
 const TEXTS = [
