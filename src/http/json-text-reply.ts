@@ -1,6 +1,6 @@
-import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { type TextOrBytes, textOf, utf8Length } from "../db/text-bytes.ts";
+import { streamOfPieces } from "./piece-stream.ts";
 
 /**
  * Sends a body the database wrote as JSON text (src/db/json-text.ts) as it is: Fastify passes a string
@@ -31,7 +31,7 @@ export function sendJsonPieces(
   return (reply as FastifyReply)
     .type("application/json; charset=utf-8")
     .header("content-length", String(length))
-    .send(Readable.from(pieces));
+    .send(streamOfPieces(pieces));
 }
 
 /**

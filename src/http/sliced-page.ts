@@ -1,9 +1,9 @@
-import { Readable } from "node:stream";
 import type { TSchema } from "@sinclair/typebox";
 import type { FastifyReply } from "fastify";
 import type { Page } from "../db/keyset-paging.ts";
 import type { TextOrBytes } from "../db/text-bytes.ts";
 import { yieldToLoop } from "../domain/slices.ts";
+import { streamOfAsyncPieces } from "./piece-stream.ts";
 
 /**
  * Sends a page of documents with lines (up to LINES_PER_PAGE of them, a megabyte of JSON) as a stream,
@@ -39,5 +39,5 @@ export function sendPageInSlices<T>(
     }
     yield `],"next_cursor":${JSON.stringify(page.next_cursor)},"has_more":${page.has_more}}`;
   }
-  return reply.type("application/json; charset=utf-8").send(Readable.from(chunks()));
+  return reply.type("application/json; charset=utf-8").send(streamOfAsyncPieces(chunks()));
 }
