@@ -34,6 +34,7 @@ import { levelDroppedMigration } from "./043_level_dropped.ts";
 import { pushKeyAssumedMigration } from "./044_push_key_assumed.ts";
 import { locationDeletedMigration } from "./045_location_deleted.ts";
 import { pushInFlightLevelsMigration } from "./046_push_in_flight_levels.ts";
+import { pushSkippedLocationsMigration } from "./047_push_skipped_locations.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -82,6 +83,7 @@ const statementsOf: Record<string, Statements> = {
   "044_push_key_assumed": pushKeyAssumedMigration,
   "045_location_deleted": locationDeletedMigration,
   "046_push_in_flight_levels": pushInFlightLevelsMigration,
+  "047_push_skipped_locations": pushSkippedLocationsMigration,
 };
 
 const migrations: Record<string, Migration> = Object.fromEntries(

@@ -16,6 +16,15 @@ export interface PlatformPushGenerationsTable {
     Array<number | string> | undefined,
     Array<number | string>
   >;
+  /**
+   * Locations whose take-off changes (a negative delta) this generation's input leaves out: Shopify
+   * no longer has them (migration 047).
+   */
+  skipped_locations: ColumnType<
+    Array<number | string>,
+    Array<number | string> | undefined,
+    Array<number | string>
+  >;
   updated_at: GeneratedTimestamp;
 }
 

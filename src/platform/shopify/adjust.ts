@@ -50,7 +50,10 @@ interface AdjustPayload {
  * out of what is still to send and answered as `skippedItems`: one deleted item must not stop the
  * document's other changes, nor fail it forever. Those, and items found gone while costs were set or
  * levels read back, are answered as `goneItems` (the mirror learns of the deletion from the push,
- * whether or not its webhook ever arrives).
+ * whether or not its webhook ever arrives). Changes taking incoming or stock off a location Shopify
+ * deleted are left out the same way (Shopify refuses them, and there is nothing left to take off
+ * there), and the rest goes: a cancel, a close or a receipt elsewhere of an order at that location
+ * is acknowledged, not failed for good. They are not answered: nothing of the record failed.
  */
 export async function adjustShopifyInventory(
   client: ShopifyClient,
@@ -88,22 +91,60 @@ export async function adjustShopifyInventory(
   return result;
 }
 
-/** The call's input without the changes of `items`. */
-function without(input: AdjustCall["input"], items: readonly number[]): AdjustCall["input"] {
-  if (items.length === 0) return input;
-  const left = new Set(items);
+/**
+ * The call's input without the changes of `items`, nor the take-off changes (a negative delta) at
+ * `locations`: incoming or stock taken off a location Shopify deleted has nothing left to take off
+ * there. A change adding there stays, and Shopify's refusal of it with it.
+ */
+function without(
+  input: AdjustCall["input"],
+  items: readonly number[],
+  locations: readonly number[],
+): AdjustCall["input"] {
+  if (items.length === 0 && locations.length === 0) return input;
+  const leftItems = new Set(items);
+  const leftLocations = new Set(locations);
   return {
     ...input,
-    changes: input.changes.filter((c) => !left.has(fromGid(c.inventoryItemId, "InventoryItem"))),
+    changes: input.changes.filter(
+      (c) =>
+        !leftItems.has(fromGid(c.inventoryItemId, "InventoryItem")) &&
+        !(c.delta < 0 && leftLocations.has(fromGid(c.locationId, "Location"))),
+    ),
   };
 }
 
 /**
+ * After a refusal naming only unknown items or locations: which of the input's items, and of the
+ * locations of its take-off changes, Shopify confirms gone (`nodes` answers null).
+ */
+async function goneOf(
+  client: ShopifyClient,
+  input: AdjustCall["input"],
+  codes: ReadonlySet<string | null>,
+): Promise<{ items: Set<number>; locations: Set<number> }> {
+  const items = codes.has("INVALID_INVENTORY_ITEM")
+    ? await missingRecords(
+        client,
+        "InventoryItem",
+        input.changes.map((c) => fromGid(c.inventoryItemId, "InventoryItem")),
+      )
+    : new Set<number>();
+  const takenOff = input.changes.filter((c) => c.delta < 0).map((c) => fromGid(c.locationId, "Location"));
+  const locations =
+    codes.has("INVALID_LOCATION") && takenOff.length > 0
+      ? await missingRecords(client, "Location", takenOff)
+      : new Set<number>();
+  return { items, locations };
+}
+
+/**
  * Sends one call under its stored generation, with the input that generation fixes (the planned
- * changes less the items it leaves out); answers the items left out. A refusal naming only unknown
- * inventory items applied nothing (Shopify takes a call whole or not at all, and a key it applied
- * before answers that result, not a refusal), so the items Shopify confirms gone are left out under
- * the next generation, stored before it is sent.
+ * changes less the items it leaves out, and less the take-off changes at the locations it leaves);
+ * answers the items left out. A refusal naming only unknown inventory items or locations applied
+ * nothing (Shopify takes a call whole or not at all, and a key it applied before answers that result,
+ * not a refusal), so the items Shopify confirms gone, and the take-off changes at the locations it
+ * confirms gone, are left out under the next generation, stored before it is sent.
  */
 async function sendCall(
   client: ShopifyClient,
@@ -112,9 +153,9 @@ async function sendCall(
   call: AdjustCall,
   onAnswer: () => void,
 ): Promise<readonly number[]> {
-  let { generation, skippedItems } = await generations.attempt(documentKey, call.call);
+  let { generation, skippedItems, skippedLocations } = await generations.attempt(documentKey, call.call);
   for (let newKeys = 0, concurrent = 0; ; ) {
-    const input = without(call.input, skippedItems);
+    const input = without(call.input, skippedItems, skippedLocations);
     if (input.changes.length === 0) return skippedItems;
     const key = callIdempotencyKey(documentKey, call.call, generation);
     const answer = await client.graphql<AdjustPayload>(ADJUST, { input, key }, 10);
@@ -146,12 +187,16 @@ async function sendCall(
       generation = await generations.advance(documentKey, call.call);
       continue;
     }
-    if (errors.every((e) => e.code === "INVALID_INVENTORY_ITEM")) {
-      const items = input.changes.map((c) => fromGid(c.inventoryItemId, "InventoryItem"));
-      const gone = await missingRecords(client, "InventoryItem", items);
-      if (gone.size > 0) {
-        skippedItems = [...new Set([...skippedItems, ...gone])].sort((a, b) => a - b);
-        generation = await generations.advance(documentKey, call.call, skippedItems);
+    if (errors.every((e) => e.code === "INVALID_INVENTORY_ITEM" || e.code === "INVALID_LOCATION")) {
+      const gone = await goneOf(client, input, new Set(errors.map((e) => e.code)));
+      const items = [...new Set([...skippedItems, ...gone.items])].sort((a, b) => a - b);
+      const locations = [...new Set([...skippedLocations, ...gone.locations])].sort((a, b) => a - b);
+      // Only when the next input leaves something more out: else the refusal stands (an item or a
+      // location Shopify still has, or a change adding stock at a deleted location).
+      if (without(input, items, locations).changes.length < input.changes.length) {
+        skippedItems = items;
+        skippedLocations = locations;
+        generation = await generations.advance(documentKey, call.call, skippedItems, skippedLocations);
         continue;
       }
     }

@@ -10,7 +10,7 @@ const IDS_PER_READ = 250;
  */
 export async function missingRecords(
   client: ShopifyClient,
-  type: "InventoryItem" | "Product" | "ProductVariant",
+  type: "InventoryItem" | "Location" | "Product" | "ProductVariant",
   ids: readonly number[],
 ): Promise<Set<number>> {
   const gone = new Set<number>();

@@ -20,10 +20,15 @@ export class StoredAttemptGenerations implements AttemptGenerations {
   async attempt(documentKey: string, call: string): Promise<CallAttempt> {
     // Read fresh for every call: another process may have advanced the document since.
     const states = await pushCallStatesOf(this.db, this.storeId, documentKey);
-    return states.get(call) ?? { generation: 0, skippedItems: [] };
+    return states.get(call) ?? { generation: 0, skippedItems: [], skippedLocations: [] };
   }
 
-  advance(documentKey: string, call: string, skippedItems?: readonly number[]): Promise<number> {
-    return advancePushGeneration(this.db, this.storeId, documentKey, call, skippedItems);
+  advance(
+    documentKey: string,
+    call: string,
+    skippedItems?: readonly number[],
+    skippedLocations?: readonly number[],
+  ): Promise<number> {
+    return advancePushGeneration(this.db, this.storeId, documentKey, call, skippedItems, skippedLocations);
   }
 }
