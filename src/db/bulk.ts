@@ -85,11 +85,14 @@ function arrayElement(type: ElementType, value: unknown): string {
  * a parameter anew with its values (pglite-statements.ts), which it cannot tell from a text.
  */
 export function arrayParam(type: ElementType, values: readonly unknown[]): RawBuilder<unknown> {
-  const value =
-    values.length > PLANNED_FROM_ARRAY_LENGTH
-      ? values.map((v) => element(type, v))
-      : arrayLiteral(type, values);
-  return sql`${value}::${sql.raw(type)}[]`;
+  return sql`${arrayValue(type, values)}::${sql.raw(type)}[]`;
+}
+
+/** The value of an array parameter as arrayParam passes it, for a statement written as text (`$n::type[]`). */
+export function arrayValue(type: ElementType, values: readonly unknown[]): unknown {
+  return values.length > PLANNED_FROM_ARRAY_LENGTH
+    ? values.map((v) => element(type, v))
+    : arrayLiteral(type, values);
 }
 
 /** An element of an array passed as an array: what arrayLiteral writes for it, unquoted. */

@@ -271,6 +271,27 @@ describe("POST /v2/purchase_orders", () => {
     assert.equal(after, before);
   });
 
+  test("an archived supplier is 422 archived; a store with no location to ship to is 422 required on location_id", async () => {
+    const archived = await store.api.post("/v2/suppliers", { name: "Gone Ltd" });
+    expectStatus(await store.api.post(`/v2/suppliers/${archived.body.data.id}/archive`), 200);
+    const res = await store.api.post("/v2/purchase_orders", {
+      supplier_id: archived.body.data.id,
+      lines: [{ variant_id: variants[0].id, quantity: 1 }],
+    });
+    expectDetails(res, [{ field: "supplier_id", code: "archived" }]);
+    // A store whose every location is hidden in its settings has nowhere to ship to.
+    const bare = await t.createStore();
+    for (const l of (await bare.api.get("/v2/locations")).body.data)
+      expectStatus(await t.admin.patch(`/admin/stores/${bare.id}/locations/${l.id}`, { hidden: true }), 200);
+    assert.deepEqual((await bare.api.get("/v2/locations")).body.data, []);
+    const bareSupplier = await bare.api.post("/v2/suppliers", { name: "Bare Supply" });
+    const nowhere = await bare.api.post("/v2/purchase_orders", {
+      supplier_id: bareSupplier.body.data.id,
+      lines: [customLine()],
+    });
+    expectDetails(nowhere, [{ field: "location_id", code: "required" }]);
+  });
+
   test("currency from the supplier, exchange_rate from store rates or manual; charges need a rate", async () => {
     const eur = await store.api.post("/v2/suppliers", { name: "Euro GmbH", currency: "EUR" });
     const none = await store.api.post("/v2/suppliers", { name: "No Currency Ltd" });

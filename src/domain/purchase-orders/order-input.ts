@@ -7,32 +7,21 @@ import { defaultLocation } from "../catalog/index.ts";
 import { DetailCollector, validationFailed } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { isKnownCurrency, parseDecimalInput } from "../money.ts";
-import { findSupplier } from "../suppliers/index.ts";
 import type { OrderCall } from "./call.ts";
 import { type ChargeDraft, orderExchangeRate, resolveCharges, storeRates } from "./charges.ts";
 import { chargeInputOf, lineDraftOf } from "./drafts.ts";
 import { assertLineCap } from "./line-cap.ts";
 import { repriceConvertedLines } from "./line-costs.ts";
 import { type LineDraft, referencesOf, resolveLines } from "./lines.ts";
-import { checkNamedLocation, fetchLookups } from "./lookups.ts";
+import { checkNamedLocation, fetchLookups, type SupplierRef } from "./lookups.ts";
 import { isWithin, MAX_RATE } from "./money-bounds.ts";
 import { type OrderFields, type OrderInput, PLAIN_FIELDS } from "./order-fields.ts";
 import { sameValue } from "./patch-diff.ts";
 import type { ChargeRow, LineRow, OrderRow } from "./presenter.ts";
 import { orderExists } from "./repository.ts";
 
-interface SupplierRef {
-  id: number;
-  currency: string | null;
-  default_updates_stock: boolean | null;
-}
-
-async function supplierFor(
-  call: OrderCall,
-  supplierId: number,
-  problems: DetailCollector,
-): Promise<SupplierRef | null> {
-  const row = await findSupplier(call.trx, call.store.id, supplierId);
+/** The supplier's problem on `supplier_id`, if any: not the store's, or archived. */
+function supplierProblem(row: SupplierRef | null, problems: DetailCollector): SupplierRef | null {
   if (!row) {
     problems.add("supplier_id", "not_found", "is not a supplier of this store");
     return null;
@@ -111,14 +100,17 @@ export async function resolveOrderInput(
   const supplierNeeded = !base || input.supplier_id !== undefined;
   const currencyGiven = input.currency ?? null;
   const chargeCurrencies = (input.charges ?? []).map((c) => c.currency).filter((c): c is string => !!c);
-  const [supplier, lookups, rates, fallbackLocation, returnSource] = await Promise.all([
-    supplierNeeded ? supplierFor(call, supplierId as number, problems) : Promise.resolve(null),
+  // The supplier and the ship-to default are read with the lines' references, in one statement.
+  const wantsDefaultLocation = !base && input.location_id == null;
+  const [lookups, rates, returnSource] = await Promise.all([
     fetchLookups(trx, store.id, {
       supplierId: supplierId as number,
       variantIds: refs.variantIds,
       itemIds: refs.itemIds,
       locationIds,
       taxRateIds,
+      supplier: supplierNeeded,
+      defaultLocation: wantsDefaultLocation,
     }),
     // Every currency the order may need: given, the current one, the charges'.
     storeRates(trx, store.id, [
@@ -126,11 +118,13 @@ export async function resolveOrderInput(
       ...(currencyGiven ? [currencyGiven] : []),
       ...(base ? [base.order.currency] : []),
     ]),
-    !base && input.location_id == null ? shipToDefault(trx, store.id) : Promise.resolve(null),
     input.return_source_po_id != null
       ? orderExists(trx, store.id, input.return_source_po_id)
       : Promise.resolve(false),
   ]);
+  const supplier = supplierNeeded ? supplierProblem(lookups.supplier, problems) : null;
+  const fallbackLocation =
+    wantsDefaultLocation && lookups.defaultLocationId !== null ? { id: lookups.defaultLocationId } : null;
   // A new order without a currency takes the supplier's, which may need the store's rate too.
   if (
     !base &&
