@@ -30,6 +30,7 @@ import { constants, PerformanceObserver, performance } from "node:perf_hooks";
 import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { raiseLoopPriority } from "../src/loop-priority.ts";
+import { settleMemoryAfterStart } from "../src/start-memory.ts";
 import { startTestApp } from "../test/helpers/app.ts";
 import { threadCoreTimes } from "../test/reliability/helpers/core-waits.ts";
 import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
@@ -75,6 +76,8 @@ await t.admin.patch(`/admin/stores/${b.id}`, {
 const origin = await t.runtime.app.listen({ port: 0, host: "127.0.0.1" });
 // As src/server.ts does once the database's thread runs (LOOP_PRIORITY=0: the loop left at niceness 0).
 if (process.env.LOOP_PRIORITY !== "0") raiseLoopPriority((m) => console.error(m));
+// As src/server.ts and the test do once start-up is over (SETTLE=0: not, as the test did until 28 Nov).
+if (process.env.SETTLE !== "0") settleMemoryAfterStart();
 if (process.env.MAIN_SLICE_US) setMainSlice(Number(process.env.MAIN_SLICE_US));
 
 const spaces: Array<[number, ...number[]]> = [];
