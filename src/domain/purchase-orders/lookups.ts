@@ -10,6 +10,7 @@ import { hotSql } from "../../db/prepared.ts";
 import type { VariantsTable } from "../../db/tables/catalog.ts";
 import type { SupplierCatalogItemsTable } from "../../db/tables/suppliers.ts";
 import type { DetailCollector } from "../errors.ts";
+import type { TierColumns } from "../suppliers/index.ts";
 
 /** A variant's fields a line takes from the mirror (its deletion time as the database's JSON text). */
 export type VariantRow = Pick<
@@ -29,18 +30,9 @@ export type VariantRow = Pick<
 /** A supplier's catalog row as a line's cost, SKU and warnings use it. */
 export type CatalogItemRow = Pick<
   Selectable<SupplierCatalogItemsTable>,
-  | "inventory_item_id"
-  | "supplier_sku"
-  | "pack_size"
-  | "pack_unit"
-  | "min_order_qty"
-  | "effective_tiers"
-  | "effective_from"
-  | "effective_currency"
-  | "upcoming_tiers"
-  | "upcoming_from"
-  | "upcoming_currency"
->;
+  "inventory_item_id" | "supplier_sku" | "pack_size" | "pack_unit" | "min_order_qty"
+> &
+  TierColumns;
 
 export interface TaxRateRef {
   id: number;

@@ -20,6 +20,7 @@ export {
   promoteDue,
   type SupplierItemTerms,
   supplierPriceFor,
+  type TierColumns,
   type TierSet,
   type TierSetsOnDate,
   tierFor,

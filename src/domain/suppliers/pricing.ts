@@ -33,7 +33,8 @@ function setOf(tiers: StoredTier[] | null, from: string | null, currency: string
   return { currency, effectiveFrom: from, tiers: [...tiers].sort((a, b) => a.min_qty - b.min_qty) };
 }
 
-type TierColumns = Pick<
+/** The columns of a catalog row that hold its effective and upcoming price tiers. */
+export type TierColumns = Pick<
   CatalogRow,
   | "effective_tiers"
   | "effective_from"
