@@ -263,7 +263,10 @@ describe("a receipt's document", () => {
     const first = adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
     await hold.reached;
     const second = adjustShopifyInventory(s.client, { shopCurrency: "USD", generations }, document);
-    while (s.client.adjustCalls().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Waited for at the stand-in, which answers a request as it records it: the client records its
+    // call before sending it, so releasing then could let the first request end before the second
+    // arrived, which would then be answered the result without a refusal (4 calls, not 5).
+    while (standin.adjustCalls(s.domain).length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     // Refused as in progress; the first request ends, and the second's call goes again under its key
     // half a second to a second on, answered that request's result without moving stock again.
     hold.release();
