@@ -431,23 +431,36 @@ function callsSince(a: Attached, since: number) {
 const incomingAt = (a: Attached, item: number, location: number) =>
   a.shop.level(item, location)?.quantities.incoming;
 
+/**
+ * An ordered order of `lines` at `locationId`, its push delivered; then `gone` deleted in Shopify and
+ * the mirror told. Answers the order and how many adjustment calls the shop had by then.
+ */
+async function orderedThenLocationDeleted(
+  a: Attached,
+  gone: number,
+  locationId: number,
+  lines: Record<string, unknown>[],
+) {
+  const order = await createOrderedOrder(a.api, {
+    supplier_id: a.supplierId,
+    location_id: locationId,
+    lines,
+  });
+  await t.drain();
+  standin.deleteLocation(a.shop, gone);
+  await settle();
+  return { order, since: standin.adjustCalls(a.domain).length };
+}
+
 describe("a change taking incoming off a location deleted in Shopify", () => {
   test("closing the order: 200, synced, nothing sent for that location, the other location's retraction arrived", async () => {
     const a = await attached();
     const [kept, gone] = a.locations;
-    const order = await createOrderedOrder(a.api, {
-      supplier_id: a.supplierId,
-      location_id: kept,
-      lines: [
-        { variant_id: a.variants[0], quantity: 5, unit_cost: 4 },
-        { variant_id: a.variants[1], quantity: 3, unit_cost: 4, location_id: gone },
-      ],
-    });
-    await t.drain();
+    const { order, since } = await orderedThenLocationDeleted(a, gone, kept, [
+      { variant_id: a.variants[0], quantity: 5, unit_cost: 4 },
+      { variant_id: a.variants[1], quantity: 3, unit_cost: 4, location_id: gone },
+    ]);
     assert.equal(incomingAt(a, a.items[0], kept), 5);
-    standin.deleteLocation(a.shop, gone);
-    await settle();
-    const since = standin.adjustCalls(a.domain).length;
 
     const closed = await a.api.post(`/v2/purchase_orders/${order.id}/close`, {});
     expectStatus(closed, 200);
@@ -473,15 +486,9 @@ describe("a change taking incoming off a location deleted in Shopify", () => {
   test("a PATCH moving the order's line to another location: 200, synced, the new location's incoming arrived", async () => {
     const a = await attached();
     const [kept, gone] = a.locations;
-    const order = await createOrderedOrder(a.api, {
-      supplier_id: a.supplierId,
-      location_id: gone,
-      lines: [{ variant_id: a.variants[0], quantity: 5, unit_cost: 4 }],
-    });
-    await t.drain();
-    standin.deleteLocation(a.shop, gone);
-    await settle();
-    const since = standin.adjustCalls(a.domain).length;
+    const { order, since } = await orderedThenLocationDeleted(a, gone, gone, [
+      { variant_id: a.variants[0], quantity: 5, unit_cost: 4 },
+    ]);
     const before = incomingAt(a, a.items[0], kept);
 
     // An ordered order keeps its location; its line moves (the line's own location_id).
@@ -509,18 +516,10 @@ describe("a change taking incoming off a location deleted in Shopify", () => {
   test("a receipt elsewhere of an order there: 201, synced, the stock arrived, the incoming call's changes there left out", async () => {
     const a = await attached();
     const [kept, gone] = a.locations;
-    const order = await createOrderedOrder(a.api, {
-      supplier_id: a.supplierId,
-      location_id: gone,
-      lines: [
-        { variant_id: a.variants[0], quantity: 5, unit_cost: 4 },
-        { variant_id: a.variants[1], quantity: 4, unit_cost: 4 },
-      ],
-    });
-    await t.drain();
-    standin.deleteLocation(a.shop, gone);
-    await settle();
-    const since = standin.adjustCalls(a.domain).length;
+    const { order, since } = await orderedThenLocationDeleted(a, gone, gone, [
+      { variant_id: a.variants[0], quantity: 5, unit_cost: 4 },
+      { variant_id: a.variants[1], quantity: 4, unit_cost: 4 },
+    ]);
     const before = a.items.map((item) => a.shop.level(item, kept)!.quantities.available);
 
     const received = await a.api.post(
@@ -565,15 +564,9 @@ describe("a change taking incoming off a location deleted in Shopify", () => {
   test("its push retried after an outage sends each key with the input it was first sent with; stock moves once", async () => {
     const a = await attached();
     const [kept, gone] = a.locations;
-    const order = await createOrderedOrder(a.api, {
-      supplier_id: a.supplierId,
-      location_id: gone,
-      lines: [{ variant_id: a.variants[0], quantity: 5, unit_cost: 4 }],
-    });
-    await t.drain();
-    standin.deleteLocation(a.shop, gone);
-    await settle();
-    const since = standin.adjustCalls(a.domain).length;
+    const { order, since } = await orderedThenLocationDeleted(a, gone, gone, [
+      { variant_id: a.variants[0], quantity: 5, unit_cost: 4 },
+    ]);
     const before = incomingAt(a, a.items[0], kept) ?? 0;
 
     const moved = await a.api.patch(`/v2/purchase_orders/${order.id}`, {
