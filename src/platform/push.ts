@@ -10,6 +10,8 @@ import {
 import {
   assignBatches,
   type BatchedMovement,
+  type CostToSend,
+  costsInFlightBefore,
   dissolveBatch,
   type LevelKey,
   markMovementsPushed,
@@ -373,14 +375,12 @@ export async function pushMovements(
         document,
         batchId === null ? undefined : batchIdempotencyKey(storeId, batchId, document.length),
       );
-      // The last cost given for an item wins (several receipts of one item in a batch).
-      const costs = [...new Map(whole.itemCosts.map((c) => [c.inventoryItemId, c])).values()];
       const adjustment = {
         ...whole,
-        itemCosts: await changedUnitCosts(
-          ctx.db,
+        itemCosts: await costsToSend(
+          ctx,
           storeId,
-          costs.filter((c) => !gone.has(c.inventoryItemId)),
+          document.filter((m) => !gone.has(m.inventory_item_id)),
         ),
       };
       let result: InventoryAdjustResult;
@@ -471,6 +471,44 @@ export async function pushMovements(
     // batch is taken apart, in the transaction that does it (marksOff.release, above).
     if (taken) await ctx.jobs.releaseLeased(ctx.db, taken.left(), taken.mark).catch(() => {});
   }
+}
+
+/**
+ * The item costs of a document that the platform may not hold: the last given per item (several
+ * receipts of one item in a batch), less those another push out now is setting (costsInFlightBefore)
+ * and, of the rest, those the mirror holds already (changedUnitCosts). Setting an unchanged cost costs
+ * Shopify 10 points an item and changes nothing; receipts of one order pushed 4 at a time each sent
+ * every cost again while the first was out.
+ */
+async function costsToSend(
+  ctx: AppContext,
+  storeId: number,
+  document: readonly Movement[],
+): Promise<InventoryAdjustment["itemCosts"]> {
+  const last = new Map<number, CostToSend>();
+  for (const m of document)
+    if (m.unit_cost !== null)
+      last.set(m.inventory_item_id, {
+        inventoryItemId: m.inventory_item_id,
+        movementId: m.id,
+        unitCost: m.unit_cost,
+        currency: m.unit_cost_currency,
+      });
+  const costs = [...last.values()];
+  const inFlight = await costsInFlightBefore(
+    ctx.db,
+    storeId,
+    costs,
+    document.map((m) => m.id),
+  );
+  const otherOut = costs.filter((c) => inFlight.get(c.inventoryItemId)?.same === false);
+  const unknown = costs.filter((c) => !inFlight.has(c.inventoryItemId));
+  const send = new Set(
+    [...otherOut, ...(await changedUnitCosts(ctx.db, storeId, unknown))].map((c) => c.inventoryItemId),
+  );
+  return costs
+    .filter((c) => send.has(c.inventoryItemId))
+    .map(({ inventoryItemId, unitCost, currency }) => ({ inventoryItemId, unitCost, currency }));
 }
 
 /** The lease a run's decisions are fenced on. */

@@ -47,26 +47,61 @@ after(async () => {
   await standin.close();
 });
 
-/** What one receipt of a unit on every line cost on Shopify: points, and the items whose cost it set. */
-async function receive(order: { id: number; lines: Array<{ id: number }> }) {
-  const spentBefore = standin.bucketOf(domain)!.spent;
-  const requestsBefore = standin.requests.length;
+type Order = { id: number; lines: Array<{ id: number }> };
+
+/** A receipt of a unit on every line of the order, its push queued (not run): the receipt's id. */
+async function booked(order: Order): Promise<number> {
   const res = await api.post(
     `/v2/purchase_orders/${order.id}/receipts`,
     { lines: order.lines.map((l) => ({ line_id: l.id, quantity: 1 })) },
     idempotencyKey("receipt"),
   );
   expectStatus(res, 201);
-  await t.drain();
-  const shown = await api.get(`/v2/purchase_orders/${order.id}/receipts/${res.body.data.id}`);
-  assert.deepEqual(shown.body.data.platform_sync.state, "synced");
-  const costsSet = standin.requests
-    .slice(requestsBefore)
+  return res.body.data.id;
+}
+
+/** Every receipt's push ended synced. */
+async function assertSynced(order: Order, receipts: readonly number[]): Promise<void> {
+  for (const id of receipts) {
+    const shown = await api.get(`/v2/purchase_orders/${order.id}/receipts/${id}`);
+    assert.deepEqual(shown.body.data.platform_sync.state, "synced");
+  }
+}
+
+/** The items whose cost the shop was told to set (inventoryItemUpdate) since request `since`, in order. */
+function costsSetSince(since: number): number[] {
+  return standin.requests
+    .slice(since)
     .filter((r) => r.shop === domain && r.query.includes("inventoryItemUpdate"))
     .flatMap((r) => Object.entries(r.variables).filter(([name]) => name.startsWith("id")))
     .map(([, gid]) => Number(String(gid).split("/").pop()));
-  return { points: standin.bucketOf(domain)!.spent - spentBefore, costsSet };
 }
+
+/** What one receipt of a unit on every line cost on Shopify: points, and the items whose cost it set. */
+async function receive(order: Order) {
+  const spentBefore = standin.bucketOf(domain)!.spent;
+  const requestsBefore = standin.requests.length;
+  const receipt = await booked(order);
+  await t.drain();
+  await assertSynced(order, [receipt]);
+  return { points: standin.bucketOf(domain)!.spent - spentBefore, costsSet: costsSetSince(requestsBefore) };
+}
+
+/** An ordered order of a unit cost on every line, its push done. */
+async function orderAt(unitCost: number): Promise<Order> {
+  const order = await createOrderedOrder(api, {
+    supplier_id: supplierId,
+    location_id: location,
+    lines: variants
+      .map((id) => ({ variant_id: id, quantity: 20 }))
+      .map((l) => ({ ...l, unit_cost: unitCost })),
+  });
+  await t.drain();
+  return order;
+}
+
+/** Shopify's cost of every item, as numbers. */
+const shopCosts = () => items.map((item) => Number(shop.items.get(item)!.cost));
 
 describe("item costs on pushes", () => {
   test("only changed costs are set: unchanged ones cost nothing, a cost pushed once is not pushed again", async () => {
@@ -92,5 +127,67 @@ describe("item costs on pushes", () => {
     // Before, every line's cost went out on every receipt.
     const everyCost = ADJUST_POINTS + READ_BACK_POINTS + LINES * COST_POINTS;
     assert.ok(second.points * 3 < everyCost, `${second.points} points instead of ${everyCost}`);
+  });
+
+  test("receipts pushed while one carrying the same cost is out set the cost once; a changed cost still goes", async () => {
+    const order = await orderAt(2.5);
+    const since = standin.requests.length;
+    // The first receipt's push is out: Shopify applied its first call and holds the answer, so its
+    // costs (set after its calls) have not gone yet and nothing of it is acknowledged.
+    const first = await booked(order);
+    const hold = standin.holdNextAdjust();
+    const draining = t.drain();
+    await hold.reached;
+    // Three more receipts at the same cost, pushed meanwhile: none sets it.
+    const more = [await booked(order), await booked(order), await booked(order)];
+    await t.drain();
+    assert.deepEqual(costsSetSince(since), []);
+    hold.release();
+    await draining;
+    await assertSynced(order, [first, ...more]);
+    assert.deepEqual(costsSetSince(since), items, "the costs set once, by the first receipt's push");
+    assert.deepEqual(
+      shopCosts(),
+      items.map(() => 2.5),
+    );
+
+    // Another cost goes, and so does the first again after it, each time it changes.
+    const other = await orderAt(3);
+    assert.deepEqual((await receive(other)).costsSet, items);
+    assert.deepEqual(
+      shopCosts(),
+      items.map(() => 3),
+    );
+    assert.deepEqual((await receive(order)).costsSet, items);
+    assert.deepEqual(
+      shopCosts(),
+      items.map(() => 2.5),
+    );
+    assert.deepEqual((await receive(order)).costsSet, []);
+  });
+
+  test("a cost changed by a receipt pushed while another is out goes, after the one out", async () => {
+    const order = await orderAt(2.5);
+    await receive(order);
+    const other = await orderAt(4);
+    const since = standin.requests.length;
+    const first = await booked(order);
+    const hold = standin.holdNextAdjust();
+    const draining = t.drain();
+    await hold.reached;
+    // The one out sets nothing (2.50 is held); the next one's 4.00 goes while it is out.
+    const next = await booked(other);
+    await t.drain();
+    assert.deepEqual(costsSetSince(since), items);
+    hold.release();
+    await draining;
+    await assertSynced(order, [first]);
+    await assertSynced(other, [next]);
+    assert.deepEqual(costsSetSince(since), items);
+    assert.deepEqual(
+      shopCosts(),
+      items.map(() => 4),
+    );
+    assert.deepEqual((await receive(other)).costsSet, []);
   });
 });

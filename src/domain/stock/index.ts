@@ -5,6 +5,7 @@
  * Other modules use only what this file exports.
  */
 export { type AlertRuleItem, type AlertRules, getAlertRules, putAlertRules } from "./alert-rules.ts";
+export { type CostToSend, costsInFlightBefore } from "./costs-in-flight.ts";
 export { eraseStoreMovements } from "./erasure.ts";
 export { refuseGoneFor } from "./gone-refusal.ts";
 export {
