@@ -105,4 +105,77 @@ describe("request log: the keys' last use", () => {
     assert.equal(statements.length, 1, statements.join("\n"));
     assert.match(statements[0], /^insert into request_log/);
   });
+
+  test("rows a failed flush could not write are written by the next one, before the newer rows, as recorded", async () => {
+    // The writer's database fails its statements while `down` is set (the server unreachable), each
+    // once `refuse` is called: a row can be recorded while the failing flush is under way.
+    let down = true;
+    let refuse = () => {};
+    const failing = (): Promise<never> =>
+      new Promise((_, reject) => {
+        refuse = () => reject(new Error("connection refused"));
+      });
+    const db = t.runtime.ctx.db;
+    const unreachable = new Proxy(db, {
+      get(target, property, receiver) {
+        if (property !== "getExecutor") return Reflect.get(target, property, receiver);
+        return () =>
+          new Proxy(target.getExecutor(), {
+            get(executor, name, r) {
+              const value = Reflect.get(executor, name, r);
+              if (typeof value !== "function") return value;
+              // The executor's own methods read its private fields: called on it, not on the proxy.
+              if (name !== "executeQuery") return value.bind(executor);
+              return (...args: unknown[]) => (down ? failing() : value.apply(executor, args));
+            },
+          });
+      },
+    });
+    const writer = new RequestLogWriter(unreachable, t.clock, 3_600_000);
+    // Whole seconds less 11 ms before the clock, so the times cross a second's boundary.
+    const start = Math.floor(t.clock.now().getTime() / 1000) * 1000 - 11;
+    const at = (i: number) => new Date(start + i * 10).toISOString();
+    const record = (i: number, status: number, idempotencyKey: string | null) =>
+      writer.record({
+        store_id: store.id,
+        key_id: null,
+        method: i % 2 ? "POST" : "GET",
+        path: `/v2/kept-${i}`,
+        status,
+        duration_ms: i,
+        idempotency_key: idempotencyKey,
+        request_id: `kept-${i}`,
+        created_at: new Date(start + i * 10),
+      });
+    record(0, 200, null);
+    record(1, 201, "k-1");
+    const failed = writer.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    record(2, 422, null);
+    refuse();
+    await failed;
+    down = false;
+    record(3, 204, "k-3");
+    await writer.close();
+    const log = (await t.admin.get(`/admin/stores/${store.id}/request_log?limit=250`)).body.data;
+    const kept = log
+      .filter((r: { request_id: string }) => r.request_id.startsWith("kept-"))
+      .sort((a: { id: number }, b: { id: number }) => a.id - b.id)
+      .map((r: Record<string, unknown>) => [
+        r.request_id,
+        r.method,
+        r.path,
+        r.status,
+        r.duration_ms,
+        r.idempotency_key,
+        r.created_at,
+      ]);
+    // In the order written (ids): the kept rows first.
+    assert.deepEqual(kept, [
+      ["kept-0", "GET", "/v2/kept-0", 200, 0, null, at(0)],
+      ["kept-1", "POST", "/v2/kept-1", 201, 1, "k-1", at(1)],
+      ["kept-2", "GET", "/v2/kept-2", 422, 2, null, at(2)],
+      ["kept-3", "POST", "/v2/kept-3", 204, 3, "k-3", at(3)],
+    ]);
+  });
 });

@@ -3,18 +3,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/database.ts";
 import { recordKeysUsed } from "../../domain/stores/index.ts";
-
-interface LogRow {
-  store_id: number;
-  key_id: number | null;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  idempotency_key: string | null;
-  request_id: string;
-  created_at: Date;
-}
+import { LogBuffer, type LogRow } from "./request-log-buffer.ts";
 
 /**
  * Request log rows are buffered and written in one multi-row insert every few hundred milliseconds,
@@ -22,7 +11,8 @@ interface LogRow {
  * key's `last_used_at`. A crash loses at most the last flush interval of log rows, never data.
  */
 export class RequestLogWriter {
-  private buffer: LogRow[] = [];
+  /** By column (request-log-buffer.ts): the rows outlive young-generation collections. */
+  private buffer = new LogBuffer();
   private lastUsed = new Map<number, Date>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -34,6 +24,7 @@ export class RequestLogWriter {
     private readonly maxBuffered = 500,
   ) {}
 
+  /** Keeps the row's values (not the row, nor its Date) until the next flush. */
   record(row: LogRow): void {
     this.buffer.push(row);
     if (row.key_id !== null) this.lastUsed.set(row.key_id, row.created_at);
@@ -57,21 +48,20 @@ export class RequestLogWriter {
     if (this.buffer.length === 0 && this.lastUsed.size === 0) return;
     const rows = this.buffer;
     const lastUsed = this.lastUsed;
-    this.buffer = [];
+    this.buffer = new LogBuffer();
     this.lastUsed = new Map();
     if (rows.length > 0)
       try {
+        const c = rows.columns();
         // Nine array parameters whatever the row count: cheap to build and to send at thousands a second.
         await sql`insert into request_log
           (store_id, key_id, method, path, status, duration_ms, idempotency_key, request_id, created_at)
-        select * from unnest(${rows.map((r) => r.store_id)}::int[], ${rows.map((r) => r.key_id)}::int[],
-          ${rows.map((r) => r.method)}::text[], ${rows.map((r) => r.path)}::text[],
-          ${rows.map((r) => r.status)}::int[], ${rows.map((r) => r.duration_ms)}::int[],
-          ${rows.map((r) => r.idempotency_key)}::text[], ${rows.map((r) => r.request_id)}::text[],
-          ${rows.map((r) => r.created_at.toISOString())}::timestamptz[])`.execute(this.db);
+        select * from unnest(${c.store_id}::int[], ${c.key_id}::int[], ${c.method}::text[],
+          ${c.path}::text[], ${c.status}::int[], ${c.duration_ms}::int[], ${c.idempotency_key}::text[],
+          ${c.request_id}::text[], ${c.created_at}::timestamptz[])`.execute(this.db);
       } catch {
         // The database is down: keep the rows for the next attempt, within a bound.
-        this.buffer = rows.concat(this.buffer).slice(-10_000);
+        this.buffer.prepend(rows, 10_000);
         this.keepLastUsed(lastUsed);
         return;
       }
