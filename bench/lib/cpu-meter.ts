@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import pg from "pg";
+import { BACKGROUND_APPLICATION_NAME } from "../../src/db/database.ts";
 
 /** Microseconds of CPU per answered request over one measured load. */
 export interface CpuPerRequest {
@@ -16,6 +17,11 @@ export interface CpuPerRequest {
   mainThreadUs: number | null;
   /** The database's backends (PostgreSQL; null on PGlite, whose database is a thread of the server). */
   databaseUs: number | null;
+  /**
+   * Of `databaseUs`, the worker pool's backends (platform pushes, syncs, deliveries: the background a
+   * write leaves behind, run during the load); the rest is the requests' own and the database's upkeep.
+   */
+  backgroundUs?: number | null;
   /** The load generator's process (autocannon), which takes its share of the same cores. */
   loadUs: number | null;
 }
@@ -24,6 +30,8 @@ interface Reading {
   processNs: number | null;
   mainNs: number | null;
   backendsNs: Map<number, number> | null;
+  /** The worker pool's backends among them. */
+  background: Set<number>;
 }
 
 const TICK_NS = 1e9 / 100;
@@ -63,22 +71,32 @@ export class CpuMeter {
   /** `databaseUrl`: the benchmark database on PostgreSQL (its backends are counted); null on PGlite. */
   constructor(private readonly databaseUrl: string | null) {}
 
-  private async backends(): Promise<Map<number, number> | null> {
+  private async backends(): Promise<{ ns: Map<number, number>; background: Set<number> } | null> {
     if (!this.databaseUrl) return null;
     if (!this.client) {
       this.client = new pg.Client({ connectionString: this.databaseUrl });
       await this.client.connect();
     }
-    const { rows } = await this.client.query<{ pid: number }>(
-      "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+    const { rows } = await this.client.query<{ pid: number; application_name: string }>(
+      "select pid, application_name from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
     );
-    return new Map(rows.map(({ pid }) => [pid, schedstatNs(pid)]));
+    return {
+      ns: new Map(rows.map(({ pid }) => [pid, schedstatNs(pid)])),
+      background: new Set(
+        rows.filter((r) => r.application_name === BACKGROUND_APPLICATION_NAME).map((r) => r.pid),
+      ),
+    };
   }
 
   async read(pid: number): Promise<Reading> {
     // The database first: its query is this process's, and the server's reading stays closest to the load.
-    const backendsNs = await this.backends().catch(() => null);
-    return { processNs: processCpuNs(pid), mainNs: threadCpuNs(pid, pid), backendsNs };
+    const backends = await this.backends().catch(() => null);
+    return {
+      processNs: processCpuNs(pid),
+      mainNs: threadCpuNs(pid, pid),
+      backendsNs: backends?.ns ?? null,
+      background: backends?.background ?? new Set(),
+    };
   }
 
   /**
@@ -96,14 +114,21 @@ export class CpuMeter {
       ns === null || requests === 0 ? null : Math.round(ns / 1000 / requests);
     const delta = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
     let backendsNs: number | null = null;
+    let backgroundNs: number | null = null;
     if (after.backendsNs && before.backendsNs) {
       backendsNs = 0;
-      for (const [backend, ns] of after.backendsNs) backendsNs += ns - (before.backendsNs.get(backend) ?? 0);
+      backgroundNs = 0;
+      for (const [backend, ns] of after.backendsNs) {
+        const spent = ns - (before.backendsNs.get(backend) ?? 0);
+        backendsNs += spent;
+        if (after.background.has(backend)) backgroundNs += spent;
+      }
     }
     return {
       serviceUs: per(delta(after.processNs, before.processNs)),
       mainThreadUs: per(delta(after.mainNs, before.mainNs)),
       databaseUs: per(backendsNs),
+      backgroundUs: per(backgroundNs),
       loadUs: loadUs === null || requests === 0 ? null : Math.round(loadUs / requests),
     };
   }
@@ -118,7 +143,8 @@ export class CpuMeter {
 export function describeCpu(cpu: CpuPerRequest | undefined): string {
   if (!cpu || cpu.serviceUs === null) return "";
   const parts = [`service ${cpu.serviceUs} µs (main thread ${cpu.mainThreadUs ?? "?"})`];
-  if (cpu.databaseUs !== null) parts.push(`database ${cpu.databaseUs} µs`);
+  if (cpu.databaseUs !== null)
+    parts.push(`database ${cpu.databaseUs} µs (of which the worker pool's ${cpu.backgroundUs ?? "?"})`);
   if (cpu.loadUs !== null) parts.push(`load generator ${cpu.loadUs} µs`);
   return `CPU a request: ${parts.join(", ")}`;
 }

@@ -62,11 +62,18 @@ export interface OpenOptions {
  * off the database (a platform call, a delivery), and each connection is a server process.
  */
 export const WORKER_POOL_SIZE = 4;
+/** The worker pool's connections' application_name. */
+export const BACKGROUND_APPLICATION_NAME = "stockroom-worker";
 
-function postgresPool(options: OpenOptions, max: number): pg.Pool {
+/**
+ * `applicationName` tells the pools' server processes apart (pg_stat_activity): the API's from the
+ * worker's, whose CPU the benchmark counts apart (bench/lib/cpu-meter.ts).
+ */
+function postgresPool(options: OpenOptions, max: number, applicationName: string): pg.Pool {
   const { Pool } = pgDriver();
   const pool = new Pool({
     connectionString: options.databaseUrl ?? undefined,
+    application_name: applicationName,
     max,
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
     connectionTimeoutMillis: 5_000,
@@ -100,11 +107,11 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
         await admin.end();
       }
     }
-    const pool = postgresPool(options, options.poolSize ?? 10);
+    const pool = postgresPool(options, options.poolSize ?? 10, "stockroom");
     const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     // The key lookup and a single-record read go to the server together (prepared.ts).
     registerPool(db, pool);
-    const workerPool = postgresPool(options, WORKER_POOL_SIZE);
+    const workerPool = postgresPool(options, WORKER_POOL_SIZE, BACKGROUND_APPLICATION_NAME);
     const backgroundDb = new Kysely<Database>({
       dialect: new CurrentSchemaPostgresDialect({ pool: workerPool }),
     });
