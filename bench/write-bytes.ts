@@ -12,7 +12,7 @@
  * order, so the order's event grows with its receipts), 200-line applies, and the write ceiling's
  * transaction (bench/lib/write-ceiling.ts) on the same database. `N` (default 60) requests each.
  */
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import {
   closeSync,
@@ -313,7 +313,8 @@ function printBackendStats(from: number, n: number): void {
   const sums = new Map<string, number>();
   let phase: string | null = null;
   let cpu = 0;
-  for (const line of buffer.toString("utf8").split("\n")) {
+  const lines = buffer.toString("utf8").split("\n");
+  for (const [i, line] of lines.entries()) {
     const stats = /LOG:\s+(PARSER|PARSE ANALYSIS|REWRITER|PLANNER|EXECUTOR) STATISTICS/.exec(line);
     if (stats) {
       phase = stats[1];
@@ -327,7 +328,10 @@ function printBackendStats(from: number, n: number): void {
     }
     const statement = /STATEMENT:\s+(.*)/.exec(line);
     if (statement && phase) {
-      const key = `${phase.padEnd(14)} ${statement[1].slice(0, 200).replace(/\s+/g, " ").slice(0, 70)}`;
+      // A statement whose text starts on a new line goes on in the log's tab-indented lines.
+      let text = statement[1];
+      for (let j = i + 1; text.trim().length < 70 && lines[j]?.startsWith("\t"); j++) text += ` ${lines[j]}`;
+      const key = `${phase.padEnd(14)} ${text.replace(/\s+/g, " ").trim().slice(0, 70)}`;
       sums.set(key, (sums.get(key) ?? 0) + cpu);
       phase = null;
     }
@@ -356,6 +360,47 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   writeFileSync(`${prefix}-${label.split(" ")[0]}.cpuprofile`, JSON.stringify(profile));
   session.disconnect();
   return result;
+}
+
+/**
+ * PERF=<prefix>: on-CPU samples (`perf record -e cpu-clock -g`) of this process and, apart, of the
+ * backends serving it, during each measured run, written to <prefix>-<label>-service.data and,
+ * the whole machine's, <prefix>-<label>-all.data with the backends' pids in <prefix>-<label>-backends.pids
+ * (`perf report -i …-all.data --pid $(cat …pids)`). Unlike the inspector's profile (PROFILE), time
+ * the thread spent preempted (by the backend a socket write woke, on a two-core machine) is not
+ * counted. Run node with --perf-basic-prof for the JavaScript functions' names.
+ */
+async function perfRecorded<T>(label: string, run: () => Promise<T>): Promise<T> {
+  const prefix = process.env.PERF;
+  if (!prefix) return run();
+  const file = (what: string) => `${prefix}-${label.split(" ")[0]}-${what}`;
+  const record = (what: string, target: string[]) =>
+    spawn(
+      "perf",
+      ["record", "-q", "-e", "cpu-clock", "-F", "2999", "-g", "-o", `${file(what)}.data`, ...target],
+      {
+        stdio: "ignore",
+      },
+    );
+  // The backends by the whole machine's samples (the pool opens connections during the run), kept
+  // to this database's backends when read: their pids are written beside (`perf report --pid`).
+  const recorders: ChildProcess[] = [record("service", ["-p", String(process.pid)]), record("all", ["-a"])];
+  // perf needs a moment to attach before the first sample.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  try {
+    return await run();
+  } finally {
+    const { rows } = await own.query<{ pid: number }>(
+      "select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> $1",
+      [ownPid],
+    );
+    writeFileSync(`${file("backends")}.pids`, rows.map((r) => r.pid).join(","));
+    for (const r of recorders) {
+      const done = new Promise((resolve) => r.once("exit", resolve));
+      r.kill("SIGINT");
+      await done;
+    }
+  }
 }
 
 /** CPU so far of each of this process's threads, by thread name (the main thread as "main"). */
@@ -418,9 +463,24 @@ interface AllocationNode {
   children: AllocationNode[];
 }
 
-async function measure(label: string, calls: Array<() => Promise<unknown>>): Promise<void> {
-  for (const c of calls.slice(0, WARM)) await c();
+/**
+ * Measures `calls` after the first WARM of them (N at most, CONCURRENCY in flight), or, given `phase`,
+ * that run counted as `phase.n` requests (the pushes the measured writes left).
+ */
+async function measure(
+  label: string,
+  calls: Array<() => Promise<unknown>>,
+  phase?: { n: number; run: () => Promise<unknown> },
+): Promise<void> {
+  if (!phase) {
+    for (const c of calls.slice(0, WARM)) await c();
+    // The background work left so far (workers off: the warm-up's platform pushes), not measured, so
+    // a PUSHES phase after the receipts runs theirs alone.
+    await runtime.worker.drain();
+  }
   const measured = calls.slice(WARM, WARM + N);
+  const n = phase?.n ?? measured.length;
+  const runMeasured = phase?.run ?? (() => inFlight(measured, CONCURRENCY));
   const start = await lsn();
   const cpu0 = process.cpuUsage();
   const threads0 = threadCpuMs();
@@ -429,16 +489,13 @@ async function measure(label: string, calls: Array<() => Promise<unknown>>): Pro
   statements = 0;
   texts.clear();
   counting = true;
-  await allocationProfiled(label, measured.length, () =>
-    profiled(label, () => inFlight(measured, CONCURRENCY)),
-  );
+  await allocationProfiled(label, n, () => profiled(label, () => perfRecorded(label, runMeasured)));
   counting = false;
   const cpu = process.cpuUsage(cpu0);
   const threads = threadCpuMs();
   const backend = cpuSince(backend0, await backendCpuMs());
   const end = await flushedLsn();
   const wal = walBetween(start, end, dbOid, await relationNames());
-  const n = measured.length;
   const kb = (b: number) => (b / n / 1024).toFixed(1);
   console.log(
     `\n## ${label}: ${n} requests, ${CONCURRENCY === 1 ? "one at a time" : `${CONCURRENCY} in flight`} (load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
@@ -491,6 +548,13 @@ if (only.has("receipt")) {
   await measure("50-line receipt", receiptCalls);
   await storedSizes("public", "purchase_order.receipt_recorded");
 }
+// PUSHES=1: the measured receipts' platform pushes, run by the worker after them (as many at a time as
+// its slots; the backlog makes batches, as the bench's 32 connections do), counted a receipt.
+if (only.has("receipt") && process.env.PUSHES === "1")
+  await measure("pushes of those receipts (worker drain)", [], {
+    n: Math.min(N, receiptCalls.length - WARM),
+    run: () => runtime.worker.drain(),
+  });
 if (only.has("apply")) await measure("200-line apply", applyCalls);
 if (only.has("ceiling")) {
   await measure(
