@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { foundationMigration } from "./001_foundation.ts";
 import { catalogMigration } from "./002_catalog.ts";
 import { suppliersMigration } from "./003_suppliers.ts";
@@ -35,19 +35,20 @@ import { pushKeyAssumedMigration } from "./044_push_key_assumed.ts";
 import { locationDeletedMigration } from "./045_location_deleted.ts";
 import { pushInFlightLevelsMigration } from "./046_push_in_flight_levels.ts";
 import { pushSkippedLocationsMigration } from "./047_push_skipped_locations.ts";
+import { pushInFlightIndexesMigration } from "./048_push_in_flight_indexes.ts";
+import { plainIndexStatement } from "./index-builds.ts";
+import {
+  compareMigrationNames,
+  isIndexBuilds,
+  type MigrationSteps,
+  runMigrations,
+  type Statements,
+} from "./runner.ts";
 
-/** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
-export type Statements = readonly string[];
+export type { Statements } from "./runner.ts";
+export { compareMigrationNames } from "./runner.ts";
 
-export function migrationOf(statements: Statements): Migration {
-  return {
-    async up(db: Kysely<unknown>) {
-      for (const statement of statements) await sql.raw(statement).execute(db);
-    },
-  };
-}
-
-const statementsOf: Record<string, Statements> = {
+const stepsOf: Record<string, MigrationSteps> = {
   "001_foundation": foundationMigration,
   "002_catalog": catalogMigration,
   "003_suppliers": suppliersMigration,
@@ -84,71 +85,44 @@ const statementsOf: Record<string, Statements> = {
   "045_location_deleted": locationDeletedMigration,
   "046_push_in_flight_levels": pushInFlightLevelsMigration,
   "047_push_skipped_locations": pushSkippedLocationsMigration,
+  "048_push_in_flight_indexes": pushInFlightIndexesMigration,
 };
 
-const migrations: Record<string, Migration> = Object.fromEntries(
-  Object.entries(statementsOf).map(([name, statements]) => [name, migrationOf(statements)]),
-);
-
 /** Every migration's name, in the order a fresh database runs them. */
-export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations).sort(compareMigrationNames);
+export const MIGRATION_NAMES: readonly string[] = Object.keys(stepsOf).sort(compareMigrationNames);
 
 /**
- * Names are `NNN_words`: ordered by their number, then by the rest (two branches that picked the same
- * number both run, in name order). Numbers are ordered, not contiguous (docs/decisions.md, "Migrations").
- */
-export function compareMigrationNames(a: string, b: string): number {
-  const number = (name: string) => Number(/^(\d+)_/.exec(name)?.[1] ?? Number.NaN);
-  return number(a) - number(b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-/**
- * Runs every migration the database has not recorded, in name order, each recorded by name in
- * `kysely_migration`. A migration that landed after a later-numbered one had already run somewhere
- * (013 went out before 012) still runs there: the runner does not insist that what is pending sorts
- * after what ran. `names` picks a subset (tests build a database as an older release left it).
+ * Runs every migration the database has not recorded, in name order (runner.ts). `names` picks a
+ * subset (tests build a database as an older release left it).
  */
 export async function migrateToLatest(
   db: Kysely<unknown>,
   names: readonly string[] = MIGRATION_NAMES,
 ): Promise<void> {
-  await runMigrator(db, Object.fromEntries(names.map((name) => [name, migrations[name]])));
+  await runMigrations(
+    db,
+    names.map((name) => ({ name, steps: stepsOf[name] })),
+  );
 }
 
 /**
  * A fresh PostgreSQL schema brought to the latest migration with every statement sent in one batch
  * (one round trip, the simple query protocol) instead of one by one, recorded by the same runner in
  * the same transaction. Test apps on PostgreSQL start this way: each makes a schema of its own, and
- * ~150 round trips cost ~0.17 s of the test's CPU and seconds of wall on a loaded machine. Not for a
- * database with migrations already run (it would run them again), nor PGlite (one statement a query).
+ * ~150 round trips cost ~0.17 s of the test's CPU and seconds of wall on a loaded machine. Index
+ * builds take their plain form here (a batch is one transaction, and empty tables block no one). Not
+ * for a database with migrations already run (it would run them again), nor PGlite (one statement a
+ * query).
  */
 export async function migrateFreshSchemaInOneBatch(db: Kysely<unknown>): Promise<void> {
   // A statement may end in a line comment: each is closed on a line of its own.
-  const batch = MIGRATION_NAMES.flatMap((name) => statementsOf[name]).join("\n;\n");
+  const batch = MIGRATION_NAMES.flatMap((name) => {
+    const steps = stepsOf[name];
+    return isIndexBuilds(steps) ? steps.indexBuilds.map(plainIndexStatement) : steps;
+  }).join("\n;\n");
   const [first, ...rest] = MIGRATION_NAMES;
-  const recordOnly: Migration = { async up() {} };
-  await runMigrator(db, {
-    [first]: { up: async (trx) => void (await sql.raw(batch).execute(trx)) },
-    ...Object.fromEntries(rest.map((name) => [name, recordOnly])),
-  });
-}
-
-async function runMigrator(db: Kysely<unknown>, picked: Record<string, Migration>): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => picked };
-  // Name the schema explicitly: without it Kysely's Migrator finds its tables in any schema of the
-  // database (e.g. another test run's) and skips creating its own.
-  const current = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const migrator = new Migrator({
-    db,
-    provider,
-    migrationTableSchema: current.rows[0].schema,
-    allowUnorderedMigrations: true,
-    nameComparator: compareMigrationNames,
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === "Error");
-  if (error || failed) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${reason}`);
-  }
+  await runMigrations(db, [
+    { name: first, steps: [batch] },
+    ...rest.map((name) => ({ name, steps: [] as Statements })),
+  ]);
 }
