@@ -20,10 +20,16 @@ export function isIndexBuilds(steps: MigrationSteps): steps is IndexBuilds {
 }
 
 /**
- * Kysely's Migrator took this advisory lock until the nineteenth session; the same number keeps an
- * older release's runner, starting beside this one during an upgrade, from running at the same time.
+ * The runner's advisory lock: Stockroom's own number, not the one Kysely's Migrator took until the
+ * nineteenth session (3853314791062309107). An older release's runner waits for that one blocked in
+ * `pg_advisory_lock`, holding a snapshot; were it this lock, an index build here would wait for that
+ * waiter while it waits for the lock: PostgreSQL's deadlock detector failed one of them (seen on the
+ * shared test database, 28 Nov, against other branches' test apps). An older runner beside this one
+ * (an upgrade) is safe without the lock: each statement migration is recorded in its own transaction
+ * under the name's primary key, so of two runs of one only one can commit; the index builds are this
+ * runner's alone.
  */
-const MIGRATION_LOCK = "3853314791062309107";
+const MIGRATION_LOCK = "7186401225036447281";
 const LOCK_POLL_MS = 50;
 
 /**
