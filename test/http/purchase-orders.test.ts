@@ -292,6 +292,38 @@ describe("POST /v2/purchase_orders", () => {
     expectDetails(nowhere, [{ field: "location_id", code: "required" }]);
   });
 
+  test("the ship-to default is the store's first location it shows that is active, on create and on PATCH location_id null", async () => {
+    const shop = await t.createStore({ seed: "demo" });
+    const all = ((await t.admin.get(`/admin/stores/${shop.id}/locations`)).body.data as { id: number }[])
+      .map((l) => l.id)
+      .sort((x, y) => x - y);
+    assert.equal(all.length, 3);
+    const [first, second, third] = all;
+    // Every one shown; the second no longer active on the platform.
+    expectStatus(await t.admin.patch(`/admin/stores/${shop.id}/locations/${third}`, { hidden: false }), 200);
+    await t.runtime.ctx.db
+      .updateTable("locations")
+      .set({ active: false })
+      .where("store_id", "=", shop.id)
+      .where("id", "=", second)
+      .execute();
+    const supplier = await shop.api.post("/v2/suppliers", { name: "Default Ship-To Supply" });
+    const order = () =>
+      shop.api.post("/v2/purchase_orders", { supplier_id: supplier.body.data.id, lines: [customLine()] });
+    const created = await order();
+    expectStatus(created, 201);
+    assert.equal(created.body.data.location.id, first);
+
+    // The first hidden in the store's settings: the next shown and active is the third.
+    expectStatus(await t.admin.patch(`/admin/stores/${shop.id}/locations/${first}`, { hidden: true }), 200);
+    const back = await shop.api.patch(`/v2/purchase_orders/${created.body.data.id}`, { location_id: null });
+    expectStatus(back, 200);
+    assert.equal(back.body.data.location.id, third);
+    const later = await order();
+    expectStatus(later, 201);
+    assert.equal(later.body.data.location.id, third);
+  });
+
   test("currency from the supplier, exchange_rate from store rates or manual; charges need a rate", async () => {
     const eur = await store.api.post("/v2/suppliers", { name: "Euro GmbH", currency: "EUR" });
     const none = await store.api.post("/v2/suppliers", { name: "No Currency Ltd" });
