@@ -3,6 +3,7 @@
  * here and written by the mirror (applyCatalogChanges, fed by the platform layer's sync). Other modules use only what this file exports.
  */
 
+export { defaultLocation, defaultLocationIdSql } from "./default-location.ts";
 export {
   type CatalogRemovals,
   deletedInventoryItems,
@@ -45,7 +46,6 @@ export {
 } from "./presenters.ts";
 export {
   allLocations,
-  defaultLocation,
   findVariants,
   getProduct,
   getVariantJson,

@@ -130,19 +130,6 @@ export async function getVisibleLocation(db: Db, storeId: number, id: number): P
   return row;
 }
 
-/** The store's first active visible location (a default for orders and adjustments). */
-export async function defaultLocation(db: Db, storeId: number): Promise<LocationRow | undefined> {
-  return db
-    .selectFrom("locations")
-    .selectAll()
-    .where("store_id", "=", storeId)
-    .where("hidden", "=", false)
-    .where("active", "=", true)
-    .orderBy("id")
-    .limit(1)
-    .executeTakeFirst();
-}
-
 /**
  * Hides a location as the store's initial settings hide it (store creation): its updated_at stays the
  * one its import set.

@@ -9,6 +9,7 @@ import type { Db } from "../../db/database.ts";
 import { hotSql } from "../../db/prepared.ts";
 import type { VariantsTable } from "../../db/tables/catalog.ts";
 import type { SupplierCatalogItemsTable } from "../../db/tables/suppliers.ts";
+import { defaultLocationIdSql } from "../catalog/index.ts";
 import type { DetailCollector } from "../errors.ts";
 import type { TierColumns } from "../suppliers/index.ts";
 
@@ -99,8 +100,9 @@ const VARIANT_BY = `select v.id, v.product_id, v.inventory_item_id, v.title, v.p
  * One statement for every part (on the embedded database a statement in a transaction is a crossing
  * to its thread and back; a 100-line order's create read four). Each part is a JSON text of the
  * columns used, numerics as text so no amount passes through a float; a part not asked for has an
- * empty array or a false switch and reads nothing. The default location is catalog's
- * `defaultLocation` rule (active, not hidden, lowest id); a location named is the store's when not hidden, usable when active too.
+ * empty array or a false switch and reads nothing. The default location is the catalog's rule, its
+ * text taken from there (`defaultLocationIdSql`); a location named is the store's when not hidden,
+ * usable when active too.
  */
 const lookupsQuery = hotSql<
   [
@@ -127,8 +129,7 @@ select
   (select json_build_object('id', s.id, 'currency', s.currency,
       'default_updates_stock', s.default_updates_stock, 'archived', s.archived)::text
     from suppliers s where $7 and s.store_id = $1 and s.id = $2) as supplier_json,
-  (select l.id from locations l where $8 and l.store_id = $1 and l.active and not l.hidden
-    order by l.id limit 1) as default_location_id,
+  (${defaultLocationIdSql("$1", "$8")}) as default_location_id,
   (select json_agg(json_build_object('id', v.id, 'product_id', v.product_id,
       'inventory_item_id', v.inventory_item_id, 'title', v.title, 'product_title', v.product_title,
       'sku', v.sku, 'barcode', v.barcode, 'weight_grams', v.weight_grams,
