@@ -6,6 +6,7 @@
 import "../helpers/statements.ts";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import { recordKeysUsed } from "../../src/domain/stores/index.ts";
 import { RequestLogWriter } from "../../src/http/plugins/request-log.ts";
 import { type Client, startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
@@ -106,32 +107,43 @@ describe("request log: the keys' last use", () => {
     assert.match(statements[0], /^insert into request_log/);
   });
 
-  test("rows a failed flush could not write are written by the next one, before the newer rows, as recorded", async () => {
-    // The writer's database fails its statements while `down` is set (the server unreachable), each
-    // once `refuse` is called: a row can be recorded while the failing flush is under way.
-    let down = true;
-    let refuse = () => {};
-    const failing = (): Promise<never> =>
-      new Promise((_, reject) => {
-        refuse = () => reject(new Error("connection refused"));
-      });
-    const db = t.runtime.ctx.db;
-    const unreachable = new Proxy(db, {
-      get(target, property, receiver) {
-        if (property !== "getExecutor") return Reflect.get(target, property, receiver);
-        return () =>
-          new Proxy(target.getExecutor(), {
-            get(executor, name, r) {
-              const value = Reflect.get(executor, name, r);
-              if (typeof value !== "function") return value;
-              // The executor's own methods read its private fields: called on it, not on the proxy.
-              if (name !== "executeQuery") return value.bind(executor);
-              return (...args: unknown[]) => (down ? failing() : value.apply(executor, args));
-            },
-          });
+  /**
+   * The app's database behind a server that fails statements while `down` is set (unreachable), each
+   * once `refuse` is called: a row can be recorded while a failing flush is under way.
+   */
+  const unreachableServer = () => {
+    let refusals: Array<() => void> = [];
+    const state = {
+      down: true,
+      refuse() {
+        for (const refusal of refusals) refusal();
+        refusals = [];
       },
-    });
-    const writer = new RequestLogWriter(unreachable, t.clock, 3_600_000);
+      db: new Proxy(t.runtime.ctx.db, {
+        get(target, property, receiver) {
+          if (property !== "getExecutor") return Reflect.get(target, property, receiver);
+          return () =>
+            new Proxy(target.getExecutor(), {
+              get(executor, name, r) {
+                const value = Reflect.get(executor, name, r);
+                if (typeof value !== "function") return value;
+                // The executor's own methods read its private fields: called on it, not on the proxy.
+                if (name !== "executeQuery") return value.bind(executor);
+                return (...args: unknown[]) =>
+                  state.down
+                    ? new Promise((_, reject) => refusals.push(() => reject(new Error("connection refused"))))
+                    : value.apply(executor, args);
+              },
+            });
+        },
+      }),
+    };
+    return state;
+  };
+
+  test("rows a failed flush could not write are written by the next one, before the newer rows, as recorded", async () => {
+    const server = unreachableServer();
+    const writer = new RequestLogWriter(server.db, t.clock, 3_600_000);
     // Whole seconds less 11 ms before the clock, so the times cross a second's boundary.
     const start = Math.floor(t.clock.now().getTime() / 1000) * 1000 - 11;
     const at = (i: number) => new Date(start + i * 10).toISOString();
@@ -152,9 +164,9 @@ describe("request log: the keys' last use", () => {
     const failed = writer.flush();
     await new Promise((resolve) => setImmediate(resolve));
     record(2, 422, null);
-    refuse();
+    server.refuse();
     await failed;
-    down = false;
+    server.down = false;
     record(3, 204, "k-3");
     await writer.close();
     const log = (await t.admin.get(`/admin/stores/${store.id}/request_log?limit=250`)).body.data;
@@ -177,5 +189,33 @@ describe("request log: the keys' last use", () => {
       ["kept-2", "GET", "/v2/kept-2", 422, 2, null, at(2)],
       ["kept-3", "POST", "/v2/kept-3", 204, 3, "k-3", at(3)],
     ]);
+  });
+
+  test("a failed flush keeps the newest 10,000 rows", async () => {
+    const server = unreachableServer();
+    const writer = new RequestLogWriter(server.db, t.clock, 3_600_000, 100_000);
+    const at = t.clock.now();
+    for (let i = 0; i < 10_003; i++)
+      writer.record({
+        store_id: store.id,
+        key_id: null,
+        method: "GET",
+        path: "/v2/whoami",
+        status: 200,
+        duration_ms: 0,
+        idempotency_key: null,
+        request_id: `bound-${i}`,
+        created_at: at,
+      });
+    const failed = writer.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    server.refuse();
+    await failed;
+    server.down = false;
+    await writer.close();
+    const { rows } = await sql<{ n: number; first: string }>`select count(*)::int as n,
+        min(id) filter (where request_id = 'bound-3') = min(id) as first
+      from request_log where store_id = ${store.id} and request_id like 'bound-%'`.execute(t.runtime.ctx.db);
+    assert.deepEqual(rows, [{ n: 10_000, first: true }]);
   });
 });
