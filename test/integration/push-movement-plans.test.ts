@@ -149,6 +149,18 @@ describe("a push's statements on a store with thousands of movements waiting", (
     assertByKey(plans);
   });
 
+  /** A platform report of 40 available and on hand at the item's level at location 1. */
+  const reportOf40 = (item: number) => ({
+    inventoryItemId: item,
+    locationId: 1,
+    available: 40,
+    onHand: 40,
+    committed: 0,
+    incoming: 0,
+    version: 1,
+    updatedAt: new Date(),
+  });
+
   test("an acknowledgement's read of other pushes in flight, at levels where more wait", async () => {
     // 200 levels with six movements waiting each (one of them acknowledged below), two of them with
     // one sent alone and in a batch: the read answers those two, by the marks, without walking the
@@ -180,38 +192,8 @@ describe("a push's statements on a store with thousands of movements waiting", (
           trx,
           storeId,
           items.map((item) => ({ inventoryItemId: item, locationId: 1 })),
-          [
-            {
-              inventoryItemId: items[7],
-              locationId: 1,
-              available: 40,
-              onHand: 40,
-              committed: 0,
-              incoming: 0,
-              version: 1,
-              updatedAt: new Date(),
-            },
-            {
-              inventoryItemId: items[8],
-              locationId: 1,
-              available: 40,
-              onHand: 40,
-              committed: 0,
-              incoming: 0,
-              version: 1,
-              updatedAt: new Date(),
-            },
-            {
-              inventoryItemId: items[9],
-              locationId: 1,
-              available: 40,
-              onHand: 40,
-              committed: 0,
-              incoming: 0,
-              version: 1,
-              updatedAt: new Date(),
-            },
-          ],
+          // The platform reports 40 at items 7, 8 and 9.
+          items.slice(7, 10).map(reportOf40),
           items.map((item) => ({
             inventoryItemId: item,
             locationId: 1,
