@@ -14,6 +14,8 @@
  * collapsed) contains it are run once more before they run, under EXPLAIN (ANALYZE, BUFFERS), and the
  * plan printed. Reads only (a write would be done twice); the plan is planned with the values, which a
  * statement kept prepared may not be (a generic plan): compare its execution time with the round trip.
+ * `EXPLAIN_WRITE=1`: the statement is explained under a savepoint rolled back after it, so a write
+ * inside a transaction is explained too (and done once).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -80,9 +82,14 @@ PGliteThread.prototype.query = async function (this: PGliteThread, sql: string, 
   const explain = process.env.EXPLAIN;
   if (explain && explained < EXPLAIN_N && sql.replace(/\s+/g, " ").includes(explain)) {
     explained++;
+    // A write is explained under a savepoint rolled back after (EXPLAIN_WRITE=1; the statement must
+    // run inside a transaction), so it is done once.
+    const write = process.env.EXPLAIN_WRITE === "1";
+    if (write) await query.call(this, "savepoint explained");
     const plan = (await query.call(this, `explain (analyze, buffers) ${sql}`, params)) as {
       rows: Array<Record<string, string>>;
     };
+    if (write) await query.call(this, "rollback to savepoint explained");
     console.log(plan.rows.map((r) => r["QUERY PLAN"]).join("\n"));
   }
   const key = `${lane.slice(0, 2)} ${sql.replace(/\s+/g, " ").trim().slice(0, 110)}`;

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/database.ts";
 import { pairIn } from "../../db/pair-in.ts";
+import { acknowledgeLevels } from "./level-acknowledgement.ts";
 import { emitCrossings, type LevelChange } from "./level-alerts.ts";
 import {
   countByLevel,
@@ -13,7 +14,7 @@ import {
   reportIsNewer,
   sumByLevel,
 } from "./level-keys.ts";
-import { notAcknowledged } from "./pushes.ts";
+import { pushInFlightAt } from "./pushes.ts";
 
 /**
  * The mirror's inventory levels, kept right at every moment:
@@ -113,8 +114,23 @@ export async function refreshLevels(
   );
   const changes: LevelChange[] = [];
   for (let i = 0; i < list.length; i += CHUNK) {
+    const chunk = list.slice(i, i + CHUNK);
+    // An acknowledgement of levels that all exist, with its counts known: recomputed in the database
+    // (level-acknowledgement.ts); null when it cannot be, and the general path runs.
+    const acknowledgedChanges =
+      acknowledgedByKey?.counts &&
+      (await acknowledgeLevels(
+        ctx,
+        trx,
+        storeId,
+        chunk,
+        reportByKey,
+        acknowledgedByKey.deltas,
+        acknowledgedByKey.counts,
+      ));
     changes.push(
-      ...(await refreshChunk(ctx, trx, storeId, list.slice(i, i + CHUNK), reportByKey, acknowledgedByKey)),
+      ...(acknowledgedChanges ||
+        (await refreshChunk(ctx, trx, storeId, chunk, reportByKey, acknowledgedByKey))),
     );
   }
   if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes);
@@ -512,10 +528,7 @@ async function levelsInFlight(
 
 /**
  * The levels among `pairs` with a movement sent to the platform and not acknowledged, by their marks
- * alone: a batched movement's on its batch row, one sent alone on the ledger, each found by a probe
- * of a partial index of the marks in flight by level (migration 046) that stops at the first, however
- * many movements wait at the level. A batch row found is checked against its movement's ledger row, so
- * no mark is read for a movement acknowledged some other way.
+ * alone (pushInFlightAt: one probe a level).
  */
 async function levelsWithPushInFlight(
   trx: Db,
@@ -525,12 +538,7 @@ async function levelsWithPushInFlight(
   const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`
     select p.item as inventory_item_id, p.location as location_id
     from unnest(${pairs.map((p) => p[0])}::bigint[], ${pairs.map((p) => p[1])}::bigint[]) as p(item, location)
-    where exists (select 1 from push_batch_movements b join stock_movements m on m.id = b.movement_id
-        where b.store_id = ${storeId} and b.inventory_item_id = p.item and b.location_id = p.location
-          and b.in_flight and ${notAcknowledged("m")})
-      or exists (select 1 from stock_movements m where m.store_id = ${storeId}
-        and m.inventory_item_id = p.item and m.location_id = p.location
-        and m.push_sent_at is not null and ${notAcknowledged("m")})`.execute(trx);
+    where ${pushInFlightAt(storeId, sql.ref("p.item"), sql.ref("p.location"))}`.execute(trx);
   return new Set(rows.map((r) => keyOf(Number(r.inventory_item_id), Number(r.location_id))));
 }
 
