@@ -22,6 +22,8 @@ export interface CpuPerRequest {
    * write leaves behind, run during the load); the rest is the requests' own and the database's upkeep.
    */
   backgroundUs?: number | null;
+  /** Of `databaseUs`, autovacuum's workers on the database (its upkeep, not the requests' own). */
+  autovacuumUs?: number | null;
   /** The load generator's process (autocannon), which takes its share of the same cores. */
   loadUs: number | null;
 }
@@ -32,6 +34,8 @@ interface Reading {
   backendsNs: Map<number, number> | null;
   /** The worker pool's backends among them. */
   background: Set<number>;
+  /** And autovacuum's workers. */
+  autovacuum: Set<number>;
 }
 
 const TICK_NS = 1e9 / 100;
@@ -71,20 +75,25 @@ export class CpuMeter {
   /** `databaseUrl`: the benchmark database on PostgreSQL (its backends are counted); null on PGlite. */
   constructor(private readonly databaseUrl: string | null) {}
 
-  private async backends(): Promise<{ ns: Map<number, number>; background: Set<number> } | null> {
+  private async backends(): Promise<{
+    ns: Map<number, number>;
+    background: Set<number>;
+    autovacuum: Set<number>;
+  } | null> {
     if (!this.databaseUrl) return null;
     if (!this.client) {
       this.client = new pg.Client({ connectionString: this.databaseUrl });
       await this.client.connect();
     }
-    const { rows } = await this.client.query<{ pid: number; application_name: string }>(
-      "select pid, application_name from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+    const { rows } = await this.client.query<{ pid: number; application_name: string; backend_type: string }>(
+      "select pid, application_name, backend_type from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
     );
     return {
       ns: new Map(rows.map(({ pid }) => [pid, schedstatNs(pid)])),
       background: new Set(
         rows.filter((r) => r.application_name === BACKGROUND_APPLICATION_NAME).map((r) => r.pid),
       ),
+      autovacuum: new Set(rows.filter((r) => r.backend_type === "autovacuum worker").map((r) => r.pid)),
     };
   }
 
@@ -96,6 +105,7 @@ export class CpuMeter {
       mainNs: threadCpuNs(pid, pid),
       backendsNs: backends?.ns ?? null,
       background: backends?.background ?? new Set(),
+      autovacuum: backends?.autovacuum ?? new Set(),
     };
   }
 
@@ -115,13 +125,17 @@ export class CpuMeter {
     const delta = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
     let backendsNs: number | null = null;
     let backgroundNs: number | null = null;
+    let autovacuumNs: number | null = null;
     if (after.backendsNs && before.backendsNs) {
       backendsNs = 0;
       backgroundNs = 0;
+      autovacuumNs = 0;
       for (const [backend, ns] of after.backendsNs) {
         const spent = ns - (before.backendsNs.get(backend) ?? 0);
         backendsNs += spent;
         if (after.background.has(backend)) backgroundNs += spent;
+        // A worker that ended within the window is lost, one that started counts whole (as any backend).
+        if (after.autovacuum.has(backend)) autovacuumNs += spent;
       }
     }
     return {
@@ -129,6 +143,7 @@ export class CpuMeter {
       mainThreadUs: per(delta(after.mainNs, before.mainNs)),
       databaseUs: per(backendsNs),
       backgroundUs: per(backgroundNs),
+      autovacuumUs: per(autovacuumNs),
       loadUs: loadUs === null || requests === 0 ? null : Math.round(loadUs / requests),
     };
   }
@@ -144,7 +159,9 @@ export function describeCpu(cpu: CpuPerRequest | undefined): string {
   if (!cpu || cpu.serviceUs === null) return "";
   const parts = [`service ${cpu.serviceUs} µs (main thread ${cpu.mainThreadUs ?? "?"})`];
   if (cpu.databaseUs !== null)
-    parts.push(`database ${cpu.databaseUs} µs (of which the worker pool's ${cpu.backgroundUs ?? "?"})`);
+    parts.push(
+      `database ${cpu.databaseUs} µs (of which the worker pool's ${cpu.backgroundUs ?? "?"}, autovacuum's ${cpu.autovacuumUs ?? "?"})`,
+    );
   if (cpu.loadUs !== null) parts.push(`load generator ${cpu.loadUs} µs`);
   return `CPU a request: ${parts.join(", ")}`;
 }
