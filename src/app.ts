@@ -47,7 +47,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       const incoming = req.headers["x-request-id"];
       return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming)
         ? incoming
-        : `req_${randomBase62(20)}`;
+        : randomBase62(20, "req_");
     },
     ajv: { customOptions: { allErrors: true } },
     schemaController: { compilersFactory: { buildSerializer: responseSerializerFactory(schemaCompilation) } },

@@ -17,14 +17,26 @@ function nextRandomByte(): number {
   return pool[poolOffset++];
 }
 
-/** Uniform base62 string: rejection sampling keeps every character equally likely. */
-export function randomBase62(length: number): string {
-  let out = "";
-  while (out.length < length) {
+const BASE62_CODES = Buffer.from(BASE62, "latin1");
+/** Where a string is put together before it is made (one at a time: nothing here awaits). */
+const scratch = Buffer.alloc(256);
+
+/**
+ * `prefix` then `length` uniform base62 characters (rejection sampling keeps every character equally
+ * likely), made as one flat string: appended a character at a time (and the prefix put before) it was
+ * a chain of ~10 string pieces, ~600 bytes allocated and ~300 kept per request id, which the request
+ * log keeps through young-generation collections until its flush (docs/performance.md, "PDFs beside
+ * whoami"). The prefix is ASCII.
+ */
+export function randomBase62(length: number, prefix = ""): string {
+  const size = prefix.length + length;
+  const out = size <= scratch.length ? scratch : Buffer.alloc(size);
+  out.write(prefix, 0, "latin1");
+  for (let at = prefix.length; at < size; ) {
     const byte = nextRandomByte();
-    if (byte < 248) out += BASE62[byte % 62];
+    if (byte < 248) out[at++] = BASE62_CODES[byte % 62];
   }
-  return out;
+  return out.toString("latin1", 0, size);
 }
 
 export const API_KEY_PREFIX = "sr2_";

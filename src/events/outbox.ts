@@ -129,7 +129,7 @@ function eventReadColumn(read: { name: string; sql: string }, storeId: number) {
  */
 export async function emit(ctx: AppContext, trx: Db, input: EmitInput): Promise<EmittedEvent> {
   const occurredAt = ctx.clock.now();
-  const id = `evt_${randomBase62(24)}`;
+  const id = randomBase62(24, "evt_");
   const extra = input.extraText ?? (input.extra ? JSON.stringify(input.extra) : null);
   const data = dataValue(input);
   const [row] =
@@ -217,7 +217,7 @@ export function eventInStatement(
   part: string,
 ): EventInStatement {
   const occurredAt = ctx.clock.now();
-  const id = `evt_${randomBase62(24)}`;
+  const id = randomBase62(24, "evt_");
   const extra = input.extraText ?? (input.extra ? JSON.stringify(input.extra) : null);
   const reads = ctx.modules.flatMap((m) => (m.eventRead ? [m.eventRead] : []));
   const write = sql`insert into events (id, store_id, name, subject_type, subject_id, data, extra, occurred_at)
