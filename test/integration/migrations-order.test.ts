@@ -337,9 +337,13 @@ describe(`migrations that build indexes outside a transaction (${where})`, () =>
         await early.query("begin");
         await early.query("insert into things (code) values (1)");
         const building = runMigrations(database.db as never, [first, build]);
+        // The build waiting for that write (not another run's build of the same name in its schema).
+        const earlyPid = (await early.query("select pg_backend_pid() as pid")).rows[0].pid;
         await waitFor(async () => {
           const { rows } = await later.query(
-            `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'create index%things_code%'`,
+            `select 1 from pg_stat_activity
+              where query like 'create index%things_code%' and $1 = any(pg_blocking_pids(pid))`,
+            [earlyPid],
           );
           return rows.length > 0;
         });

@@ -96,8 +96,12 @@ export async function runMigrations(
         i = end;
       }
     } finally {
-      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
-      await sql`reset statement_timeout`.execute(connection);
+      // A connection lost mid-run fails these too; the error worth reporting is the run's (its
+      // session, and so the lock, ended with it).
+      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`
+        .execute(connection)
+        .catch(() => {});
+      await sql`reset statement_timeout`.execute(connection).catch(() => {});
     }
   });
 }
