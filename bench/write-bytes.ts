@@ -62,12 +62,23 @@ const originalQuery = pg.Client.prototype.query;
 // log_*_stats, for this harness's sessions only), summed by statement after each run (server log read).
 const PG_STATS = process.env.PG_STATS === "1";
 const statsOn = new WeakSet<pg.Client>();
+// AUTO_EXPLAIN=<ms>: the measured sessions log the plan (with actual rows and times) of every statement
+// slower than that to the server log (auto_explain, loaded per session; superuser).
+const AUTO_EXPLAIN = process.env.AUTO_EXPLAIN;
+const explainOn = new WeakSet<pg.Client>();
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   if (PG_STATS && counting && this !== own && !statsOn.has(this)) {
     statsOn.add(this);
     (originalQuery as (...a: unknown[]) => unknown).call(
       this,
       "set log_parser_stats = on; set log_planner_stats = on; set log_executor_stats = on",
+    );
+  }
+  if (AUTO_EXPLAIN && counting && this !== own && !explainOn.has(this)) {
+    explainOn.add(this);
+    (originalQuery as (...a: unknown[]) => unknown).call(
+      this,
+      `load 'auto_explain'; set auto_explain.log_min_duration = ${Number(AUTO_EXPLAIN)}; set auto_explain.log_analyze = on; set auto_explain.log_nested_statements = on`,
     );
   }
   if (counting && this !== own) {
