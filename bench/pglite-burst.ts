@@ -21,6 +21,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sql } from "kysely";
 import { loadConfig } from "../src/config.ts";
 import { ConnectionTurns } from "../src/db/pglite-dialect.ts";
 import { PGliteThread } from "../src/db/pglite-thread.ts";
@@ -121,7 +122,9 @@ function threadTicks(): Map<string, number> {
 const dir = mkdtempSync(path.join(tmpdir(), "pglite-burst-"));
 const config = loadConfig({
   DATA_DIR: dir,
-  DATABASE_URL: "",
+  // BENCH_DATABASE_URL: the same run on that PostgreSQL database (its backends' CPU is printed; the
+  // statements' list is the embedded database's only). Give it a database of its own: migrated here.
+  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? "",
   ADMIN_TOKEN: ADMIN,
   BOOTSTRAP: "none",
   WORKERS: "on",
@@ -223,7 +226,27 @@ async function platformDocuments(): Promise<number> {
   return Number(row.n);
 }
 
+/**
+ * CPU ticks of this database's PostgreSQL backends by pid (none on the embedded database): the server
+ * must run on this host. A backend that starts during the run counts from zero (its start included).
+ */
+async function backendTicks(): Promise<Map<number, number>> {
+  const ticks = new Map<number, number>();
+  if (!process.env.BENCH_DATABASE_URL) return ticks;
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity
+    where datname = current_database()`.execute(runtime.ctx.db);
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {}
+  }
+  return ticks;
+}
+
 const documentsBefore = await platformDocuments();
+const backendsBefore = await backendTicks();
 const before = threadTicks();
 const cpu0 = process.cpuUsage();
 measuring = true;
@@ -251,6 +274,7 @@ const totalMs = performance.now() - started;
 measuring = false;
 const cpu = process.cpuUsage(cpu0);
 const after = threadTicks();
+const backendsAfter = await backendTicks();
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
 const per = (x: number) => (x / N).toFixed(1);
@@ -290,6 +314,11 @@ const tick = 1000 / 100;
 for (const [name, t] of after) {
   const d = t - (before.get(name) ?? 0);
   if (d > 0) console.log(`  thread ${name}: ${per(d * tick)} ms/request`);
+}
+if (backendsAfter.size > 0) {
+  let backends = 0;
+  for (const [pid, t] of backendsAfter) backends += t - (backendsBefore.get(pid) ?? 0);
+  console.log(`  PostgreSQL backends (${backendsAfter.size}): ${per(backends * tick)} ms/request`);
 }
 const top = [...statements.entries()]
   .sort((a, b) => b[1].ms - a[1].ms)

@@ -43,7 +43,9 @@ import { pushInFlightAt } from "./pushes.ts";
  * Recording movements adds their deltas to the levels in one upsert (addMovementsToLevels); every
  * other change (a push acknowledged, a sync report) locks the level rows first (creating missing ones),
  * then recomputes them in bulk from the report and the unacknowledged movements (refreshLevels). Both
- * emit the item.* crossing events in the same transaction.
+ * emit the item.* crossing events in the same transaction. A push's acknowledgement of levels that all
+ * exist is recomputed by the database itself, with these rules written in SQL
+ * (level-acknowledgement.ts; its test holds both ways to the same rows and events).
  */
 
 const CHUNK = 1000;
