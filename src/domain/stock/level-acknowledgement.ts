@@ -88,7 +88,7 @@ export async function acknowledgeLevels(
     ),
     -- Materialized, as is \`decided\`: each step below names the one before's columns several times, and
     -- inlined, every name would be that column's whole expression again (the in-flight read's
-    -- subplans were copied ~400 times in a first try, 0.6-1.2 s a statement in a burst).
+    -- subplans were copied ~100 times in a first try, 0.6-1.2 s a statement in a burst).
     cur as materialized (
       select l.id, l.inventory_item_id, l.location_id, l.available, l.on_hand, l.committed, l.incoming,
         l.platform_available, l.platform_on_hand, l.platform_committed, l.platform_incoming,
