@@ -301,6 +301,7 @@ class PGliteDriver implements Driver {
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     // Its turn is shared with other statements in flight: a transaction here would take them in.
     if (this.singleStatements) throw new Error("a transaction on a handle for single statements");
+    await (conn as PGliteConnection).beginAgain(this.turns, this.lane);
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : "";
     await conn.executeQuery({
       sql: `begin${level}`,
@@ -334,8 +335,24 @@ class PGliteConnection implements DatabaseConnection {
   constructor(
     private readonly pglite: PGliteThread,
     private readonly turns: ConnectionTurns,
-    readonly turn: Turn,
+    public turn: Turn,
   ) {}
+
+  /**
+   * A held connection (`db.connection()`, the migration runner's) beginning a transaction after an
+   * earlier one of it ended: that end handed the turn on and marked the connection ended, so this
+   * transaction's COMMIT would never be sent (its statements were left uncommitted, and the next
+   * statement on the database met an open transaction: a second statement migration after an index
+   * build). It takes a turn again and ends on its own.
+   */
+  async beginAgain(turns: ConnectionTurns, lane: Lane): Promise<void> {
+    if (!this.ended) return;
+    this.ended = false;
+    if (this.released) {
+      this.turn = await turns.acquire(lane, false);
+      this.released = false;
+    }
+  }
 
   /**
    * Sends the transaction's last statement and hands the connection on before its answer: the thread
