@@ -107,6 +107,13 @@ export interface InventoryAdjustResult {
    * (Shopify), or nothing moved.
    */
   feed?: { before: string; after: string };
+  /**
+   * The items whose cost was set, each with its updatedAt as the platform answered the mutation and
+   * when that answer came (service clock): the mirror adopts the cost as that report of it
+   * (adoptUnitCosts), so a sync read before the mutation does not put the older cost back. Absent: the
+   * platform gives none (the simulated one).
+   */
+  costVersions?: Array<{ inventoryItemId: number; updatedAt: Date; readAt: Date }>;
 }
 
 export interface PlatformConnector {

@@ -423,7 +423,9 @@ export async function pushMovements(
           // What the platform no longer has is deleted in the mirror now, as its deletion delivery
           // would do (that delivery may be lost, and reconciliation may be minutes away).
           await markItemsDeleted(trx, storeId, result.goneItems ?? result.skippedItems ?? [], now);
-          await adoptUnitCosts(trx, storeId, adjustment.itemCosts, now);
+          await adoptUnitCosts(trx, storeId, withVersions(adjustment.itemCosts, result), now, {
+            fromPush: true,
+          });
           await refreshLevels(
             ctx,
             trx,
@@ -509,6 +511,15 @@ async function costsToSend(
   return costs
     .filter((c) => send.has(c.inventoryItemId))
     .map(({ inventoryItemId, unitCost, currency }) => ({ inventoryItemId, unitCost, currency }));
+}
+
+/** The costs a document set, each with the version the platform answered for it (if it gives one). */
+function withVersions(costs: InventoryAdjustment["itemCosts"], result: InventoryAdjustResult) {
+  const versions = new Map((result.costVersions ?? []).map((v) => [v.inventoryItemId, v]));
+  return costs.map((c) => {
+    const version = versions.get(c.inventoryItemId);
+    return version ? { ...c, updatedAt: version.updatedAt, readAt: version.readAt } : c;
+  });
 }
 
 /** The lease a run's decisions are fenced on. */

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { syncCatalog } from "../../src/platform/catalog-sync.ts";
 import type { Client, TestApp } from "../helpers/app.ts";
 import { expectStatus } from "../helpers/assertions.ts";
 import { createOrderedOrder, createSupplier, idempotencyKey } from "../helpers/factories.ts";
@@ -13,6 +14,7 @@ import type { ShopifyStandin } from "../shopify-standin/index.ts";
 import type { ShopState } from "../shopify-standin/state.ts";
 
 let t: TestApp;
+let storeId: number;
 let standin: ShopifyStandin;
 let shop: ShopState;
 let domain: string;
@@ -35,6 +37,7 @@ before(async () => {
   const made = standinShop(standin, { products: LINES, locations: 1 });
   ({ shop, domain } = made);
   const store = await attachByToken(t, domain, made.accessToken);
+  storeId = store.id;
   await t.drain();
   api = await storeApi(t, store.id);
   supplierId = (await createSupplier(api)).id;
@@ -190,4 +193,48 @@ describe("item costs on pushes", () => {
     );
     assert.deepEqual((await receive(other)).costsSet, []);
   });
+
+  test("a sync that read the items before a push set their cost leaves the pushed cost in the mirror", async () => {
+    const order = await orderAt(2.5);
+    await receive(order);
+    const other = await orderAt(5);
+    // A sync reads the items while Shopify holds 2.50; its answer arrives after a push set 5.00.
+    const slow = standin.holdNextAnswer("page: inventoryItems");
+    const syncing = syncCatalog(t.runtime.ctx, storeId);
+    await slow.reached;
+    assert.deepEqual((await receive(other)).costsSet, items);
+    slow.release();
+    await syncing;
+    assert.deepEqual(
+      await mirrorCosts(),
+      items.map(() => "5.00"),
+    );
+    // So the next receipt of that cost sets nothing, with another sync between them.
+    await syncCatalog(t.runtime.ctx, storeId);
+    assert.deepEqual((await receive(other)).costsSet, []);
+    await syncCatalog(t.runtime.ctx, storeId);
+    assert.deepEqual((await receive(other)).costsSet, []);
+
+    // A cost the merchant sets in Shopify afterwards (in the push's second or later) is adopted, and
+    // the next receipt's cost goes again.
+    standin.editCost(shop, items[0], "6.00");
+    await syncCatalog(t.runtime.ctx, storeId);
+    assert.deepEqual(await mirrorCosts(), ["6.00", ...items.slice(1).map(() => "5.00")]);
+    assert.deepEqual((await receive(other)).costsSet, [items[0]]);
+    assert.deepEqual(
+      shopCosts(),
+      items.map(() => 5),
+    );
+  });
 });
+
+/** The mirror's cost of every variant, as GET /v2/variants/{id} shows it. */
+async function mirrorCosts(): Promise<string[]> {
+  const costs: string[] = [];
+  for (const id of variants) {
+    const res = await api.get(`/v2/variants/${id}`);
+    expectStatus(res, 200);
+    costs.push(res.body.data.unit_cost);
+  }
+  return costs;
+}

@@ -171,8 +171,18 @@ describe("a receipt's document", () => {
     const second = levelOf(s.shop, s.items[1], s.places[0]);
     assert.deepEqual([second.available, second.on_hand, second.incoming], [13, 13, 5]);
     const updatedAt = s.shop.level(s.items[0], s.places[0])!.updatedAt;
+    // The cost's version as the mutation answered it, and when the answer came (after the calls).
+    const costAnswered = result.costVersions?.[0]?.readAt as Date;
+    assert.ok(costAnswered.getTime() >= readAt.getTime() - 1000 && costAnswered.getTime() <= Date.now());
     assert.deepEqual(result, {
       replayed: false,
+      costVersions: [
+        {
+          inventoryItemId: s.items[0],
+          updatedAt: s.shop.items.get(s.items[0])!.updatedAt,
+          readAt: costAnswered,
+        },
+      ],
       levels: [
         {
           inventoryItemId: s.items[0],

@@ -193,6 +193,7 @@ describe("the initial import", () => {
           tracked: item.tracked,
           unitCost: item.cost,
           unitCostCurrency: item.cost === null ? null : "CAD",
+          updatedAt: item.updatedAt,
         },
         createdAt: source.createdAt,
         updatedAt: source.updatedAt,

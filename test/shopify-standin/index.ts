@@ -63,6 +63,8 @@ export class ShopifyStandin implements MutationHost {
   private adjustHold: { reached: () => void; released: Promise<void> } | null = null;
   /** The hold a request took while it was answered, its answer sent once released. */
   private heldAnswer: { shop: Shop; key: string; released: Promise<void> } | null = null;
+  /** The test's hold on the answer of the next request whose query has a given text (holdNextAnswer). */
+  private answerHold: { text: string; reached: () => void; released: Promise<void> } | null = null;
   private outage: Outage = null;
   private throttledRequests = 0;
   private port = 0;
@@ -168,6 +170,24 @@ export class ShopifyStandin implements MutationHost {
     return { reached: reachedPromise, release };
   }
 
+  /**
+   * The next GraphQL request whose query contains `text` is answered as Shopify holds things when it
+   * arrives, and that answer is sent only at `release` (a slow network or a slow read: what it says may
+   * be older than changes made meanwhile). `reached` settles once it was answered.
+   */
+  holdNextAnswer(text: string): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const reachedPromise = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.answerHold = { text, reached, released };
+    return { reached: reachedPromise, release };
+  }
+
   /** The next `requests` GraphQL requests answer THROTTLED (HTTP 200), whatever the bucket holds. */
   throttleNext(requests: number): void {
     this.throttledRequests = requests;
@@ -257,6 +277,14 @@ export class ShopifyStandin implements MutationHost {
     item.weight = weight;
     item.updatedAt = product.updatedAt = this.now();
     this.webhooks.emit(shop, "products/update", productPayload(shop, product));
+    this.webhooks.emit(shop, "inventory_items/update", itemPayload(item));
+  }
+
+  /** Sets an item's cost, as the merchant does on its variant's page: inventory_items/update goes out. */
+  editCost(shop: Shop, itemId: number, cost: string | null): void {
+    const item = shop.items.get(itemId)!;
+    item.cost = cost;
+    item.updatedAt = this.now();
     this.webhooks.emit(shop, "inventory_items/update", itemPayload(item));
   }
 
@@ -367,6 +395,12 @@ export class ShopifyStandin implements MutationHost {
         });
       }
       const answer = answerGraphql(grant, bucket, this.bulk, this, body);
+      const slow = this.answerHold;
+      if (slow && String(body.query ?? "").includes(slow.text)) {
+        this.answerHold = null;
+        slow.reached();
+        await slow.released;
+      }
       const held = this.heldAnswer;
       this.heldAnswer = null;
       if (held) {

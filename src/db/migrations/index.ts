@@ -36,6 +36,7 @@ import { locationDeletedMigration } from "./045_location_deleted.ts";
 import { pushInFlightLevelsMigration } from "./046_push_in_flight_levels.ts";
 import { pushSkippedLocationsMigration } from "./047_push_skipped_locations.ts";
 import { pushInFlightIndexesMigration } from "./048_push_in_flight_indexes.ts";
+import { variantCostVersionsMigration } from "./049_variant_cost_versions.ts";
 import { plainIndexStatement } from "./index-builds.ts";
 import {
   compareMigrationNames,
@@ -86,6 +87,7 @@ const stepsOf: Record<string, MigrationSteps> = {
   "046_push_in_flight_levels": pushInFlightLevelsMigration,
   "047_push_skipped_locations": pushSkippedLocationsMigration,
   "048_push_in_flight_indexes": pushInFlightIndexesMigration,
+  "049_variant_cost_versions": variantCostVersionsMigration,
 };
 
 /** Every migration's name, in the order a fresh database runs them. */

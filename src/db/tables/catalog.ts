@@ -34,6 +34,12 @@ export interface VariantsTable {
   compare_at_price: Numeric | null;
   unit_cost: Numeric | null;
   unit_cost_currency: string | null;
+  /**
+   * The platform's updatedAt of the item when `unit_cost` was read or set, and when (service clock)
+   * that read began or the setting push was answered; null: not known (migration 049).
+   */
+  unit_cost_version: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  unit_cost_read_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   weight_grams: Generated<number>;
   inventory_tracked: Generated<boolean>;
   inventory_policy: Generated<string>;

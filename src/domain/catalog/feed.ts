@@ -33,6 +33,8 @@ export interface PlatformInventoryItem {
   /** Decimal string or null. */
   unitCost: string | null;
   unitCostCurrency: string | null;
+  /** The item's updatedAt on the platform, when it reports one: which of two reports of its cost is newer. */
+  updatedAt?: Date | null;
 }
 
 export interface PlatformVariant {
@@ -80,6 +82,10 @@ export interface PlatformItemCost {
   inventoryItemId: number;
   unitCost: string | null;
   currency: string | null;
+  /** The item's updatedAt on the platform with this cost, when it reports one (CostVersion). */
+  updatedAt?: Date | null;
+  /** When the read that brought it began, or the mutation that set it answered (service clock). */
+  readAt?: Date | null;
 }
 
 /** The catalog part of one batch of platform changes. */

@@ -59,31 +59,85 @@ export const VARIANT_COLUMNS = [
   "platform_updated_at",
 ] as const;
 
+/** The item cost's columns, taken only from a newer report of it (newerCost). */
+const COST_VERSION_COLUMNS = [
+  "unit_cost",
+  "unit_cost_currency",
+  "unit_cost_version",
+  "unit_cost_read_at",
+] as const;
+/** The feed's variant columns taken as the platform has them now. */
+const PLAIN_VARIANT_COLUMNS = VARIANT_COLUMNS.filter((c) => c !== "unit_cost" && c !== "unit_cost_currency");
+
+/**
+ * `incoming`'s report of an item's cost is newer than the one the variant row `held` has (columns
+ * unit_cost_version / unit_cost_read_at on both): by the platform's clock, the item's updatedAt with
+ * that cost; in the same instant (Shopify's updatedAt has whole seconds), the report whose read began
+ * after the other was known (a push's mutation answered); a report without a version (the simulated
+ * platform), or a row without one, is taken as today. Without it a sync that read the items before a
+ * push set their costs, and was answered after its acknowledgement, put the older costs back, and the
+ * next receipt sent them again (10 Shopify points an item). `fromPush`: the incoming report is a
+ * push's answer, which also wins a tie of both clocks (two pushes answered in one millisecond: the
+ * one acknowledged last); a read in the very millisecond a push was answered may predate it, and
+ * loses the tie.
+ */
+function newerCost(held: string, incoming: string, fromPush = false): RawBuilder<boolean> {
+  const version = (t: string) => sql.ref(`${t}.unit_cost_version`);
+  const readAt = (t: string) => sql.ref(`${t}.unit_cost_read_at`);
+  const later = fromPush ? sql`>=` : sql`>`;
+  return sql<boolean>`(${version(incoming)} is null or ${version(held)} is null
+    or ${version(incoming)} > ${version(held)}
+    or (${version(incoming)} = ${version(held)} and ${readAt(incoming)} is not null
+      and (${readAt(held)} is null or ${readAt(incoming)} ${later} ${readAt(held)})))`;
+}
+
+/** What a newer report changes of a row: its cost (what the API shows), or only its version. */
+function costChanged(held: string, incoming: string): RawBuilder<boolean> {
+  const cols = (t: string) => sql.join([sql.ref(`${t}.unit_cost`), sql.ref(`${t}.unit_cost_currency`)]);
+  return sql<boolean>`(${cols(held)}) is distinct from (${cols(incoming)})`;
+}
+
 /**
  * Item unit costs into the mirror's variants: from the change feed, and from a push the platform has
  * just accepted (in the acknowledging transaction: the platform holds them now, so the mirror shows
  * them at once; the next sync brings the platform's own record of the change and corrects the mirror
  * if another push set a different cost in between). The last cost given for an item wins, as on the
- * platform; unchanged rows are not rewritten.
+ * platform, and only over an older report (newerCost); unchanged rows are not rewritten, and a
+ * report that only moves the version leaves updated_at as it was.
  */
 export async function adoptUnitCosts(
   trx: Db,
   storeId: number,
-  costs: ReadonlyArray<{ inventoryItemId: number; unitCost: string | null; currency: string | null }>,
+  costs: ReadonlyArray<{
+    inventoryItemId: number;
+    unitCost: string | null;
+    currency: string | null;
+    updatedAt?: Date | null;
+    readAt?: Date | null;
+  }>,
   now: Date,
+  /** The costs a push has just set (its acknowledgement), not a read's (newerCost). */
+  { fromPush = false }: { fromPush?: boolean } = {},
 ): Promise<void> {
   if (costs.length === 0) return;
   const last = [...new Map(costs.map((c) => [c.inventoryItemId, c])).values()];
   const items = last.map((c) => c.inventoryItemId);
   await sql`
-    update variants as v set unit_cost = c.unit_cost, unit_cost_currency = c.currency, updated_at = ${now}
+    update variants as v set unit_cost = c.unit_cost, unit_cost_currency = c.unit_cost_currency,
+      unit_cost_version = c.unit_cost_version, unit_cost_read_at = c.unit_cost_read_at,
+      updated_at = case when ${costChanged("v", "c")} then ${now} else v.updated_at end
     from (${unnestRows(last, [
       ["item", "bigint", (c) => c.inventoryItemId],
       ["unit_cost", "numeric", (c) => c.unitCost],
       ["currency", "text", (c) => c.currency],
-    ])}) as c(item, unit_cost, currency)
+      ["version", "timestamptz", (c) => c.updatedAt ?? null],
+      ["read_at", "timestamptz", (c) => c.readAt ?? null],
+    ])}) as c(item, unit_cost, unit_cost_currency, unit_cost_version, unit_cost_read_at)
     where v.store_id = ${storeId} and v.inventory_item_id = any(${items}::bigint[]) and v.inventory_item_id = c.item
-      and (v.unit_cost, v.unit_cost_currency) is distinct from (c.unit_cost, c.currency)`.execute(trx);
+      and ${newerCost("v", "c", fromPush)}
+      and (${costChanged("v", "c")} or v.unit_cost_version is distinct from c.unit_cost_version)`.execute(
+    trx,
+  );
 }
 
 /**
@@ -207,6 +261,7 @@ export async function applyCatalogChanges(
         .execute();
       for (const r of rows) titles.set(r.id, r.title);
     }
+    const newer = newerCost("variants", "excluded");
     for (const part of chunks(changes.variants)) {
       await insertRows(
         "variants",
@@ -225,6 +280,8 @@ export async function applyCatalogChanges(
           ["compare_at_price", "numeric", (v) => v.compareAtPrice],
           ["unit_cost", "numeric", (v) => v.inventoryItem.unitCost],
           ["unit_cost_currency", "text", (v) => v.inventoryItem.unitCostCurrency],
+          ["unit_cost_version", "timestamptz", (v) => v.inventoryItem.updatedAt ?? null],
+          ["unit_cost_read_at", "timestamptz", () => null],
           ["weight_grams", "int", (v) => v.weightGrams],
           ["inventory_tracked", "boolean", (v) => v.inventoryItem.tracked],
           ["inventory_policy", "text", (v) => v.inventoryPolicy],
@@ -235,9 +292,18 @@ export async function applyCatalogChanges(
           ["updated_at", "timestamptz", () => now],
         ],
         sql`on conflict (store_id, id) do update set
-        ${sql.join(VARIANT_COLUMNS.map((c) => sql`${sql.ref(c)} = ${sql.ref(`excluded.${c}`)}`))},
-        updated_at = ${now}
-        where ${changedFrom("variants", VARIANT_COLUMNS)} and variants.deleted_at is null`,
+        ${sql.join(PLAIN_VARIANT_COLUMNS.map((c) => sql`${sql.ref(c)} = ${sql.ref(`excluded.${c}`)}`))},
+        ${sql.join(
+          COST_VERSION_COLUMNS.map(
+            (c) =>
+              sql`${sql.ref(c)} = case when ${newer} then ${sql.ref(`excluded.${c}`)} else ${sql.ref(`variants.${c}`)} end`,
+          ),
+        )},
+        updated_at = case when ${changedFrom("variants", PLAIN_VARIANT_COLUMNS)}
+          or (${newer} and ${costChanged("variants", "excluded")}) then ${now} else variants.updated_at end
+        where variants.deleted_at is null and (${changedFrom("variants", PLAIN_VARIANT_COLUMNS)}
+          or (${newer} and (${costChanged("variants", "excluded")}
+            or variants.unit_cost_version is distinct from excluded.unit_cost_version)))`,
       ).execute(trx);
     }
   }

@@ -76,7 +76,7 @@ export async function adjustShopifyInventory(
   }
   const costs = adjustment.itemCosts.filter((c) => !skipped.has(c.inventoryItemId));
   const gone = new Set(skipped);
-  if (costs.length > 0) await setItemCosts(client, options.shopCurrency, costs, gone);
+  const costVersions = costs.length > 0 ? await setItemCosts(client, options.shopCurrency, costs, gone) : [];
   const pairs = new Map<string, { inventoryItemId: number; locationId: number }>();
   for (const { inventoryItemId, locationId } of adjustment.changes)
     if (!skipped.has(inventoryItemId))
@@ -86,6 +86,7 @@ export async function adjustShopifyInventory(
   // reconciliation. Refusing it failed a push whose stock had moved.
   const levels = await readLevels(client, [...pairs.values()], { gone, absent: [] });
   const result: InventoryAdjustResult = { replayed: false, levels };
+  if (costVersions.length > 0) result.costVersions = costVersions;
   if (skipped.size > 0) result.skippedItems = [...skipped].sort((a, b) => a - b);
   if (gone.size > 0) result.goneItems = [...gone].sort((a, b) => a - b);
   return result;

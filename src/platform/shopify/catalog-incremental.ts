@@ -228,6 +228,8 @@ export async function readCatalogChanges(
     }),
   );
   const changedVariants = variantsRead.rows;
+  // A lower bound of when each item was read: a cost set by a push answered before it is in the read.
+  const itemsReadAt = client.now();
   const itemsRead = await took(() =>
     readAll<ItemNode>(reader, {
       field: "inventoryItems",
@@ -262,6 +264,8 @@ export async function readCatalogChanges(
     inventoryItemId: fromGid(item.id, "InventoryItem"),
     unitCost: item.unitCost?.amount ?? null,
     currency: item.unitCost?.currencyCode ?? null,
+    updatedAt: new Date(item.updatedAt),
+    readAt: itemsReadAt,
   }));
   const lists = await variantLists(client, [
     ...new Set([...products.map((p) => p.id), ...variants.map((v) => v.product.id)]),

@@ -18,7 +18,7 @@ import { fromGid } from "./gids.ts";
 export const PRODUCT_FIELDS =
   "id title handle vendor productType status tags options { name position values } featuredMedia { preview { image { url } } } createdAt updatedAt";
 export const VARIANT_FIELDS =
-  "id title sku barcode price compareAtPrice inventoryPolicy taxable image { url } createdAt updatedAt inventoryItem { id tracked unitCost { amount currencyCode } measurement { weight { unit value } } }";
+  "id title sku barcode price compareAtPrice inventoryPolicy taxable image { url } createdAt updatedAt inventoryItem { id tracked updatedAt unitCost { amount currencyCode } measurement { weight { unit value } } }";
 export const LOCATION_FIELDS =
   "id name isActive fulfillmentService { handle } address { address1 address2 city provinceCode zip country countryCode phone } createdAt updatedAt";
 export const LEVEL_FIELDS =
@@ -53,6 +53,7 @@ export interface VariantNode {
   inventoryItem: {
     id: string;
     tracked: boolean;
+    updatedAt: string;
     unitCost: { amount: string; currencyCode: string } | null;
     measurement: { weight: { unit: string; value: number } | null };
   };
@@ -148,6 +149,7 @@ export function toVariant(node: VariantNode, productId: number, position: number
       tracked: node.inventoryItem.tracked,
       unitCost: cost?.amount ?? null,
       unitCostCurrency: cost?.currencyCode ?? null,
+      updatedAt: new Date(node.inventoryItem.updatedAt),
     },
     createdAt: new Date(node.createdAt),
     updatedAt: new Date(node.updatedAt),

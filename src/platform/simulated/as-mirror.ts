@@ -26,6 +26,8 @@ export function asMirrorVariant(v: Selectable<SimVariantsTable>, productTitle: s
     compare_at_price: v.compare_at_price,
     unit_cost: v.unit_cost,
     unit_cost_currency: v.unit_cost_currency,
+    unit_cost_version: null,
+    unit_cost_read_at: null,
     weight_grams: v.weight_grams,
     inventory_tracked: v.tracked,
     inventory_policy: v.inventory_policy,
