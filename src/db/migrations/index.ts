@@ -90,6 +90,11 @@ const stepsOf: Record<string, MigrationSteps> = {
   "049_variant_cost_versions": variantCostVersionsMigration,
 };
 
+/** A migration's steps by its name (tests check what migrations say). */
+export function migrationSteps(name: string): MigrationSteps {
+  return stepsOf[name];
+}
+
 /** Every migration's name, in the order a fresh database runs them. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(stepsOf).sort(compareMigrationNames);
 
