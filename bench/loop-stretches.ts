@@ -18,7 +18,7 @@ import { startTestApp } from "../test/helpers/app.ts";
 import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
 import { inspector } from "./lib/cpu-probes.ts";
 import { bytesBySite, type SamplingNode } from "./lib/heap-sites.ts";
-import { minorGc, survivorSampler } from "./lib/survivors.ts";
+import { fullGc, minorGc, survivorSampler } from "./lib/survivors.ts";
 
 const N = Number(process.env.N ?? 10);
 const SAMPLE_US = Number(process.env.SAMPLE_US ?? 100);
@@ -57,6 +57,16 @@ for (const name of ["alloc", "allocUnsafe", "allocUnsafeSlow"] as const) {
  * so the kind's CPU and gc figures are not comparable with a run without it).
  */
 const SURVIVORS = process.env.SURVIVORS === "1";
+/**
+ * EXTERNAL=1: the Buffers' bytes (ArrayBuffers' backing stores, outside the heap: V8's external
+ * memory, whose growth since the last full collection starts one) that each kind's requests leave
+ * alive through the scavenges: a full collection before the kind, then after its N requests two
+ * scavenges and then a full collection, `process.memoryUsage().arrayBuffers` read after each (the
+ * sweeper frees backing stores after the collection, so each read waits for it). What the two
+ * scavenges left and the full collection freed is garbage the young generation's collections did not
+ * free: it adds to external memory until a full collection, and 64 MB of it starts one.
+ */
+const EXTERNAL = process.env.EXTERNAL === "1";
 const KINDS = (process.env.KINDS ?? "get,list,patch,patch-pdf,patch-received,pdf-cached,whoami").split(",");
 
 interface Step {
@@ -303,6 +313,27 @@ function allocationSites({ profile }: { profile: { head: SamplingNode } }, reque
   };
 }
 
+const settle = () => new Promise((r) => setTimeout(r, 200));
+/** `process.memoryUsage().arrayBuffers` once `collect` has run and the sweeper has freed what it found dead. */
+async function arrayBufferBytesAfter(collect: () => void): Promise<number> {
+  collect();
+  await settle();
+  return process.memoryUsage().arrayBuffers;
+}
+/** KB a request: left through two scavenges and freed by the full collection after them; kept after it. */
+async function externalLeft(before: number, requests: number) {
+  const now = process.memoryUsage().arrayBuffers;
+  await arrayBufferBytesAfter(minorGc);
+  const scavenged = await arrayBufferBytesAfter(minorGc);
+  const full = await arrayBufferBytesAfter(fullGc);
+  const kb = (bytes: number) => Number((bytes / 1024 / requests).toFixed(1));
+  return {
+    at_end_kb: kb(now - before),
+    through_scavenges_kb: kb(scavenged - full),
+    kept_kb: kb(full - before),
+  };
+}
+
 const t = await startTestApp();
 const b = await t.createStore({ seed: "demo" });
 const orderIds = await createHeavyOrders(b, 3);
@@ -356,6 +387,7 @@ for (const kind of KINDS) {
       includeObjectsCollectedByMinorGC: !SURVIVED,
     });
   if (process.env.READY_FILE) writeFileSync(process.env.READY_FILE, kind); // an outside profiler may start
+  const external0 = EXTERNAL ? await arrayBufferBytesAfter(fullGc) : 0;
   watch.start();
   const lo0 = largeObjects();
   const buffers0 = bufferBytes;
@@ -376,6 +408,7 @@ for (const kind of KINDS) {
     ? await post<{ profile: Profile & { startTime: number } }>("Profiler.stop")
     : { profile: { nodes: [], samples: [], timeDeltas: [], startTime: 0 } };
   if (SURVIVED) minorGc();
+  const external = EXTERNAL ? await externalLeft(external0, N) : undefined;
   const allocated = ALLOC ? allocationSites(await post("HeapProfiler.getSamplingProfile"), N) : undefined;
   if (ALLOC) await post("HeapProfiler.stopSampling");
   const cpuStretches = cpuStretchesOf(rows);
@@ -387,6 +420,7 @@ for (const kind of KINDS) {
     cpu_ms_per_request: Number((cpuMs / N).toFixed(2)),
     user_sys_ms_per_request: [(user1 - user0) / N, (sys1 - sys0) / N].map((ms) => Number(ms.toFixed(2))),
     buffer_kb_per_request: bufferKb,
+    external,
     large_object_mb_grown: Number(((largeObjects() - lo0) / 1e6).toFixed(2)),
     sampled_busy_ms_per_request: Number(((total * SAMPLE_US) / 1000 / N).toFixed(2)),
     stretches_over_1ms: stretches.filter((s) => s.cpuMs > 1).length,
@@ -410,6 +444,7 @@ for (const kind of KINDS) {
       top: cpuStretches.slice(0, 5).map((s) => s.cpuMs),
       kb: allocated?.kb_per_request,
       buffer_kb: bufferKb,
+      external,
       survived_kb: survivors?.report().kb_per_window,
     }),
   );

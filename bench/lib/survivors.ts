@@ -25,6 +25,14 @@ export const minorGc = (() => {
   return () => gc({ type: "minor" });
 })();
 
+/** A full collection now. */
+export const fullGc = (() => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  setFlagsFromString("--no-expose-gc");
+  return () => gc();
+})();
+
 export interface SurvivorReport {
   windows: number;
   window_ms: number;
