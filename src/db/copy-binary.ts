@@ -42,9 +42,20 @@ export function sqlInts(values: readonly number[]): string {
 class CopyOut {
   private readonly chunks: Buffer[] = [];
   private failure: Error | null = null;
-  callback?: (error: Error | null, chunks?: Buffer[]) => void;
 
-  constructor(private readonly text: string) {}
+  /**
+   * `callback` is given here, never assigned to the object afterwards: V8 allocates a function
+   * literal assigned to a property (`copy.callback = () => …`) in the old generation, its parser's
+   * guess that such a function is a long-lived method. There the closure outlives its statement, and
+   * the young generation's collections take it for a root: everything it reaches (the promise it
+   * resolves, the COPY's pieces, ~280 KB of Buffers for a 500-line order) lived through the
+   * scavenges until a full collection, and its Buffers' bytes, V8's external memory, started one
+   * (issue 18 item 2; docs/reliability.md 5b, "The closures V8 put in the old generation").
+   */
+  constructor(
+    private readonly text: string,
+    readonly callback: (error: Error | null, chunks?: Buffer[]) => void,
+  ) {}
 
   submit(connection: { query(text: string): void }): void {
     connection.query(this.text);
@@ -63,8 +74,8 @@ class CopyOut {
 
   /** The statement ends here, failed or not: the connection is ready for the next. */
   handleReadyForQuery(): void {
-    if (this.failure) this.callback?.(this.failure);
-    else this.callback?.(null, this.chunks);
+    if (this.failure) this.callback(this.failure);
+    else this.callback(null, this.chunks);
   }
 
   handleCommandComplete(): void {}
@@ -88,8 +99,9 @@ export async function copyRowsBinary(db: Db, select: string): Promise<BinaryRow[
   let chunks: Buffer[];
   try {
     chunks = await new Promise<Buffer[]>((resolve, reject) => {
-      const copy = new CopyOut(`copy (${select}) to stdout (format binary)`);
-      copy.callback = (error, data) => (error ? reject(error) : resolve(data as Buffer[]));
+      const copy = new CopyOut(`copy (${select}) to stdout (format binary)`, (error, data) =>
+        error ? reject(error) : resolve(data as Buffer[]),
+      );
       client.query(copy as unknown as pg.QueryConfig);
     });
   } catch (error) {

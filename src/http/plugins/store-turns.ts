@@ -100,8 +100,17 @@ export function registerStoreTurns(app: FastifyInstance, turns = new StoreTurns(
 
   // The handler decides: it is given the means, and the turn is given back as for the others.
   const offerTurn = async (request: FastifyRequest, reply: FastifyReply) => {
-    request.storeTurnTaker = () => takeTurn(request, reply);
+    request.storeTurnTaker = turnTakerFor(request, reply);
   };
+  /**
+   * Made here and returned, not written as `request.storeTurnTaker = () => …`: V8 allocates a function
+   * literal assigned to a property in the old generation (its parser takes it for a long-lived
+   * method), where it outlives the request and the young generation's collections take it for a
+   * root. Through `request` and `reply` it kept the whole request alive through them, the order's
+   * ~280 KB of answer pieces included, until a full collection (issue 18 item 2; docs/reliability.md
+   * 5b, "The closures V8 put in the old generation").
+   */
+  const turnTakerFor = (request: FastifyRequest, reply: FastifyReply) => () => takeTurn(request, reply);
 
   app.addHook("onRoute", (route) => {
     const mode = route.config?.storeTurn;
