@@ -44,7 +44,11 @@ export function loopGet(
     req.headers = { host: "localhost", ...headers };
     req.push(null);
     const res = new ServerResponse(req);
-    res.assignSocket(sink() as unknown as Socket);
+    const out = sink();
+    // An answer bigger than the sink's buffer (a big order's pieces) waits for the response's 'drain',
+    // which Node's HTTP server relays from the socket's; here the sink is the socket.
+    out.on("drain", () => res.emit("drain"));
+    res.assignSocket(out as unknown as Socket);
     res.once("finish", () => resolve(res.statusCode));
     res.once("error", reject);
     app.routing(req, res);
