@@ -24,7 +24,14 @@ export interface CostToSend {
  * applied nothing) sends it at its retry; one that fails for good leaves the mirror without it, so
  * the next push of that cost sends it again.
  *
- * The two probes per item are the in-flight indexes of migration 046 (batched and sent alone).
+ * The two probes per item are the in-flight indexes of migration 048 (batched and sent alone), and
+ * the statement is written so that no statistics make it anything else (the batch queue's are often
+ * taken while it is empty, then a burst fills it): the candidates are gathered whole behind `offset 0`
+ * and sorted after, since an `order by id desc limit 1` over them made a backward walk of a primary
+ * key that stops at the first match a candidate; `id < before` is written `(…) is true` so no primary
+ * key range serves it; a batch row's ledger row is read by its key in a lateral `limit 1`, not joined
+ * (pushInFlightAt says why). Before (fc35398) the batch half walked `push_batch_movements_pkey` below
+ * each cost's movement, ~1,100 rows filtered a probe (docs/performance.md, "Pushes and batches").
  */
 export async function costsInFlightBefore(
   db: Db,
@@ -46,15 +53,20 @@ export async function costsInFlightBefore(
     cross join lateral (
       select o.unit_cost, o.currency from (
         select m.id, m.unit_cost, m.unit_cost_currency as currency from stock_movements m
-        where m.store_id = ${storeId} and m.inventory_item_id = c.item and m.id < c.before_id
+        where m.store_id = ${storeId} and m.inventory_item_id = c.item and (m.id < c.before_id) is true
           and m.push_sent_at is not null and ${notAcknowledged("m")}
           and m.unit_cost is not null and not (m.id = any(${mine}))
         union all
-        select m.id, m.unit_cost, m.unit_cost_currency from push_batch_movements b
-        join stock_movements m on m.id = b.movement_id
+        select b.movement_id, m.unit_cost, m.currency from push_batch_movements b
+        cross join lateral (
+          select m.unit_cost, m.unit_cost_currency as currency from stock_movements m
+          where m.id = b.movement_id and m.store_id = ${storeId} and ${notAcknowledged("m")}
+            and m.unit_cost is not null
+          limit 1
+        ) as m
         where b.store_id = ${storeId} and b.inventory_item_id = c.item and b.in_flight
-          and b.movement_id < c.before_id and m.store_id = ${storeId} and ${notAcknowledged("m")}
-          and m.unit_cost is not null and not (m.id = any(${mine}))
+          and (b.movement_id < c.before_id) is true and not (b.movement_id = any(${mine}))
+        offset 0
       ) as o
       order by o.id desc
       limit 1

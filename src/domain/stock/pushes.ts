@@ -45,19 +45,37 @@ export function notAcknowledged(alias?: string) {
 /**
  * Whether a push of the level (`item`, `location`) is in flight: a movement sent and not acknowledged,
  * by its mark alone (a batched movement's on its batch row, one sent alone on the ledger), each found
- * by a probe of a partial index of the marks in flight by level (migration 046) that stops at the
+ * by a probe of a partial index of the marks in flight by level (migration 048) that stops at the
  * first, however many movements wait at the level. A batch row found is checked against its
  * movement's ledger row, so no mark is read for a movement acknowledged some other way. Each probe is
  * a scalar subquery (`limit 1`), not `exists`: the planner may turn an `exists` into a hashed subplan
  * over every mark in flight of the store (18,200 batch rows read for 200 levels in a burst, 55 ms).
+ *
+ * The batch rows are the probe's only table, and their ledger row is read by its key in a subquery of
+ * its own, not joined: joined, the order of `movement_id` made a walk of the primary key a candidate,
+ * and with `push_batch_movements` analyzed while empty (a queue table, often empty when analyzed, then
+ * filled by a burst) every path on it cost the same and that walk won, filtering every batch row for
+ * each level (docs/performance.md, "Pushes and batches"; push-movement-plans test). Alone, the batch
+ * rows' paths are the in-flight index (store, item, location and `in_flight`), the batch index (the
+ * store only) and a scan, and the in-flight index costs least even when the table is costed as empty.
  */
 export function pushInFlightAt(storeId: number, item: RawBuilder<unknown>, location: RawBuilder<unknown>) {
-  return sql<boolean>`((select true from push_batch_movements b join stock_movements m on m.id = b.movement_id
+  return sql<boolean>`((select true from push_batch_movements b
         where b.store_id = ${storeId} and b.inventory_item_id = ${item} and b.location_id = ${location}
-          and b.in_flight and ${notAcknowledged("m")} limit 1) is true
+          and b.in_flight and ${markedMovementWaits("b")} limit 1) is true
       or (select true from stock_movements m where m.store_id = ${storeId}
         and m.inventory_item_id = ${item} and m.location_id = ${location}
         and m.push_sent_at is not null and ${notAcknowledged("m")} limit 1) is true)`;
+}
+
+/**
+ * Whether the movement of the batch row `alias` is still not acknowledged: its ledger row read by its
+ * key in a subquery, so the batch rows stay the only table of the statement around it (see
+ * pushInFlightAt). Null, so false in a `where`, for a movement no longer in the ledger.
+ */
+export function markedMovementWaits(alias: string) {
+  return sql<boolean>`(select ${notAcknowledged("w")} from stock_movements w
+          where w.id = ${sql.ref(`${alias}.movement_id`)})`;
 }
 
 /** The movements among `ids` the platform has not acknowledged, by id. */
