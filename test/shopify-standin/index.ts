@@ -158,16 +158,9 @@ export class ShopifyStandin implements MutationHost {
    * `reached` settles once it was applied.
    */
   holdNextAdjust(): { reached: Promise<void>; release: () => void } {
-    let reached!: () => void;
-    let release!: () => void;
-    const reachedPromise = new Promise<void>((resolve) => {
-      reached = resolve;
-    });
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    this.adjustHold = { reached, released };
-    return { reached: reachedPromise, release };
+    const { hold, handle } = holdGate();
+    this.adjustHold = hold;
+    return handle;
   }
 
   /**
@@ -176,16 +169,9 @@ export class ShopifyStandin implements MutationHost {
    * be older than changes made meanwhile). `reached` settles once it was answered.
    */
   holdNextAnswer(text: string): { reached: Promise<void>; release: () => void } {
-    let reached!: () => void;
-    let release!: () => void;
-    const reachedPromise = new Promise<void>((resolve) => {
-      reached = resolve;
-    });
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    this.answerHold = { text, reached, released };
-    return { reached: reachedPromise, release };
+    const { hold, handle } = holdGate();
+    this.answerHold = { text, ...hold };
+    return handle;
   }
 
   /** The next `requests` GraphQL requests answer THROTTLED (HTTP 200), whatever the bucket holds. */
@@ -471,4 +457,23 @@ export async function startShopifyStandin(options: StandinOptions = {}): Promise
   });
   await standin.listen(options.port ?? 0);
   return standin;
+}
+
+/**
+ * A held request's two sides: the stand-in calls `reached` when it got there and waits for `released`;
+ * the test awaits `reached` and calls `release`.
+ */
+function holdGate(): {
+  hold: { reached: () => void; released: Promise<void> };
+  handle: { reached: Promise<void>; release: () => void };
+} {
+  let reached!: () => void;
+  let release!: () => void;
+  const reachedPromise = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { hold: { reached, released }, handle: { reached: reachedPromise, release } };
 }
