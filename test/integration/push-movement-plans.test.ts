@@ -162,6 +162,15 @@ describe("a push's statements on a store with thousands of movements waiting", (
     updatedAt: new Date(),
   });
 
+  /** The deltas a document of one unit received at the item's level at location 1 acknowledges. */
+  const oneUnitReceived = (item: number) => ({
+    inventoryItemId: item,
+    locationId: 1,
+    available: 1,
+    onHand: 1,
+    incoming: 0,
+  });
+
   test("an acknowledgement's read of other pushes in flight, at levels where more wait", async () => {
     // 200 levels with six movements waiting each (one of them acknowledged below), two of them with
     // one sent alone and in a batch: the read answers those two, by the marks, without walking the
@@ -195,13 +204,7 @@ describe("a push's statements on a store with thousands of movements waiting", (
           items.map((item) => ({ inventoryItemId: item, locationId: 1 })),
           // The platform reports 40 at items 7, 8 and 9.
           items.slice(7, 10).map(reportOf40),
-          items.map((item) => ({
-            inventoryItemId: item,
-            locationId: 1,
-            available: 1,
-            onHand: 1,
-            incoming: 0,
-          })),
+          items.map(oneUnitReceived),
         );
       }),
     );
@@ -291,13 +294,7 @@ describe("a push's statements on a store with thousands of movements waiting", (
           storeId,
           items.map((item) => ({ inventoryItemId: item, locationId: 1 })),
           items.map(reportOf40),
-          items.map((item) => ({
-            inventoryItemId: item,
-            locationId: 1,
-            available: 1,
-            onHand: 1,
-            incoming: 0,
-          })),
+          items.map(oneUnitReceived),
         ),
       );
     });
