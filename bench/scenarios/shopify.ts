@@ -161,6 +161,7 @@ export const shopifyPushes: Scenario = {
     const capacity = held + bucket.restoreRate * seconds;
     const share = spent / capacity;
     const throttled = bucket.throttled - throttledBefore;
+    const budgetBound = spent > held;
     return output({
       rows: [],
       figures: {
@@ -175,7 +176,16 @@ export const shopifyPushes: Scenario = {
         "restore points/s": bucket.restoreRate,
       },
       targets: [
-        target(19, "share of the shop's cost budget used under load ≥ 80 %", share, "%", share >= 0.8),
+        // Judged only when the receipts asked for more than the bucket held when they began: a load the
+        // bucket covers outright never waits for the budget, so its share says nothing of the pacing
+        // (a quick run's six receipts spend ~1,226 of 2,000 points).
+        target(
+          19,
+          `share of the shop's cost budget used under load ≥ 80 %${budgetBound ? "" : " (not judged: the load fit in what the bucket held)"}`,
+          share,
+          "%",
+          budgetBound ? share >= 0.8 : null,
+        ),
       ],
       notes: [
         "every receipt ended synced (a THROTTLED answer not retried would leave one failed or pending); the budget share counts what the bucket held at the start plus its restore over the run",
