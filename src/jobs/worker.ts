@@ -219,10 +219,14 @@ export class Worker {
             this.mayHaveWork = true;
             resolve();
           }, pollMs);
-          this.wake = () => {
+          // Made in a const, then stored: a function literal written straight into a property is
+          // allocated in the old generation, and one a poll (with its context and the loop's) would
+          // wait there for a full collection (scripts/check-v8-patterns.mjs).
+          const wake = () => {
             clearTimeout(timer);
             resolve();
           };
+          this.wake = wake;
         });
         this.wake = null;
       }
