@@ -12,7 +12,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
-import { getHeapSpaceStatistics } from "node:v8";
+import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { startTestApp } from "../test/helpers/app.ts";
 import { createHeavyOrders } from "../test/reliability/helpers/fixture.ts";
@@ -320,17 +320,26 @@ async function arrayBufferBytesAfter(collect: () => void): Promise<number> {
   await settle();
   return process.memoryUsage().arrayBuffers;
 }
-/** KB a request: left through two scavenges and freed by the full collection after them; kept after it. */
-async function externalLeft(before: number, requests: number) {
+/**
+ * KB a request: left through two scavenges and freed by the full collection after them; kept after it.
+ * `heap_*`: the same for the heap's own objects (V8's used heap size): what the requests' scavenges
+ * promoted or left, that only the full collection freed (garbage the young generation's collections
+ * did not free: promoted, or held by something old that is itself garbage).
+ */
+async function externalLeft(before: { external: number; heap: number }, requests: number) {
   const now = process.memoryUsage().arrayBuffers;
   await arrayBufferBytesAfter(minorGc);
   const scavenged = await arrayBufferBytesAfter(minorGc);
+  const heapScavenged = getHeapStatistics().used_heap_size;
   const full = await arrayBufferBytesAfter(fullGc);
+  const heapFull = getHeapStatistics().used_heap_size;
   const kb = (bytes: number) => Number((bytes / 1024 / requests).toFixed(1));
   return {
-    at_end_kb: kb(now - before),
+    at_end_kb: kb(now - before.external),
     through_scavenges_kb: kb(scavenged - full),
-    kept_kb: kb(full - before),
+    kept_kb: kb(full - before.external),
+    heap_through_scavenges_kb: kb(heapScavenged - heapFull),
+    heap_kept_kb: kb(heapFull - before.heap),
   };
 }
 
@@ -387,7 +396,9 @@ for (const kind of KINDS) {
       includeObjectsCollectedByMinorGC: !SURVIVED,
     });
   if (process.env.READY_FILE) writeFileSync(process.env.READY_FILE, kind); // an outside profiler may start
-  const external0 = EXTERNAL ? await arrayBufferBytesAfter(fullGc) : 0;
+  const external0 = EXTERNAL
+    ? { external: await arrayBufferBytesAfter(fullGc), heap: getHeapStatistics().used_heap_size }
+    : { external: 0, heap: 0 };
   watch.start();
   const lo0 = largeObjects();
   const buffers0 = bufferBytes;
