@@ -255,7 +255,13 @@ const partColumns = (wrap: (select: string) => string) => `
     from purchase_order_lines l where ${sameOrder("l")}`)} as lines,
   ${otherPartColumns(wrap)}`;
 
-/** The parts of the order `po` but its lines as columns, each select wrapped by `wrap`. */
+/**
+ * The parts of the order `po` but its lines as columns, each select wrapped by `wrap`. The
+ * platform_sync rows are read by their key, the order's and each of its receipts' (`union all`): as
+ * one `or` with `in (select …)` the planner could only take the store's prefix of the key and filter
+ * every platform_sync row of the store (each order, receipt and adjustment it ever had) through a
+ * hashed subplan, a cost that grew with the store.
+ */
 export const otherPartColumns = (wrap: (select: string) => string) => `
   ${wrap(`select json_agg(${jsonRow(CHARGE, "c")} order by c.position, c.id)
     from purchase_order_charges c where ${sameOrder("c")}`)} as charges,
@@ -266,10 +272,13 @@ export const otherPartColumns = (wrap: (select: string) => string) => `
     from receipt_lines rl join receipts r on r.id = rl.receipt_id where ${sameOrder("r")}`)} as receipt_lines,
   ${wrap(`select json_agg(${jsonRow(PAYMENT, "p")} order by p.created_at, p.id)
     from payments p where ${sameOrder("p")}`)} as payments,
-  ${wrap(`select json_agg(${jsonRow(SYNC, "ps")}) from platform_sync_states ps
-    where ps.store_id = po.store_id and (
-      (ps.subject_type = 'purchase_order' and ps.subject_id = po.id)
-      or (ps.subject_type = 'receipt' and ps.subject_id in (select r.id from receipts r where ${sameOrder("r")})))`)} as sync`;
+  ${wrap(`select json_agg(ss.s) from (
+      select ${jsonRow(SYNC, "ps")} as s from platform_sync_states ps
+        where ps.store_id = po.store_id and ps.subject_type = 'purchase_order' and ps.subject_id = po.id
+      union all
+      select ${jsonRow(SYNC, "ps")} from receipts r join platform_sync_states ps
+        on ps.store_id = r.store_id and ps.subject_type = 'receipt' and ps.subject_id = r.id
+        where ${sameOrder("r")}) ss`)} as sync`;
 
 /** The order row's columns (table alias `po`), as the full read's `selectAll("po")` gives them. */
 export const ORDER_COLUMNS_SQL = Object.keys(ORDER)
