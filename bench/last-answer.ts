@@ -10,13 +10,6 @@
  * FIRST_SMALL=n sends n GETs of a 60-line order first. Twentieth session: the ~300 KB "held" was the
  * warm-up's last answer, still referenced when the first full collection ran (docs/reliability.md 5b).
  */
-import tsx bench/last-answer.ts` (TEST_DATABASE_URL for PostgreSQL): what still holds the
- * last answer after a run of big GETs (test/integration/answers-die-young.test.ts measured about one
- * answer's worth left through two scavenges). Each variant sends REQUESTS GETs of a 500-line order
- * through the service's own handler (loop-probe.ts), then does something (or nothing), then two
- * scavenges and a full collection; printed: the ArrayBuffers' and the heap's bytes the two scavenges
- * left and the full collection freed.
- */
 import { createHook } from "node:async_hooks";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
@@ -37,7 +30,7 @@ const REQUESTS = Number(process.env.REQUESTS ?? 20);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 /** Forced scavenges before the full collection. */
 const SCAVENGES = Number(process.env.SCAVENGES ?? 2);
-const settle = (ms = 200) => new Promise((r) => setTimeout(r, ms));
+const settle = (ms = 200) => new Promise<void>((r) => setTimeout(r, ms));
 /** Every reading of the round, in KB: what each collection left. */
 let readings: number[] = [];
 async function after(collect: () => void) {
