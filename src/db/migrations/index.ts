@@ -37,6 +37,7 @@ import { pushInFlightLevelsMigration } from "./046_push_in_flight_levels.ts";
 import { pushSkippedLocationsMigration } from "./047_push_skipped_locations.ts";
 import { pushInFlightIndexesMigration } from "./048_push_in_flight_indexes.ts";
 import { variantCostVersionsMigration } from "./049_variant_cost_versions.ts";
+import { movementUnpushedIndexMigration } from "./050_movement_unpushed_index.ts";
 import { plainIndexStatement } from "./index-builds.ts";
 import {
   compareMigrationNames,
@@ -88,6 +89,7 @@ const stepsOf: Record<string, MigrationSteps> = {
   "047_push_skipped_locations": pushSkippedLocationsMigration,
   "048_push_in_flight_indexes": pushInFlightIndexesMigration,
   "049_variant_cost_versions": variantCostVersionsMigration,
+  "050_movement_unpushed_index": movementUnpushedIndexMigration,
 };
 
 /** A migration's steps by its name (tests check what migrations say). */

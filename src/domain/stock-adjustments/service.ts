@@ -375,6 +375,8 @@ export async function applyAdjustment(
       subjectId: id,
       reference: adjustmentReference(id),
       movements,
+      // Every level of its lines was locked with the lines (the missing ones created first).
+      levelsLocked: true,
       // Its location deactivated or deleted on the platform, or an item no longer stocked there,
       // since the draft was written: refused (nothing written), as a new draft would be.
       refuseGone: (gone) => {

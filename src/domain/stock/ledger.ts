@@ -89,6 +89,11 @@ export async function recordStockMovements(
      * incoming off (a cancel, a receipt's own), which the platform dropped with the level.
      */
     refuseGone?: (gone: GoneDestination[]) => never;
+    /**
+     * True when the caller's transaction holds the lock of every level the movements touch, each row
+     * there (an apply's): the levels are updated by key, not upserted (movement-levels.ts).
+     */
+    levelsLocked?: boolean;
   },
   alongside: AlongsideWrites = { parts: [] },
 ): Promise<number[]> {
@@ -179,6 +184,7 @@ export async function recordStockMovementsWith<Columns extends object>(
       incoming: r.incoming_delta,
     })),
     now,
+    input.levelsLocked === true,
   );
   // One statement, one round trip: the movements, the record's sync state, the push job and the levels
   // (four parts of a WITH touching four tables; none reads another's rows but the job its ids).

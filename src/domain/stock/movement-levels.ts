@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
-import { insertRows } from "../../db/bulk.ts";
+import { insertRows, unnestRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import {
   type AlertRulesRow,
@@ -15,7 +15,7 @@ import { countByLevel, keyOf, type LevelDelta, sumByLevel } from "./level-keys.t
 type AddedLevelArray = [number, number, number, number, number, boolean];
 
 /** The columns `levelsAdded` selects beside the caller's own, as the driver gives them. */
-export type LevelsAddedRow = AlertRulesRow & { levels: AddedLevelArray[] | null };
+export type LevelsAddedRow = AlertRulesRow & { levels: AddedLevelArray[] | null; levels_written?: number };
 
 /** The upsert of recorded movements into the levels, for a caller's statement (`recordStockMovements`). */
 export interface LevelsAdded {
@@ -37,15 +37,73 @@ export interface LevelsAdded {
  * for the ledger's writes); the item events for the crossings are emitted after it, in the same
  * transaction.
  */
-export function levelsAdded(storeId: number, deltas: readonly LevelDelta[], now: Date): LevelsAdded {
+export function levelsAdded(
+  storeId: number,
+  deltas: readonly LevelDelta[],
+  now: Date,
+  locked = false,
+): LevelsAdded {
   const byKey = sumByLevel(deltas);
   // Every movement recorded is unacknowledged: it counts at its level (levels.ts reads the count).
   const counts = countByLevel(deltas);
   const list = [...byKey.values()].sort(
     (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
   );
-  // `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock).
-  const upsert = insertRows(
+  const upsert = locked
+    ? lockedLevelsUpdate(storeId, list, counts, now)
+    : levelsUpsert(storeId, list, counts, now);
+  const itemIds = [...new Set(list.map((d) => d.inventoryItemId))];
+  return {
+    upsert,
+    // The store's alert rules for these items are read whether or not a level crossed anything: in
+    // the same statement they cost no round trip.
+    // The levels go back only to a store with a rule (none: no event to compare them for), so the
+    // backend builds and the driver parses no JSON of 200 levels for an apply in a store without.
+    // Updating levels the caller locked, the statement also answers how many it wrote: one missing
+    // (which the caller's lock said could not be) fails the write rather than lose its deltas.
+    columns: (cte) => sql`case when exists (select 1 from alert_settings where store_id = ${storeId}
+          and low_stock_threshold is not null) or exists (select 1 from alert_item_rules where store_id = ${storeId})
+        then (select json_agg(json_build_array(inventory_item_id, location_id, available,
+          on_hand, incoming, inserted)) from ${sql.table(cte)}) end as levels,
+      ${locked ? sql`(select count(*)::int from ${sql.table(cte)}) as levels_written,` : sql``}
+      ${alertRulesColumns(storeId, itemIds)}`,
+    async emitCrossings(ctx, trx, row) {
+      if (locked && row.levels_written !== list.length)
+        throw new Error(`the ledger updated ${row.levels_written} of ${list.length} locked levels`);
+      // A store with neither a threshold nor an item rule raises no item event: nothing to compare.
+      const rules = alertRulesOf(row);
+      if (rules.lowStockThreshold === null && !rules.anyItemRule) return;
+      const changes: LevelChange[] = [];
+      for (const [item, location, available, on_hand, incoming, inserted] of row.levels ?? []) {
+        if (inserted) continue;
+        const d = byKey.get(keyOf(Number(item), Number(location)));
+        if (!d) continue;
+        changes.push({
+          key: { inventoryItemId: Number(item), locationId: Number(location) },
+          before: {
+            available: available - d.available,
+            on_hand: on_hand - d.onHand,
+            incoming: incoming - d.incoming,
+          },
+          after: { available, on_hand, incoming },
+        });
+      }
+      if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes, rules);
+    },
+  };
+}
+
+/**
+ * The levels' upsert: missing rows created, the others' visible quantities moved.
+ * `xmax = 0` only on a row this statement inserted (an updated row carries the upsert's lock).
+ */
+function levelsUpsert(
+  storeId: number,
+  list: readonly LevelDelta[],
+  counts: ReadonlyMap<string, number>,
+  now: Date,
+): RawBuilder<unknown> {
+  return insertRows(
     "inventory_levels as l",
     list,
     [
@@ -68,38 +126,38 @@ export function levelsAdded(storeId: number, deltas: readonly LevelDelta[], now:
         then excluded.updated_at else l.updated_at end
       returning inventory_item_id, location_id, available, on_hand, incoming, (xmax = 0) as inserted`,
   );
-  const itemIds = [...new Set(list.map((d) => d.inventoryItemId))];
-  return {
-    upsert,
-    // The store's alert rules for these items are read whether or not a level crossed anything: in
-    // the same statement they cost no round trip.
-    // The levels go back only to a store with a rule (none: no event to compare them for), so the
-    // backend builds and the driver parses no JSON of 200 levels for an apply in a store without.
-    columns: (cte) => sql`case when exists (select 1 from alert_settings where store_id = ${storeId}
-          and low_stock_threshold is not null) or exists (select 1 from alert_item_rules where store_id = ${storeId})
-        then (select json_agg(json_build_array(inventory_item_id, location_id, available,
-          on_hand, incoming, inserted)) from ${sql.table(cte)}) end as levels,
-      ${alertRulesColumns(storeId, itemIds)}`,
-    async emitCrossings(ctx, trx, row) {
-      // A store with neither a threshold nor an item rule raises no item event: nothing to compare.
-      const rules = alertRulesOf(row);
-      if (rules.lowStockThreshold === null && !rules.anyItemRule) return;
-      const changes: LevelChange[] = [];
-      for (const [item, location, available, on_hand, incoming, inserted] of row.levels ?? []) {
-        if (inserted) continue;
-        const d = byKey.get(keyOf(Number(item), Number(location)));
-        if (!d) continue;
-        changes.push({
-          key: { inventoryItemId: Number(item), locationId: Number(location) },
-          before: {
-            available: available - d.available,
-            on_hand: on_hand - d.onHand,
-            incoming: incoming - d.incoming,
-          },
-          after: { available, on_hand, incoming },
-        });
-      }
-      if (changes.length > 0) await emitCrossings(ctx, trx, storeId, changes, rules);
-    },
-  };
+}
+
+/**
+ * The same change of levels the caller's transaction has locked already, every one of them there (an
+ * apply locks its lines' levels as it reads them and creates the missing ones first): a plain
+ * update, each row found by its (store, item, location) key. The upsert's path for such a row is an
+ * insert tried first: the row's identity drawn from its sequence, the key probed for the conflict,
+ * the row locked again, then updated. No row is inserted here, so `inserted` is false, as the
+ * upsert's `xmax = 0` is for a row locked before it (the lock is carried to the new version).
+ * The lock order does not matter: every row is held already.
+ */
+function lockedLevelsUpdate(
+  storeId: number,
+  list: readonly LevelDelta[],
+  counts: ReadonlyMap<string, number>,
+  now: Date,
+): RawBuilder<unknown> {
+  const rows = unnestRows(list, [
+    ["inventory_item_id", "bigint", (d) => d.inventoryItemId],
+    ["location_id", "bigint", (d) => d.locationId],
+    ["available", "int", (d) => d.available],
+    ["on_hand", "int", (d) => d.onHand],
+    ["incoming", "int", (d) => d.incoming],
+    ["unacknowledged", "int", (d) => counts.get(keyOf(d.inventoryItemId, d.locationId)) ?? 0],
+  ]);
+  return sql`update inventory_levels as l set
+      available = l.available + d.available, on_hand = l.on_hand + d.on_hand,
+      incoming = l.incoming + d.incoming, unacknowledged = l.unacknowledged + d.unacknowledged,
+      updated_at = case when (d.available, d.on_hand, d.incoming) is distinct from (0, 0, 0)
+        then ${now}::timestamptz else l.updated_at end
+    from (${rows}) as d(inventory_item_id, location_id, available, on_hand, incoming, unacknowledged)
+    where l.store_id = ${storeId} and l.inventory_item_id = d.inventory_item_id
+      and l.location_id = d.location_id
+    returning l.inventory_item_id, l.location_id, l.available, l.on_hand, l.incoming, false as inserted`;
 }
