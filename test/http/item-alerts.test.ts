@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type MovementInput, recordStockMovements } from "../../src/domain/stock/index.ts";
 import { startTestApp, type TestApp, type TestStore } from "../helpers/app.ts";
-import { trackedVariants, type Variant } from "../helpers/factories.ts";
+import { idempotencyKey, trackedVariants, type Variant } from "../helpers/factories.ts";
 import { recordTestMovements } from "../helpers/stock.ts";
 
 /**
@@ -282,6 +282,60 @@ describe("item alerts", () => {
       `/v2/inventory_levels?inventory_item_id=${v.inventory_item_id}&location_id=${a}`,
     );
     assert.equal(level.body.data[0].on_hand, 12);
+  });
+
+  test("an apply's levels (locked with its lines, then updated by key) cross like any movement's", async () => {
+    const own = await t.createStore({ seed: "demo" });
+    const [v, w] = await trackedVariants(own.api);
+    const loc = (await own.api.get("/v2/locations")).body.data[0].id;
+    assert.equal(
+      (await t.admin.put(`/admin/stores/${own.id}/alert_rules`, { low_stock_threshold: 10, items: [] }))
+        .status,
+      200,
+    );
+    await platform(own, [
+      { inventory_item_id: v.inventory_item_id, location_id: loc, set: 12 },
+      { inventory_item_id: w.inventory_item_id, location_id: loc, set: 30 },
+    ]);
+    const seq = (await newEvents(own.id)).at(-1)?.seq ?? 0;
+    const draft = await own.api.post("/v2/stock_adjustments", {
+      location_id: loc,
+      lines: [
+        { variant_id: w.id, delta: -5 },
+        { variant_id: v.id, delta: -3 },
+      ],
+    });
+    assert.equal(draft.status, 201, JSON.stringify(draft.body));
+    const applied = await own.api.post(
+      `/v2/stock_adjustments/${draft.body.data.id}/apply`,
+      undefined,
+      idempotencyKey("apply"),
+    );
+    assert.equal(applied.status, 200, JSON.stringify(applied.body));
+    assert.deepEqual(
+      applied.body.data.lines.map((l: any) => [l.variant_id, l.quantity_before, l.quantity_after]),
+      [
+        [w.id, 30, 25],
+        [v.id, 12, 9],
+      ],
+    );
+    // 12 → 9 crosses the threshold once; 30 → 25 crosses nothing.
+    const fired = (await newEvents(own.id)).filter((e) => e.seq > seq);
+    assert.deepEqual(
+      fired.map((e) => [e.name, e.subject_id, e.data.available, e.data.on_hand, e.data.threshold]),
+      [["item.low_stock", v.inventory_item_id, 9, 9, 10]],
+    );
+    for (const [item, available] of [
+      [v.inventory_item_id, 9],
+      [w.inventory_item_id, 25],
+    ]) {
+      const level = await own.api.get(`/v2/inventory_levels?location_id=${loc}&inventory_item_id=${item}`);
+      assert.equal(level.status, 200, JSON.stringify(level.body));
+      assert.deepEqual(
+        level.body.data.map((l: any) => [l.available, l.on_hand, l.updated_at]),
+        [[available, available, applied.body.data.applied_at]],
+      );
+    }
   });
 
   test("another store's rules and levels are its own", async () => {

@@ -164,6 +164,9 @@ describe("statements per write", () => {
       /"applied_event" as \(insert into events .* returning seq, \(select coalesce\(json_agg\(events\)/,
     );
     assert.match(ledger, /"answer_stored" as \(update idempotency_keys set state = 'done'/);
+    // Its levels, locked with its lines, are updated by key: no upsert (no insert tried per level).
+    assert.match(ledger, /added as \(update inventory_levels as l set /);
+    assert.doesNotMatch(ledger, /insert into "inventory_levels"/);
     if (t.runtime.ctx.dbKind === "postgres")
       for (const pattern of [
         /^with moved as \(insert into "stock_movements"/,
