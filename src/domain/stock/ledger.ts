@@ -194,6 +194,10 @@ export async function recordStockMovementsWith<Columns extends object>(
         rows.filter((r) => r.available_delta !== 0 || r.incoming_delta > 0),
       )} as gone_destinations`
     : sql``;
+  // The levels' count read last: a part of a WITH runs when the select first reads it (else at the
+  // statement's end), and the check of the destinations above probes the levels' key index, which
+  // the levels' update (no update of a level is HOT) fills with a second entry a level.
+  const written = levels.written("added");
   const statement = sql<
     LevelsAddedRow & { movement_ids: number[]; gone_destinations?: GoneRow[] | null } & Columns
   >`with moved as (${movements}),
@@ -204,7 +208,7 @@ export async function recordStockMovementsWith<Columns extends object>(
       do update set state = 'pending', error = null, updated_at = excluded.updated_at),
     queued as (${pushJob}),
     added as (${levels.upsert})${named.length > 0 ? sql`, ${sql.join(named)}` : sql``}
-    select (select json_agg(id order by id) from moved) as movement_ids, ${levels.columns("added")}, ${theirs}${destinations}`;
+    select (select json_agg(id order by id) from moved) as movement_ids, ${levels.columns("added")}, ${theirs}${destinations}${written ? sql`, ${written}` : sql``}`;
   const [result] = await runPrepared(trx, statement);
   if (input.refuseGone && result.gone_destinations)
     input.refuseGone(

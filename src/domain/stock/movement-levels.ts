@@ -23,6 +23,13 @@ export interface LevelsAdded {
   upsert: RawBuilder<unknown>;
   /** Selects the upserted rows and the store's alert rules for the items, from the WITH named `cte`. */
   columns(cte: string): RawBuilder<unknown>;
+  /**
+   * Updating levels the caller locked: how many rows the WITH named `cte` wrote, as `levels_written`,
+   * checked by emitCrossings (a level missing, which the caller's lock said could not be, fails the
+   * write rather than lose its deltas). Null for the upsert. To come last in the statement's select
+   * list (see recordStockMovementsWith).
+   */
+  written(cte: string): RawBuilder<unknown> | null;
   /** After the statement ran: the item events for the crossings, in the same transaction. */
   emitCrossings(ctx: AppContext, trx: Db, row: LevelsAddedRow): Promise<void>;
 }
@@ -59,14 +66,12 @@ export function levelsAdded(
     // the same statement they cost no round trip.
     // The levels go back only to a store with a rule (none: no event to compare them for), so the
     // backend builds and the driver parses no JSON of 200 levels for an apply in a store without.
-    // Updating levels the caller locked, the statement also answers how many it wrote: one missing
-    // (which the caller's lock said could not be) fails the write rather than lose its deltas.
     columns: (cte) => sql`case when exists (select 1 from alert_settings where store_id = ${storeId}
           and low_stock_threshold is not null) or exists (select 1 from alert_item_rules where store_id = ${storeId})
         then (select json_agg(json_build_array(inventory_item_id, location_id, available,
           on_hand, incoming, inserted)) from ${sql.table(cte)}) end as levels,
-      ${locked ? sql`(select count(*)::int from ${sql.table(cte)}) as levels_written,` : sql``}
       ${alertRulesColumns(storeId, itemIds)}`,
+    written: (cte) => (locked ? sql`(select count(*)::int from ${sql.table(cte)}) as levels_written` : null),
     async emitCrossings(ctx, trx, row) {
       if (locked && row.levels_written !== list.length)
         throw new Error(`the ledger updated ${row.levels_written} of ${list.length} locked levels`);
