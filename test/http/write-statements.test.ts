@@ -172,7 +172,7 @@ describe("statements per write", () => {
         /^with moved as \(insert into "stock_movements"/,
         /^insert into idempotency_keys /,
         /^select sa\.\*, loc\.name as current_location_name from stock_adjustments sa /,
-        /^select l\.\*, exists \(.* left join lateral \(select available from inventory_levels .* for update\) k on true order by l\.position$/,
+        /^select l\.\*, exists \(.* left join lateral \(select id, available from inventory_levels .* for update\) k on true order by l\.position$/,
       ])
         assert.equal(named.filter((s) => pattern.test(s)).length, 1, `${pattern} in:\n${named.join("\n")}`);
     // The applied adjustment is presented without reading it back: what GET reads, field by field.

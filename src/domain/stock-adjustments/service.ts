@@ -300,14 +300,18 @@ export async function applyAdjustment(
   // Each line says whether its item was deleted on the platform and its level's `available`, that
   // level locked, read with the lines; the levels missing there are created at 0 and locked.
   const lines = await linesToApply(trx, storeId, id, locationId);
-  const levels = new Map<number, number>();
+  const levels = new Map<number, { id: number; available: number }>();
   const missing: number[] = [];
   for (const line of lines) {
-    if (line.level_available === null) missing.push(Number(line.inventory_item_id));
-    else levels.set(Number(line.inventory_item_id), line.level_available);
+    if (line.level_id === null || line.level_available === null) missing.push(Number(line.inventory_item_id));
+    else
+      levels.set(Number(line.inventory_item_id), {
+        id: Number(line.level_id),
+        available: line.level_available,
+      });
   }
-  for (const [item, available] of await lockNewLevelsAt(trx, storeId, locationId, missing, ctx.clock.now()))
-    levels.set(item, available);
+  for (const [item, level] of await lockNewLevelsAt(trx, storeId, locationId, missing, ctx.clock.now()))
+    levels.set(item, level);
   const problems = new DetailCollector();
   // A draft's item deleted on the platform since it was written: the draft is refused like a new line.
   lines.forEach((line, index) => {
@@ -319,7 +323,7 @@ export async function applyAdjustment(
       );
   });
   const quantities = lines.map((line, index) => {
-    const before = levels.get(Number(line.inventory_item_id)) ?? 0;
+    const before = levels.get(Number(line.inventory_item_id))?.available ?? 0;
     const after = before + line.delta;
     if (line.expected_before !== null && line.expected_before !== before)
       problems.add(
@@ -338,11 +342,13 @@ export async function applyAdjustment(
   const { current_location_name: currentLocationName, ...locked } = row;
   const updated: AdjustmentRow = { ...locked, ...set };
   // The lines as now stored, without reading them back.
-  const appliedLines = lines.map(({ item_deleted: _deleted, level_available: _level, ...line }, index) => ({
-    ...line,
-    quantity_before: quantities[index].before,
-    quantity_after: quantities[index].after,
-  }));
+  const appliedLines = lines.map(
+    ({ item_deleted: _deleted, level_id: _levelId, level_available: _level, ...line }, index) => ({
+      ...line,
+      quantity_before: quantities[index].before,
+      quantity_after: quantities[index].after,
+    }),
+  );
   const movements: MovementInput[] = lines.map((line) => ({
     inventoryItemId: Number(line.inventory_item_id),
     locationId,
@@ -376,7 +382,7 @@ export async function applyAdjustment(
       reference: adjustmentReference(id),
       movements,
       // Every level of its lines was locked with the lines (the missing ones created first).
-      levelsLocked: true,
+      lockedLevelId: (item, location) => (location === locationId ? levels.get(item)?.id : undefined),
       // Its location deactivated or deleted on the platform, or an item no longer stocked there,
       // since the draft was written: refused (nothing written), as a new draft would be.
       refuseGone: (gone) => {

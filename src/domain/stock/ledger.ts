@@ -90,10 +90,11 @@ export async function recordStockMovements(
      */
     refuseGone?: (gone: GoneDestination[]) => never;
     /**
-     * True when the caller's transaction holds the lock of every level the movements touch, each row
-     * there (an apply's): the levels are updated by key, not upserted (movement-levels.ts).
+     * Given when the caller's transaction holds the lock of every level the movements touch (an
+     * apply's): each one's row id, by which the levels are updated instead of upserted
+     * (movement-levels.ts). A level it does not know fails the write.
      */
-    levelsLocked?: boolean;
+    lockedLevelId?: (inventoryItemId: number, locationId: number) => number | undefined;
   },
   alongside: AlongsideWrites = { parts: [] },
 ): Promise<number[]> {
@@ -184,7 +185,7 @@ export async function recordStockMovementsWith<Columns extends object>(
       incoming: r.incoming_delta,
     })),
     now,
-    input.levelsLocked === true,
+    input.lockedLevelId,
   );
   // One statement, one round trip: the movements, the record's sync state, the push job and the levels
   // (four parts of a WITH touching four tables; none reads another's rows but the job its ids).

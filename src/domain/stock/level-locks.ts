@@ -9,13 +9,19 @@ import { hotSql } from "../../db/prepared.ts";
  * stock-adjustments/repository.ts).
  */
 
+/** A level locked: its row's id and its `available` when locked. */
+export interface LockedLevel {
+  id: number;
+  available: number;
+}
+
 async function lockExisting(
   trx: Db,
   storeId: number,
   locationId: number,
   inventoryItemIds: readonly number[],
-): Promise<Map<number, number>> {
-  const result = new Map<number, number>();
+): Promise<Map<number, LockedLevel>> {
+  const result = new Map<number, LockedLevel>();
   if (inventoryItemIds.length === 0) return result;
   const rows = await lockAt.run(
     trx,
@@ -23,7 +29,8 @@ async function lockExisting(
     locationId,
     arrayLiteral("bigint", [...new Set(inventoryItemIds)]),
   );
-  for (const row of rows) result.set(Number(row.inventory_item_id), row.available);
+  for (const row of rows)
+    result.set(Number(row.inventory_item_id), { id: Number(row.id), available: row.available });
   return result;
 }
 
@@ -31,10 +38,10 @@ async function lockExisting(
 // text per count), prepared once per PostgreSQL connection (db/prepared.ts).
 const lockAt = hotSql<
   [storeId: number, locationId: number, itemIds: string],
-  { inventory_item_id: number; available: number }
+  { id: string; inventory_item_id: number; available: number }
 >(
   "stockroom_levels_lock_at",
-  `select inventory_item_id, available from inventory_levels
+  `select id, inventory_item_id, available from inventory_levels
    where store_id = $1 and location_id = $2 and inventory_item_id = any($3::bigint[])
    order by inventory_item_id
    for update`,
@@ -46,7 +53,7 @@ const lockAt = hotSql<
  * recomputing a level), and locks them: two writers on a never-stocked item then queue on the row
  * instead of both reading 0. For a caller that locked the existing levels already and found these
  * missing (a stock adjustment's apply locks its lines' levels as it reads its lines); a row another
- * writer created meanwhile is locked as it is. Answers each item's `available`.
+ * writer created meanwhile is locked as it is. Answers each item's level: its id and `available`.
  */
 export async function lockNewLevelsAt(
   trx: Db,
@@ -54,7 +61,7 @@ export async function lockNewLevelsAt(
   locationId: number,
   inventoryItemIds: readonly number[],
   now: Date,
-): Promise<Map<number, number>> {
+): Promise<Map<number, LockedLevel>> {
   const missing = [...new Set(inventoryItemIds)];
   if (missing.length === 0) return new Map();
   await trx

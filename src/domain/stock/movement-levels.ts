@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type { AppContext } from "../../context.ts";
-import { insertRows, unnestRows } from "../../db/bulk.ts";
+import { arrayParam, insertRows } from "../../db/bulk.ts";
 import type { Db } from "../../db/database.ts";
 import {
   type AlertRulesRow,
@@ -48,7 +48,7 @@ export function levelsAdded(
   storeId: number,
   deltas: readonly LevelDelta[],
   now: Date,
-  locked = false,
+  lockedId?: (inventoryItemId: number, locationId: number) => number | undefined,
 ): LevelsAdded {
   const byKey = sumByLevel(deltas);
   // Every movement recorded is unacknowledged: it counts at its level (levels.ts reads the count).
@@ -56,8 +56,9 @@ export function levelsAdded(
   const list = [...byKey.values()].sort(
     (x, y) => x.inventoryItemId - y.inventoryItemId || x.locationId - y.locationId,
   );
-  const upsert = locked
-    ? lockedLevelsUpdate(storeId, list, counts, now)
+  const locked = lockedId !== undefined;
+  const upsert = lockedId
+    ? lockedLevelsUpdate(list, counts, now, lockedId)
     : levelsUpsert(storeId, list, counts, now);
   const itemIds = [...new Set(list.map((d) => d.inventoryItemId))];
   return {
@@ -134,35 +135,40 @@ function levelsUpsert(
 }
 
 /**
- * The same change of levels the caller's transaction has locked already, every one of them there (an
- * apply locks its lines' levels as it reads them and creates the missing ones first): a plain
- * update, each row found by its (store, item, location) key. The upsert's path for such a row is an
- * insert tried first: the row's identity drawn from its sequence, the key probed for the conflict,
- * the row locked again, then updated. No row is inserted here, so `inserted` is false, as the
- * upsert's `xmax = 0` is for a row locked before it (the lock is carried to the new version).
+ * The same change of levels the caller's transaction has locked already, each by the id it locked
+ * (an apply locks its lines' levels as it reads them and creates the missing ones first): a plain
+ * update of those rows by their primary key. The upsert's path for such a row is an insert tried
+ * first: the row's identity drawn from its sequence, the key probed for the conflict, the row locked
+ * again, then updated. No row is inserted here, so `inserted` is false, as the upsert's `xmax = 0`
+ * is for a row locked before it (the lock is carried to the new version). The rows are found by id
+ * (`l.id = any`, as an apply's lines are): joined on (store, item, location), the embedded database
+ * planned the 200 values it was given as a hash of every level of the store, read in full.
  * The lock order does not matter: every row is held already.
  */
 function lockedLevelsUpdate(
-  storeId: number,
   list: readonly LevelDelta[],
   counts: ReadonlyMap<string, number>,
   now: Date,
+  lockedId: (inventoryItemId: number, locationId: number) => number | undefined,
 ): RawBuilder<unknown> {
-  const rows = unnestRows(list, [
-    ["inventory_item_id", "bigint", (d) => d.inventoryItemId],
-    ["location_id", "bigint", (d) => d.locationId],
-    ["available", "int", (d) => d.available],
-    ["on_hand", "int", (d) => d.onHand],
-    ["incoming", "int", (d) => d.incoming],
-    ["unacknowledged", "int", (d) => counts.get(keyOf(d.inventoryItemId, d.locationId)) ?? 0],
-  ]);
+  const ids = list.map((d) => {
+    const id = lockedId(d.inventoryItemId, d.locationId);
+    if (id === undefined)
+      throw new Error(
+        `level (${d.inventoryItemId}, ${d.locationId}) is not among the caller's locked levels`,
+      );
+    return id;
+  });
+  const idArray = arrayParam("bigint", ids);
+  const column = (value: (d: LevelDelta) => number) => arrayParam("int", list.map(value));
   return sql`update inventory_levels as l set
       available = l.available + d.available, on_hand = l.on_hand + d.on_hand,
       incoming = l.incoming + d.incoming, unacknowledged = l.unacknowledged + d.unacknowledged,
       updated_at = case when (d.available, d.on_hand, d.incoming) is distinct from (0, 0, 0)
         then ${now}::timestamptz else l.updated_at end
-    from (${rows}) as d(inventory_item_id, location_id, available, on_hand, incoming, unacknowledged)
-    where l.store_id = ${storeId} and l.inventory_item_id = d.inventory_item_id
-      and l.location_id = d.location_id
+    from unnest(${idArray}, ${column((d) => d.available)}, ${column((d) => d.onHand)},
+      ${column((d) => d.incoming)}, ${column((d) => counts.get(keyOf(d.inventoryItemId, d.locationId)) ?? 0)})
+      as d(id, available, on_hand, incoming, unacknowledged)
+    where l.id = d.id and l.id = any(${idArray})
     returning l.inventory_item_id, l.location_id, l.available, l.on_hand, l.incoming, false as inserted`;
 }
