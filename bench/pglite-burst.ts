@@ -10,6 +10,8 @@
  * ticks), fine over a whole phase, not per statement. `PUSHES_ONLY=1`: the writes run first with the
  * worker stopped, unmeasured, and only their pushes are measured (the worker started then, its
  * batches as large as the backlog makes them): the push's own cost per record, without the API's.
+ * `WRITES_ONLY=1`: the other half, the worker never started: the requests' own transactions alone
+ * (the database thread's CPU is then theirs), their pushes left queued.
  * `EXPLAIN=<text>`: the first `EXPLAIN_N` (default 2) measured statements whose text (whitespace
  * collapsed) contains it are run once more before they run, under EXPLAIN (ANALYZE, BUFFERS), and the
  * plan printed. Reads only (a write would be done twice); the plan is planned with the values, which a
@@ -201,7 +203,7 @@ if (PUSHES_ONLY) {
     }),
   );
   requests.length = 0;
-} else {
+} else if (process.env.WRITES_ONLY !== "1") {
   runtime.worker.start();
   await new Promise((r) => setTimeout(r, 2000));
 }
@@ -268,7 +270,7 @@ const burstMs = performance.now() - started;
 const heldBurst = { ...held };
 const pendingAfter = await pendingPushes().catch(() => -1);
 const documentsAfterBurst = await platformDocuments();
-for (let i = 0; i < 600 && (await pendingPushes().catch(() => 0)) > 0; i++)
+for (let i = 0; process.env.WRITES_ONLY !== "1" && i < 600 && (await pendingPushes().catch(() => 0)) > 0; i++)
   await new Promise((r) => setTimeout(r, 100));
 const totalMs = performance.now() - started;
 measuring = false;
