@@ -184,14 +184,16 @@ export async function markMovementsUnsent(
   { keepKeys = false }: { keepKeys?: boolean } = {},
 ): Promise<LevelKey[]> {
   if (ids.length === 0) return [];
+  // Both halves by key, the ledger's written as one test like ofStore's: stock_movements_sent_alone
+  // (the store, then the level; its predicate matched) served it with the ids a filter otherwise.
   const { rows } = await sql<{ inventory_item_id: number; location_id: number }>`with batched as (
       update push_batch_movements set in_flight = false
       where movement_id = any(${[...ids]}::bigint[]) and ${ofStore(storeId, sql`in_flight`)}
       returning movement_id
     ), alone as (
       update stock_movements set push_sent_at = null${keepKeys ? sql`` : sql`, push_key_sent_at = null`}
-      where store_id = ${storeId} and id = any(${[...ids]}::bigint[]) and ${notAcknowledged()}
-        and push_sent_at is not null
+      where id = any(${[...ids]}::bigint[])
+        and (store_id = ${storeId} and push_sent_at is not null and pushed_at is null) is true
       returning inventory_item_id, location_id
     )
     select inventory_item_id, location_id from alone
