@@ -257,10 +257,12 @@ const partColumns = (wrap: (select: string) => string) => `
 
 /**
  * The parts of the order `po` but its lines as columns, each select wrapped by `wrap`. The
- * platform_sync rows are read by their key, the order's and each of its receipts' (`union all`): as
- * one `or` with `in (select …)` the planner could only take the store's prefix of the key and filter
- * every platform_sync row of the store (each order, receipt and adjustment it ever had) through a
- * hashed subplan, a cost that grew with the store.
+ * platform_sync rows are read by their whole key, the order's and each of its receipts' (a subquery
+ * per receipt, so the key is the lookup's whatever the planner's statistics say): as one `or` with
+ * `in (select …)` the planner could only take the store's prefix of the key and filter every
+ * platform_sync row of the store (each order, receipt and adjustment it ever had) through a hashed
+ * subplan, and as a join, without statistics (the benchmark's server runs no autovacuum), it chose
+ * the same prefix and a join filter: 306 buffers and 714 rows for an order of two receipts.
  */
 export const otherPartColumns = (wrap: (select: string) => string) => `
   ${wrap(`select json_agg(${jsonRow(CHARGE, "c")} order by c.position, c.id)
@@ -276,9 +278,9 @@ export const otherPartColumns = (wrap: (select: string) => string) => `
       select ${jsonRow(SYNC, "ps")} as s from platform_sync_states ps
         where ps.store_id = po.store_id and ps.subject_type = 'purchase_order' and ps.subject_id = po.id
       union all
-      select ${jsonRow(SYNC, "ps")} from receipts r join platform_sync_states ps
-        on ps.store_id = r.store_id and ps.subject_type = 'receipt' and ps.subject_id = r.id
-        where ${sameOrder("r")}) ss`)} as sync`;
+      select (select ${jsonRow(SYNC, "ps")} from platform_sync_states ps
+          where ps.store_id = r.store_id and ps.subject_type = 'receipt' and ps.subject_id = r.id)
+        from receipts r where ${sameOrder("r")}) ss where ss.s is not null`)} as sync`;
 
 /** The order row's columns (table alias `po`), as the full read's `selectAll("po")` gives them. */
 export const ORDER_COLUMNS_SQL = Object.keys(ORDER)
@@ -567,8 +569,23 @@ export function partsOf(row: PartsRow): OrderParts {
   };
 }
 
+/**
+ * Inside a transaction that holds the order (a receipt has its row locked; a create or a void wrote
+ * it), the parts are read by the order's store and id as given, not through a lookup of the order's
+ * row: without statistics the planner took `store_id = $1` for a handful of rows and found the order
+ * by scanning the store's orders on a `(store_id, …)` index (every version of every order: 662
+ * buffers and ~17 ms of an 18 ms statement for a receipt in the benchmark, auto_explain, where the
+ * parts themselves took about 1 ms). Outside a transaction (readPurchaseOrder) the order may be
+ * deleted between its two statements, so there the statement still finds the order's row first.
+ */
 const orderParts = hotSql<[number, number], PartsRow>(
   "stockroom_order_parts",
+  `select ${partColumns(wholePart)} from (select $1::integer as store_id, $2::integer as id) po`,
+  { priority: false },
+);
+
+const foundOrderParts = hotSql<[number, number], PartsRow>(
+  "stockroom_found_order_parts",
   `select ${partColumns(wholePart)} from purchase_orders po where po.store_id = $1 and po.id = $2`,
   { priority: false },
 );
@@ -577,7 +594,8 @@ const orderParts = hotSql<[number, number], PartsRow>(
  * Every part of one order (as `loadOrderParts` reads them in six statements) in one prepared statement,
  * whatever the order's size: for a receipt, which reads the order it books once its row is locked (so
  * in a statement after the lock, which sees what an earlier receipt on the order committed), inside its
- * transaction.
+ * transaction. Only for an order the transaction holds (locked or written): it does not look the
+ * order up (orderParts).
  */
 export async function loadOrderPartsInOneStatement(
   trx: Db,
@@ -585,13 +603,19 @@ export async function loadOrderPartsInOneStatement(
   orderId: number,
 ): Promise<OrderParts> {
   const [row] = await orderParts.run(trx, storeId, orderId);
+  return partsOf(row);
+}
+
+/** The same outside a transaction: 404 `not_found` when the store has no such order (any more). */
+async function loadFoundOrderParts(db: Db, storeId: number, orderId: number): Promise<OrderParts> {
+  const [row] = await foundOrderParts.run(db, storeId, orderId);
   if (!row) throw notFound("purchase order");
   return partsOf(row);
 }
 
 /**
  * One order as GET shows it, read outside a transaction whatever its size (a big order's GET, its
- * PDF): on PostgreSQL its row, then every part in one prepared statement (`loadOrderPartsInOneStatement`):
+ * PDF): on PostgreSQL its row, then every part in one prepared statement (`loadFoundOrderParts`):
  * two round trips where the full read makes seven. On the embedded database the full way, lines in
  * chunks, so a big order never holds the one connection for a whole statement.
  */
@@ -599,7 +623,7 @@ export async function readPurchaseOrder(db: Db, storeId: number, id: number): Pr
   if (readsInChunks(db)) return loadPurchaseOrder(db, storeId, id);
   const order = await orderRecordQuery(db, storeId).where("po.id", "=", id).executeTakeFirst();
   if (!order) throw notFound("purchase order");
-  const parts = await loadOrderPartsInOneStatement(db, storeId, id);
+  const parts = await loadFoundOrderParts(db, storeId, id);
   const presented = assembleOrders([order as OrderRecord], parts).get(id);
   if (!presented) throw notFound("purchase order");
   return presented;
