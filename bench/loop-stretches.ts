@@ -52,6 +52,36 @@ for (const name of ["alloc", "allocUnsafe", "allocUnsafeSlow"] as const) {
   };
 }
 /**
+ * READS=1: the socket reads the main thread handles per request, the database's (port 5432) apart
+ * from the rest, and the answers' sockets' `drain`s (a write that waited for the client): what wakes
+ * the loop during a request besides its timers.
+ */
+const socketEvents = { database: 0, other: 0, drain: 0 };
+if (process.env.READS === "1") {
+  const { Socket } = await import("node:net");
+  const push = Socket.prototype.push;
+  Socket.prototype.push = function (
+    this: InstanceType<typeof Socket>,
+    chunk: unknown,
+    encoding?: BufferEncoding,
+  ) {
+    if (chunk !== null) {
+      if (this.remotePort === 5432) socketEvents.database++;
+      else socketEvents.other++;
+    }
+    return push.call(this, chunk, encoding);
+  };
+  const emit = Socket.prototype.emit;
+  Socket.prototype.emit = function (
+    this: InstanceType<typeof Socket>,
+    event: string | symbol,
+    ...args: unknown[]
+  ) {
+    if (event === "drain") socketEvents.drain++;
+    return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
+  } as typeof emit;
+}
+/**
  * SURVIVORS=1: what lives through a scavenge while each kind's requests run, by allocation site
  * (bench/lib/survivors.ts: windows of WINDOW_MS between two forced scavenges; they add collections,
  * so the kind's CPU and gc figures are not comparable with a run without it).
@@ -182,6 +212,16 @@ const largeObjects = () =>
 const threadUserSys = () => {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1].split(" ");
   return [Number(fields[11]) * 10, Number(fields[12]) * 10];
+};
+
+/**
+ * The main thread's context switches so far: voluntary (it waited, in epoll or a lock, and was woken:
+ * a wake-up) and involuntary (taken off its core while runnable), from the kernel's status file.
+ */
+const threadSwitches = () => {
+  const status = readFileSync(`/proc/self/task/${process.pid}/status`, "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
+  return [field("voluntary_ctxt_switches"), field("nonvoluntary_ctxt_switches")];
 };
 
 /** CPU time of the main thread so far (ns), from the kernel's schedstat. */
@@ -404,6 +444,8 @@ for (const kind of KINDS) {
   const buffers0 = bufferBytes;
   const cpu0 = threadCpuNs();
   const [user0, sys0] = threadUserSys();
+  const [woken0, preempted0] = threadSwitches();
+  const events0 = { ...socketEvents };
   const survivors = SURVIVORS
     ? survivorSampler(post, { windowMs: Number(process.env.WINDOW_MS ?? 200) })
     : null;
@@ -414,6 +456,18 @@ for (const kind of KINDS) {
   console.log(`@mark ${performance.now().toFixed(0)} ms: ${kind} end`);
   const bufferKb = Number(((bufferBytes - buffers0) / 1024 / N).toFixed(1));
   const [user1, sys1] = threadUserSys();
+  const [woken1, preempted1] = threadSwitches();
+  const switches = {
+    woken_per_request: Number(((woken1 - woken0) / N).toFixed(1)),
+    preempted_per_request: Number(((preempted1 - preempted0) / N).toFixed(2)),
+    ...(process.env.READS === "1"
+      ? {
+          database_reads_per_request: Number(((socketEvents.database - events0.database) / N).toFixed(1)),
+          other_reads_per_request: Number(((socketEvents.other - events0.other) / N).toFixed(1)),
+          drains_per_request: Number(((socketEvents.drain - events0.drain) / N).toFixed(1)),
+        }
+      : {}),
+  };
   const rows = await watch.stop();
   const { profile } = PROFILE
     ? await post<{ profile: Profile & { startTime: number } }>("Profiler.stop")
@@ -431,6 +485,7 @@ for (const kind of KINDS) {
     cpu_ms_per_request: Number((cpuMs / N).toFixed(2)),
     user_sys_ms_per_request: [(user1 - user0) / N, (sys1 - sys0) / N].map((ms) => Number(ms.toFixed(2))),
     buffer_kb_per_request: bufferKb,
+    switches,
     external,
     large_object_mb_grown: Number(((largeObjects() - lo0) / 1e6).toFixed(2)),
     sampled_busy_ms_per_request: Number(((total * SAMPLE_US) / 1000 / N).toFixed(2)),
@@ -455,6 +510,7 @@ for (const kind of KINDS) {
       top: cpuStretches.slice(0, 5).map((s) => s.cpuMs),
       kb: allocated?.kb_per_request,
       buffer_kb: bufferKb,
+      switches,
       external,
       survived_kb: survivors?.report().kb_per_window,
     }),
