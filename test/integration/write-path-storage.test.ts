@@ -3,7 +3,7 @@
  * is measured, not asserted: docs/performance.md). Events' payloads are compressed with lz4 where the
  * server has it (PostgreSQL here), the default elsewhere (the embedded database has no lz4); the
  * ledger's movements keep no reference to stores (the store's erasure deletes them: the shop/redact
- * test in test/http/shopify-inbound.test.ts).
+ * test in test/http/shopify-inbound.test.ts), and a recorded movement is written into three indexes.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -36,5 +36,18 @@ describe("the write path's storage", () => {
     const { rows } = await sql<{ name: string }>`select conname as name from pg_constraint
       where conrelid = 'stock_movements'::regclass and contype = 'f'`.execute(t.runtime.ctx.db);
     assert.deepEqual(rows, []);
+  });
+
+  test("a movement goes into three indexes when recorded: no index of the store's unacknowledged ids (migration 050)", async () => {
+    const { rows } = await sql<{ name: string; partial: boolean }>`select c.relname as name,
+        i.indpred is not null as partial from pg_index i join pg_class c on c.oid = i.indexrelid
+      where i.indrelid = 'stock_movements'::regclass order by c.relname`.execute(t.runtime.ctx.db);
+    // The partial `_sent_alone` takes a movement only when a push sends it alone, never at recording.
+    assert.deepEqual(rows, [
+      { name: "stock_movements_pkey", partial: false },
+      { name: "stock_movements_sent_alone", partial: true },
+      { name: "stock_movements_subject", partial: false },
+      { name: "stock_movements_unpushed_level", partial: true },
+    ]);
   });
 });
