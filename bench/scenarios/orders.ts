@@ -1,4 +1,4 @@
-import { orderRecordQuery } from "../../src/domain/purchase-orders/index.ts";
+import { orderRecordQuery, orderRecordsByIdQuery } from "../../src/domain/purchase-orders/index.ts";
 import { catalogFixture, suppliersFixture } from "../fixtures.ts";
 import type { Bench } from "../lib/context.ts";
 import { mapLimit } from "../lib/http.ts";
@@ -76,7 +76,7 @@ export const orderGet: Scenario = {
     const ids = await bigOrdersFixture(b);
     const requests: LoadRequest[] = ids.map((id) => ({ method: "GET", path: `/v2/purchase_orders/${id}` }));
     b.plan("order-get", "Query plan of GET /v2/purchase_orders/{id}: the order", (db) =>
-      orderRecordQuery(db, b.storeId).where("po.id", "in", [ids[0]]),
+      orderRecordsByIdQuery(db, b.storeId, [ids[0]]),
     );
     b.plan("order-get", "Query plan of GET /v2/purchase_orders/{id}: its lines", (db) =>
       db

@@ -43,6 +43,7 @@ export {
   lockOrderRecordForReceipt,
   type OrderParts,
   orderRecordQuery,
+  orderRecordsByIdQuery,
   presentSummaries,
   type ReceiptRecord,
   syncKey,

@@ -25,21 +25,44 @@ import {
   type ReceiptRow,
 } from "./presenter.ts";
 
-/** The order rows (with supplier name and location) of `ids` in the store. */
-export function orderRecordQuery(db: Db, storeId: number) {
+/**
+ * The order rows (with supplier name and location) and their joins, with no condition on the order.
+ * The supplier and the location are found by their primary key and only checked against the store:
+ * `(x.store_id = $) is true` is a test no index can serve. Written `x.store_id = $`, a planner whose
+ * statistics were taken while the store had few suppliers (a new store, or a server without
+ * autovacuum) walked the store's suppliers by `suppliers_name` for the one it wanted (docs/performance.md,
+ * "The write path": 116 rows for one, 28 buffers against 3).
+ */
+function orderRecordSelect(db: Db, storeId: number) {
   return db
     .selectFrom("purchase_orders as po")
-    .leftJoin("suppliers as s", (j) => j.onRef("s.id", "=", "po.supplier_id").on("s.store_id", "=", storeId))
+    .leftJoin("suppliers as s", (j) =>
+      j.onRef("s.id", "=", "po.supplier_id").on(sql<boolean>`(s.store_id = ${storeId}) is true`),
+    )
     .leftJoin("locations as loc", (j) =>
-      j.onRef("loc.id", "=", "po.location_id").on("loc.store_id", "=", storeId),
+      j.onRef("loc.id", "=", "po.location_id").on(sql<boolean>`(loc.store_id = ${storeId}) is true`),
     )
     .selectAll("po")
     .select([
       "s.name as supplier_name",
       "loc.name as location_name",
       sql<LocationAddress | null>`loc.address`.as("location_address"),
-    ])
-    .where("po.store_id", "=", storeId);
+    ]);
+}
+
+/** The store's order rows (with supplier name and location), for pages: the store's indexes serve it. */
+export function orderRecordQuery(db: Db, storeId: number) {
+  return orderRecordSelect(db, storeId).where("po.store_id", "=", storeId);
+}
+
+/**
+ * The order rows of `ids` in the store, found by their primary key: the store is a check no index can
+ * serve, as the joins' (orderRecordSelect), so stale statistics never turn the read into a walk of the
+ * store's orders by `purchase_orders_sequential`.
+ */
+export function orderRecordsByIdQuery(db: Db, storeId: number, ids: number | readonly number[]) {
+  const query = orderRecordSelect(db, storeId).where(sql<boolean>`(po.store_id = ${storeId}) is true`);
+  return typeof ids === "number" ? query.where("po.id", "=", ids) : query.where("po.id", "in", [...ids]);
 }
 
 function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
@@ -368,9 +391,7 @@ export async function loadPurchaseOrders(
   ids: readonly number[],
 ): Promise<Map<number, PurchaseOrder>> {
   if (ids.length === 0) return new Map();
-  const orders = (await orderRecordQuery(db, storeId)
-    .where("po.id", "in", [...ids])
-    .execute()) as OrderRecord[];
+  const orders = (await orderRecordsByIdQuery(db, storeId, ids).execute()) as OrderRecord[];
   if (orders.length === 0) return new Map();
   const parts = await loadOrderParts(
     db,
@@ -387,9 +408,8 @@ export async function loadPurchaseOrders(
  * store, then the order's id (orderRecordQuery's joins come first).
  */
 const lockForReceipt = hotQuery("stockroom_order_lock_for_receipt", (db: Db) =>
-  orderRecordQuery(db, 0)
+  orderRecordsByIdQuery(db, 0, 0)
     .select(sql<number>`nextval(pg_get_serial_sequence('receipts', 'id'))`.as("next_receipt_id"))
-    .where("po.id", "=", 0)
     .forUpdate("po"),
 );
 

@@ -26,7 +26,7 @@ import {
   assembleOrders,
   loadPurchaseOrder,
   type OrderParts,
-  orderRecordQuery,
+  orderRecordsByIdQuery,
   type ReceiptRecord,
   syncKey,
 } from "./loading.ts";
@@ -621,7 +621,7 @@ async function loadFoundOrderParts(db: Db, storeId: number, orderId: number): Pr
  */
 export async function readPurchaseOrder(db: Db, storeId: number, id: number): Promise<PurchaseOrder> {
   if (readsInChunks(db)) return loadPurchaseOrder(db, storeId, id);
-  const order = await orderRecordQuery(db, storeId).where("po.id", "=", id).executeTakeFirst();
+  const order = await orderRecordsByIdQuery(db, storeId, id).executeTakeFirst();
   if (!order) throw notFound("purchase order");
   const parts = await loadFoundOrderParts(db, storeId, id);
   const presented = assembleOrders([order as OrderRecord], parts).get(id);
@@ -641,9 +641,7 @@ export async function loadPurchaseOrderInTransaction(
   storeId: number,
   id: number,
 ): Promise<PurchaseOrder> {
-  const order = (await orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst()) as
-    | OrderRecord
-    | undefined;
+  const order = (await orderRecordsByIdQuery(trx, storeId, id).executeTakeFirst()) as OrderRecord | undefined;
   if (!order) throw notFound("purchase order");
   const parts = await loadOrderPartsInOneStatement(trx, storeId, id);
   const presented = assembleOrders([order], parts).get(id);

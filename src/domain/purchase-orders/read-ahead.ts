@@ -7,7 +7,7 @@ import type { Db } from "../../db/database.ts";
 import type { TextOrBytes } from "../../db/text-bytes.ts";
 import { notFound } from "../errors.ts";
 import type { PresentedOrder } from "./line-text.ts";
-import { assembleOrders, type OrderParts, orderRecordQuery, syncMapOf, syncRowsOf } from "./loading.ts";
+import { assembleOrders, type OrderParts, orderRecordsByIdQuery, syncMapOf, syncRowsOf } from "./loading.ts";
 import type { OrderRecord, PurchaseOrder } from "./presenter.ts";
 import { readOrderText } from "./text-read.ts";
 
@@ -57,7 +57,7 @@ export async function presentFromReadAhead(
   record?: OrderRecord,
 ): Promise<PresentedOrder> {
   const [order, syncRows] = await Promise.all([
-    record ?? orderRecordQuery(trx, storeId).where("po.id", "=", id).executeTakeFirst(),
+    record ?? orderRecordsByIdQuery(trx, storeId, id).executeTakeFirst(),
     syncRowsOf(trx, storeId, [id]),
   ]);
   if (!order) throw notFound("purchase order");

@@ -8,7 +8,7 @@ import {
   loadOrderParts,
   locationRef,
   type OrderRecord,
-  orderRecordQuery,
+  orderRecordsByIdQuery,
 } from "../purchase-orders/index.ts";
 import { findGoneDestinations } from "../stock/index.ts";
 import { refuseGoneDestinations } from "./destinations.ts";
@@ -34,7 +34,7 @@ export async function previewReceiptFor(
   orderId: number,
   body: ReceiptBody,
 ): Promise<ReceiptPreview> {
-  const order = (await orderRecordQuery(ctx.db, store.id).where("po.id", "=", orderId).executeTakeFirst()) as
+  const order = (await orderRecordsByIdQuery(ctx.db, store.id, orderId).executeTakeFirst()) as
     | OrderRecord
     | undefined;
   if (!order) throw notFound("purchase order");
