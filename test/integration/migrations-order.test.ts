@@ -414,6 +414,69 @@ describe(`migrations that build indexes outside a transaction (${where})`, () =>
   });
 });
 
+describe(`migrations that drop indexes outside a transaction (${where})`, () => {
+  /** The test table with its index, then a migration that drops it. */
+  const dropping = (): NamedMigration[] => [
+    ...indexedTable({ unique: false, rows: 1_000 }),
+    { name: "004_things_code_gone", steps: { indexBuilds: [], indexDrops: ["things_code"] } },
+  ];
+
+  test("a drop runs, is recorded after it, and a second run changes nothing", async () => {
+    await withDatabase(async (database) => {
+      await runMigrations(database.db as never, dropping());
+      assert.deepEqual(await recorded(database), [
+        "001_things",
+        "002_things_code",
+        "003_things_note",
+        "004_things_code_gone",
+      ]);
+      assert.deepEqual(await indexesOf(database, ["things_code"]), {});
+      await runMigrations(database.db as never, dropping());
+      assert.equal((await recorded(database)).length, 4);
+    });
+  });
+
+  test("reads and writes of the table go on while its index drop waits", { skip: !databaseUrl }, async () => {
+    await withDatabase(async (database, schema) => {
+      const migrations = dropping();
+      await runMigrations(database.db as never, migrations.slice(0, 3));
+      const client = async () => {
+        const c = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+        await c.connect();
+        return c;
+      };
+      // A reader in flight when the migration starts (a long report): the drop waits for it.
+      const early = await client();
+      const later = await client();
+      try {
+        await early.query("begin");
+        await early.query("select count(*) from things");
+        const running = runMigrations(database.db as never, migrations);
+        const earlyPid = (await early.query("select pg_backend_pid() as pid")).rows[0].pid;
+        await waitFor(async () => {
+          const { rows } = await later.query(
+            `select 1 from pg_stat_activity
+              where query like 'drop index%things_code%' and $1 = any(pg_blocking_pids(pid))`,
+            [earlyPid],
+          );
+          return rows.length > 0;
+        });
+        // A plain drop's ACCESS EXCLUSIVE request, queued behind the reader, would hold this write
+        // (and every read) until the reader ended; beside a concurrent drop it goes through.
+        await later.query("set statement_timeout = 3000");
+        await later.query("insert into things (code) values (2)");
+        await early.query("commit");
+        await running;
+        assert.deepEqual(await indexesOf(database, ["things_code"]), {});
+        assert.equal((await recorded(database)).length, 4);
+      } finally {
+        await early.end();
+        await later.end();
+      }
+    });
+  });
+});
+
 async function waitFor(condition: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if (await condition()) return;

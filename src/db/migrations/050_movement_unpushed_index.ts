@@ -1,4 +1,4 @@
-import type { Statements } from "./index.ts";
+import type { IndexBuilds } from "./index-builds.ts";
 
 /**
  * `stock_movements_unpushed` (store, id where not acknowledged, migration 002) goes: every movement
@@ -6,7 +6,10 @@ import type { Statements } from "./index.ts";
  * names its movements by id (the primary key); the statements that ask "not acknowledged" of named
  * movements say it so that the partial indexes are not candidates (stock/pushes.ts,
  * notAcknowledged); those by level walk `stock_movements_unpushed_level`, those by record
- * `stock_movements_subject`. Dropping an index is a catalog change (a brief exclusive lock of the
- * table, as 039's drop), not a build.
+ * `stock_movements_subject`. Dropped concurrently (index-builds.ts): the ledger is the table every
+ * write touches, and a plain drop's exclusive lock, queued behind a long reader, would hold them all.
  */
-export const movementUnpushedIndexMigration: Statements = ["drop index if exists stock_movements_unpushed"];
+export const movementUnpushedIndexMigration: IndexBuilds = {
+  indexBuilds: [],
+  indexDrops: ["stock_movements_unpushed"],
+};

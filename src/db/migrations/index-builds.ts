@@ -13,14 +13,31 @@ export interface IndexBuild {
   on: string;
 }
 
-/** A migration made only of index builds, each outside a transaction (runner.ts records it after them). */
+/**
+ * A migration made only of index builds and drops, each outside a transaction (runner.ts records it
+ * after them). A drop is `drop index concurrently`: a plain `drop index` takes an ACCESS EXCLUSIVE lock
+ * of its table, and while it waits for the transactions already reading the table (a long report, a
+ * page walk), every new read and write of the table queues behind it.
+ */
 export interface IndexBuilds {
   readonly indexBuilds: readonly IndexBuild[];
+  /** Names of indexes to drop (after the builds); one already gone is no error. */
+  readonly indexDrops?: readonly string[];
 }
 
-/** The plain form, for a fresh schema built in one transaction (no table has rows to wait for). */
-export function plainIndexStatement(build: IndexBuild): string {
-  return `create ${build.unique ? "unique " : ""}index ${build.name} on ${build.on}`;
+/** The plain forms, for a fresh schema built in one transaction (no table has rows to wait for). */
+export function plainIndexStatements(steps: IndexBuilds): string[] {
+  return [
+    ...steps.indexBuilds.map(
+      (build) => `create ${build.unique ? "unique " : ""}index ${build.name} on ${build.on}`,
+    ),
+    ...(steps.indexDrops ?? []).map((name) => `drop index if exists ${name}`),
+  ];
+}
+
+/** Drops the index, waiting for the transactions using its table without holding up new ones. */
+export async function dropIndex(connection: Kysely<unknown>, name: string): Promise<void> {
+  await sql.raw(`drop index concurrently if exists ${name}`).execute(connection);
 }
 
 /**

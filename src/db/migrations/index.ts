@@ -38,7 +38,7 @@ import { pushSkippedLocationsMigration } from "./047_push_skipped_locations.ts";
 import { pushInFlightIndexesMigration } from "./048_push_in_flight_indexes.ts";
 import { variantCostVersionsMigration } from "./049_variant_cost_versions.ts";
 import { movementUnpushedIndexMigration } from "./050_movement_unpushed_index.ts";
-import { plainIndexStatement } from "./index-builds.ts";
+import { plainIndexStatements } from "./index-builds.ts";
 import {
   compareMigrationNames,
   isIndexBuilds,
@@ -127,7 +127,7 @@ export async function migrateFreshSchemaInOneBatch(db: Kysely<unknown>): Promise
   // A statement may end in a line comment: each is closed on a line of its own.
   const batch = MIGRATION_NAMES.flatMap((name) => {
     const steps = stepsOf[name];
-    return isIndexBuilds(steps) ? steps.indexBuilds.map(plainIndexStatement) : steps;
+    return isIndexBuilds(steps) ? plainIndexStatements(steps) : steps;
   }).join("\n;\n");
   const [first, ...rest] = MIGRATION_NAMES;
   await runMigrations(db, [

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { buildIndex, type IndexBuilds } from "./index-builds.ts";
+import { buildIndex, dropIndex, type IndexBuilds } from "./index-builds.ts";
 
 /** A migration is a list of statements, run one by one (PGlite's extended protocol takes one at a time). */
 export type Statements = readonly string[];
@@ -53,7 +53,7 @@ export function compareMigrationNames(a: string, b: string): number {
  * builder would wait for its waiter (a deadlock PostgreSQL would break by failing one of them).
  *
  * Consecutive statement migrations run in one transaction, each recorded in it; an index-build
- * migration ends that transaction, builds its indexes outside one, then is recorded. No statement
+ * migration ends that transaction, builds (and drops) its indexes outside one, then is recorded. No statement
  * timeout here: the pool's 30 s would stop a build over a large table halfway.
  */
 export async function runMigrations(
@@ -73,6 +73,7 @@ export async function runMigrations(
         if (isIndexBuilds(steps)) {
           await failingAs(name, async () => {
             for (const build of steps.indexBuilds) await buildIndex(connection, build);
+            for (const name of steps.indexDrops ?? []) await dropIndex(connection, name);
             await record(connection, name);
           });
           i++;
