@@ -159,7 +159,9 @@ async function runDatabase(kind: DbKind, args: Args, pki: Pki): Promise<DbRun> {
     await bench?.receivers?.stop().catch(() => {});
     await bench?.cpuMeter.close();
     for (const s of started.reverse()) await s.stop().catch(() => {});
-    await database.drop();
+    // KEEP_DB=1 leaves the run's database (PostgreSQL) or directory (PGlite) to look into afterwards.
+    if (process.env.KEEP_DB) console.log(`kept database ${database.databaseUrl || database.dataDir}`);
+    else await database.drop();
   };
   cleanups.push(cleanup);
   try {
