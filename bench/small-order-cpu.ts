@@ -20,16 +20,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { CompiledQuery, sql } from "kysely";
 import pg from "pg";
-import { loadConfig } from "../src/config.ts";
 import { maintainEmbeddedTables } from "../src/db/maintenance.ts";
 import { keyLookupBeside, type ReadAhead } from "../src/db/prepared.ts";
 import { variantReadAhead } from "../src/domain/catalog/repository.ts";
 import { smallOrderReadAhead } from "../src/domain/purchase-orders/index.ts";
 import { hashSecret } from "../src/domain/secrets.ts";
 import { keyLookupWithStore } from "../src/http/plugins/key-lookup.ts";
-import { createRuntime } from "../src/runtime.ts";
 import { backendsCpuNs, backendsCpuSince } from "./lib/cpu-probes.ts";
-import { createBenchDatabase, DEFAULT_DATABASE_URL } from "./lib/database.ts";
+import { DEFAULT_DATABASE_URL } from "./lib/database.ts";
 import { injectCaller, serviceInProcess, storeWithBulkCatalog } from "./lib/in-process-store.ts";
 
 const ADMIN = "bench-admin-token-0123456789abcdef";
@@ -44,30 +42,11 @@ const KIND = process.env.DB === "pglite" ? "pglite" : "postgres";
 /** 100-line orders made before the small ones, as the full bench's order-create leaves ~1,600. */
 const BIG_ORDERS = Number(process.env.BIG_ORDERS ?? 0);
 
-async function pgliteInProcess(admin: string) {
-  const database = await createBenchDatabase("pglite", "");
-  const config = loadConfig({
-    DATA_DIR: database.dataDir,
-    ADMIN_TOKEN: admin,
-    BOOTSTRAP: "none",
-    WORKERS: "off",
-    LOG_LEVEL: "silent",
-  });
-  const runtime = await createRuntime(config, { logger: false });
-  return {
-    runtime,
-    async close() {
-      await runtime.close();
-      await database.drop();
-    },
-  };
-}
-
 /** The main thread's CPU so far, ns (its schedstat). */
 const mainThreadNs = () =>
   Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]);
 
-const { runtime, close } = KIND === "pglite" ? await pgliteInProcess(ADMIN) : await serviceInProcess(ADMIN);
+const { runtime, close } = await serviceInProcess(ADMIN, KIND);
 try {
   const db = runtime.ctx.db;
   const app = runtime.app;

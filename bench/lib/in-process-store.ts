@@ -17,14 +17,21 @@ export type Call = <T = any>(
 ) => Promise<T>;
 
 /**
- * The service in this process on a fresh benchmark database of the PostgreSQL server at `DATABASE_URL`
- * (workers off, no demo store, silent): `close` stops it and drops the database.
+ * The service in this process on a fresh benchmark database (workers off, no demo store, silent): of
+ * the PostgreSQL server at `DATABASE_URL`, or an embedded one in a directory of its own with
+ * `kind: "pglite"`. `close` stops it and drops the database.
  */
-export async function serviceInProcess(admin: string): Promise<{ runtime: Runtime; close(): Promise<void> }> {
-  const database = await createBenchDatabase("postgres", process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+export async function serviceInProcess(
+  admin: string,
+  kind: "postgres" | "pglite" = "postgres",
+): Promise<{ runtime: Runtime; close(): Promise<void> }> {
+  const database =
+    kind === "pglite"
+      ? await createBenchDatabase("pglite", "")
+      : await createBenchDatabase("postgres", process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
   const config = loadConfig({
     DATA_DIR: database.dataDir,
-    DATABASE_URL: database.databaseUrl,
+    ...(kind === "postgres" ? { DATABASE_URL: database.databaseUrl } : {}),
     ADMIN_TOKEN: admin,
     BOOTSTRAP: "none",
     WORKERS: "off",

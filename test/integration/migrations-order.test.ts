@@ -375,41 +375,16 @@ describe(`migrations that build indexes outside a transaction (${where})`, () =>
     await withDatabase(async (database, schema) => {
       const [first, build] = indexedTable({ unique: false, rows: 1_000 });
       await runMigrations(database.db as never, [first]);
-      const client = async () => {
-        const c = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-        await c.connect();
-        return c;
-      };
       // A write in flight when the migration starts: the build waits for it to end (both forms do).
-      const early = await client();
-      const later = await client();
-      try {
-        await early.query("begin");
-        await early.query("insert into things (code) values (1)");
-        const building = runMigrations(database.db as never, [first, build]);
-        // The build waiting for that write (not another run's build of the same name in its schema).
-        const earlyPid = (await early.query("select pg_backend_pid() as pid")).rows[0].pid;
-        await waitFor(async () => {
-          const { rows } = await later.query(
-            `select 1 from pg_stat_activity
-              where query like 'create index%things_code%' and $1 = any(pg_blocking_pids(pid))`,
-            [earlyPid],
-          );
-          return rows.length > 0;
-        });
-        // Another write meanwhile. Behind a plain build's SHARE lock (queued behind the first write)
-        // it would wait for the whole build; beside a concurrent one it goes through.
-        await later.query("set statement_timeout = 3000");
-        await later.query("insert into things (code) values (2)");
-        await early.query("commit");
-        await building;
-        assert.equal(await validity(database, "things_code"), "valid");
-        const { rows } = await later.query("select count(*)::int as n from things");
-        assert.equal(rows[0].n, 1_002);
-      } finally {
-        await early.end();
-        await later.end();
-      }
+      // Another write meanwhile: behind a plain build's SHARE lock (queued behind the first write) it
+      // would wait for the whole build; beside a concurrent one it goes through.
+      const rows = await writeWhileMigrationWaits(schema, {
+        holder: "insert into things (code) values (1)",
+        waiting: "create index%things_code%",
+        migrate: () => runMigrations(database.db as never, [first, build]),
+      });
+      assert.equal(await validity(database, "things_code"), "valid");
+      assert.equal(rows, 1_002);
     });
   });
 });
@@ -440,42 +415,62 @@ describe(`migrations that drop indexes outside a transaction (${where})`, () => 
     await withDatabase(async (database, schema) => {
       const migrations = dropping();
       await runMigrations(database.db as never, migrations.slice(0, 3));
-      const client = async () => {
-        const c = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-        await c.connect();
-        return c;
-      };
-      // A reader in flight when the migration starts (a long report): the drop waits for it.
-      const early = await client();
-      const later = await client();
-      try {
-        await early.query("begin");
-        await early.query("select count(*) from things");
-        const running = runMigrations(database.db as never, migrations);
-        const earlyPid = (await early.query("select pg_backend_pid() as pid")).rows[0].pid;
-        await waitFor(async () => {
-          const { rows } = await later.query(
-            `select 1 from pg_stat_activity
-              where query like 'drop index%things_code%' and $1 = any(pg_blocking_pids(pid))`,
-            [earlyPid],
-          );
-          return rows.length > 0;
-        });
-        // A plain drop's ACCESS EXCLUSIVE request, queued behind the reader, would hold this write
-        // (and every read) until the reader ended; beside a concurrent drop it goes through.
-        await later.query("set statement_timeout = 3000");
-        await later.query("insert into things (code) values (2)");
-        await early.query("commit");
-        await running;
-        assert.deepEqual(await indexesOf(database, ["things_code"]), {});
-        assert.equal((await recorded(database)).length, 4);
-      } finally {
-        await early.end();
-        await later.end();
-      }
+      // A reader in flight when the migration starts (a long report): the drop waits for it. A plain
+      // drop's ACCESS EXCLUSIVE request, queued behind the reader, would hold the write (and every
+      // read) until the reader ended; beside a concurrent drop it goes through.
+      const rows = await writeWhileMigrationWaits(schema, {
+        holder: "select count(*) from things",
+        waiting: "drop index%things_code%",
+        migrate: () => runMigrations(database.db as never, migrations),
+      });
+      assert.deepEqual(await indexesOf(database, ["things_code"]), {});
+      assert.equal((await recorded(database)).length, 4);
+      assert.equal(rows, 1_001);
     });
   });
 });
+
+/**
+ * Opens a transaction on `things` with `holder` (PostgreSQL), starts `migrate`, waits until the
+ * migration's statement (`waiting`, a LIKE pattern) is blocked by that transaction (not another run's
+ * statement of the same name in its schema), then writes a row from a third connection that gives up
+ * after 3 s: a lock queued behind the open transaction would make it fail. Then ends the transaction,
+ * lets the migration finish, and answers how many rows the table has.
+ */
+async function writeWhileMigrationWaits(
+  schema: string,
+  step: { holder: string; waiting: string; migrate: () => Promise<void> },
+): Promise<number> {
+  const client = async () => {
+    const c = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+    await c.connect();
+    return c;
+  };
+  const early = await client();
+  const later = await client();
+  try {
+    await early.query("begin");
+    await early.query(step.holder);
+    const running = step.migrate();
+    const earlyPid = (await early.query("select pg_backend_pid() as pid")).rows[0].pid;
+    await waitFor(async () => {
+      const { rows } = await later.query(
+        `select 1 from pg_stat_activity where query like $2 and $1 = any(pg_blocking_pids(pid))`,
+        [earlyPid, step.waiting],
+      );
+      return rows.length > 0;
+    });
+    await later.query("set statement_timeout = 3000");
+    await later.query("insert into things (code) values (2)");
+    await early.query("commit");
+    await running;
+    const { rows } = await later.query("select count(*)::int as n from things");
+    return rows[0].n;
+  } finally {
+    await early.end();
+    await later.end();
+  }
+}
 
 async function waitFor(condition: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200; i++) {
